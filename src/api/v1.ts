@@ -1,0 +1,320 @@
+/**
+ * The subset of the Kubernetes core/v1 API that bunlet reads and writes, as plain JSON-shaped
+ * types (field names as on the wire). Unknown fields in manifests are kept (index signatures are
+ * avoided so typos in our own code still fail to compile; decoders copy objects whole).
+ */
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: unknown[];
+}
+
+export interface KeyToPath {
+  key: string;
+  path: string;
+  mode?: number;
+}
+
+export interface Volume {
+  name: string;
+  hostPath?: { path: string; type?: string };
+  emptyDir?: { medium?: string; sizeLimit?: string };
+  secret?: { secretName?: string; items?: KeyToPath[]; optional?: boolean };
+  configMap?: { name?: string; items?: KeyToPath[]; optional?: boolean };
+  persistentVolumeClaim?: { claimName: string; readOnly?: boolean };
+  projected?: { sources?: Record<string, unknown>[] };
+  downwardAPI?: Record<string, unknown>;
+  ephemeral?: Record<string, unknown>;
+  [other: string]: unknown;
+}
+
+export interface ContainerPort {
+  name?: string;
+  containerPort: number;
+  hostPort?: number;
+  hostIP?: string;
+  protocol?: "TCP" | "UDP" | "SCTP";
+}
+
+export interface EnvVar {
+  name: string;
+  value?: string;
+  valueFrom?: {
+    fieldRef?: { fieldPath: string; apiVersion?: string };
+    resourceFieldRef?: { resource: string; containerName?: string; divisor?: string };
+    configMapKeyRef?: { name?: string; key: string; optional?: boolean };
+    secretKeyRef?: { name?: string; key: string; optional?: boolean };
+  };
+}
+
+export interface EnvFromSource {
+  prefix?: string;
+  configMapRef?: { name?: string; optional?: boolean };
+  secretRef?: { name?: string; optional?: boolean };
+}
+
+export interface ExecAction {
+  command?: string[];
+}
+
+export interface HTTPGetAction {
+  path?: string;
+  port: number | string;
+  host?: string;
+  scheme?: "HTTP" | "HTTPS";
+  httpHeaders?: { name: string; value: string }[];
+}
+
+export interface TCPSocketAction {
+  port: number | string;
+  host?: string;
+}
+
+export interface LifecycleHandler {
+  exec?: ExecAction;
+  httpGet?: HTTPGetAction;
+  tcpSocket?: TCPSocketAction;
+  sleep?: { seconds: number };
+}
+
+export interface Lifecycle {
+  postStart?: LifecycleHandler;
+  preStop?: LifecycleHandler;
+}
+
+export interface Probe {
+  exec?: ExecAction;
+  httpGet?: HTTPGetAction;
+  tcpSocket?: TCPSocketAction;
+  grpc?: { port: number; service?: string };
+  initialDelaySeconds?: number;
+  timeoutSeconds?: number;
+  periodSeconds?: number;
+  successThreshold?: number;
+  failureThreshold?: number;
+  terminationGracePeriodSeconds?: number;
+}
+
+export interface ResourceRequirements {
+  limits?: Record<string, string | number>;
+  requests?: Record<string, string | number>;
+}
+
+export interface SecurityContext {
+  privileged?: boolean;
+  runAsUser?: number;
+  runAsGroup?: number;
+  runAsNonRoot?: boolean;
+  readOnlyRootFilesystem?: boolean;
+  allowPrivilegeEscalation?: boolean;
+  capabilities?: { add?: string[]; drop?: string[] };
+  seccompProfile?: { type: string; localhostProfile?: string };
+  procMount?: string;
+}
+
+export interface PodSecurityContext {
+  runAsUser?: number;
+  runAsGroup?: number;
+  runAsNonRoot?: boolean;
+  supplementalGroups?: number[];
+  fsGroup?: number;
+  sysctls?: { name: string; value: string }[];
+  seccompProfile?: { type: string; localhostProfile?: string };
+}
+
+export interface VolumeMount {
+  name: string;
+  mountPath: string;
+  readOnly?: boolean;
+  subPath?: string;
+  mountPropagation?: string;
+}
+
+export type RestartPolicy = "Always" | "OnFailure" | "Never";
+export type PullPolicy = "Always" | "IfNotPresent" | "Never";
+
+export interface Container {
+  name: string;
+  image?: string;
+  command?: string[];
+  args?: string[];
+  workingDir?: string;
+  ports?: ContainerPort[];
+  env?: EnvVar[];
+  envFrom?: EnvFromSource[];
+  resources?: ResourceRequirements;
+  volumeMounts?: VolumeMount[];
+  livenessProbe?: Probe;
+  readinessProbe?: Probe;
+  startupProbe?: Probe;
+  lifecycle?: Lifecycle;
+  terminationMessagePath?: string;
+  terminationMessagePolicy?: "File" | "FallbackToLogsOnError";
+  imagePullPolicy?: PullPolicy;
+  securityContext?: SecurityContext;
+  stdin?: boolean;
+  stdinOnce?: boolean;
+  tty?: boolean;
+  /** Only on init containers: "Always" makes it a sidecar (restartable init container). */
+  restartPolicy?: "Always";
+}
+
+export interface Toleration {
+  key?: string;
+  operator?: "Exists" | "Equal";
+  value?: string;
+  effect?: string;
+  tolerationSeconds?: number;
+}
+
+export interface PodDNSConfig {
+  nameservers?: string[];
+  searches?: string[];
+  options?: { name: string; value?: string }[];
+}
+
+export interface PodSpec {
+  volumes?: Volume[];
+  initContainers?: Container[];
+  containers: Container[];
+  ephemeralContainers?: Container[];
+  restartPolicy?: RestartPolicy;
+  terminationGracePeriodSeconds?: number;
+  activeDeadlineSeconds?: number;
+  dnsPolicy?: "ClusterFirst" | "ClusterFirstWithHostNet" | "Default" | "None";
+  dnsConfig?: PodDNSConfig;
+  nodeSelector?: Record<string, string>;
+  serviceAccountName?: string;
+  serviceAccount?: string;
+  automountServiceAccountToken?: boolean;
+  nodeName?: string;
+  hostNetwork?: boolean;
+  hostPID?: boolean;
+  hostIPC?: boolean;
+  shareProcessNamespace?: boolean;
+  securityContext?: PodSecurityContext;
+  imagePullSecrets?: { name: string }[];
+  hostname?: string;
+  subdomain?: string;
+  schedulerName?: string;
+  tolerations?: Toleration[];
+  priority?: number;
+  priorityClassName?: string;
+  enableServiceLinks?: boolean;
+  preemptionPolicy?: string;
+  runtimeClassName?: string;
+  resourceClaims?: unknown[];
+}
+
+export interface ContainerStateWaiting {
+  reason?: string;
+  message?: string;
+}
+export interface ContainerStateRunning {
+  startedAt?: string;
+}
+export interface ContainerStateTerminated {
+  exitCode: number;
+  signal?: number;
+  reason?: string;
+  message?: string;
+  startedAt?: string;
+  finishedAt?: string;
+  containerID?: string;
+}
+export interface ContainerState {
+  waiting?: ContainerStateWaiting;
+  running?: ContainerStateRunning;
+  terminated?: ContainerStateTerminated;
+}
+
+export interface ContainerStatus {
+  name: string;
+  state?: ContainerState;
+  lastState?: ContainerState;
+  ready: boolean;
+  restartCount: number;
+  image: string;
+  imageID: string;
+  containerID?: string;
+  started?: boolean;
+}
+
+export type PodPhase = "Pending" | "Running" | "Succeeded" | "Failed" | "Unknown";
+
+export interface PodCondition {
+  type: string;
+  status: "True" | "False" | "Unknown";
+  lastProbeTime?: string | null;
+  lastTransitionTime?: string;
+  reason?: string;
+  message?: string;
+}
+
+export interface PodStatus {
+  phase?: PodPhase;
+  conditions?: PodCondition[];
+  message?: string;
+  reason?: string;
+  hostIP?: string;
+  hostIPs?: { ip: string }[];
+  podIP?: string;
+  podIPs?: { ip: string }[];
+  startTime?: string;
+  initContainerStatuses?: ContainerStatus[];
+  containerStatuses?: ContainerStatus[];
+  qosClass?: string;
+}
+
+export interface Pod {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec: PodSpec;
+  status?: PodStatus;
+}
+
+export interface PodList {
+  apiVersion: "v1";
+  kind: "PodList";
+  metadata: { resourceVersion?: string };
+  items: Pod[];
+}
+
+/** Well-known annotation keys the kubelet sets on pods it gets from config sources. */
+export const ConfigSourceAnnotationKey = "kubernetes.io/config.source";
+export const ConfigHashAnnotationKey = "kubernetes.io/config.hash";
+export const ConfigMirrorAnnotationKey = "kubernetes.io/config.mirror";
+export const ConfigFirstSeenAnnotationKey = "kubernetes.io/config.seen";
+
+export const FileSource = "file";
+export const HTTPSource = "http";
+export const ApiserverSource = "api";
+
+/** A static pod is any pod whose config source is not the apiserver (types.IsStaticPod). */
+export function isStaticPod(pod: Pod): boolean {
+  const source = pod.metadata.annotations?.[ConfigSourceAnnotationKey];
+  return source !== undefined && source !== ApiserverSource;
+}
+
+export function podFullName(pod: Pod): string {
+  return `${pod.metadata.name}_${pod.metadata.namespace}`;
+}
+
+/** "ns/name", the form logs use for a pod. */
+export function podRef(pod: Pod): string {
+  return `${pod.metadata.namespace}/${pod.metadata.name}`;
+}
+
+export function podUID(pod: Pod): string {
+  return pod.metadata.uid ?? "";
+}

@@ -1,0 +1,156 @@
+/**
+ * A typed client for the CRI RuntimeService and ImageService. Every call carries a deadline (the
+ * kubelet's runtime request timeout, 2 min, or a short one for status and list calls) and an
+ * optional AbortSignal; every failure is a CriError; every call is counted in the kubelet's
+ * runtime operation metrics.
+ */
+import {
+  create,
+  type DescMessage,
+  type DescMethod,
+  type DescMethodServerStreaming,
+  type DescMethodUnary,
+  type DescService,
+  type MessageInitShape,
+  type MessageShape,
+} from "@bufbuild/protobuf";
+import { ImageService, RuntimeService } from "./gen/runtime/v1/api_pb.ts";
+import { parseEndpoint } from "./endpoint.ts";
+import { toCriError } from "./errors.ts";
+import type { CallInvoker, TransportKind } from "./invoker.ts";
+import { createConnectInvoker } from "./invoker-connect.ts";
+import { createGrpcJsInvoker } from "./invoker-grpcjs.ts";
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Overrides the method's default deadline. */
+  timeoutMs?: number;
+}
+
+type MethodFn<M> = M extends { methodKind: "unary"; input: infer I extends DescMessage; output: infer O extends DescMessage }
+  ? (request?: MessageInitShape<I>, options?: CallOptions) => Promise<MessageShape<O>>
+  : M extends { methodKind: "server_streaming"; input: infer I extends DescMessage; output: infer O extends DescMessage }
+    ? (request?: MessageInitShape<I>, options?: CallOptions) => AsyncIterable<MessageShape<O>>
+    : never;
+
+export type ServiceClient<S extends DescService> = { [K in keyof S["method"]]: MethodFn<S["method"][K]> };
+export type RuntimeServiceClient = ServiceClient<typeof RuntimeService>;
+export type ImageServiceClient = ServiceClient<typeof ImageService>;
+
+/** The kubelet's runtimeRequestTimeout. */
+export const RUNTIME_REQUEST_TIMEOUT_MS = 2 * 60_000;
+/** Status, version and list calls should answer fast; a hung runtime must not stall a relist. */
+export const SHORT_REQUEST_TIMEOUT_MS = 10_000;
+
+const shortMethods = new Set([
+  "Version",
+  "Status",
+  "ListPodSandbox",
+  "PodSandboxStatus",
+  "ListContainers",
+  "ContainerStatus",
+  "ListImages",
+  "ImageStatus",
+  "ImageFsInfo",
+]);
+
+/** CRI method → the kubelet's operation_type label (instrumented_services.go). */
+export function operationType(methodName: string): string {
+  return methodName
+    .replace(/PodSandbox/g, "Podsandbox")
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .toLowerCase();
+}
+
+export interface OperationObserver {
+  observe(operation: string, seconds: number, failed: boolean): void;
+}
+
+export interface CriClientOptions {
+  endpoint: string;
+  transport?: TransportKind;
+  observer?: OperationObserver;
+  /** Extra time added to StopContainer/ExecSync deadlines on top of their own timeout. */
+  requestTimeoutMs?: number;
+}
+
+export interface CriClient {
+  readonly endpoint: string;
+  readonly socketPath: string;
+  readonly runtime: RuntimeServiceClient;
+  readonly image: ImageServiceClient;
+  close(): void;
+}
+
+/** The transport bunlet uses unless told otherwise; chosen by scripts/bench-cri (see README). */
+export const defaultTransport: TransportKind = "connect";
+
+function defaultTimeout(method: DescMethod, request: Record<string, unknown>, base: number): number {
+  if (shortMethods.has(method.name)) return SHORT_REQUEST_TIMEOUT_MS;
+  // StopContainer and ExecSync carry their own timeout in seconds; the call may last that long.
+  const own = Number(request.timeout ?? 0n);
+  if ((method.name === "StopContainer" || method.name === "ExecSync") && own > 0) return base + own * 1000;
+  return base;
+}
+
+function bindService<S extends DescService>(
+  service: S,
+  invoker: CallInvoker,
+  observer: OperationObserver | undefined,
+  base: number,
+): ServiceClient<S> {
+  const client: Record<string, unknown> = {};
+  for (const method of service.methods) {
+    const op = operationType(method.name);
+    if (method.methodKind === "unary") {
+      const unary = method as DescMethodUnary;
+      client[method.localName] = async (init: MessageInitShape<DescMessage> = {}, options: CallOptions = {}) => {
+        const request = create(method.input, init);
+        const timeoutMs = options.timeoutMs ?? defaultTimeout(method, request as Record<string, unknown>, base);
+        const started = performance.now();
+        try {
+          const res = await invoker.unary(unary, request, options.signal, timeoutMs);
+          observer?.observe(op, (performance.now() - started) / 1000, false);
+          return res;
+        } catch (err) {
+          observer?.observe(op, (performance.now() - started) / 1000, true);
+          const elapsed = performance.now() - started;
+          throw toCriError(method.name, err, !options.signal?.aborted && elapsed >= timeoutMs - 5 && isTimeoutLike(err));
+        }
+      };
+    } else if (method.methodKind === "server_streaming") {
+      const stream = method as DescMethodServerStreaming;
+      client[method.localName] = (init: MessageInitShape<DescMessage> = {}, options: CallOptions = {}) => {
+        const request = create(method.input, init);
+        return (async function* () {
+          try {
+            yield* invoker.serverStream(stream, request, options.signal);
+          } catch (err) {
+            observer?.observe(op, 0, true);
+            throw toCriError(method.name, err);
+          }
+        })();
+      };
+    }
+  }
+  return client as ServiceClient<S>;
+}
+
+function isTimeoutLike(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return code === 4 || code === 1 || (err as { name?: string })?.name === "TimeoutError";
+}
+
+export function createCriClient(options: CriClientOptions): CriClient {
+  const socketPath = parseEndpoint(options.endpoint);
+  const kind = options.transport ?? defaultTransport;
+  const invoker = kind === "grpc-js" ? createGrpcJsInvoker(socketPath) : createConnectInvoker(socketPath);
+  const base = options.requestTimeoutMs ?? RUNTIME_REQUEST_TIMEOUT_MS;
+  return {
+    endpoint: `unix://${socketPath}`,
+    socketPath,
+    runtime: bindService(RuntimeService, invoker, options.observer, base),
+    image: bindService(ImageService, invoker, options.observer, base),
+    close: () => invoker.close(),
+  };
+}
