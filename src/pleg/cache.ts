@@ -1,0 +1,121 @@
+/**
+ * The pod cache (pkg/kubelet/container/cache.go): the latest runtime status of every pod with the
+ * time it was observed. PLEGs write it; pod workers wait on getNewerThan so they never act on
+ * status older than their last sync. A global timestamp (updateTime) says "everything is at least
+ * this fresh", which releases waiters of pods that had no change.
+ */
+import type { PodStatus } from "../runtime/types.ts";
+import { emptyPodStatus } from "../runtime/types.ts";
+
+export interface CacheEntry {
+  status: PodStatus;
+  error: unknown;
+  /** When the status was observed (ms). */
+  modified: number;
+}
+
+interface Subscriber {
+  minTime: number;
+  resolve(entry: CacheEntry): void;
+}
+
+export class PodCache {
+  #pods = new Map<string, CacheEntry>();
+  #timestamp = 0;
+  #subscribers = new Map<string, Set<Subscriber>>();
+
+  /** The cached entry, or an empty status for an unknown pod (as the kubelet does). */
+  get(uid: string): CacheEntry {
+    return this.#pods.get(uid) ?? { status: emptyPodStatus(uid), error: undefined, modified: 0 };
+  }
+
+  has(uid: string): boolean {
+    return this.#pods.has(uid);
+  }
+
+  /**
+   * Stores status observed at `timestamp`. Data older than what the cache holds is ignored (the
+   * evented and generic PLEG race); returns whether the cache changed.
+   */
+  set(uid: string, status: PodStatus, error: unknown, timestamp: number): boolean {
+    const existing = this.#pods.get(uid);
+    if (existing && existing.modified > timestamp) return false;
+    this.#pods.set(uid, { status, error, modified: timestamp });
+    this.#notify(uid);
+    return true;
+  }
+
+  delete(uid: string): void {
+    this.#pods.delete(uid);
+    this.#notify(uid);
+  }
+
+  /** Moves the global timestamp forward (never back) and wakes every satisfied waiter. */
+  updateTime(timestamp: number): void {
+    if (timestamp > this.#timestamp) this.#timestamp = timestamp;
+    for (const uid of [...this.#subscribers.keys()]) this.#notify(uid);
+  }
+
+  get timestamp(): number {
+    return this.#timestamp;
+  }
+
+  /**
+   * Resolves with the pod's entry once it is newer than minTime, or the global timestamp is;
+   * rejects with the signal's reason if it aborts first.
+   */
+  getNewerThan(uid: string, minTime: number, opts: { signal?: AbortSignal } = {}): Promise<CacheEntry> {
+    const ready = this.#readyEntry(uid, minTime);
+    if (ready) return Promise.resolve(ready);
+    const signal = opts.signal;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+      const sub: Subscriber = {
+        minTime,
+        resolve: (entry) => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve(entry);
+        },
+      };
+      const onAbort = () => {
+        this.#unsubscribe(uid, sub);
+        reject(signal!.reason);
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      let subs = this.#subscribers.get(uid);
+      if (!subs) this.#subscribers.set(uid, (subs = new Set()));
+      subs.add(sub);
+    });
+  }
+
+  /** UIDs with cached status. */
+  uids(): string[] {
+    return [...this.#pods.keys()];
+  }
+
+  #readyEntry(uid: string, minTime: number): CacheEntry | undefined {
+    const entry = this.#pods.get(uid);
+    if (entry && entry.modified > minTime) return entry;
+    if (this.#timestamp > minTime) return entry ?? { status: emptyPodStatus(uid), error: undefined, modified: 0 };
+    return undefined;
+  }
+
+  #notify(uid: string): void {
+    const subs = this.#subscribers.get(uid);
+    if (!subs) return;
+    for (const sub of [...subs]) {
+      const entry = this.#readyEntry(uid, sub.minTime);
+      if (entry) {
+        subs.delete(sub);
+        sub.resolve(entry);
+      }
+    }
+    if (subs.size === 0) this.#subscribers.delete(uid);
+  }
+
+  #unsubscribe(uid: string, sub: Subscriber): void {
+    const subs = this.#subscribers.get(uid);
+    subs?.delete(sub);
+    if (subs?.size === 0) this.#subscribers.delete(uid);
+  }
+}

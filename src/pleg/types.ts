@@ -1,0 +1,24 @@
+/** PLEG event types (pkg/kubelet/pleg/pleg.go); string values equal the names. */
+export type PodLifecycleEventType =
+  | "ContainerStarted"
+  | "ContainerDied"
+  | "ContainerRemoved"
+  | "PodSync"
+  | "ContainerChanged"
+  | "ConditionMet";
+
+export interface PodLifecycleEvent {
+  /** Pod UID. */
+  id: string;
+  type: PodLifecycleEventType;
+  /** Container (or sandbox) id. */
+  data: string;
+}
+
+/** What the agent needs of a PLEG (either kind, or the pair). */
+export interface PodLifecycleEventGenerator {
+  start(): void;
+  stop(): Promise<void>;
+  /** [healthy, error message when not]. */
+  healthy(): { ok: boolean; message?: string };
+}
