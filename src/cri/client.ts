@@ -83,7 +83,7 @@ export interface CriClient {
 }
 
 /** The transport bunlet uses unless told otherwise; chosen by scripts/bench-cri (see README). */
-export const defaultTransport: TransportKind = "connect";
+export const defaultTransport: TransportKind = "grpc-js";
 
 function defaultTimeout(method: DescMethod, request: Record<string, unknown>, base: number): number {
   if (shortMethods.has(method.name)) return SHORT_REQUEST_TIMEOUT_MS;

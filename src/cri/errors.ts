@@ -66,6 +66,10 @@ export function toCriError(method: string, err: unknown, deadlineHit = false): C
           ? e.message
           : String(err);
   if (deadlineHit) return new CriError(method, GrpcCode.DEADLINE_EXCEEDED, detail, { cause: err });
+  // A socket-level failure wrapped by the transport (e.g. connect's INTERNAL around ENOENT) means
+  // the runtime is not reachable.
+  const causeCode = (e as { cause?: { code?: unknown } })?.cause?.code;
+  if (typeof causeCode === "string") return new CriError(method, GrpcCode.UNAVAILABLE, detail, { cause: err });
   if (typeof e?.code === "number" && e.code >= 0 && e.code <= 16) {
     return new CriError(method, e.code as GrpcCode, detail, { cause: err });
   }
