@@ -1,0 +1,66 @@
+/**
+ * ImageService handlers. A pull succeeds for images the test made pullable (or that are already
+ * present and not made unpullable) and fails like containerd does when the registry has no such
+ * reference. ImageStatus of a missing image is an empty response, not an error.
+ */
+import type { DescMessage, MessageInitShape, MessageShape } from "@bufbuild/protobuf";
+import type { ImageService } from "../../src/cri/index.ts";
+import type { Clock } from "../../src/lib/index.ts";
+import { toImage } from "./convert.ts";
+import { unknown } from "./errors.ts";
+import { findImage, normalizeImageRef } from "./images.ts";
+import type { FakeStore } from "./store.ts";
+
+type Methods = (typeof ImageService)["method"];
+type Req<K extends keyof Methods> = Methods[K]["input"] extends infer I extends DescMessage ? MessageShape<I> : never;
+type Res<K extends keyof Methods> = MessageInitShape<Methods[K]["output"]>;
+
+export type ImageHandlers = { [K in keyof Methods]: (request: Req<K>, signal: AbortSignal) => Res<K> | Promise<Res<K>> };
+
+/** Explicit pullability per normalised reference; absent = pullable when already present. */
+export type Pullability = Map<string, boolean>;
+
+export function imageHandlers(store: FakeStore, pullable: Pullability, clock: Clock): ImageHandlers {
+  return {
+    listImages: (req) => {
+      const ref = req.filter?.image?.image ?? "";
+      const all = [...store.images.values()];
+      const selected = ref === "" ? all : all.filter((img) => img === findImage([img], ref));
+      return { images: selected.map(toImage) };
+    },
+    imageStatus: (req) => {
+      const image = findImage(store.images.values(), req.image?.image ?? "");
+      return image ? { image: toImage(image), info: {} } : {};
+    },
+    pullImage: (req) => {
+      const ref = req.image?.image ?? "";
+      const normalized = normalizeImageRef(ref);
+      const present = findImage(store.images.values(), ref);
+      const allowed = pullable.get(normalized) ?? present !== undefined;
+      if (!allowed) {
+        throw unknown(
+          `failed to pull and unpack image "${normalized}": failed to resolve reference "${normalized}": ${normalized}: not found`,
+        );
+      }
+      return { imageRef: (present ?? store.addImage(ref)).id };
+    },
+    removeImage: (req) => {
+      store.removeImage(req.image?.image ?? "");
+      return {};
+    },
+    imageFsInfo: () => {
+      const images = [...store.images.values()];
+      return {
+        imageFilesystems: [
+          {
+            timestamp: BigInt(Math.floor(clock.now())) * 1_000_000n,
+            fsId: { mountpoint: "/var/lib/containerd/io.containerd.snapshotter.v1.overlayfs" },
+            usedBytes: { value: images.reduce((sum, img) => sum + img.size, 0n) },
+            inodesUsed: { value: BigInt(images.length * 100) },
+          },
+        ],
+        containerFilesystems: [],
+      };
+    },
+  };
+}
