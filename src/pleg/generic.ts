@@ -1,0 +1,215 @@
+/**
+ * GenericPLEG (pkg/kubelet/pleg/generic.go): relists the runtime every period, diffs each pod
+ * against the previous relist, refreshes the pod cache for pods that changed and sends their
+ * lifecycle events. It owns its relist loop (start/stop) and serialises relists, so a forced
+ * relist (stream failure, tests) never runs alongside the periodic one.
+ */
+import { anySignal, delay, type Channel, type Clock, type Logger } from "../lib/index.ts";
+import { emptyPodStatus, type RuntimePod } from "../runtime/types.ts";
+import type { PodCache } from "./cache.ts";
+import { computePodEvents } from "./compute-events.ts";
+import type { PlegMetrics, PodLister } from "./deps.ts";
+import { formatGoDuration } from "./duration.ts";
+import type { RelistDuration } from "./options.ts";
+import { preservedPodIPs } from "./pod-ips.ts";
+import { PodRecords } from "./pod-records.ts";
+import { setRunningMetricsFromRelist } from "./running-metrics.ts";
+import type { PodLifecycleEvent } from "./types.ts";
+
+export interface GenericPlegDeps {
+  runtime: PodLister;
+  cache: PodCache;
+  events: Channel<PodLifecycleEvent>;
+  clock: Clock;
+  log: Logger;
+  metrics: PlegMetrics;
+  /** Aborts in-flight runtime calls when the agent shuts down. */
+  signal?: AbortSignal;
+}
+
+export type Health = { ok: boolean; message?: string };
+
+interface CacheUpdate {
+  updated: boolean;
+  failed: boolean;
+}
+
+export class GenericPleg {
+  readonly #deps: GenericPlegDeps;
+  #duration: RelistDuration;
+  #records = new PodRecords();
+  /** Pods whose status could not be read; retried at the next relist even without new events. */
+  #podsToReinspect = new Set<string>();
+  /** Start of the last relist that listed pods successfully; 0 = never. */
+  #relistTime = 0;
+  #relistChain: Promise<void> = Promise.resolve();
+  #loop?: { stop: AbortController; done: Promise<void> };
+  /** Wakes the loop's wait so a new period applies at once. */
+  #wake?: AbortController;
+
+  constructor(deps: GenericPlegDeps, duration: RelistDuration) {
+    this.#deps = deps;
+    this.#duration = { ...duration };
+  }
+
+  get duration(): RelistDuration {
+    return { ...this.#duration };
+  }
+
+  get running(): boolean {
+    return this.#loop !== undefined;
+  }
+
+  get relistTime(): number {
+    return this.#relistTime;
+  }
+
+  /** Relists at once, then every period after the previous relist ended. Idempotent. */
+  start(): void {
+    if (this.#loop) return;
+    const stop = new AbortController();
+    this.#loop = { stop, done: this.#run(anySignal(stop.signal, this.#deps.signal)) };
+  }
+
+  /** Stops the loop and waits for a relist in progress to finish. */
+  async stop(): Promise<void> {
+    const loop = this.#loop;
+    if (!loop) return;
+    this.#loop = undefined;
+    loop.stop.abort();
+    await loop.done;
+  }
+
+  /** New period and threshold, effective at once: the next relist is due period after the last. */
+  update(duration: RelistDuration): void {
+    this.#duration = { ...duration };
+    this.#wake?.abort();
+  }
+
+  /** Runs one relist after any relist in progress. */
+  relist(): Promise<void> {
+    const next = this.#relistChain.then(() => this.#relistOnce());
+    this.#relistChain = next.catch(() => {});
+    return next;
+  }
+
+  healthy(): Health {
+    if (this.#relistTime === 0) return { ok: false, message: "pleg has yet to be successful" };
+    this.#deps.metrics.plegLastSeen.set(Math.floor(this.#relistTime / 1000));
+    const elapsed = this.#deps.clock.now() - this.#relistTime;
+    const threshold = this.#duration.thresholdMs;
+    if (elapsed > threshold) {
+      return {
+        ok: false,
+        message: `pleg was last seen active ${formatGoDuration(elapsed)} ago; threshold is ${formatGoDuration(threshold)}`,
+      };
+    }
+    return { ok: true };
+  }
+
+  async #run(signal: AbortSignal): Promise<void> {
+    const { clock } = this.#deps;
+    while (!signal.aborted) {
+      try {
+        await this.relist();
+      } catch (err) {
+        this.#deps.log.error("relist failed", { err, next: "retrying after the relist period" });
+      }
+      const lastEnd = clock.now();
+      for (;;) {
+        if (signal.aborted) return;
+        const remaining = lastEnd + this.#duration.periodMs - clock.now();
+        if (remaining <= 0) break;
+        this.#wake = new AbortController();
+        await delay(clock, remaining, anySignal(signal, this.#wake.signal));
+      }
+    }
+  }
+
+  async #relistOnce(): Promise<void> {
+    const { clock, metrics, log, runtime, signal } = this.#deps;
+    if (signal?.aborted) return;
+    const timestamp = clock.now();
+    if (this.#relistTime !== 0) metrics.plegRelistInterval.observe((timestamp - this.#relistTime) / 1000);
+    try {
+      let pods: RuntimePod[];
+      try {
+        pods = await runtime.getPods({ all: true, signal });
+      } catch (err) {
+        if (signal?.aborted) return;
+        log.error("relist failed: could not list pods from the runtime", { err, next: "retrying at the next relist" });
+        return;
+      }
+      this.#relistTime = timestamp;
+      setRunningMetricsFromRelist(metrics, pods);
+      this.#records.setCurrent(pods);
+      await this.#diffAndUpdate();
+      if (signal?.aborted) return;
+      // After every pod above is in the cache: releases workers waiting on pods that did not change.
+      this.#deps.cache.updateTime(timestamp);
+    } finally {
+      metrics.plegRelistDuration.observe((clock.now() - timestamp) / 1000);
+    }
+  }
+
+  async #diffAndUpdate(): Promise<void> {
+    const needsReinspection = new Set<string>();
+    for (const uid of this.#records.uids()) {
+      const oldPod = this.#records.getOld(uid);
+      const pod = this.#records.getCurrent(uid);
+      const events = computePodEvents(oldPod, pod);
+      if (events.length === 0 && !this.#podsToReinspect.has(uid)) continue;
+      const result = await this.#updateCache(uid, pod);
+      if (this.#deps.signal?.aborted) return;
+      if (result.failed) {
+        // Keep the old record: the same change is detected, and its events sent, next time.
+        needsReinspection.add(uid);
+        continue;
+      }
+      // The evented PLEG already cached something newer; its events were sent with it.
+      if (!result.updated) continue;
+      this.#records.update(uid);
+      for (const event of events) this.#send(event, pod);
+    }
+    this.#podsToReinspect = needsReinspection;
+  }
+
+  async #updateCache(uid: string, pod: RuntimePod | undefined): Promise<CacheUpdate> {
+    const { cache, clock, runtime, log, signal } = this.#deps;
+    if (!pod) {
+      // Gone from the listing: the pod has no containers or sandboxes left.
+      cache.delete(uid);
+      return { updated: true, failed: false };
+    }
+    const timestamp = clock.now();
+    try {
+      const status = await runtime.getPodStatus(pod.uid, pod.name, pod.namespace, { signal });
+      status.ips = preservedPodIPs(cache, uid, status);
+      return { updated: cache.set(uid, status, undefined, timestamp), failed: false };
+    } catch (err) {
+      if (signal?.aborted) return { updated: false, failed: true };
+      log.error("could not read pod status from the runtime", {
+        pod: `${pod.namespace}/${pod.name}`,
+        err,
+        next: "reinspecting at the next relist",
+      });
+      // The worker syncing this pod sees the error instead of stale status (as the kubelet does).
+      const previous = cache.has(uid) ? cache.get(uid).status : emptyPodStatus(uid, pod.name, pod.namespace);
+      cache.set(uid, previous, err, timestamp);
+      return { updated: false, failed: true };
+    }
+  }
+
+  #send(event: PodLifecycleEvent, pod: RuntimePod | undefined): void {
+    // ContainerChanged is not reliable and nothing consumes it.
+    if (event.type === "ContainerChanged") return;
+    if (this.#deps.events.trySend(event)) return;
+    this.#deps.metrics.plegDiscardEvents.inc();
+    this.#deps.log.error("event channel is full, discarding this relist's event", {
+      pod: pod ? `${pod.namespace}/${pod.name}` : event.id,
+      event: event.type,
+      containerID: event.data,
+      next: "the pod is synced at its next resync",
+    });
+  }
+}
