@@ -6,8 +6,10 @@
  * 1.7, which feeds one shared channel, every open stream gets every event.
  */
 import { create } from "@bufbuild/protobuf";
-import { ContainerEventResponseSchema, type ContainerEventResponse, type ContainerEventType } from "../../src/cri/index.ts";
+import { ContainerEventResponseSchema, GrpcCode, type ContainerEventResponse, type ContainerEventType } from "../../src/cri/index.ts";
 import { toContainerStatus, toPodSandboxStatus } from "./convert.ts";
+import { Condition } from "./condition.ts";
+import type { StreamSink } from "./server.ts";
 import type { FakeStore } from "./store.ts";
 
 /** Test-controlled behaviour of GetContainerEvents, read at every stream open and every event. */
@@ -40,40 +42,45 @@ export class EventHub {
     return this.#sinks.size;
   }
 
-  readonly #waiters = new Set<() => void>();
+  readonly #changed = new Condition();
 
   /** Adds a sink; the returned function removes it. */
   subscribe(sink: EventSink): () => void {
     this.#sinks.add(sink);
-    for (const wake of [...this.#waiters]) wake();
+    this.#changed.notify();
     return () => this.#sinks.delete(sink);
   }
 
   /** Resolves once at least `n` streams are open (tests wait for the agent's stream before acting). */
   whenSubscribers(n: number, signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const check = () => {
-        if (this.#sinks.size < n) return;
-        cleanup();
-        resolve();
-      };
-      const onAbort = () => {
-        cleanup();
-        reject(signal?.reason);
-      };
-      const cleanup = () => {
-        this.#waiters.delete(check);
-        signal?.removeEventListener("abort", onAbort);
-      };
-      if (signal?.aborted) return reject(signal.reason);
-      signal?.addEventListener("abort", onAbort, { once: true });
-      this.#waiters.add(check);
-      check();
-    });
+    return this.#changed.until(() => this.#sinks.size >= n, signal);
   }
 
   publish(event: ContainerEventResponse): void {
     this.history.push(event);
     for (const sink of [...this.#sinks]) sink(event);
   }
+}
+
+/**
+ * Serves one GetContainerEvents stream: UNIMPLEMENTED when the test says so, otherwise every
+ * published event until the client leaves, the listener closes, or `dropAfter` events were sent
+ * (then the stream ends with UNAVAILABLE, like a runtime dropping it).
+ */
+export function serveEvents(hub: EventHub, control: EventsControl, sink: StreamSink): void {
+  if (control.unimplemented) return sink.fail(GrpcCode.UNIMPLEMENTED, "not implemented");
+  let sent = 0;
+  const dropIfDue = (): boolean => {
+    if (control.dropAfter === undefined || sent < control.dropAfter) return false;
+    unsubscribe();
+    sink.fail(GrpcCode.UNAVAILABLE, `fake CRI: event stream dropped after ${sent} events`);
+    return true;
+  };
+  const unsubscribe = hub.subscribe((event) => {
+    sink.write(event);
+    sent++;
+    dropIfDue();
+  });
+  sink.signal.addEventListener("abort", unsubscribe, { once: true });
+  dropIfDue();
 }

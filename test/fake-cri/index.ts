@@ -19,7 +19,8 @@ import { GrpcCode, ImageService, RuntimeService, type ContainerEventResponse } f
 import { realClock, type Clock, type Timer } from "../../src/lib/index.ts";
 import { Behaviors, type ContainerBehavior, type ContainerMatcher, type ExecMatcher, type ExecResult } from "./behaviors.ts";
 import type { FakeCriError } from "./errors.ts";
-import { buildEvent, EventHub, type EventsControl } from "./events.ts";
+import { Condition } from "./condition.ts";
+import { buildEvent, EventHub, serveEvents, type EventsControl } from "./events.ts";
 import { FaultPlan } from "./faults.ts";
 import { cryptoRandom, type RandomBytes } from "./ids.ts";
 import { imageHandlers, type Pullability } from "./image-service.ts";
@@ -67,6 +68,8 @@ export interface FakeCri {
   readonly calls: RecordedCall[];
   callNames(): string[];
   clearCalls(): void;
+  /** Resolves once `count` calls of `method` have arrived in total (before their delay/fault applies). */
+  whenCalled(method: string, count?: number, signal?: AbortSignal): Promise<void>;
   /** GetContainerEvents behaviour (mutable) and every event published so far. */
   readonly events: EventsControl & {
     readonly history: ContainerEventResponse[];
@@ -140,6 +143,9 @@ export async function startFakeCri(options: FakeCriOptions = {}): Promise<FakeCr
   const faults = new FaultPlan();
   const control: EventsControl = { unimplemented: false };
   const calls: RecordedCall[] = [];
+  const callArrived = new Condition();
+  const whenCalled = (method: string, count = 1, signal?: AbortSignal) =>
+    callArrived.until(() => calls.filter((c) => c.method === method).length >= count, signal);
   const handlers: Record<string, (request: never, signal: AbortSignal) => unknown> = {
     ...runtimeHandlers(store, behaviors, conditions, clock),
     ...imageHandlers(store, pullable, clock),
@@ -148,6 +154,7 @@ export async function startFakeCri(options: FakeCriOptions = {}): Promise<FakeCr
   /** Records the call, then applies the injected delay and failure; returns the failure, if any. */
   async function admit(method: DescMethod, request: Message, signal: AbortSignal): Promise<FakeCriError | undefined> {
     calls.push({ method: method.name, service: method.parent.name as RecordedCall["service"], request, at: clock.now() });
+    callArrived.notify();
     const ms = faults.delayFor(method.name);
     if (ms > 0) await clock.sleep(ms, signal);
     return faults.take(method.name);
@@ -165,21 +172,7 @@ export async function startFakeCri(options: FakeCriOptions = {}): Promise<FakeCr
         const injected = await admit(method, request, sink.signal).catch(() => undefined);
         if (sink.signal.aborted) return;
         if (injected) return sink.fail(injected.code, injected.message);
-        if (control.unimplemented) return sink.fail(GrpcCode.UNIMPLEMENTED, "not implemented");
-        let sent = 0;
-        const dropIfDue = (): boolean => {
-          if (control.dropAfter === undefined || sent < control.dropAfter) return false;
-          unsubscribe();
-          sink.fail(GrpcCode.UNAVAILABLE, `fake CRI: event stream dropped after ${sent} events`);
-          return true;
-        };
-        const unsubscribe = hub.subscribe((event) => {
-          sink.write(event);
-          sent++;
-          dropIfDue();
-        });
-        sink.signal.addEventListener("abort", unsubscribe, { once: true });
-        dropIfDue();
+        serveEvents(hub, control, sink);
       })();
     },
   };
@@ -197,6 +190,7 @@ export async function startFakeCri(options: FakeCriOptions = {}): Promise<FakeCr
     calls,
     callNames: () => calls.map((c) => c.method),
     clearCalls: () => void calls.splice(0),
+    whenCalled,
     events: Object.defineProperties(control, {
       history: { get: () => hub.history, enumerable: true },
       subscribers: { get: () => hub.subscribers, enumerable: true },
