@@ -1,0 +1,71 @@
+/**
+ * Small pure rules shared by the plan and the actions: restart policy, sandbox freshness
+ * (kuberuntime/util PodSandboxChanged) and ShouldContainerBeRestarted (kubecontainer helpers).
+ * Pod specs may come without API defaults applied, so the defaults are applied here.
+ */
+import type { Container, Pod, RestartPolicy } from "../api/index.ts";
+import { findContainerStatus, type PodStatus, type RuntimeContainerStatus } from "./types.ts";
+
+export function podRestartPolicy(pod: Pod): RestartPolicy {
+  return pod.spec.restartPolicy ?? "Always";
+}
+
+/** restartPolicy != Never: failed containers come back. */
+export function shouldRestartOnFailure(pod: Pod): boolean {
+  return podRestartPolicy(pod) !== "Never";
+}
+
+/** A sidecar: an init container with restartPolicy Always. */
+export function isRestartableInitContainer(container: Container): boolean {
+  return container.restartPolicy === "Always";
+}
+
+export function hasRestartableInitContainer(pod: Pod): boolean {
+  return (pod.spec.initContainers ?? []).some(isRestartableInitContainer);
+}
+
+export function isHostNetwork(pod: Pod): boolean {
+  return pod.spec.hostNetwork === true;
+}
+
+/** An init container that did not succeed: exited non-zero, or in unknown state. */
+export function isInitContainerFailed(status: RuntimeContainerStatus): boolean {
+  if (status.state === "exited" && status.exitCode !== 0) return true;
+  return status.state === "unknown";
+}
+
+export function containerSucceeded(container: Container, podStatus: PodStatus): boolean {
+  const s = findContainerStatus(podStatus, container.name);
+  return s !== undefined && s.state === "exited" && s.exitCode === 0;
+}
+
+/**
+ * Whether the pod needs a new sandbox: none exists, several are ready, the newest is not ready,
+ * its network namespace mode no longer matches hostNetwork, or a pod-network sandbox lost its IP.
+ * attempt is the newest sandbox's attempt, +1 when a new one is needed.
+ */
+export function podSandboxChanged(pod: Pod, podStatus: PodStatus): { changed: boolean; attempt: number; sandboxId: string } {
+  const newest = podStatus.sandboxStatuses[0];
+  if (!newest) return { changed: true, attempt: 0, sandboxId: "" };
+  const ready = podStatus.sandboxStatuses.filter((s) => s.state === "ready").length;
+  const next = newest.attempt + 1;
+  if (ready > 1) return { changed: true, attempt: next, sandboxId: newest.id };
+  if (newest.state !== "ready") return { changed: true, attempt: next, sandboxId: newest.id };
+  // The kubelet drops the id here: the old sandbox is of the wrong kind and is only killed.
+  if (newest.hostNetwork !== isHostNetwork(pod)) return { changed: true, attempt: next, sandboxId: "" };
+  if (!isHostNetwork(pod) && newest.ips.length === 0) return { changed: true, attempt: next, sandboxId: newest.id };
+  return { changed: false, attempt: newest.attempt, sandboxId: newest.id };
+}
+
+/** Whether a container that is not running should be started again (kubecontainer.ShouldContainerBeRestarted). */
+export function shouldContainerBeRestarted(container: Container, pod: Pod, podStatus: PodStatus): boolean {
+  if (pod.metadata.deletionTimestamp) return false;
+  const status = findContainerStatus(podStatus, container.name);
+  if (!status) return true;
+  if (status.state === "running") return false;
+  if (status.state === "unknown" || status.state === "created") return true;
+  const policy = podRestartPolicy(pod);
+  if (policy === "Never") return false;
+  if (policy === "OnFailure" && status.exitCode === 0) return false;
+  return true;
+}
