@@ -1,0 +1,48 @@
+import { containerdPaths } from "./paths.ts";
+
+export const DEFAULT_BRIDGE_NAME = "bunlet0";
+export const DEFAULT_POD_SUBNET = "10.88.0.0/16";
+export const CNI_NETWORK_NAME = "bunlet";
+
+export interface CniConflistOptions {
+  rootDir: string;
+  /** Linux bridge the pods attach to; at most 15 characters. Default bunlet0. */
+  bridgeName?: string;
+  /** Pod IPv4 subnet for host-local IPAM. Default 10.88.0.0/16. */
+  podSubnet?: string;
+}
+
+const IFNAMSIZ = 15;
+
+/** Renders the bridge + host-local + portmap conflist; IPAM leases live under the instance's root dir. */
+export function renderCniConflist(opts: CniConflistOptions): string {
+  const bridge = opts.bridgeName ?? DEFAULT_BRIDGE_NAME;
+  if (!/^[A-Za-z0-9_.-]+$/.test(bridge) || bridge.length > IFNAMSIZ) {
+    throw new Error(`bridge name must be 1-${IFNAMSIZ} characters of [A-Za-z0-9_.-], got ${JSON.stringify(bridge)}`);
+  }
+  const subnet = opts.podSubnet ?? DEFAULT_POD_SUBNET;
+  if (!/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/.test(subnet)) {
+    throw new Error(`pod subnet must be an IPv4 CIDR like 10.88.0.0/16, got ${JSON.stringify(subnet)}`);
+  }
+  const conflist = {
+    cniVersion: "1.0.0",
+    name: CNI_NETWORK_NAME,
+    plugins: [
+      {
+        type: "bridge",
+        bridge,
+        isGateway: true,
+        ipMasq: true,
+        hairpinMode: true,
+        ipam: {
+          type: "host-local",
+          ranges: [[{ subnet }]],
+          routes: [{ dst: "0.0.0.0/0" }],
+          dataDir: containerdPaths(opts.rootDir).cniIpamDir,
+        },
+      },
+      { type: "portmap", capabilities: { portMappings: true } },
+    ],
+  };
+  return JSON.stringify(conflist, null, 2) + "\n";
+}

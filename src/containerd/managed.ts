@@ -1,0 +1,197 @@
+import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { renderCniConflist, type CniConflistOptions } from "./cni.ts";
+import { renderContainerdConfig, type ContainerdConfigOptions } from "./config.ts";
+import { containerdPaths, type ContainerdPaths } from "./paths.ts";
+import { findContainerd, logTail, spawnContainerd, stalePid, type ContainerdChild } from "./process.ts";
+import { waitReady } from "./readiness.ts";
+import { terminateChild, terminatePid } from "./terminate.ts";
+import { realClock } from "../lib/index.ts";
+import type { Clock, Logger, ReadinessProbe } from "./types.ts";
+
+export interface ManagedContainerdOptions extends ContainerdConfigOptions, Omit<CniConflistOptions, "rootDir"> {
+  log: Logger;
+  /** A CRI Version call against `unix://<socket>`; see `ManagedContainerd.endpoint`. */
+  probe: ReadinessProbe;
+  /** Aborting it cancels start-up, or stops containerd once started. */
+  signal?: AbortSignal;
+  /** Default: `containerd` found on PATH (plus the usual sbin directories). */
+  containerdPath?: string;
+  clock?: Clock;
+  readyTimeoutMs?: number;
+  readyPollMs?: number;
+  stopTimeoutMs?: number;
+  restartBackoff?: { initialMs: number; maxMs: number; resetAfterMs: number };
+}
+
+/** starting → ready ⇄ restarting → stopping → stopped */
+export type ManagedContainerdState = "starting" | "ready" | "restarting" | "stopping" | "stopped";
+
+export interface ManagedContainerd extends AsyncDisposable {
+  /** `unix:///…/containerd.sock`, for `--container-runtime-endpoint`-style consumers. */
+  readonly endpoint: string;
+  readonly socketPath: string;
+  readonly paths: ContainerdPaths;
+  readonly state: ManagedContainerdState;
+  /** The current containerd process, if one is running. */
+  readonly pid: number | undefined;
+  /** How many times containerd was restarted after exiting on its own. */
+  readonly restarts: number;
+  /** SIGTERM to containerd only (shims and containers keep running), SIGKILL after the timeout. */
+  stop(): Promise<void>;
+}
+
+const DEFAULT_BACKOFF = { initialMs: 1000, maxMs: 30_000, resetAfterMs: 60_000 };
+
+function writeFileAtomic(file: string, text: string): void {
+  writeFileSync(`${file}.tmp`, text, { mode: 0o600 });
+  renameSync(`${file}.tmp`, file);
+}
+
+/** Writes the config and conflist, starts containerd, and resolves once the probe answers. */
+export async function startManagedContainerd(opts: ManagedContainerdOptions): Promise<ManagedContainerd> {
+  const { log } = opts;
+  const clock = opts.clock ?? realClock;
+  const readyTimeoutMs = opts.readyTimeoutMs ?? 30_000;
+  const readyPollMs = opts.readyPollMs ?? 100;
+  const stopTimeoutMs = opts.stopTimeoutMs ?? 10_000;
+  const backoff = opts.restartBackoff ?? DEFAULT_BACKOFF;
+  const binary = findContainerd(opts.containerdPath);
+  const paths = containerdPaths(opts.rootDir);
+  const endpoint = `unix://${paths.socketPath}`;
+  opts.signal?.throwIfAborted();
+
+  for (const dir of [paths.dir, paths.root, paths.state, paths.cniConfDir, paths.cniIpamDir, dirname(paths.socketPath)]) {
+    mkdirSync(dir, { recursive: true, mode: 0o711 });
+  }
+  if (paths.socketFallbackReason) log.warn("containerd socket moved to a shorter path", { reason: paths.socketFallbackReason });
+  writeFileAtomic(paths.configFile, renderContainerdConfig(opts));
+  writeFileAtomic(paths.cniConflistFile, renderCniConflist(opts));
+
+  const stale = stalePid(paths.pidFile, paths.configFile);
+  if (stale !== undefined) {
+    log.warn("a containerd from a previous bunlet run is still running; stopping it", { pid: stale });
+    await terminatePid(stale, { clock, timeoutMs: stopTimeoutMs, log });
+  }
+
+  let state: ManagedContainerdState = "starting";
+  let child: ContainerdChild | undefined;
+  let restarts = 0;
+  const lifetime = new AbortController();
+
+  const spawnOne = (): ContainerdChild => {
+    const c = spawnContainerd(binary, paths.configFile, paths.logFile);
+    writeFileSync(paths.pidFile, `${c.pid}\n`);
+    child = c;
+    void c.exited.then(() => {
+      if (child === c) child = undefined;
+    });
+    log.info("containerd started", { pid: c.pid, config: paths.configFile, endpoint, log: paths.logFile });
+    return c;
+  };
+
+  /** Waits for the probe; aborted early if `c` exits or the lifetime ends. */
+  const waitChildReady = async (c: ContainerdChild, extra?: AbortSignal) => {
+    const exitCtl = new AbortController();
+    let exit: Awaited<ContainerdChild["exited"]> | undefined;
+    void c.exited.then((e) => {
+      exit = e;
+      exitCtl.abort(new Error("containerd exited"));
+    });
+    const signals = [exitCtl.signal, lifetime.signal, ...(extra ? [extra] : [])];
+    try {
+      const result = await waitReady({ probe: opts.probe, clock, timeoutMs: readyTimeoutMs, intervalMs: readyPollMs, signal: AbortSignal.any(signals) });
+      return { ...result, exit };
+    } catch (err) {
+      if (exit) return { ready: false as const, attempts: 0, lastError: undefined, exit };
+      throw err;
+    }
+  };
+
+  // First start: failures are reported to the caller, not retried.
+  const first = spawnOne();
+  let result: Awaited<ReturnType<typeof waitChildReady>>;
+  try {
+    result = await waitChildReady(first, opts.signal);
+  } catch (err) {
+    await terminateChild(first, { clock, timeoutMs: stopTimeoutMs, log });
+    throw err;
+  }
+  if (!result.ready) {
+    await terminateChild(first, { clock, timeoutMs: stopTimeoutMs, log });
+    const why = result.exit
+      ? `containerd exited during start-up (code ${result.exit.code}, signal ${result.exit.signal})`
+      : `containerd did not answer on ${endpoint} within ${readyTimeoutMs} ms (last error: ${String(result.lastError)})`;
+    throw new Error(`${why}; see ${paths.logFile}, which ends with:\n${logTail(paths.logFile)}`);
+  }
+  state = "ready";
+  log.info("containerd is ready", { endpoint, pid: first.pid, probes: result.attempts });
+
+  // Restarts containerd whenever it exits on its own, with backoff.
+  const supervise = async () => {
+    let delayMs = backoff.initialMs;
+    let current = first;
+    let startedAt = clock.now();
+    for (;;) {
+      const exit = await current.exited;
+      if (lifetime.signal.aborted) return;
+      if (clock.now() - startedAt >= backoff.resetAfterMs) delayMs = backoff.initialMs;
+      state = "restarting";
+      log.error("containerd exited unexpectedly; restarting it", { code: exit.code, signal: exit.signal, restartInMs: delayMs, log: paths.logFile });
+      try {
+        await clock.sleep(delayMs, lifetime.signal);
+      } catch {
+        return;
+      }
+      delayMs = Math.min(delayMs * 2, backoff.maxMs);
+      current = spawnOne();
+      startedAt = clock.now();
+      restarts++;
+      try {
+        const again = await waitChildReady(current);
+        if (again.ready) {
+          state = "ready";
+          log.info("containerd is ready again", { pid: current.pid, restarts });
+        } else if (!again.exit) {
+          log.warn("restarted containerd does not answer yet", { endpoint, log: paths.logFile, lastError: String(again.lastError) });
+        }
+      } catch {
+        return; // lifetime ended
+      }
+    }
+  };
+  const supervisor = supervise();
+
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      state = "stopping";
+      lifetime.abort(new Error("containerd is stopping"));
+      opts.signal?.removeEventListener("abort", onAbort);
+      // The supervisor sees the exit, notices the lifetime ended, and returns without a restart.
+      if (child) await terminateChild(child, { clock, timeoutMs: stopTimeoutMs, log });
+      await supervisor;
+      rmSync(paths.pidFile, { force: true });
+      state = "stopped";
+      log.info("containerd stopped; containers keep running in their shims", { endpoint });
+    })());
+  const onAbort = () => void stop();
+  opts.signal?.addEventListener("abort", onAbort, { once: true });
+
+  return {
+    endpoint,
+    socketPath: paths.socketPath,
+    paths,
+    get state() {
+      return state;
+    },
+    get pid() {
+      return child?.pid;
+    },
+    get restarts() {
+      return restarts;
+    },
+    stop,
+    [Symbol.asyncDispose]: stop,
+  };
+}

@@ -1,0 +1,80 @@
+// A local plain-http registry (Debian's docker-registry) holding the busybox image, for pull tests.
+import { mkdtempSync, openSync, closeSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BUSYBOX_TAR, ensureImages, runCommand } from "./images.ts";
+import { requireE2e } from "./require.ts";
+
+export interface TestRegistry {
+  /** `127.0.0.1:PORT`; images are at `<host>/bunlet/busybox:1.36`. */
+  host: string;
+  /** The busybox image's reference in this registry. */
+  busyboxImage: string;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function waitForV2(host: string, proc: { exitCode: number | null }, logFile: string): Promise<void> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    if (proc.exitCode !== null) throw new Error(`docker-registry exited with code ${proc.exitCode}; see ${logFile}`);
+    try {
+      const res = await fetch(`http://${host}/v2/`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await Bun.sleep(50);
+  }
+  throw new Error(`docker-registry did not answer http://${host}/v2/ within 5 s; see ${logFile}`);
+}
+
+export async function startTestRegistry(): Promise<TestRegistry> {
+  requireE2e(["docker-registry", "skopeo"]);
+  await ensureImages();
+  const dir = mkdtempSync(join(tmpdir(), "bunlet-registry-"));
+  const port = await freePort();
+  const host = `127.0.0.1:${port}`;
+  const config = join(dir, "config.yml");
+  writeFileSync(
+    config,
+    [
+      "version: 0.1",
+      "log:",
+      "  level: warn",
+      "storage:",
+      "  filesystem:",
+      `    rootdirectory: ${join(dir, "data")}`,
+      "http:",
+      `  addr: ${host}`,
+      "",
+    ].join("\n"),
+  );
+  const logFile = join(dir, "registry.log");
+  const logFd = openSync(logFile, "a");
+  const proc = Bun.spawn(["docker-registry", "serve", config], { stdout: logFd, stderr: logFd });
+  closeSync(logFd);
+  let stopped: Promise<void> | undefined;
+  const stop = () =>
+    (stopped ??= (async () => {
+      proc.kill("SIGTERM");
+      await proc.exited;
+      rmSync(dir, { recursive: true, force: true });
+    })());
+  const busyboxImage = `${host}/bunlet/busybox:1.36`;
+  try {
+    await waitForV2(host, proc, logFile);
+    await runCommand(["skopeo", "copy", "--quiet", "--dest-tls-verify=false", `docker-archive:${BUSYBOX_TAR}`, `docker://${busyboxImage}`]);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { host, busyboxImage, stop };
+}

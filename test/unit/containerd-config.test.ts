@@ -1,0 +1,179 @@
+import { describe, expect, test } from "bun:test";
+import {
+  containerdPaths,
+  DEFAULT_BRIDGE_NAME,
+  DEFAULT_POD_SUBNET,
+  PAUSE_IMAGE,
+  renderCniConflist,
+  renderContainerdConfig,
+} from "../../src/containerd/index.ts";
+
+type TomlValue = string | number | boolean | string[];
+
+/** Just enough TOML for what renderContainerdConfig writes: tables, strings, bools, ints, string arrays. */
+function parseToml(text: string): Map<string, Record<string, TomlValue>> {
+  const tables = new Map<string, Record<string, TomlValue>>([["", {}]]);
+  let current = tables.get("")!;
+  for (const raw of text.split("\n")) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#")) continue;
+    const header = /^\[(.+)\]$/.exec(line);
+    if (header) {
+      const name = header[1]!;
+      if (tables.has(name)) throw new Error(`table [${name}] defined twice`);
+      current = {};
+      tables.set(name, current);
+      continue;
+    }
+    const kv = /^([A-Za-z0-9_]+)\s*=\s*(.+)$/.exec(line);
+    if (!kv) throw new Error(`cannot parse TOML line: ${line}`);
+    current[kv[1]!] = JSON.parse(kv[2]!) as TomlValue;
+  }
+  return tables;
+}
+
+const CRI = `plugins."io.containerd.grpc.v1.cri"`;
+
+function table(toml: Map<string, Record<string, TomlValue>>, name: string): Record<string, TomlValue> {
+  const t = toml.get(name);
+  if (!t) throw new Error(`expected table [${name}], found: ${[...toml.keys()].join(", ")}`);
+  return t;
+}
+
+describe("renderContainerdConfig", () => {
+  const rootDir = "/var/lib/bunlet";
+  const toml = parseToml(renderContainerdConfig({ rootDir }));
+
+  test("a version 2 config with root, state and socket under <rootDir>/containerd", () => {
+    expect(table(toml, "")).toEqual({
+      version: 2,
+      root: "/var/lib/bunlet/containerd/root",
+      state: "/var/lib/bunlet/containerd/state",
+    });
+    expect(table(toml, "grpc").address).toBe("/var/lib/bunlet/containerd/containerd.sock");
+    expect(table(toml, `plugins."io.containerd.internal.v1.opt"`).path).toBe("/var/lib/bunlet/containerd/opt");
+  });
+
+  test("the CRI plugin is enabled and uses the local pause image and restricted oom_score_adj", () => {
+    expect(toml.has("disabled_plugins")).toBe(false);
+    expect(table(toml, "").disabled_plugins).toBeUndefined();
+    const cri = table(toml, CRI);
+    expect(cri.sandbox_image).toBe(PAUSE_IMAGE);
+    expect(PAUSE_IMAGE).toBe("docker.io/bunlet/pause:3.9");
+    expect(cri.restrict_oom_score_adj).toBe(true);
+    expect(cri.netns_mounts_under_state_dir).toBe(true);
+  });
+
+  test("runc v2 with cgroupfs on the overlayfs snapshotter", () => {
+    expect(table(toml, `${CRI}.containerd`)).toEqual({ snapshotter: "overlayfs", default_runtime_name: "runc" });
+    expect(table(toml, `${CRI}.containerd.runtimes.runc`).runtime_type).toBe("io.containerd.runc.v2");
+    expect(table(toml, `${CRI}.containerd.runtimes.runc.options`).SystemdCgroup).toBe(false);
+  });
+
+  test("CNI binaries from Debian's package and config from the instance's own dir", () => {
+    const cni = table(toml, `${CRI}.cni`);
+    expect(cni.bin_dir).toBe("/usr/lib/cni");
+    expect(cni.conf_dir).toBe("/var/lib/bunlet/containerd/cni/net.d");
+  });
+
+  test("a plain-http mirror for 127.0.0.1:5000 by default", () => {
+    expect(table(toml, `${CRI}.registry.mirrors."127.0.0.1:5000"`).endpoint).toEqual(["http://127.0.0.1:5000"]);
+  });
+
+  test("one mirror entry per configured registry, none when the list is empty", () => {
+    const two = parseToml(renderContainerdConfig({ rootDir, registryMirrors: ["127.0.0.1:5001", "127.0.0.1:41000"] }));
+    expect(table(two, `${CRI}.registry.mirrors."127.0.0.1:5001"`).endpoint).toEqual(["http://127.0.0.1:5001"]);
+    expect(table(two, `${CRI}.registry.mirrors."127.0.0.1:41000"`).endpoint).toEqual(["http://127.0.0.1:41000"]);
+    expect(two.has(`${CRI}.registry.mirrors."127.0.0.1:5000"`)).toBe(false);
+    const none = parseToml(renderContainerdConfig({ rootDir, registryMirrors: [] }));
+    expect([...none.keys()].filter((k) => k.includes("mirrors"))).toEqual([]);
+  });
+
+  test("sandbox image and CNI bin dir can be overridden", () => {
+    const custom = parseToml(renderContainerdConfig({ rootDir, sandboxImage: "registry.k8s.io/pause:3.9", cniBinDir: "/opt/cni/bin" }));
+    expect(table(custom, CRI).sandbox_image).toBe("registry.k8s.io/pause:3.9");
+    expect(table(custom, `${CRI}.cni`).bin_dir).toBe("/opt/cni/bin");
+  });
+
+  test("a relative root dir is made absolute", () => {
+    expect(containerdPaths("rel/dir").dir).toBe(`${process.cwd()}/rel/dir/containerd`);
+  });
+});
+
+describe("socket path length", () => {
+  test("a short root dir keeps the socket beside the config", () => {
+    const paths = containerdPaths("/var/lib/bunlet");
+    expect(paths.socketPath).toBe("/var/lib/bunlet/containerd/containerd.sock");
+    expect(paths.socketFallbackReason).toBeUndefined();
+  });
+
+  test("a socket path too long for sun_path moves to /run/bunlet-<hash>/ and the config says why", () => {
+    const rootDir = `/var/lib/${"x".repeat(90)}`;
+    const paths = containerdPaths(rootDir);
+    expect(paths.socketPath).toMatch(/^\/run\/bunlet-[0-9a-f]{12}\/containerd\.sock$/);
+    expect(Buffer.byteLength(`${paths.socketPath}.ttrpc`)).toBeLessThan(108);
+    expect(paths.socketFallbackReason).toContain("too long for a unix socket");
+    const text = renderContainerdConfig({ rootDir });
+    expect(parseToml(text).get("grpc")!.address).toBe(paths.socketPath);
+    expect(text).toContain(`# ${paths.socketFallbackReason}`);
+    // the rest stays under the root dir
+    expect(parseToml(text).get("")!.root).toBe(`${rootDir}/containerd/root`);
+  });
+
+  test("the fallback is stable per root dir and distinct between root dirs", () => {
+    const a = `/srv/${"a".repeat(100)}`;
+    const b = `/srv/${"b".repeat(100)}`;
+    expect(containerdPaths(a).socketPath).toBe(containerdPaths(a).socketPath);
+    expect(containerdPaths(a).socketPath).not.toBe(containerdPaths(b).socketPath);
+  });
+
+  test("the limit counts the .ttrpc socket containerd also creates", () => {
+    // sun_path holds 107 bytes + NUL; "<sock>.ttrpc" must fit, so the socket may be 101 bytes.
+    const longest = "/" + "f".repeat(101 - "/containerd/containerd.sock".length - 1);
+    expect(Buffer.byteLength(containerdPaths(longest).socketPath)).toBe(101);
+    expect(containerdPaths(longest).socketFallbackReason).toBeUndefined();
+    const tooLong = longest + "g";
+    expect(containerdPaths(tooLong).socketFallbackReason).toBeDefined();
+  });
+});
+
+describe("renderCniConflist", () => {
+  test("bridge with gateway, masquerade and hairpin, host-local IPAM and portmap", () => {
+    const conflist = JSON.parse(renderCniConflist({ rootDir: "/var/lib/bunlet" }));
+    expect(conflist.name).toBe("bunlet");
+    expect(conflist.cniVersion).toBe("1.0.0");
+    const [bridge, portmap] = conflist.plugins;
+    expect(bridge).toMatchObject({
+      type: "bridge",
+      bridge: DEFAULT_BRIDGE_NAME,
+      isGateway: true,
+      ipMasq: true,
+      hairpinMode: true,
+      ipam: { type: "host-local", ranges: [[{ subnet: DEFAULT_POD_SUBNET }]], dataDir: "/var/lib/bunlet/containerd/cni/ipam" },
+    });
+    expect(DEFAULT_BRIDGE_NAME).toBe("bunlet0");
+    expect(DEFAULT_POD_SUBNET).toBe("10.88.0.0/16");
+    expect(portmap).toEqual({ type: "portmap", capabilities: { portMappings: true } });
+  });
+
+  test("two instances on one host get distinct bridges, subnets, IPAM dirs, sockets and CNI dirs", () => {
+    const a = { rootDir: "/tmp/bunlet-a", bridgeName: "bla", podSubnet: "10.89.1.0/24" };
+    const b = { rootDir: "/tmp/bunlet-b", bridgeName: "blb", podSubnet: "10.89.2.0/24" };
+    const [ca, cb] = [a, b].map((o) => JSON.parse(renderCniConflist(o)).plugins[0]);
+    expect(ca.bridge).not.toBe(cb.bridge);
+    expect(ca.ipam.ranges).not.toEqual(cb.ipam.ranges);
+    expect(ca.ipam.dataDir).not.toBe(cb.ipam.dataDir);
+    const [ta, tb] = [a, b].map((o) => parseToml(renderContainerdConfig(o)));
+    expect(ta!.get("grpc")!.address).not.toBe(tb!.get("grpc")!.address);
+    expect(ta!.get(`${CRI}.cni`)!.conf_dir).not.toBe(tb!.get(`${CRI}.cni`)!.conf_dir);
+    expect(ta!.get("")!.state).not.toBe(tb!.get("")!.state);
+  });
+
+  test.each([
+    ["a name longer than IFNAMSIZ", { bridgeName: "bunlet-bridge-too-long" }, /bridge name/],
+    ["a name with a space", { bridgeName: "br 0" }, /bridge name/],
+    ["a subnet that is not a CIDR", { podSubnet: "10.88.0.0" }, /pod subnet/],
+  ])("rejects %s", (_name, opts, message) => {
+    expect(() => renderCniConflist({ rootDir: "/r", ...opts })).toThrow(message);
+  });
+});
