@@ -1,0 +1,140 @@
+/**
+ * The --config file: a KubeletConfiguration (YAML or JSON) decoded strictly, as the kubelet
+ * does: wrong apiVersion/kind, a duplicate key, an unknown field or a value of the wrong type is
+ * an error naming the file and the field. Well-known kubelet fields bunlet does not act on are
+ * accepted and reported as notices. A relative staticPodPath is resolved against the file's
+ * folder (the kubelet's KubeletConfigurationPathRefs).
+ */
+import { dirname, resolve } from "node:path";
+import { parseDocument } from "yaml";
+import { checkGate } from "./featuregates.ts";
+import { ignoredKubeletFields, ignoredLoggingFields } from "./kubelet-fields.ts";
+import { ConfigError, type ConfigLayer, type ConfigNotice } from "./types.ts";
+import * as v from "./values.ts";
+
+export const KUBELET_CONFIG_API_VERSION = "kubelet.config.k8s.io/v1beta1";
+export const KUBELET_CONFIG_KIND = "KubeletConfiguration";
+
+type Obj = Record<string, unknown>;
+const isObj = (x: unknown): x is Obj => typeof x === "object" && x !== null && !Array.isArray(x);
+const describe = (x: unknown) => (x === null ? "null" : Array.isArray(x) ? "a list" : `${typeof x} ${JSON.stringify(x)}`);
+
+function str(x: unknown): string {
+  if (typeof x !== "string") throw new v.ValueError(`expected a string, found ${describe(x)}`);
+  return x;
+}
+function int(x: unknown): number {
+  if (typeof x !== "number" || !Number.isInteger(x)) throw new v.ValueError(`expected an integer, found ${describe(x)}`);
+  return x;
+}
+/**
+ * metav1.Duration is a string in YAML/JSON ("20s"), never a bare number. A zero duration means
+ * "the default", as the kubelet's defaulting does (kubeadm writes "0s" for fields it leaves
+ * alone), so it sets nothing.
+ */
+function duration(x: unknown, set: (ms: number) => void): void {
+  if (typeof x !== "string") throw new v.ValueError(`expected a duration string such as "20s", found ${describe(x)}`);
+  const ms = v.durationMs(x);
+  if (ms > 0) set(ms);
+}
+
+function headerMap(x: unknown): Record<string, string[]> {
+  if (!isObj(x)) throw new v.ValueError(`expected a map of header name to a list of values, found ${describe(x)}`);
+  const out: Record<string, string[]> = {};
+  for (const [name, values] of Object.entries(x)) {
+    if (!Array.isArray(values) || !values.every((s) => typeof s === "string")) {
+      throw new v.ValueError(`header ${JSON.stringify(name)}: expected a list of strings, found ${describe(values)}`);
+    }
+    out[name] = [...values];
+  }
+  return out;
+}
+
+function gateMap(x: unknown): Record<string, boolean> {
+  if (!isObj(x)) throw new v.ValueError(`expected a map of gate name to true/false, found ${describe(x)}`);
+  for (const [name, value] of Object.entries(x)) {
+    if (typeof value !== "boolean") throw new v.ValueError(`${name}: expected true or false, found ${describe(value)}`);
+    checkGate(name, value);
+  }
+  return { ...(x as Record<string, boolean>) };
+}
+
+/** Fields bunlet reads: name → how the value lands in the layer. */
+const readers: Record<string, (x: unknown, layer: ConfigLayer, dir: string) => void> = {
+  staticPodPath: (x, l, dir) => void (l.staticPodPath = str(x) === "" ? "" : resolve(dir, str(x))),
+  staticPodURL: (x, l) => void (l.staticPodURL = str(x)),
+  staticPodURLHeader: (x, l) => void (l.staticPodURLHeader = headerMap(x)),
+  syncFrequency: (x, l) => duration(x, (ms) => (l.syncFrequencyMs = ms)),
+  fileCheckFrequency: (x, l) => duration(x, (ms) => (l.fileCheckFrequencyMs = ms)),
+  httpCheckFrequency: (x, l) => duration(x, (ms) => (l.httpCheckFrequencyMs = ms)),
+  runtimeRequestTimeout: (x, l) => duration(x, (ms) => (l.runtimeRequestTimeoutMs = ms)),
+  address: (x, l) => void (l.address = v.ipAddress(str(x))),
+  readOnlyPort: (x, l) => void (l.readOnlyPort = v.portOrOff(int(x))),
+  healthzPort: (x, l) => void (l.healthzPort = v.portOrOff(int(x))),
+  healthzBindAddress: (x, l) => void (l.healthzBindAddress = v.ipAddress(str(x))),
+  podLogsDir: (x, l) => void (l.podLogsDir = v.absoluteDir(str(x))),
+  containerRuntimeEndpoint: (x, l) => void (l.containerRuntimeEndpoint = v.runtimeEndpoint(str(x))),
+  featureGates: (x, l) => void (l.featureGates = gateMap(x)),
+};
+
+const loggingReaders: Record<string, (x: unknown, layer: ConfigLayer) => void> = {
+  format: (x, l) => void (l.loggingFormat = v.loggingFormat(str(x))),
+  verbosity: (x, l) => void (l.verbosity = v.verbosityLevel(int(x))),
+};
+
+export interface FileLayer {
+  layer: ConfigLayer;
+  notices: ConfigNotice[];
+}
+
+/** Decodes the text of the config file at `path`; throws ConfigError naming the file and field. */
+export function decodeConfigFile(path: string, text: string): FileLayer {
+  const fail = (field: string, problem: string): never => {
+    throw new ConfigError(field, `bunlet: ${path}: ${field === "--config" ? "" : `${field}: `}${problem}`);
+  };
+  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
+  if (doc.errors.length > 0) {
+    // prettyErrors puts "at line L, column C:" on the first line, then a code frame we drop.
+    const first = doc.errors[0].message.split("\n")[0].replace(/:$/, "");
+    fail("--config", `not valid YAML or JSON: ${first}`);
+  }
+  const root: unknown = doc.toJS();
+  if (!isObj(root)) fail("--config", `expected a KubeletConfiguration object, found ${describe(root ?? null)}`);
+  const obj = root as Obj;
+  if (obj.apiVersion !== KUBELET_CONFIG_API_VERSION) {
+    fail("apiVersion", `expected ${JSON.stringify(KUBELET_CONFIG_API_VERSION)}, found ${describe(obj.apiVersion ?? null)}`);
+  }
+  if (obj.kind !== KUBELET_CONFIG_KIND) fail("kind", `expected ${JSON.stringify(KUBELET_CONFIG_KIND)}, found ${describe(obj.kind ?? null)}`);
+
+  const layer: ConfigLayer = {};
+  const notices: ConfigNotice[] = [];
+  const ignore = (field: string) =>
+    notices.push({ level: "debug", msg: "config file field accepted for kubelet compatibility and ignored", fields: { file: path, field } });
+  const read = (field: string, run: () => void) => {
+    try {
+      run();
+    } catch (err) {
+      if (err instanceof v.ValueError) fail(field, err.message);
+      throw err;
+    }
+  };
+
+  for (const [key, value] of Object.entries(obj)) {
+    if (key === "apiVersion" || key === "kind") continue;
+    // An explicit null is "unset", as Go's decoder leaves the zero value.
+    if (value === null) continue;
+    if (Object.hasOwn(readers, key)) read(key, () => readers[key](value, layer, dirname(path)));
+    else if (key === "logging") {
+      if (!isObj(value)) fail("logging", `expected an object, found ${describe(value)}`);
+      for (const [sub, subValue] of Object.entries(value as Obj)) {
+        const field = `logging.${sub}`;
+        if (subValue === null) continue;
+        if (Object.hasOwn(loggingReaders, sub)) read(field, () => loggingReaders[sub](subValue, layer));
+        else if (ignoredLoggingFields.has(sub)) ignore(field);
+        else fail(field, "unknown field");
+      }
+    } else if (ignoredKubeletFields.has(key)) ignore(key);
+    else fail(key, "unknown field");
+  }
+  return { layer, notices };
+}

@@ -1,0 +1,157 @@
+/**
+ * The command line, spelled like the kubelet's and parsed like Go's pflag: `--flag=value` and
+ * `--flag value`, bools as `--flag` or `--flag=false`, `-v 4` / `-v=4` / `-v4`, `_` read as `-`
+ * (the kubelet's word-separator normalisation). The first problem, left to right, is the error.
+ */
+import { formatDuration } from "./duration.ts";
+import { parseGateList } from "./featuregates.ts";
+import { ConfigError, defaults, DEFAULT_READ_ONLY_PORT, type ConfigLayer } from "./types.ts";
+import * as v from "./values.ts";
+
+export interface FlagState {
+  layer: ConfigLayer;
+  configPath?: string;
+  version: boolean;
+  help: boolean;
+}
+
+export interface FlagDef {
+  name: string;
+  short?: string;
+  /** Takes no value unless given as --flag=value. */
+  bool?: boolean;
+  /** The value's type as pflag prints it in help ("string", "duration", ...); "" for bools. */
+  type: string;
+  group: string;
+  usage: string;
+  defaultText?: string;
+  /** The KubeletConfiguration field this flag overrides, if any. */
+  field?: string;
+  set(state: FlagState, raw: string): void;
+}
+
+const dur = (ms: number) => formatDuration(ms);
+
+export const flagDefs: readonly FlagDef[] = [
+  { name: "config", type: "string", group: "Configuration", usage: "Path to a KubeletConfiguration file (YAML or JSON, kubelet.config.k8s.io/v1beta1). Flags override its fields.",
+    set: (s, raw) => void (s.configPath = raw) },
+  { name: "pod-manifest-path", type: "string", group: "Pod sources", field: "staticPodPath", usage: "Directory of static pod manifests to run, or a single manifest file. Files starting with \".\" are ignored.",
+    set: (s, raw) => void (s.layer.staticPodPath = raw) },
+  { name: "manifest-url", type: "string", group: "Pod sources", field: "staticPodURL", usage: "URL to fetch static pods from (a Pod, a PodList or a YAML stream of pods).",
+    set: (s, raw) => void (s.layer.staticPodURL = raw) },
+  { name: "manifest-url-header", type: "colonSeparatedMultimapStringString", group: "Pod sources", field: "staticPodURLHeader",
+    usage: "HTTP headers for --manifest-url requests, as 'Name:Value'. Repeatable; 'a:b,c:d' sets several.",
+    set: (s, raw) => void (s.layer.staticPodURLHeader = v.headerPairs(raw, s.layer.staticPodURLHeader ?? {})) },
+  { name: "file-check-frequency", type: "duration", group: "Pod sources", field: "fileCheckFrequency", defaultText: dur(defaults.fileCheckFrequencyMs),
+    usage: "How often to re-read the static pod path (changes are also watched).",
+    set: (s, raw) => void (s.layer.fileCheckFrequencyMs = v.positiveDuration(raw)) },
+  { name: "http-check-frequency", type: "duration", group: "Pod sources", field: "httpCheckFrequency", defaultText: dur(defaults.httpCheckFrequencyMs),
+    usage: "How often to fetch the manifest URL.",
+    set: (s, raw) => void (s.layer.httpCheckFrequencyMs = v.positiveDuration(raw)) },
+  { name: "kubeconfig", type: "string", group: "Pod sources", usage: "kubeconfig for the API server; empty runs standalone (static pods only).",
+    set: (s, raw) => void (s.layer.kubeconfig = raw) },
+  { name: "sync-frequency", type: "duration", group: "Pods and runtime", field: "syncFrequency", defaultText: dur(defaults.syncFrequencyMs),
+    usage: "Longest time between two syncs of a running pod.",
+    set: (s, raw) => void (s.layer.syncFrequencyMs = v.positiveDuration(raw)) },
+  { name: "container-runtime-endpoint", type: "string", group: "Pods and runtime", field: "containerRuntimeEndpoint",
+    usage: "CRI socket (unix:///path). Empty: bunlet runs its own containerd under <root-dir>/containerd.",
+    set: (s, raw) => void (s.layer.containerRuntimeEndpoint = v.runtimeEndpoint(raw)) },
+  { name: "runtime-request-timeout", type: "duration", group: "Pods and runtime", field: "runtimeRequestTimeout", defaultText: dur(defaults.runtimeRequestTimeoutMs),
+    usage: "Timeout of CRI requests other than long-running ones (pull, logs, exec, attach).",
+    set: (s, raw) => void (s.layer.runtimeRequestTimeoutMs = v.positiveDuration(raw)) },
+  { name: "root-dir", type: "string", group: "Pods and runtime", defaultText: defaults.rootDir, usage: "Directory for bunlet's state.",
+    set: (s, raw) => void (s.layer.rootDir = v.absoluteDir(raw)) },
+  { name: "pod-logs-dir", type: "string", group: "Pods and runtime", field: "podLogsDir", defaultText: defaults.podLogsDir, usage: "Directory for container log files.",
+    set: (s, raw) => void (s.layer.podLogsDir = v.absoluteDir(raw)) },
+  { name: "container-logs-dir", type: "string", group: "Pods and runtime", defaultText: defaults.containerLogsDir,
+    usage: "Directory for the <pod>_<ns>_<container>-<id>.log symlinks (bunlet flag).",
+    set: (s, raw) => void (s.layer.containerLogsDir = v.absoluteDir(raw)) },
+  { name: "hostname-override", type: "string", group: "Node", usage: "Node name (lower-cased), used in static pod names. Default: the OS hostname.",
+    set: (s, raw) => void (s.layer.nodeName = raw) },
+  { name: "node-name", type: "string", group: "Node", usage: "Same as --hostname-override.",
+    set: (s, raw) => void (s.layer.nodeName = raw) },
+  { name: "address", type: "ip", group: "HTTP", field: "address", defaultText: defaults.address,
+    usage: "IP address the read-only port listens on (the kubelet uses 0.0.0.0; the port has no authentication).",
+    set: (s, raw) => void (s.layer.address = v.ipAddress(raw)) },
+  { name: "read-only-port", type: "int32", group: "HTTP", field: "readOnlyPort", defaultText: `${DEFAULT_READ_ONLY_PORT}, or 0 with --config`,
+    usage: "Port of the read-only API (/healthz, /pods, /metrics); 0 = off.",
+    set: (s, raw) => void (s.layer.readOnlyPort = v.portOrOff(v.intFromString(raw))) },
+  { name: "healthz-port", type: "int32", group: "HTTP", field: "healthzPort", defaultText: String(defaults.healthzPort),
+    usage: "Port of the /healthz-only endpoint; 0 = off.",
+    set: (s, raw) => void (s.layer.healthzPort = v.portOrOff(v.intFromString(raw))) },
+  { name: "healthz-bind-address", type: "ip", group: "HTTP", field: "healthzBindAddress", defaultText: defaults.healthzBindAddress,
+    usage: "IP address the healthz port listens on.",
+    set: (s, raw) => void (s.layer.healthzBindAddress = v.ipAddress(raw)) },
+  { name: "feature-gates", type: "mapStringBool", group: "Features and logging", field: "featureGates",
+    usage: "Feature gates as 'Name=true|false,...'. EventedPLEG (default true): use the runtime's event stream, relisting as fallback.",
+    set: (s, raw) => void (s.layer.featureGates = parseGateList(raw, s.layer.featureGates ?? {})) },
+  { name: "v", short: "v", type: "Level", group: "Features and logging", field: "logging.verbosity", defaultText: "0",
+    usage: "Log verbosity; debug lines of level <= v are printed.",
+    set: (s, raw) => void (s.layer.verbosity = v.verbosityLevel(v.intFromString(raw))) },
+  { name: "logging-format", type: "string", group: "Features and logging", field: "logging.format", defaultText: "text",
+    usage: "Log format: text (key=value) or json (one object per line).",
+    set: (s, raw) => void (s.layer.loggingFormat = v.loggingFormat(raw)) },
+  { name: "version", bool: true, type: "", group: "Other", usage: "Print the version and exit.",
+    set: (s, raw) => void (s.version = v.boolFromString(raw)) },
+  { name: "help", short: "h", bool: true, type: "", group: "Other", usage: "Print this help and exit.",
+    set: (s, raw) => void (s.help = v.boolFromString(raw)) },
+];
+
+const byName = new Map(flagDefs.map((d) => [d.name, d]));
+const byShort = new Map(flagDefs.filter((d) => d.short).map((d) => [d.short!, d]));
+
+function apply(def: FlagDef, shown: string, raw: string, state: FlagState): void {
+  try {
+    def.set(state, raw);
+  } catch (err) {
+    if (!(err instanceof v.ValueError)) throw err;
+    throw new ConfigError(shown, `bunlet: invalid value ${JSON.stringify(raw)} for flag ${shown}: ${err.message}`);
+  }
+}
+
+/**
+ * Parses argv (without the program name). Stops at --help, as pflag does, so later flags are
+ * not judged; any other problem throws ConfigError naming the flag.
+ */
+export function parseFlags(argv: readonly string[]): FlagState {
+  const state: FlagState = { layer: {}, version: false, help: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === "--" || !arg.startsWith("-") || arg === "-") {
+      const extra = arg === "--" ? argv[i + 1] : arg;
+      if (extra === undefined) break;
+      throw new ConfigError(extra, `bunlet: unknown command ${JSON.stringify(extra)}: bunlet takes flags only`);
+    }
+    if (arg.startsWith("--")) {
+      const body = arg.slice(2);
+      if (body.startsWith("-") || body.startsWith("=")) throw new ConfigError(arg, `bunlet: bad flag syntax: ${arg}`);
+      const eq = body.indexOf("=");
+      const given = eq < 0 ? body : body.slice(0, eq);
+      const def = byName.get(given.replaceAll("_", "-"));
+      const shown = `--${given}`;
+      if (def === undefined) throw new ConfigError(shown, `bunlet: unknown flag: ${shown}`);
+      let raw: string;
+      if (eq >= 0) raw = body.slice(eq + 1);
+      else if (def.bool) raw = "true";
+      else if (i + 1 < argv.length) raw = argv[++i];
+      else throw new ConfigError(shown, `bunlet: flag needs an argument: ${shown}`);
+      apply(def, shown, raw, state);
+    } else {
+      // Shorthands: "-h", "-v4", "-v=4", "-v 4".
+      const letter = arg[1];
+      const def = byShort.get(letter);
+      const shown = `-${letter}`;
+      if (def === undefined) throw new ConfigError(shown, `bunlet: unknown shorthand flag: '${letter}' in ${arg}`);
+      let rest = arg.slice(2);
+      if (rest.startsWith("=")) rest = rest.slice(1);
+      let raw: string;
+      if (arg.length > 2) raw = rest;
+      else if (def.bool) raw = "true";
+      else if (i + 1 < argv.length) raw = argv[++i];
+      else throw new ConfigError(shown, `bunlet: flag needs an argument: '${letter}' in ${arg}`);
+      apply(def, shown, raw, state);
+    }
+    if (state.help) return state;
+  }
+  return state;
+}

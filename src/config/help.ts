@@ -1,0 +1,30 @@
+/** --help text, built from the flag table so it cannot drift from what the parser accepts. */
+import { flagDefs } from "./flags.ts";
+
+const intro = `bunlet runs Kubernetes pods on this machine through containerd's CRI, like the kubelet.
+Pods come from static manifests (--pod-manifest-path) and/or a manifest URL (--manifest-url).
+Flags are spelled as the kubelet's; flags override fields of the --config file.
+
+Usage:
+  bunlet [flags]
+`;
+
+export function helpText(): string {
+  const rows = flagDefs.map((d) => {
+    const names = d.short ? `-${d.short}, --${d.name}` : `    --${d.name}`;
+    return { group: d.group, left: d.type ? `${names} ${d.type}` : names, d };
+  });
+  const width = Math.max(...rows.map((r) => r.left.length)) + 3;
+  const groups = [...new Set(rows.map((r) => r.group))];
+  const sections = groups.map((g) => {
+    const lines = rows
+      .filter((r) => r.group === g)
+      .map(({ left, d }) => {
+        const def = d.defaultText ? ` (default ${d.defaultText})` : "";
+        const field = d.field ? ` [config: ${d.field}]` : "";
+        return `  ${left.padEnd(width)}${d.usage}${def}${field}`;
+      });
+    return `${g}:\n${lines.join("\n")}`;
+  });
+  return `${intro}\n${sections.join("\n\n")}\n`;
+}

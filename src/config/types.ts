@@ -1,0 +1,104 @@
+/**
+ * The effective bunlet configuration: defaults, overlaid by the KubeletConfiguration file, overlaid
+ * by flags (the kubelet's precedence). Field names follow KubeletConfiguration where one exists;
+ * durations are in milliseconds.
+ */
+
+export type LoggingFormat = "text" | "json";
+
+export interface BunletConfig {
+  /** --pod-manifest-path / staticPodPath: a directory of manifests or one file; "" = no file source. */
+  staticPodPath: string;
+  /** --manifest-url / staticPodURL; "" = no HTTP source. */
+  staticPodURL: string;
+  /** --manifest-url-header / staticPodURLHeader: headers sent with every manifest URL request. */
+  staticPodURLHeader: Record<string, string[]>;
+  /** --container-runtime-endpoint / containerRuntimeEndpoint; "" = run the embedded containerd. */
+  containerRuntimeEndpoint: string;
+  /** --root-dir: bunlet's state (embedded containerd lives under <rootDir>/containerd). */
+  rootDir: string;
+  /** --pod-logs-dir / podLogsDir: <podLogsDir>/<ns>_<name>_<uid>/<container>/<n>.log */
+  podLogsDir: string;
+  /** --container-logs-dir (bunlet): the /var/log/containers symlinks. */
+  containerLogsDir: string;
+  /** --hostname-override / --node-name, else the OS hostname; always lower-cased. */
+  nodeName: string;
+  /** --kubeconfig: stored for the apiserver source; "" = standalone. */
+  kubeconfig: string;
+  /** --address / address: where the read-only port listens. */
+  address: string;
+  /** --read-only-port / readOnlyPort; 0 = off. */
+  readOnlyPort: number;
+  /** --healthz-port / healthzPort; 0 = off. */
+  healthzPort: number;
+  /** --healthz-bind-address / healthzBindAddress. */
+  healthzBindAddress: string;
+  fileCheckFrequencyMs: number;
+  httpCheckFrequencyMs: number;
+  syncFrequencyMs: number;
+  runtimeRequestTimeoutMs: number;
+  /** Every gate bunlet knows, with its effective value (defaults filled in). */
+  featureGates: Record<string, boolean>;
+  verbosity: number;
+  loggingFormat: LoggingFormat;
+}
+
+/**
+ * A flag, a config-file field or the file itself is wrong. The message is the one line bunlet
+ * prints before exiting with status 2; flagOrField names what to fix ("--sync-frequency",
+ * "syncFrequency", "logging.format", "--config").
+ */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+  constructor(
+    readonly flagOrField: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Something parseArgs wants logged once a logger exists (ignored kubelet fields, inert gates). */
+export interface ConfigNotice {
+  level: "debug" | "warn";
+  msg: string;
+  fields: Record<string, unknown>;
+}
+
+export type ParseResult =
+  | { kind: "run"; config: BunletConfig; notices: ConfigNotice[] }
+  | { kind: "version"; text: string }
+  | { kind: "help"; text: string };
+
+/** What parseArgs needs from the machine; tests pass fakes. */
+export interface ParseEnv {
+  hostname(): string;
+  /** The file's text; throws a Node-style error (with `code`) when it cannot be read. */
+  readFile(path: string): string;
+}
+
+export const DEFAULT_READ_ONLY_PORT = 10255;
+
+/** Defaults that do not depend on the environment or on whether --config was given. */
+export const defaults = {
+  staticPodPath: "",
+  staticPodURL: "",
+  containerRuntimeEndpoint: "",
+  rootDir: "/var/lib/bunlet",
+  podLogsDir: "/var/log/pods",
+  containerLogsDir: "/var/log/containers",
+  kubeconfig: "",
+  // The kubelet binds 0.0.0.0; bunlet's read-only port has no authentication, so loopback.
+  address: "127.0.0.1",
+  healthzPort: 10248,
+  healthzBindAddress: "127.0.0.1",
+  fileCheckFrequencyMs: 20_000,
+  httpCheckFrequencyMs: 20_000,
+  syncFrequencyMs: 60_000,
+  runtimeRequestTimeoutMs: 120_000,
+  verbosity: 0,
+  loggingFormat: "text" as LoggingFormat,
+} satisfies Partial<BunletConfig>;
+
+/** A partial configuration from one layer (file or flags). */
+export type ConfigLayer = Partial<BunletConfig>;

@@ -1,0 +1,106 @@
+/**
+ * Value checks shared by flags and the config file. Each throws ValueError with what was
+ * expected and what was found; the caller adds the flag or field name (flags.ts, file.ts).
+ */
+import { isIP } from "node:net";
+import { posix } from "node:path";
+import { DurationError, parseDuration } from "./duration.ts";
+import type { LoggingFormat } from "./types.ts";
+
+export class ValueError extends Error {
+  override readonly name = "ValueError";
+}
+
+/** A non-negative Go duration, in ms. */
+export function durationMs(s: string): number {
+  try {
+    return parseDuration(s);
+  } catch (err) {
+    if (err instanceof DurationError) throw new ValueError(err.message);
+    throw err;
+  }
+}
+
+/** A period or timeout: a Go duration, greater than zero (zero would make a loop spin). */
+export function positiveDuration(s: string): number {
+  const ms = durationMs(s);
+  if (ms <= 0) throw new ValueError(`must be greater than 0, found ${JSON.stringify(s)}`);
+  return ms;
+}
+
+/** A TCP port where 0 means "off", as readOnlyPort and healthzPort use it. */
+export function portOrOff(n: number): number {
+  if (!Number.isInteger(n) || n < 0 || n > 65535) {
+    throw new ValueError(`must be between 0 and 65535, inclusive, found ${n}`);
+  }
+  return n;
+}
+
+/** A decimal integer in flag syntax (Go's strconv.ParseInt base 0 would also take 0x; bunlet doesn't). */
+export function intFromString(s: string): number {
+  if (!/^[+-]?\d+$/.test(s)) throw new ValueError(`expected an integer, found ${JSON.stringify(s)}`);
+  return Number(s);
+}
+
+export function verbosityLevel(n: number): number {
+  if (!Number.isInteger(n) || n < 0 || n > 2 ** 31) {
+    throw new ValueError(`expected a non-negative integer log level, found ${n}`);
+  }
+  return n;
+}
+
+/** Go's strconv.ParseBool spellings. */
+export function boolFromString(s: string): boolean {
+  if (["1", "t", "T", "true", "TRUE", "True"].includes(s)) return true;
+  if (["0", "f", "F", "false", "FALSE", "False"].includes(s)) return false;
+  throw new ValueError(`expected true or false, found ${JSON.stringify(s)}`);
+}
+
+export function ipAddress(s: string): string {
+  if (isIP(s) === 0) throw new ValueError(`expected an IP address, found ${JSON.stringify(s)}`);
+  return s;
+}
+
+export function loggingFormat(s: string): LoggingFormat {
+  if (s !== "text" && s !== "json") {
+    throw new ValueError(`unsupported log format ${JSON.stringify(s)}, expected "text" or "json"`);
+  }
+  return s;
+}
+
+/** "" (embedded containerd), unix:///path or an absolute socket path; bunlet speaks CRI over unix sockets only. */
+export function runtimeEndpoint(s: string): string {
+  if (s === "") return s;
+  const path = s.startsWith("unix://") ? s.slice("unix://".length) : s;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path) || !posix.isAbsolute(path)) {
+    throw new ValueError(`expected unix:///path/to/socket or an absolute socket path, found ${JSON.stringify(s)}`);
+  }
+  return s;
+}
+
+/** The kubelet requires podLogsDir to be absolute and normalised; bunlet asks the same of its other directories. */
+export function absoluteDir(s: string): string {
+  if (!posix.isAbsolute(s)) throw new ValueError(`must be an absolute path, found ${JSON.stringify(s)}`);
+  const normal = posix.normalize(s);
+  if (normal !== s && normal + "/" !== s) {
+    throw new ValueError(`must be a normalized path (${JSON.stringify(normal)}), found ${JSON.stringify(s)}`);
+  }
+  return s;
+}
+
+/**
+ * --manifest-url-header syntax, as the kubelet's colon-separated multimap: "Name:Value" pairs,
+ * comma-separated; a name may repeat. Empty pairs are skipped; spaces around name and value trimmed.
+ */
+export function headerPairs(s: string, into: Record<string, string[]>): Record<string, string[]> {
+  const out: Record<string, string[]> = { ...into };
+  for (const pair of s.split(",")) {
+    if (pair === "") continue;
+    const colon = pair.indexOf(":");
+    if (colon < 0) throw new ValueError(`malformed pair ${JSON.stringify(pair)}, expected Name:Value`);
+    const name = pair.slice(0, colon).trim();
+    if (name === "") throw new ValueError(`malformed pair ${JSON.stringify(pair)}, the header name is empty`);
+    out[name] = [...(out[name] ?? []), pair.slice(colon + 1).trim()];
+  }
+  return out;
+}

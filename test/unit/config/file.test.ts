@@ -1,0 +1,213 @@
+import { describe, expect, test } from "bun:test";
+import { ConfigError, parseArgs, type ConfigNotice, type ParseEnv } from "../../../src/config/index.ts";
+
+const header = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n";
+
+function envWith(files: Record<string, string>): ParseEnv {
+  return {
+    hostname: () => "node-a",
+    readFile: (path) => {
+      if (!(path in files)) throw Object.assign(new Error("ENOENT"), { code: "ENOENT" });
+      return files[path];
+    },
+  };
+}
+
+function load(text: string, ...flags: string[]) {
+  const r = parseArgs(["--config=/etc/bunlet/config.yaml", ...flags], envWith({ "/etc/bunlet/config.yaml": text }));
+  if (r.kind !== "run") throw new Error(`expected run, got ${r.kind}`);
+  return r;
+}
+
+function failure(text: string): ConfigError {
+  try {
+    load(text);
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+  throw new Error("expected the config file to be rejected");
+}
+
+describe("a KubeletConfiguration file sets the fields bunlet reads", () => {
+  test("every supported field, kubelet names and types", () => {
+    const { config } = load(`${header}
+staticPodPath: /etc/kubernetes/manifests
+staticPodURL: http://127.0.0.1:8080/pods
+staticPodURLHeader:
+  Authorization: ["Bearer abc"]
+  X-Two: [a, b]
+syncFrequency: 30s
+fileCheckFrequency: 5s
+httpCheckFrequency: 1m
+runtimeRequestTimeout: 45s
+address: 0.0.0.0
+readOnlyPort: 10266
+healthzPort: 0
+healthzBindAddress: "::1"
+podLogsDir: /srv/pods
+containerRuntimeEndpoint: unix:///run/containerd/containerd.sock
+featureGates:
+  EventedPLEG: false
+logging:
+  format: json
+  verbosity: 3
+`);
+    expect(config).toMatchObject({
+      staticPodPath: "/etc/kubernetes/manifests",
+      staticPodURL: "http://127.0.0.1:8080/pods",
+      staticPodURLHeader: { Authorization: ["Bearer abc"], "X-Two": ["a", "b"] },
+      syncFrequencyMs: 30_000,
+      fileCheckFrequencyMs: 5_000,
+      httpCheckFrequencyMs: 60_000,
+      runtimeRequestTimeoutMs: 45_000,
+      address: "0.0.0.0",
+      readOnlyPort: 10266,
+      healthzPort: 0,
+      healthzBindAddress: "::1",
+      podLogsDir: "/srv/pods",
+      containerRuntimeEndpoint: "unix:///run/containerd/containerd.sock",
+      featureGates: expect.objectContaining({ EventedPLEG: false }),
+      loggingFormat: "json",
+      verbosity: 3,
+    });
+  });
+
+  test("JSON works too", () => {
+    const { config } = load('{"apiVersion":"kubelet.config.k8s.io/v1beta1","kind":"KubeletConfiguration","syncFrequency":"2m"}');
+    expect(config.syncFrequencyMs).toBe(120_000);
+  });
+
+  test("with --config the read-only port is off unless the file or a flag opens it (the kubelet's non-legacy default)", () => {
+    expect(load(header).config.readOnlyPort).toBe(0);
+    expect(load(`${header}readOnlyPort: 10255\n`).config.readOnlyPort).toBe(10255);
+    expect(load(header, "--read-only-port=10255").config.readOnlyPort).toBe(10255);
+  });
+
+  test("flags override the file, field by field", () => {
+    const { config } = load(`${header}syncFrequency: 30s\nstaticPodPath: /from/file\nlogging: {format: json, verbosity: 2}\n`,
+      "--sync-frequency=10s", "--v=5");
+    expect(config).toMatchObject({ syncFrequencyMs: 10_000, staticPodPath: "/from/file", verbosity: 5, loggingFormat: "json" });
+  });
+
+  test("flag headers replace the file's headers", () => {
+    const { config } = load(`${header}staticPodURLHeader: {A: ["1"]}\n`, "--manifest-url-header=B:2");
+    expect(config.staticPodURLHeader).toEqual({ B: ["2"] });
+  });
+
+  test("feature gates merge per gate: flags win for the gates they name", () => {
+    const { config } = load(`${header}featureGates: {EventedPLEG: false, NodeLogQuery: true}\n`, "--feature-gates=EventedPLEG=true");
+    expect(config.featureGates).toMatchObject({ EventedPLEG: true, NodeLogQuery: true });
+  });
+
+  test("a relative staticPodPath is relative to the config file's folder", () => {
+    expect(load(`${header}staticPodPath: manifests\n`).config.staticPodPath).toBe("/etc/bunlet/manifests");
+  });
+
+  test("an explicit null leaves the default", () => {
+    expect(load(`${header}syncFrequency: null\nstaticPodPath:\n`).config).toMatchObject({ syncFrequencyMs: 60_000, staticPodPath: "" });
+  });
+});
+
+describe("a real kubelet config loads; fields bunlet does not act on become notices", () => {
+  // The shape kubeadm writes to /var/lib/kubelet/config.yaml.
+  const kubeadm = `${header}authentication:
+  anonymous: {enabled: false}
+  webhook: {cacheTTL: 0s, enabled: true}
+  x509: {clientCAFile: /etc/kubernetes/pki/ca.crt}
+authorization:
+  mode: Webhook
+  webhook: {cacheAuthorizedTTL: 0s, cacheUnauthorizedTTL: 0s}
+cgroupDriver: systemd
+clusterDNS: [10.96.0.10]
+clusterDomain: cluster.local
+containerRuntimeEndpoint: ""
+cpuManagerReconcilePeriod: 0s
+evictionPressureTransitionPeriod: 0s
+fileCheckFrequency: 0s
+healthzBindAddress: 127.0.0.1
+healthzPort: 10248
+httpCheckFrequency: 0s
+imageMaximumGCAge: 0s
+imageMinimumGCAge: 0s
+logging:
+  flushFrequency: 0
+  options:
+    json: {infoBufferSize: "0"}
+  verbosity: 0
+memorySwap: {}
+nodeStatusReportFrequency: 0s
+nodeStatusUpdateFrequency: 0s
+rotateCertificates: true
+runtimeRequestTimeout: 0s
+shutdownGracePeriod: 0s
+shutdownGracePeriodCriticalPods: 0s
+staticPodPath: /etc/kubernetes/manifests
+streamingConnectionIdleTimeout: 0s
+syncFrequency: 0s
+volumeStatsAggPeriod: 0s
+`;
+  test("it loads; 0s durations mean the default, as in the kubelet; each ignored field is a debug notice", () => {
+    const { config, notices } = load(kubeadm);
+    expect(config).toMatchObject({
+      staticPodPath: "/etc/kubernetes/manifests",
+      syncFrequencyMs: 60_000,
+      fileCheckFrequencyMs: 20_000,
+      httpCheckFrequencyMs: 20_000,
+      runtimeRequestTimeoutMs: 120_000,
+      containerRuntimeEndpoint: "",
+      readOnlyPort: 0,
+      healthzPort: 10248,
+    });
+    const ignored = notices.filter((n: ConfigNotice) => n.level === "debug").map((n) => n.fields.field);
+    expect(ignored).toEqual(expect.arrayContaining(["authentication", "cgroupDriver", "rotateCertificates", "logging.flushFrequency", "logging.options"]));
+    expect(ignored).not.toContain("staticPodPath");
+  });
+
+  test("a kubelet gate set away from its default warns that bunlet ignores it", () => {
+    const { notices } = load(`${header}featureGates: {NodeLogQuery: true, ContainerCheckpoint: true}\n`);
+    expect(notices).toEqual([
+      { level: "warn", msg: expect.any(String), fields: { gate: "NodeLogQuery", value: true, default: false } },
+      { level: "debug", msg: expect.any(String), fields: { gate: "ContainerCheckpoint", value: true, default: true } },
+    ]);
+  });
+});
+
+describe("a bad config file exits 2 with one line naming the file and the field", () => {
+  const cases: [string, string, string, string][] = [
+    ["unknown field", `${header}staticPodDir: /x\n`, "staticPodDir", "staticPodDir: unknown field"],
+    ["unknown logging field", `${header}logging: {colour: true}\n`, "logging.colour", "logging.colour: unknown field"],
+    ["bad duration", `${header}syncFrequency: abc\n`, "syncFrequency", 'syncFrequency: invalid duration "abc"'],
+    ["negative duration", `${header}httpCheckFrequency: -5s\n`, "httpCheckFrequency", 'httpCheckFrequency: negative duration "-5s"'],
+    ["a duration must be a string", `${header}syncFrequency: 60\n`, "syncFrequency", 'syncFrequency: expected a duration string such as "20s", found number 60'],
+    ["a port must be a number", `${header}readOnlyPort: "10255"\n`, "readOnlyPort", 'readOnlyPort: expected an integer, found string "10255"'],
+    ["port out of range", `${header}healthzPort: 65536\n`, "healthzPort", "healthzPort: must be between 0 and 65535, inclusive, found 65536"],
+    ["address not an IP", `${header}address: localhost\n`, "address", 'address: expected an IP address, found "localhost"'],
+    ["podLogsDir relative", `${header}podLogsDir: logs\n`, "podLogsDir", 'podLogsDir: must be an absolute path, found "logs"'],
+    ["endpoint scheme", `${header}containerRuntimeEndpoint: npipe:////./pipe/containerd\n`, "containerRuntimeEndpoint",
+      'containerRuntimeEndpoint: expected unix:///path/to/socket or an absolute socket path, found "npipe:////./pipe/containerd"'],
+    ["unknown gate", `${header}featureGates: {NoSuchGate: true}\n`, "featureGates", "featureGates: unrecognized feature gate: NoSuchGate"],
+    ["gate not a bool", `${header}featureGates: {EventedPLEG: "yes"}\n`, "featureGates", 'featureGates: EventedPLEG: expected true or false, found string "yes"'],
+    ["header values not a list", `${header}staticPodURLHeader: {A: b}\n`, "staticPodURLHeader",
+      'staticPodURLHeader: header "A": expected a list of strings, found string "b"'],
+    ["log format", `${header}logging: {format: xml}\n`, "logging.format", 'logging.format: unsupported log format "xml", expected "text" or "json"'],
+    ["logging not an object", `${header}logging: json\n`, "logging", 'logging: expected an object, found string "json"'],
+    ["wrong apiVersion", "apiVersion: kubelet.config.k8s.io/v1\nkind: KubeletConfiguration\n", "apiVersion",
+      'apiVersion: expected "kubelet.config.k8s.io/v1beta1", found string "kubelet.config.k8s.io/v1"'],
+    ["wrong kind", "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeProxyConfiguration\n", "kind",
+      'kind: expected "KubeletConfiguration", found string "KubeProxyConfiguration"'],
+    ["missing kind", "apiVersion: kubelet.config.k8s.io/v1beta1\n", "kind", 'kind: expected "KubeletConfiguration", found null'],
+    ["empty file", "", "--config", "expected a KubeletConfiguration object, found null"],
+    ["a list", "- a\n- b\n", "--config", "expected a KubeletConfiguration object, found a list"],
+    ["YAML syntax", `${header}syncFrequency: [20s\n`, "--config", "not valid YAML or JSON: "],
+    ["duplicate key", `${header}syncFrequency: 20s\nsyncFrequency: 30s\n`, "--config", "not valid YAML or JSON: Map keys must be unique at line 4"],
+  ];
+  for (const [name, text, field, problem] of cases) {
+    test(`${name} → ${field}`, () => {
+      const err = failure(text);
+      expect(err.flagOrField).toBe(field);
+      expect(err.message).toStartWith(`bunlet: /etc/bunlet/config.yaml: ${problem}`);
+      expect(err.message).not.toContain("\n");
+    });
+  }
+});

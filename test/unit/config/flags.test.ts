@@ -1,0 +1,170 @@
+import { describe, expect, test } from "bun:test";
+import { ConfigError, parseArgs, type BunletConfig, type ParseEnv } from "../../../src/config/index.ts";
+
+const env: ParseEnv = {
+  hostname: () => "Edge-Node-1",
+  readFile: (path) => {
+    throw Object.assign(new Error(`ENOENT: open '${path}'`), { code: "ENOENT" });
+  },
+};
+
+function run(...argv: string[]): BunletConfig {
+  const r = parseArgs(argv, env);
+  if (r.kind !== "run") throw new Error(`expected a run result, got ${r.kind}`);
+  return r.config;
+}
+
+function failure(...argv: string[]): ConfigError {
+  try {
+    parseArgs(argv, env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+  throw new Error(`expected ${argv.join(" ")} to be rejected`);
+}
+
+describe("flags set the configuration, kubelet spelling, pflag syntax", () => {
+  const cases: [string, string[], Partial<BunletConfig>][] = [
+    ["--flag=value", ["--pod-manifest-path=/etc/kubernetes/manifests"], { staticPodPath: "/etc/kubernetes/manifests" }],
+    ["--flag value", ["--pod-manifest-path", "/etc/m"], { staticPodPath: "/etc/m" }],
+    ["underscores read as dashes", ["--pod_manifest_path=/etc/m"], { staticPodPath: "/etc/m" }],
+    ["a value may start with a dash", ["--manifest-url", "-weird"], { staticPodURL: "-weird" }],
+    ["the last occurrence wins", ["--sync-frequency=10s", "--sync-frequency=30s"], { syncFrequencyMs: 30_000 }],
+    ["durations", ["--file-check-frequency=1s", "--http-check-frequency=1m30s", "--runtime-request-timeout=2s"],
+      { fileCheckFrequencyMs: 1_000, httpCheckFrequencyMs: 90_000, runtimeRequestTimeoutMs: 2_000 }],
+    ["ports, 0 = off", ["--read-only-port=0", "--healthz-port", "12345"], { readOnlyPort: 0, healthzPort: 12345 }],
+    ["addresses", ["--address=0.0.0.0", "--healthz-bind-address=::1"], { address: "0.0.0.0", healthzBindAddress: "::1" }],
+    ["runtime endpoint", ["--container-runtime-endpoint=unix:///run/containerd/containerd.sock"],
+      { containerRuntimeEndpoint: "unix:///run/containerd/containerd.sock" }],
+    ["runtime endpoint as a bare path", ["--container-runtime-endpoint=/run/c.sock"], { containerRuntimeEndpoint: "/run/c.sock" }],
+    ["directories", ["--root-dir=/srv/bunlet", "--pod-logs-dir=/srv/logs/pods", "--container-logs-dir=/srv/logs/containers"],
+      { rootDir: "/srv/bunlet", podLogsDir: "/srv/logs/pods", containerLogsDir: "/srv/logs/containers" }],
+    ["--hostname-override is lower-cased", ["--hostname-override=Worker-7"], { nodeName: "worker-7" }],
+    ["--node-name is the same flag", ["--node-name=edge.example"], { nodeName: "edge.example" }],
+    ["--kubeconfig is stored", ["--kubeconfig=/etc/kubernetes/kubelet.conf"], { kubeconfig: "/etc/kubernetes/kubelet.conf" }],
+    ["--v", ["--v=4"], { verbosity: 4 }],
+    ["-v N", ["-v", "3"], { verbosity: 3 }],
+    ["-vN", ["-v5"], { verbosity: 5 }],
+    ["-v=N", ["-v=2"], { verbosity: 2 }],
+    ["--logging-format=json", ["--logging-format=json"], { loggingFormat: "json" }],
+    ["headers: one pair per flag, repeatable", ["--manifest-url-header=Authorization:Bearer x", "--manifest-url-header", "X-A:1"],
+      { staticPodURLHeader: { Authorization: ["Bearer x"], "X-A": ["1"] } }],
+    ["headers: comma-separated pairs, a name may repeat, the value may hold colons", ["--manifest-url-header=X-A:1, X-A : 2,X-B:a:b"],
+      { staticPodURLHeader: { "X-A": ["1", "2"], "X-B": ["a:b"] } }],
+  ];
+  for (const [name, argv, want] of cases) {
+    test(name, () => expect(run(...argv)).toMatchObject(want));
+  }
+
+  test("feature gates merge across occurrences and keep the defaults of gates not named", () => {
+    const c = run("--feature-gates=EventedPLEG=false", "--feature-gates", "ContainerCheckpoint=false, NodeLogQuery=true");
+    expect(c.featureGates).toMatchObject({ EventedPLEG: false, ContainerCheckpoint: false, NodeLogQuery: true, SidecarContainers: true });
+  });
+});
+
+describe("defaults without --config (the kubelet's legacy defaults)", () => {
+  test("every field has bunlet's default", () => {
+    expect(run()).toEqual({
+      staticPodPath: "",
+      staticPodURL: "",
+      staticPodURLHeader: {},
+      containerRuntimeEndpoint: "",
+      rootDir: "/var/lib/bunlet",
+      podLogsDir: "/var/log/pods",
+      containerLogsDir: "/var/log/containers",
+      nodeName: "edge-node-1",
+      kubeconfig: "",
+      address: "127.0.0.1",
+      readOnlyPort: 10255,
+      healthzPort: 10248,
+      healthzBindAddress: "127.0.0.1",
+      fileCheckFrequencyMs: 20_000,
+      httpCheckFrequencyMs: 20_000,
+      syncFrequencyMs: 60_000,
+      runtimeRequestTimeoutMs: 120_000,
+      featureGates: expect.objectContaining({ EventedPLEG: true }),
+      verbosity: 0,
+      loggingFormat: "text",
+    });
+  });
+});
+
+describe("--help and --version", () => {
+  test("--help returns the help text, which lists every flag with its config field", () => {
+    const r = parseArgs(["--help"], env);
+    expect(r.kind).toBe("help");
+    if (r.kind !== "help") return;
+    for (const flag of ["--config", "--pod-manifest-path", "--manifest-url-header", "--sync-frequency", "--feature-gates", "-v, --v", "-h, --help"]) {
+      expect(r.text).toContain(flag);
+    }
+    expect(r.text).toContain("(default 1m0s) [config: syncFrequency]");
+  });
+  test("-h stops parsing, so a bad flag after it is not judged", () => expect(parseArgs(["-h", "--nope"], env).kind).toBe("help"));
+  test("--version prints bunlet v<package version>", () => {
+    expect(parseArgs(["--version"], env)).toEqual({ kind: "version", text: expect.stringMatching(/^bunlet v\d+\.\d+\.\d+/) });
+  });
+  test("--version=false runs", () => expect(parseArgs(["--version=false"], env).kind).toBe("run"));
+  test("--version does not read the config file", () => expect(parseArgs(["--config=/missing.yaml", "--version"], env).kind).toBe("version"));
+});
+
+describe("bad flags exit 2 with one line that names the flag", () => {
+  const cases: [string[], string, string][] = [
+    [["--no-such-flag"], "--no-such-flag", "bunlet: unknown flag: --no-such-flag"],
+    [["--no-such-flag=1"], "--no-such-flag", "bunlet: unknown flag: --no-such-flag"],
+    [["-x"], "-x", "bunlet: unknown shorthand flag: 'x' in -x"],
+    [["---triple"], "---triple", "bunlet: bad flag syntax: ---triple"],
+    [["--sync-frequency=5x"], "--sync-frequency", 'bunlet: invalid value "5x" for flag --sync-frequency: unknown unit "x" in duration "5x"'],
+    [["--sync-frequency"], "--sync-frequency", "bunlet: flag needs an argument: --sync-frequency"],
+    [["--sync-frequency=-1s"], "--sync-frequency", 'bunlet: invalid value "-1s" for flag --sync-frequency: negative duration "-1s"'],
+    [["--file-check-frequency=0"], "--file-check-frequency", 'bunlet: invalid value "0" for flag --file-check-frequency: must be greater than 0, found "0"'],
+    [["--read-only-port=70000"], "--read-only-port", 'bunlet: invalid value "70000" for flag --read-only-port: must be between 0 and 65535, inclusive, found 70000'],
+    [["--healthz-port=ten"], "--healthz-port", 'bunlet: invalid value "ten" for flag --healthz-port: expected an integer, found "ten"'],
+    [["--address=localhost"], "--address", 'bunlet: invalid value "localhost" for flag --address: expected an IP address, found "localhost"'],
+    [["--v=-1"], "--v", 'bunlet: invalid value "-1" for flag --v: expected a non-negative integer log level, found -1'],
+    [["--logging-format=xml"], "--logging-format", 'bunlet: invalid value "xml" for flag --logging-format: unsupported log format "xml", expected "text" or "json"'],
+    [["--container-runtime-endpoint=tcp://10.0.0.1:1234"], "--container-runtime-endpoint",
+      'bunlet: invalid value "tcp://10.0.0.1:1234" for flag --container-runtime-endpoint: expected unix:///path/to/socket or an absolute socket path, found "tcp://10.0.0.1:1234"'],
+    [["--root-dir=var/lib"], "--root-dir", 'bunlet: invalid value "var/lib" for flag --root-dir: must be an absolute path, found "var/lib"'],
+    [["--pod-logs-dir=/var/log/../pods"], "--pod-logs-dir",
+      'bunlet: invalid value "/var/log/../pods" for flag --pod-logs-dir: must be a normalized path ("/var/pods"), found "/var/log/../pods"'],
+    [["--feature-gates=NoSuchGate=true"], "--feature-gates", 'bunlet: invalid value "NoSuchGate=true" for flag --feature-gates: unrecognized feature gate: NoSuchGate'],
+    [["--feature-gates=EventedPLEG"], "--feature-gates", 'bunlet: invalid value "EventedPLEG" for flag --feature-gates: missing bool value for EventedPLEG'],
+    [["--feature-gates=EventedPLEG=maybe"], "--feature-gates",
+      'bunlet: invalid value "EventedPLEG=maybe" for flag --feature-gates: invalid value of EventedPLEG=maybe, expected true or false'],
+    [["--feature-gates=SidecarContainers=false"], "--feature-gates",
+      'bunlet: invalid value "SidecarContainers=false" for flag --feature-gates: cannot set feature gate SidecarContainers to false, feature is locked to true'],
+    [["--manifest-url-header=NoColon"], "--manifest-url-header",
+      'bunlet: invalid value "NoColon" for flag --manifest-url-header: malformed pair "NoColon", expected Name:Value'],
+    [["--version=maybe"], "--version", 'bunlet: invalid value "maybe" for flag --version: expected true or false, found "maybe"'],
+    [["run"], "run", 'bunlet: unknown command "run": bunlet takes flags only'],
+    [["--v=2", "--", "extra"], "extra", 'bunlet: unknown command "extra": bunlet takes flags only'],
+    [["--hostname-override=bad_name"], "--hostname-override",
+      'bunlet: node name "bad_name" is not a valid DNS subdomain; set --hostname-override'],
+    [["--config="], "--config", "bunlet: --config needs a file path, found an empty string"],
+    [["--config=/etc/bunlet/missing.yaml"], "--config", 'bunlet: cannot read config file "/etc/bunlet/missing.yaml": no such file or directory'],
+  ];
+  for (const [argv, flag, message] of cases) {
+    test(`${argv.join(" ")} → ${flag}`, () => {
+      const err = failure(...argv);
+      expect(err.flagOrField).toBe(flag);
+      expect(err.message).toBe(message);
+      expect(err.message).not.toContain("\n");
+    });
+  }
+
+  test("the first problem from the left is the one reported", () => {
+    expect(failure("--sync-frequency=5x", "--no-such-flag").flagOrField).toBe("--sync-frequency");
+  });
+
+  test("an OS hostname that is not a DNS name says so", () => {
+    const err = (() => {
+      try {
+        parseArgs([], { ...env, hostname: () => "my_host" });
+      } catch (e) {
+        return e as ConfigError;
+      }
+    })();
+    expect(err?.message).toBe('bunlet: node name "my_host" (the OS hostname) is not a valid DNS subdomain; set --hostname-override');
+  });
+});
