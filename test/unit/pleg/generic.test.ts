@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { Channel, FakeClock, createMemoryLogger } from "../../../src/lib/index.ts";
 import { GenericPleg, PodCache, type PodLifecycleEvent, type RelistDuration } from "../../../src/pleg/index.ts";
+import type { RuntimeSandboxStatus } from "../../../src/runtime/types.ts";
 import { drain, histogramCount, metricValue, podStatus, ref, runtimePod, ScriptedRuntime, testMetrics } from "./helpers.ts";
 
 const ONE_SECOND: RelistDuration = { periodMs: 1000, thresholdMs: 180_000 };
@@ -258,7 +259,7 @@ describe("relist loop", () => {
   });
 });
 
-function sandbox(state: "ready" | "notready") {
+function sandbox(state: "ready" | "notready"): RuntimeSandboxStatus {
   return {
     id: "s1",
     state,
@@ -271,5 +272,5 @@ function sandbox(state: "ready" | "notready") {
     uid: "a",
     labels: {},
     annotations: {},
-  } as const;
+  };
 }
