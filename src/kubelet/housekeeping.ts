@@ -1,0 +1,112 @@
+/**
+ * Housekeeping (kubelet_pods.go HandlePodCleanups), run by the sync loop every 2 s once all
+ * sources are ready. It reconciles the pod workers with the desired pods and the runtime: finished
+ * workers of pods nobody wants are forgotten, desired pods no worker knows are (re)started, runtime
+ * pods nobody wants are killed, and statuses and pod directories of pods gone for good are removed.
+ * It only queues work for the pod workers; it never kills anything itself.
+ */
+import { podUID, type Pod } from "../api/index.ts";
+import type { Clock, Logger } from "../lib/index.ts";
+import type { Metrics } from "../metrics/index.ts";
+import type { PodHandlers } from "./handlers.ts";
+import type { PodManager } from "./pod-manager.ts";
+import type { PodDirs, PodWorkers, Runtime, StatusManager } from "./types.ts";
+
+/** A housekeeping pass slower than this is logged (housekeepingWarningDuration). */
+export const HOUSEKEEPING_WARNING_MS = 1000;
+/** Runtime pods unknown to the config are killed with this grace (seconds). */
+export const ORPHAN_GRACE_SECONDS = 1;
+
+export interface HousekeepingDeps {
+  podManager: PodManager;
+  podWorkers: PodWorkers;
+  runtime: Pick<Runtime, "getPods">;
+  statusManager: Pick<StatusManager, "removeOrphanedStatuses" | "getPodStatus">;
+  podDirs: PodDirs;
+  handlers: Pick<PodHandlers, "killDeferredRemovals">;
+  clock: Clock;
+  log: Logger;
+  metrics: Pick<Metrics, "orphanedRuntimePods">;
+}
+
+export function createHousekeeping(deps: HousekeepingDeps): { run(): Promise<void> } {
+  const { podManager, podWorkers, runtime, statusManager, podDirs, clock, log, metrics } = deps;
+
+  /** A pod that reached a terminal phase and is not being terminated stays down (filterOutInactivePods). */
+  const isInactive = (pod: Pod): boolean => {
+    const uid = podUID(pod);
+    if (podWorkers.isPodKnownTerminated(uid)) return true;
+    const phase = statusManager.getPodStatus(uid)?.phase ?? pod.status?.phase;
+    const terminal = phase === "Succeeded" || phase === "Failed";
+    return terminal && !podWorkers.isPodTerminationRequested(uid);
+  };
+
+  async function removeOrphanedPodDirs(keep: Set<string>): Promise<void> {
+    for (const uid of await podDirs.list()) {
+      if (keep.has(uid)) continue;
+      try {
+        await podDirs.remove(uid);
+        log.info("Cleaned up orphaned pod directory", { podUID: uid });
+      } catch (err) {
+        log.warn("Failed to remove orphaned pod directory; retrying at the next housekeeping", { podUID: uid, err });
+      }
+    }
+  }
+
+  async function run(): Promise<void> {
+    const start = clock.now();
+    deps.handlers.killDeferredRemovals();
+    const desired = podManager.pods();
+    const working = podWorkers.syncKnownPods(desired);
+
+    let runtimePods;
+    try {
+      runtimePods = await runtime.getPods();
+    } catch (err) {
+      log.error("Housekeeping could not list runtime pods; retrying at the next housekeeping", { err });
+      return;
+    }
+
+    statusManager.removeOrphanedStatuses(podManager.uids());
+
+    // Pod directories stay while anyone may still use them: desired pods, runtime pods, workers.
+    const keep = new Set<string>([...podManager.uids(), ...runtimePods.map((p) => p.uid), ...working.keys()]);
+    try {
+      await removeOrphanedPodDirs(keep);
+    } catch (err) {
+      log.warn("Failed to list pod directories; retrying at the next housekeeping", { err });
+    }
+
+    // Desired pods no worker knows: their worker finished and was purged because the UID was
+    // reused (a static pod with a fixed UID, re-added), so they start again.
+    for (const pod of desired) {
+      const uid = podUID(pod);
+      if (working.has(uid) || isInactive(pod)) continue;
+      log.info("Pod will be restarted: it is desired and no pod worker knows it (UID reused)", { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, podUID: uid });
+      podWorkers.updatePod({ updateType: "create", pod });
+      working.set(uid, { state: "SyncPod", orphan: false });
+    }
+
+    // Runtime pods nobody knows (left by an earlier run, or removed while bunlet was down).
+    for (const runningPod of runtimePods) {
+      if (working.has(runningPod.uid)) continue;
+      log.info("Killing orphaned runtime pod", {
+        pod: `${runningPod.namespace}/${runningPod.name}`,
+        podUID: runningPod.uid,
+        gracePeriodSeconds: ORPHAN_GRACE_SECONDS,
+      });
+      podWorkers.updatePod({
+        updateType: "kill",
+        runningPod,
+        killPodOptions: { gracePeriodSecondsOverride: ORPHAN_GRACE_SECONDS },
+      });
+      working.set(runningPod.uid, { state: "TerminatingPod", orphan: true });
+      metrics.orphanedRuntimePods.inc();
+    }
+
+    const took = clock.now() - start;
+    if (took > HOUSEKEEPING_WARNING_MS) log.warn("Housekeeping took longer than expected", { seconds: took / 1000 });
+  }
+
+  return { run };
+}

@@ -1,0 +1,160 @@
+/**
+ * The pod syncer: what a pod worker runs for one pod (kubelet.go SyncPod, SyncTerminatingPod,
+ * SyncTerminatingRuntimePod, SyncTerminatedPod). It owns no state of its own: it computes the API
+ * status, records it in the status manager, prepares the pod's directories and hands the CRI work
+ * to the runtime manager. The pod workers own the lifecycle and call these in order.
+ */
+import { podRef, podUID, type Pod, type PodStatus as ApiPodStatus } from "../api/index.ts";
+import type { Clock, Logger } from "../lib/index.ts";
+import type { Metrics } from "../metrics/index.ts";
+import type { PodStatus, RuntimePod } from "../runtime/types.ts";
+import type { PodManager } from "./pod-manager.ts";
+import type { PodDirs, PodSyncer, Runtime, StatusGenerator, StatusManager, UpdateType } from "./types.ts";
+
+/** The runtime has no working pod network yet; the pod workers retry such pods after ~1 s. */
+export class NetworkNotReadyError extends Error {
+  constructor(detail: string) {
+    super(`network is not ready: ${detail}`);
+    this.name = "NetworkNotReadyError";
+  }
+}
+
+/** KillPod reported success but a container still runs (kubelet: "CRI violation"). */
+export class ContainersStillRunningError extends Error {
+  constructor(pod: Pod, ids: string[]) {
+    super(`detected running containers after a successful KillPod, CRI violation: pod=${podRef(pod)} containers=${ids.join(",")}`);
+    this.name = "ContainersStillRunningError";
+  }
+}
+
+export interface PodSyncerDeps {
+  runtime: Runtime;
+  statusManager: StatusManager;
+  generateStatus: StatusGenerator;
+  podDirs: PodDirs;
+  podManager: PodManager;
+  /** The pod workers' IsPodTerminationRequested (bound late: the workers are built with this syncer). */
+  isTerminationRequested(uid: string): boolean;
+  /** Why the pod network is not ready, or undefined when it is (from the runtime health check). */
+  networkNotReady(): string | undefined;
+  clock: Clock;
+  log: Logger;
+  metrics: Pick<Metrics, "podStartDuration">;
+}
+
+export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
+  const { runtime, statusManager, generateStatus, podDirs, podManager, clock, log, metrics } = deps;
+
+  function observePodStart(pod: Pod, old: ApiPodStatus | undefined, next: ApiPodStatus): void {
+    // Only a transition we watched counts: a pod adopted Running after a bunlet restart has no
+    // meaningful start duration.
+    if (old?.phase !== "Pending" || next.phase !== "Running") return;
+    const firstSeen = podManager.firstSeen(podUID(pod));
+    if (firstSeen === undefined) return;
+    const seconds = Math.max(0, clock.now() - firstSeen) / 1000;
+    metrics.podStartDuration.observe(seconds);
+    log.info("Pod is running", { pod: podRef(pod), podUID: podUID(pod), sinceFirstSeenSeconds: seconds });
+  }
+
+  return {
+    async syncPod(signal, updateType: UpdateType, pod, _mirrorPod, podStatus) {
+      const uid = podUID(pod);
+      const apiStatus = generateStatus(pod, podStatus, { podIsTerminal: false });
+      if (apiStatus.phase === "Succeeded" || apiStatus.phase === "Failed") {
+        statusManager.setPodStatus(pod, apiStatus);
+        return { isTerminal: true };
+      }
+      observePodStart(pod, statusManager.getPodStatus(uid), apiStatus);
+      statusManager.setPodStatus(pod, apiStatus);
+
+      // A pod on its way out must not get new containers; the worker is about to terminate it.
+      if (pod.metadata.deletionTimestamp || deps.isTerminationRequested(uid)) {
+        log.debug("Pod is terminating, not starting anything", { pod: podRef(pod), podUID: uid, updateType }, 4);
+        return { isTerminal: false };
+      }
+      const networkProblem = deps.networkNotReady();
+      if (networkProblem !== undefined && !pod.spec.hostNetwork) throw new NetworkNotReadyError(networkProblem);
+
+      await podDirs.make(uid);
+      signal.throwIfAborted();
+      const result = await runtime.syncPod(pod, podStatus, { signal });
+      if (result.error !== undefined) throw result.error;
+      return { isTerminal: false };
+    },
+
+    async syncTerminatingPod(signal, pod, podStatus, gracePeriodSeconds, podStatusFn) {
+      const apiStatus = generateStatus(pod, podStatus, { podIsTerminal: false });
+      podStatusFn?.(apiStatus);
+      statusManager.setPodStatus(pod, apiStatus);
+
+      log.debug("Pod terminating", { pod: podRef(pod), podUID: podUID(pod), gracePeriodSeconds }, 2);
+      await runtime.killPod(pod, toRunningPod(podStatus), gracePeriodSeconds, { signal });
+
+      const stopped = await runtime.getPodStatus(podUID(pod), pod.metadata.name ?? "", pod.metadata.namespace ?? "");
+      const running = stopped.containerStatuses.filter((c) => c.state === "running").map((c) => c.id);
+      if (running.length > 0) throw new ContainersStillRunningError(pod, running);
+      statusManager.setPodStatus(pod, generateStatus(pod, stopped, { podIsTerminal: true }));
+    },
+
+    async syncTerminatingRuntimePod(signal, runningPod) {
+      // An orphan has no spec (so no grace period of its own): the kubelet gives it one second.
+      log.info("Killing a runtime pod that no config source knows", {
+        pod: `${runningPod.namespace}/${runningPod.name}`,
+        podUID: runningPod.uid,
+      });
+      await runtime.killPod(undefined, runningPod, 1, { signal });
+    },
+
+    async syncTerminatedPod(_signal, pod, podStatus) {
+      const uid = podUID(pod);
+      statusManager.setPodStatus(pod, generateStatus(pod, podStatus, { podIsTerminal: true }));
+      statusManager.terminatePod(pod);
+      runtime.forgetPod(uid);
+      // A terminated pod that is still desired (a completed run-once pod) keeps its directory and
+      // status; one that is gone from its source or being deleted leaves nothing behind.
+      const desired = podManager.get(uid);
+      if (desired && !desired.metadata.deletionTimestamp) return;
+      statusManager.deletePodStatus(uid);
+      try {
+        await podDirs.remove(uid);
+      } catch (err) {
+        log.warn("Could not remove the directory of a terminated pod; housekeeping retries", {
+          pod: podRef(pod),
+          podUID: uid,
+          err,
+        });
+        return;
+      }
+      log.debug("Pod cleaned up", { pod: podRef(pod), podUID: uid }, 2);
+    },
+  };
+}
+
+/** The running part of a pod status, as killPod wants it (kubecontainer.ConvertPodStatusToRunningPod). */
+export function toRunningPod(status: PodStatus): RuntimePod {
+  return {
+    uid: status.uid,
+    name: status.name,
+    namespace: status.namespace,
+    containers: status.containerStatuses
+      .filter((c) => c.state === "running")
+      .map((c) => ({
+        id: c.id,
+        name: c.name,
+        state: c.state,
+        createdAt: c.createdAt,
+        hash: c.hash,
+        sandboxId: c.sandboxId,
+        image: c.image,
+      })),
+    sandboxes: status.sandboxStatuses.map((s) => ({
+      id: s.id,
+      name: s.name,
+      state: s.state === "ready" ? "running" : "exited",
+      createdAt: s.createdAt,
+      hash: "",
+      sandboxId: s.id,
+      image: "",
+    })),
+  };
+}

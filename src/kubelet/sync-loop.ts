@@ -1,0 +1,232 @@
+/**
+ * The sync loop (kubelet.go syncLoop / syncLoopIteration): one event at a time from the config
+ * updates, the PLEG, the 1 s sync tick and the 2 s housekeeping tick, routed to the handlers. It
+ * only dispatches: the pod workers do the work, so an iteration never waits on a pod.
+ *
+ * Go's select becomes pumps: one task per source sends into an unbuffered channel the loop
+ * receives from, so each source waits its turn (a slow loop blocks the config source and lets the
+ * PLEG's own buffer fill, as in the kubelet). A tick pump sends one tick and waits for it to be
+ * taken before timing the next, so ticks coalesce while the loop is busy, like a Go ticker.
+ */
+import { Channel, ChannelClosedError, delay, type Clock, type Logger } from "../lib/index.ts";
+import type { PodLifecycleEvent } from "../pleg/types.ts";
+import type { PodHandlers } from "./handlers.ts";
+import type { PodManager } from "./pod-manager.ts";
+import type { SourcesReady } from "./sources-ready.ts";
+import type { PlegEventSource, PodUpdate, WorkQueue } from "./types.ts";
+
+export const SYNC_PERIOD_MS = 1000;
+export const HOUSEKEEPING_PERIOD_MS = 2000;
+/** Backoff while the runtime is not ready: 100 ms doubling to 5 s, back to 100 ms on success. */
+export const RUNTIME_BACKOFF_BASE_MS = 100;
+export const RUNTIME_BACKOFF_MAX_MS = 5000;
+
+type LoopEvent =
+  | { kind: "config"; update: PodUpdate }
+  | { kind: "configClosed" }
+  | { kind: "pleg"; event: PodLifecycleEvent }
+  | { kind: "sync" }
+  | { kind: "housekeeping" };
+
+/** When the loop last started or finished an iteration (syncLoopMonitor), for /healthz. */
+export class SyncLoopMonitor {
+  lastEntry = 0;
+}
+
+export interface SyncLoopDeps {
+  updates: AsyncIterable<PodUpdate>;
+  pleg: PlegEventSource;
+  sourcesReady: SourcesReady;
+  handlers: PodHandlers;
+  podManager: Pick<PodManager, "get">;
+  workQueue: WorkQueue;
+  housekeeping: { run(): Promise<void> };
+  containerDeletor: { deleteContainersInPod(uid: string, removeAll: boolean): boolean };
+  shouldPodContentBeRemoved(uid: string): boolean;
+  /** Why the runtime cannot be used now (the loop then skips iterations), or undefined. */
+  runtimeError(): string | undefined;
+  monitor: SyncLoopMonitor;
+  clock: Clock;
+  log: Logger;
+  syncPeriodMs?: number;
+  housekeepingPeriodMs?: number;
+}
+
+/** Runs until the signal aborts or the config updates end. */
+export async function runSyncLoop(deps: SyncLoopDeps, outerSignal: AbortSignal): Promise<void> {
+  const { clock, log, monitor } = deps;
+  // The loop's own lifetime: it also ends when the config updates end, and then stops its pumps.
+  const lifetime = new AbortController();
+  const signal = AbortSignal.any([outerSignal, lifetime.signal]);
+  const inbox = new Channel<LoopEvent>(0);
+  const send = async (event: LoopEvent): Promise<boolean> => {
+    try {
+      await inbox.send(event, { signal });
+      return true;
+    } catch (err) {
+      if (signal.aborted || err instanceof ChannelClosedError) return false;
+      throw err;
+    }
+  };
+  const pumps = [
+    pumpConfig(deps.updates, send, signal),
+    pumpPleg(deps.pleg, send, signal),
+    pumpTicks(clock, deps.syncPeriodMs ?? SYNC_PERIOD_MS, { kind: "sync" }, send, signal),
+    pumpTicks(clock, deps.housekeepingPeriodMs ?? HOUSEKEEPING_PERIOD_MS, { kind: "housekeeping" }, send, signal),
+  ].map((p) => p.catch((err) => log.error("A sync loop source failed; it delivers nothing more", { err })));
+
+  let backoff = RUNTIME_BACKOFF_BASE_MS;
+  let skipping = false;
+  try {
+    while (!signal.aborted) {
+      const runtimeError = deps.runtimeError();
+      if (runtimeError !== undefined) {
+        if (!skipping) log.error("Skipping pod synchronization", { err: runtimeError, retryMs: backoff });
+        skipping = true;
+        if (!(await delay(clock, backoff, signal))) break;
+        backoff = Math.min(backoff * 2, RUNTIME_BACKOFF_MAX_MS);
+        continue;
+      }
+      if (skipping) log.info("Resuming pod synchronization");
+      skipping = false;
+      backoff = RUNTIME_BACKOFF_BASE_MS;
+
+      monitor.lastEntry = clock.now();
+      let event: LoopEvent;
+      try {
+        event = await inbox.receive({ signal });
+      } catch (err) {
+        if (signal.aborted) break;
+        throw err;
+      }
+      if (!(await dispatch(deps, event))) break;
+      monitor.lastEntry = clock.now();
+    }
+  } finally {
+    lifetime.abort();
+    inbox.close();
+    await Promise.all(pumps);
+  }
+}
+
+/** One syncLoopIteration: false means the loop must end. */
+async function dispatch(deps: SyncLoopDeps, event: LoopEvent): Promise<boolean> {
+  const { handlers, log } = deps;
+  switch (event.kind) {
+    case "configClosed":
+      log.error("Pod config updates ended; exiting the sync loop");
+      return false;
+    case "config": {
+      const { op, source, pods } = event.update;
+      const names = pods.map((p) => `${p.metadata.namespace}/${p.metadata.name}`);
+      if (op === "RECONCILE") log.debug("SyncLoop RECONCILE", { source, pods: names }, 4);
+      else if (pods.length > 0) log.info(`SyncLoop ${op}`, { source, pods: names });
+      switch (op) {
+        case "ADD":
+          handlers.handlePodAdditions(pods);
+          break;
+        case "UPDATE":
+        case "DELETE": // graceful deletion: the worker sees the deletion timestamp
+          handlers.handlePodUpdates(pods);
+          break;
+        case "REMOVE":
+          handlers.handlePodRemoves(pods);
+          break;
+        case "RECONCILE":
+          handlers.handlePodReconcile(pods);
+          break;
+        default:
+          log.error("Invalid pod config operation; ignoring it", { op: String(op), source });
+      }
+      deps.sourcesReady.addSource(source);
+      return true;
+    }
+    case "pleg": {
+      const e = event.event;
+      if (e.type !== "ContainerRemoved") {
+        const pod = deps.podManager.get(e.id);
+        if (pod) {
+          log.debug("SyncLoop (PLEG): event for pod", { podUID: e.id, type: e.type, data: e.data }, 4);
+          handlers.handlePodSyncs([pod]);
+        } else {
+          log.debug("SyncLoop (PLEG): pod does not exist, ignoring event", { podUID: e.id, type: e.type }, 4);
+        }
+      }
+      if (e.type === "ContainerDied") deps.containerDeletor.deleteContainersInPod(e.id, deps.shouldPodContentBeRemoved(e.id));
+      return true;
+    }
+    case "sync": {
+      const pods = deps.workQueue
+        .getWork()
+        .map((uid) => deps.podManager.get(uid))
+        .filter((p) => p !== undefined);
+      if (pods.length > 0) handlers.handlePodSyncs(pods);
+      return true;
+    }
+    case "housekeeping":
+      if (!deps.sourcesReady.allReady()) {
+        log.debug("SyncLoop (housekeeping, skipped): sources aren't ready yet", {}, 4);
+        return true;
+      }
+      try {
+        await deps.housekeeping.run();
+      } catch (err) {
+        log.error("Failed cleaning pods; retrying at the next housekeeping", { err });
+      }
+      return true;
+  }
+}
+
+async function pumpConfig(updates: AsyncIterable<PodUpdate>, send: (e: LoopEvent) => Promise<boolean>, signal: AbortSignal) {
+  // The pod config ends its stream when its own signal aborts; this pump does not wait for that,
+  // so shutting the loop down never depends on another subsystem's stop order.
+  const it = updates[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      const next = await nextUnlessAborted(it, signal);
+      if (next === undefined) return;
+      if (next.done) break;
+      if (!(await send({ kind: "config", update: next.value }))) return;
+    }
+  } finally {
+    void it.return?.().catch(() => {});
+  }
+  if (!signal.aborted) await send({ kind: "configClosed" });
+}
+
+/** The iterator's next result, or undefined once the signal aborts (the pending next is abandoned). */
+function nextUnlessAborted<T>(it: AsyncIterator<T>, signal: AbortSignal): Promise<IteratorResult<T> | undefined> {
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(undefined);
+    signal.addEventListener("abort", onAbort, { once: true });
+    it.next().then(
+      (r) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(r);
+      },
+      (err) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(err);
+      },
+    );
+  });
+}
+
+async function pumpPleg(pleg: PlegEventSource, send: (e: LoopEvent) => Promise<boolean>, signal: AbortSignal) {
+  for await (const event of pleg.iterate(signal)) {
+    if (!(await send({ kind: "pleg", event }))) return;
+  }
+}
+
+async function pumpTicks(
+  clock: Clock,
+  periodMs: number,
+  tick: LoopEvent,
+  send: (e: LoopEvent) => Promise<boolean>,
+  signal: AbortSignal,
+) {
+  while (await delay(clock, periodMs, signal)) {
+    if (!(await send(tick))) return;
+  }
+}

@@ -1,0 +1,178 @@
+// In-memory stand-ins for the subsystems the kubelet core drives; each records what it was asked.
+import type { Pod, PodStatus as ApiPodStatus } from "../../../src/api/index.ts";
+import { ConfigSourceAnnotationKey } from "../../../src/api/index.ts";
+import type {
+  PodDirs,
+  PodWorkers,
+  PodWorkerState,
+  Runtime,
+  StatusGenerator,
+  StatusManager,
+  UpdatePodOptions,
+} from "../../../src/kubelet/types.ts";
+import type { PodStatus, RuntimeContainerStatus, RuntimePod } from "../../../src/runtime/types.ts";
+import { emptyPodStatus } from "../../../src/runtime/types.ts";
+
+export function makePod(name: string, opts: { uid?: string; created?: string; hostNetwork?: boolean; deleting?: boolean } = {}): Pod {
+  return {
+    metadata: {
+      name,
+      namespace: "default",
+      uid: opts.uid ?? `uid-${name}`,
+      creationTimestamp: opts.created ?? "2026-01-01T00:00:00Z",
+      annotations: { [ConfigSourceAnnotationKey]: "file" },
+      ...(opts.deleting ? { deletionTimestamp: "2026-01-01T00:00:00Z", deletionGracePeriodSeconds: 30 } : {}),
+    },
+    spec: { containers: [{ name: "c", image: "busybox" }], hostNetwork: opts.hostNetwork },
+  };
+}
+
+export function container(name: string, state: RuntimeContainerStatus["state"], id = `${name}-id`): RuntimeContainerStatus {
+  return {
+    id,
+    name,
+    state,
+    createdAt: 1,
+    startedAt: 1,
+    finishedAt: 0,
+    exitCode: 0,
+    reason: "",
+    message: "",
+    image: "busybox",
+    imageRef: "sha256:1",
+    hash: "abc",
+    restartCount: 0,
+    containerType: "container",
+    sandboxId: "sb",
+    logPath: "",
+    annotations: {},
+    labels: {},
+  };
+}
+
+export function podStatus(uid: string, containers: RuntimeContainerStatus[] = []): PodStatus {
+  return { ...emptyPodStatus(uid, "p", "default"), containerStatuses: containers };
+}
+
+export function runtimePod(uid: string, name = "orphan"): RuntimePod {
+  return { uid, name, namespace: "default", sandboxes: [], containers: [] };
+}
+
+export class FakePodWorkers implements PodWorkers {
+  updates: UpdatePodOptions[] = [];
+  states = new Map<string, { state: PodWorkerState; orphan: boolean }>();
+  terminationRequested = new Set<string>();
+  knownTerminated = new Set<string>();
+  contentRemovable = new Set<string>();
+  syncKnownCalls: Pod[][] = [];
+
+  updatePod(options: UpdatePodOptions): void {
+    this.updates.push(options);
+  }
+  syncKnownPods(desired: Pod[]) {
+    this.syncKnownCalls.push(desired);
+    return new Map(this.states);
+  }
+  isPodKnownTerminated(uid: string) {
+    return this.knownTerminated.has(uid);
+  }
+  isPodTerminationRequested(uid: string) {
+    return this.terminationRequested.has(uid);
+  }
+  shouldPodContentBeRemoved(uid: string) {
+    return this.contentRemovable.has(uid);
+  }
+  /** The updates as `type:name-or-uid` strings, for compact assertions. */
+  summary(): string[] {
+    return this.updates.map((u) => `${u.updateType}:${u.pod?.metadata.name ?? u.runningPod?.uid}`);
+  }
+}
+
+export class FakeRuntime implements Runtime {
+  calls: string[] = [];
+  syncError: unknown;
+  killError: unknown;
+  /** What getPodStatus returns after a kill. */
+  statusAfterKill: PodStatus | undefined;
+  runtimePods: RuntimePod[] = [];
+  getPodsError: unknown;
+  killed: { pod?: Pod; runningPod: RuntimePod; grace?: number }[] = [];
+
+  async syncPod(pod: Pod) {
+    this.calls.push(`syncPod:${pod.metadata.name}`);
+    return this.syncError === undefined ? {} : { error: this.syncError };
+  }
+  async killPod(pod: Pod | undefined, runningPod: RuntimePod, grace: number | undefined) {
+    this.calls.push(`killPod:${pod?.metadata.name ?? runningPod.uid}:${grace}`);
+    this.killed.push({ pod, runningPod, grace });
+    if (this.killError !== undefined) throw this.killError;
+  }
+  async getPodStatus(uid: string) {
+    this.calls.push(`getPodStatus:${uid}`);
+    return this.statusAfterKill ?? podStatus(uid);
+  }
+  async getPods() {
+    if (this.getPodsError !== undefined) throw this.getPodsError;
+    return this.runtimePods;
+  }
+  async cleanUpContainersInPod(uid: string, opts?: { removeAll?: boolean }) {
+    this.calls.push(`cleanUp:${uid}:${opts?.removeAll ?? false}`);
+  }
+  forgetPod(uid: string) {
+    this.calls.push(`forget:${uid}`);
+  }
+}
+
+export class FakeStatusManager implements StatusManager {
+  statuses = new Map<string, ApiPodStatus>();
+  history: { uid: string; phase?: string; message?: string }[] = [];
+  terminated: string[] = [];
+  deleted: string[] = [];
+  kept: Set<string>[] = [];
+
+  setPodStatus(pod: Pod, status: ApiPodStatus) {
+    this.statuses.set(pod.metadata.uid!, status);
+    this.history.push({ uid: pod.metadata.uid!, phase: status.phase, ...(status.message ? { message: status.message } : {}) });
+  }
+  getPodStatus(uid: string) {
+    return this.statuses.get(uid);
+  }
+  terminatePod(pod: Pod) {
+    this.terminated.push(pod.metadata.uid!);
+  }
+  removeOrphanedStatuses(keep: Set<string>) {
+    this.kept.push(keep);
+    for (const uid of [...this.statuses.keys()]) if (!keep.has(uid)) this.statuses.delete(uid);
+  }
+  deletePodStatus(uid: string) {
+    this.deleted.push(uid);
+    this.statuses.delete(uid);
+  }
+}
+
+export class FakePodDirs implements PodDirs {
+  dirs = new Set<string>();
+  /** UIDs whose removal fails (a mount is still there). */
+  stuck = new Set<string>();
+  async make(uid: string) {
+    this.dirs.add(uid);
+  }
+  async list() {
+    return [...this.dirs];
+  }
+  async remove(uid: string) {
+    if (this.stuck.has(uid)) throw new Error(`pod directory ${uid} still has mounts`);
+    this.dirs.delete(uid);
+  }
+}
+
+/**
+ * A status generator for tests: phase Running when a container runs, Succeeded when every
+ * container exited 0, Pending otherwise; podIsTerminal forces a terminal phase.
+ */
+export const fakeGenerateStatus: StatusGenerator = (_pod, status, { podIsTerminal }) => {
+  const cs = status.containerStatuses;
+  if (cs.some((c) => c.state === "running")) return { phase: podIsTerminal ? "Failed" : "Running" };
+  if (cs.length > 0 && cs.every((c) => c.state === "exited" && c.exitCode === 0)) return { phase: "Succeeded" };
+  return { phase: podIsTerminal ? "Failed" : "Pending" };
+};

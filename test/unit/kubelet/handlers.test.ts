@@ -1,0 +1,88 @@
+import { describe, expect, test } from "bun:test";
+import { createPodHandlers } from "../../../src/kubelet/handlers.ts";
+import { PodManager } from "../../../src/kubelet/pod-manager.ts";
+import { SourcesReady } from "../../../src/kubelet/sources-ready.ts";
+import { FakeClock, silentLogger } from "../../../src/lib/index.ts";
+import { FakePodWorkers, makePod } from "./fakes.ts";
+
+function harness(ready: boolean) {
+  const clock = new FakeClock();
+  const podManager = new PodManager(() => clock.now());
+  const podWorkers = new FakePodWorkers();
+  const sourcesReady = new SourcesReady(() => ready);
+  const deletedAll: string[] = [];
+  const handlers = createPodHandlers({
+    podManager,
+    podWorkers,
+    sourcesReady,
+    deleteAllContainers: (uid) => deletedAll.push(uid),
+    clock,
+    log: silentLogger,
+  });
+  return { clock, podManager, podWorkers, handlers, deletedAll };
+}
+
+describe("pod handlers", () => {
+  test("additions are created oldest first and become desired", () => {
+    const h = harness(true);
+    h.handlers.handlePodAdditions([
+      makePod("new", { created: "2026-01-02T00:00:00Z" }),
+      makePod("old", { created: "2025-12-31T00:00:00Z" }),
+      makePod("mid", { created: "2026-01-01T00:00:00Z" }),
+    ]);
+    expect(h.podWorkers.summary()).toEqual(["create:old", "create:mid", "create:new"]);
+    expect(h.podWorkers.updates.every((u) => u.startTime === h.clock.now())).toBe(true);
+    expect(h.podManager.pods().map((p) => p.metadata.name)).toEqual(["old", "mid", "new"]);
+  });
+
+  test("updates replace the desired pod and reach its worker", () => {
+    const h = harness(true);
+    const pod = makePod("a");
+    h.handlers.handlePodAdditions([pod]);
+    const changed = { ...pod, metadata: { ...pod.metadata, labels: { x: "y" } } };
+    h.handlers.handlePodUpdates([changed]);
+    expect(h.podWorkers.summary()).toEqual(["create:a", "update:a"]);
+    expect(h.podManager.get("uid-a")).toBe(changed);
+  });
+
+  test("a removed pod is killed once all sources are ready", () => {
+    const h = harness(true);
+    h.handlers.handlePodAdditions([makePod("a")]);
+    h.handlers.handlePodRemoves([makePod("a")]);
+    expect(h.podWorkers.summary()).toEqual(["create:a", "kill:a"]);
+    expect(h.podManager.has("uid-a")).toBe(false);
+  });
+
+  test("a removal before all sources are ready is deferred until housekeeping, unless the pod came back", () => {
+    const h = harness(false);
+    h.handlers.handlePodAdditions([makePod("a"), makePod("b")]);
+    h.handlers.handlePodRemoves([makePod("a"), makePod("b")]);
+    expect(h.podWorkers.summary()).toEqual(["create:a", "create:b"]);
+    h.handlers.handlePodAdditions([makePod("b")]);
+    h.handlers.killDeferredRemovals();
+    expect(h.podWorkers.summary()).toEqual(["create:a", "create:b", "create:b", "kill:a"]);
+    h.handlers.killDeferredRemovals();
+    expect(h.podWorkers.updates.length).toBe(4);
+  });
+
+  test("a status-only change updates the desired pod without syncing it", () => {
+    const h = harness(true);
+    const pod = { ...makePod("a"), status: { phase: "Running" as const } };
+    h.handlers.handlePodReconcile([pod]);
+    expect(h.podWorkers.updates).toEqual([]);
+    expect(h.podManager.get("uid-a")).toBe(pod);
+    expect(h.deletedAll).toEqual([]);
+  });
+
+  test("an evicted pod's containers are all removed on reconcile", () => {
+    const h = harness(true);
+    h.handlers.handlePodReconcile([{ ...makePod("a"), status: { phase: "Failed", reason: "Evicted" } }]);
+    expect(h.deletedAll).toEqual(["uid-a"]);
+  });
+
+  test("syncs reach the workers as sync updates", () => {
+    const h = harness(true);
+    h.handlers.handlePodSyncs([makePod("a"), makePod("b")]);
+    expect(h.podWorkers.summary()).toEqual(["sync:a", "sync:b"]);
+  });
+});

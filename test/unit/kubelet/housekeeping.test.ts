@@ -1,0 +1,92 @@
+import { describe, expect, test } from "bun:test";
+import { Registry } from "prom-client";
+import { createHousekeeping } from "../../../src/kubelet/housekeeping.ts";
+import { PodManager } from "../../../src/kubelet/pod-manager.ts";
+import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
+import { createMetrics } from "../../../src/metrics/index.ts";
+import { FakePodDirs, FakePodWorkers, FakeRuntime, FakeStatusManager, makePod, runtimePod } from "./fakes.ts";
+
+function harness() {
+  const clock = new FakeClock();
+  const podManager = new PodManager(() => clock.now());
+  const podWorkers = new FakePodWorkers();
+  const runtime = new FakeRuntime();
+  const statusManager = new FakeStatusManager();
+  const podDirs = new FakePodDirs();
+  const metrics = createMetrics(new Registry());
+  const log = createMemoryLogger();
+  let deferredKills = 0;
+  const hk = createHousekeeping({
+    podManager,
+    podWorkers,
+    runtime,
+    statusManager,
+    podDirs,
+    handlers: { killDeferredRemovals: () => deferredKills++ },
+    clock,
+    log,
+    metrics,
+  });
+  return { clock, podManager, podWorkers, runtime, statusManager, podDirs, metrics, log, hk, deferredKills: () => deferredKills };
+}
+
+describe("housekeeping", () => {
+  test("forgets finished workers by telling the workers which pods are desired", async () => {
+    const h = harness();
+    h.podManager.upsert(makePod("a"));
+    h.podWorkers.states.set("uid-a", { state: "SyncPod", orphan: false });
+    await h.hk.run();
+    expect(h.podWorkers.syncKnownCalls.map((ps) => ps.map((p) => p.metadata.name))).toEqual([["a"]]);
+    expect(h.deferredKills()).toBe(1);
+  });
+
+  test("runtime pods no worker knows are killed with a 1 s grace and counted", async () => {
+    const h = harness();
+    h.podManager.upsert(makePod("a"));
+    h.podWorkers.states.set("uid-a", { state: "SyncPod", orphan: false });
+    h.podWorkers.states.set("uid-terminating", { state: "TerminatingPod", orphan: true });
+    h.runtime.runtimePods = [runtimePod("uid-a", "a"), runtimePod("uid-terminating"), runtimePod("uid-stray")];
+    await h.hk.run();
+    expect(h.podWorkers.updates).toEqual([
+      { updateType: "kill", runningPod: runtimePod("uid-stray"), killPodOptions: { gracePeriodSecondsOverride: 1 } },
+    ]);
+    expect((await h.metrics.orphanedRuntimePods.get()).values[0].value).toBe(1);
+  });
+
+  test("a desired pod whose worker was purged (UID reused) is created again, unless it finished", async () => {
+    const h = harness();
+    h.podManager.upsert(makePod("reused"));
+    h.podManager.upsert(makePod("completed"));
+    h.podManager.upsert(makePod("terminated"));
+    h.statusManager.statuses.set("uid-completed", { phase: "Succeeded" });
+    h.podWorkers.knownTerminated.add("uid-terminated");
+    await h.hk.run();
+    expect(h.podWorkers.summary()).toEqual(["create:reused"]);
+  });
+
+  test("orphaned statuses go; directories go unless a desired pod, runtime pod or worker still has them", async () => {
+    const h = harness();
+    h.podManager.upsert(makePod("a"));
+    h.podWorkers.states.set("uid-terminating", { state: "TerminatingPod", orphan: true });
+    h.runtime.runtimePods = [runtimePod("uid-running")];
+    h.podWorkers.states.set("uid-running", { state: "TerminatingPod", orphan: true });
+    for (const uid of ["uid-a", "uid-terminating", "uid-running", "uid-gone", "uid-stuck"]) h.podDirs.dirs.add(uid);
+    h.podDirs.stuck.add("uid-stuck");
+    h.statusManager.statuses.set("uid-gone", { phase: "Failed" });
+    await h.hk.run();
+    expect([...h.podDirs.dirs].sort()).toEqual(["uid-a", "uid-running", "uid-stuck", "uid-terminating"]);
+    expect(h.statusManager.kept).toEqual([new Set(["uid-a"])]);
+    expect(h.statusManager.statuses.has("uid-gone")).toBe(false);
+    expect(h.log.lines.some((l) => l.level === "warn" && l.podUID === "uid-stuck")).toBe(true);
+  });
+
+  test("when the runtime cannot list pods nothing is killed or removed", async () => {
+    const h = harness();
+    h.runtime.getPodsError = new Error("unavailable");
+    h.podDirs.dirs.add("uid-gone");
+    await h.hk.run();
+    expect(h.podWorkers.updates).toEqual([]);
+    expect(h.podDirs.dirs.has("uid-gone")).toBe(true);
+    expect(h.log.lines.some((l) => l.level === "error")).toBe(true);
+  });
+});

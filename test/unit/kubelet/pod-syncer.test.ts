@@ -1,0 +1,222 @@
+import { describe, expect, test } from "bun:test";
+import { Registry } from "prom-client";
+import { ContainersStillRunningError, createPodSyncer, NetworkNotReadyError, toRunningPod } from "../../../src/kubelet/pod-syncer.ts";
+import { PodManager } from "../../../src/kubelet/pod-manager.ts";
+import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
+import { createMetrics } from "../../../src/metrics/index.ts";
+import { BackoffError } from "../../../src/runtime/errors.ts";
+import { container, fakeGenerateStatus, FakePodDirs, FakeRuntime, FakeStatusManager, makePod, podStatus } from "./fakes.ts";
+
+function harness() {
+  const clock = new FakeClock();
+  const runtime = new FakeRuntime();
+  const statusManager = new FakeStatusManager();
+  const podDirs = new FakePodDirs();
+  const podManager = new PodManager(() => clock.now());
+  const terminationRequested = new Set<string>();
+  let networkNotReady: string | undefined;
+  const metrics = createMetrics(new Registry());
+  const log = createMemoryLogger();
+  const syncer = createPodSyncer({
+    runtime,
+    statusManager,
+    generateStatus: fakeGenerateStatus,
+    podDirs,
+    podManager,
+    isTerminationRequested: (uid) => terminationRequested.has(uid),
+    networkNotReady: () => networkNotReady,
+    clock,
+    log,
+    metrics,
+  });
+  return {
+    clock,
+    runtime,
+    statusManager,
+    podDirs,
+    podManager,
+    terminationRequested,
+    metrics,
+    log,
+    syncer,
+    setNetworkNotReady: (m: string | undefined) => (networkNotReady = m),
+    signal: new AbortController().signal,
+  };
+}
+
+describe("syncPod", () => {
+  test("records the status, makes the pod directory and asks the runtime to converge the pod", async () => {
+    const h = harness();
+    const pod = makePod("a");
+    const result = await h.syncer.syncPod(h.signal, "create", pod, undefined, podStatus("uid-a"));
+    expect(result).toEqual({ isTerminal: false });
+    expect(h.statusManager.history).toEqual([{ uid: "uid-a", phase: "Pending" }]);
+    expect(h.podDirs.dirs).toEqual(new Set(["uid-a"]));
+    expect(h.runtime.calls).toEqual(["syncPod:a"]);
+  });
+
+  test("a pod that reached a terminal phase is reported terminal and nothing is started", async () => {
+    const h = harness();
+    const done = { ...container("c", "exited"), exitCode: 0 };
+    const result = await h.syncer.syncPod(h.signal, "sync", makePod("a"), undefined, podStatus("uid-a", [done]));
+    expect(result).toEqual({ isTerminal: true });
+    expect(h.statusManager.history).toEqual([{ uid: "uid-a", phase: "Succeeded" }]);
+    expect(h.runtime.calls).toEqual([]);
+  });
+
+  test.each([
+    ["has a deletion timestamp", true, false],
+    ["is being terminated by its worker", false, true],
+  ])("a pod that %s gets its status but no new containers", async (_name, deleting, requested) => {
+    const h = harness();
+    const pod = makePod("a", { deleting });
+    if (requested) h.terminationRequested.add("uid-a");
+    const result = await h.syncer.syncPod(h.signal, "update", pod, undefined, podStatus("uid-a"));
+    expect(result).toEqual({ isTerminal: false });
+    expect(h.statusManager.history.length).toBe(1);
+    expect(h.runtime.calls).toEqual([]);
+    expect(h.podDirs.dirs.size).toBe(0);
+  });
+
+  test("without a pod network only host-network pods start", async () => {
+    const h = harness();
+    h.setNetworkNotReady("cni config uninitialized");
+    const err = await h.syncer.syncPod(h.signal, "create", makePod("a"), undefined, podStatus("uid-a")).catch((e) => e);
+    expect(err).toBeInstanceOf(NetworkNotReadyError);
+    expect(err.message).toBe("network is not ready: cni config uninitialized");
+    expect(h.runtime.calls).toEqual([]);
+
+    await h.syncer.syncPod(h.signal, "create", makePod("h", { hostNetwork: true }), undefined, podStatus("uid-h"));
+    expect(h.runtime.calls).toEqual(["syncPod:h"]);
+  });
+
+  test("a runtime sync error is thrown as is, so the workers can honour a BackoffError", async () => {
+    const h = harness();
+    const backoff = new BackoffError("CrashLoopBackOff", "back-off 10s restarting failed container", 123);
+    h.runtime.syncError = backoff;
+    const err = await h.syncer.syncPod(h.signal, "sync", makePod("a"), undefined, podStatus("uid-a")).catch((e) => e);
+    expect(err).toBe(backoff);
+  });
+
+  test("the Pending → Running transition records the time since the pod was first seen", async () => {
+    const h = harness();
+    const pod = makePod("a");
+    h.podManager.upsert(pod);
+    await h.syncer.syncPod(h.signal, "create", pod, undefined, podStatus("uid-a"));
+    await h.clock.advance(1500);
+    await h.syncer.syncPod(h.signal, "sync", pod, undefined, podStatus("uid-a", [container("c", "running")]));
+    await h.syncer.syncPod(h.signal, "sync", pod, undefined, podStatus("uid-a", [container("c", "running")]));
+    const hist = await h.metrics.podStartDuration.get();
+    const count = hist.values.find((v) => v.metricName === "kubelet_pod_start_duration_seconds_count")?.value;
+    const sum = hist.values.find((v) => v.metricName === "kubelet_pod_start_duration_seconds_sum")?.value;
+    expect(count).toBe(1);
+    expect(sum).toBe(1.5);
+    expect(h.log.lines.filter((l) => l.msg === "Pod is running")).toEqual([
+      { level: "info", msg: "Pod is running", pod: "default/a", podUID: "uid-a", sinceFirstSeenSeconds: 1.5 },
+    ]);
+  });
+
+  test("a pod adopted already Running (bunlet restarted) records no start duration", async () => {
+    const h = harness();
+    const pod = makePod("a");
+    h.podManager.upsert(pod);
+    await h.syncer.syncPod(h.signal, "create", pod, undefined, podStatus("uid-a", [container("c", "running")]));
+    const hist = await h.metrics.podStartDuration.get();
+    expect(hist.values.find((v) => v.metricName === "kubelet_pod_start_duration_seconds_count")?.value).toBe(0);
+  });
+});
+
+describe("syncTerminatingPod", () => {
+  test("kills the running pod with the worker's grace, then records a terminal status", async () => {
+    const h = harness();
+    const pod = makePod("a");
+    const running = podStatus("uid-a", [container("c", "running"), container("old", "exited", "old-id")]);
+    h.runtime.statusAfterKill = podStatus("uid-a", [{ ...container("c", "exited"), exitCode: 137 }]);
+    await h.syncer.syncTerminatingPod(h.signal, pod, running, 7);
+    expect(h.runtime.calls).toEqual(["killPod:a:7", "getPodStatus:uid-a"]);
+    expect(h.runtime.killed[0].runningPod.containers.map((c) => c.id)).toEqual(["c-id"]);
+    expect(h.statusManager.history).toEqual([
+      { uid: "uid-a", phase: "Running" },
+      { uid: "uid-a", phase: "Failed" },
+    ]);
+  });
+
+  test("the status function of the kill is applied to the first status", async () => {
+    const h = harness();
+    await h.syncer.syncTerminatingPod(h.signal, makePod("a"), podStatus("uid-a"), 1, (s) => (s.message = "preempted"));
+    // The terminal status after the kill is computed fresh.
+    expect(h.statusManager.history).toEqual([
+      { uid: "uid-a", phase: "Pending", message: "preempted" },
+      { uid: "uid-a", phase: "Failed" },
+    ]);
+  });
+
+  test("a container still running after a successful kill is an error (CRI violation)", async () => {
+    const h = harness();
+    h.runtime.statusAfterKill = podStatus("uid-a", [container("c", "running")]);
+    const err = await h.syncer.syncTerminatingPod(h.signal, makePod("a"), podStatus("uid-a"), 30).catch((e) => e);
+    expect(err).toBeInstanceOf(ContainersStillRunningError);
+  });
+
+  test("a failed kill is thrown so the worker retries", async () => {
+    const h = harness();
+    h.runtime.killError = new Error("StopContainer: deadline exceeded");
+    const err = await h.syncer.syncTerminatingPod(h.signal, makePod("a"), podStatus("uid-a"), 30).catch((e) => e);
+    expect(err).toBe(h.runtime.killError);
+    expect(h.statusManager.history.length).toBe(1);
+  });
+});
+
+describe("syncTerminatingRuntimePod", () => {
+  test("an orphan runtime pod is killed with a one second grace", async () => {
+    const h = harness();
+    await h.syncer.syncTerminatingRuntimePod(h.signal, { uid: "o", name: "x", namespace: "default", sandboxes: [], containers: [] });
+    expect(h.runtime.calls).toEqual(["killPod:o:1"]);
+  });
+});
+
+describe("syncTerminatedPod", () => {
+  test("a pod removed from its source leaves no directory, status or backoff behind", async () => {
+    const h = harness();
+    h.podDirs.dirs.add("uid-a");
+    await h.syncer.syncTerminatedPod(h.signal, makePod("a"), podStatus("uid-a"));
+    expect(h.statusManager.terminated).toEqual(["uid-a"]);
+    expect(h.statusManager.deleted).toEqual(["uid-a"]);
+    expect(h.runtime.calls).toEqual(["forget:uid-a"]);
+    expect(h.podDirs.dirs.size).toBe(0);
+  });
+
+  test("a completed pod that is still desired keeps its directory and final status", async () => {
+    const h = harness();
+    const pod = makePod("a");
+    h.podManager.upsert(pod);
+    h.podDirs.dirs.add("uid-a");
+    await h.syncer.syncTerminatedPod(h.signal, pod, podStatus("uid-a", [{ ...container("c", "exited"), exitCode: 0 }]));
+    expect(h.statusManager.getPodStatus("uid-a")?.phase).toBe("Succeeded");
+    expect(h.statusManager.deleted).toEqual([]);
+    expect(h.podDirs.dirs).toEqual(new Set(["uid-a"]));
+  });
+
+  test("a directory that cannot be removed yet is left to housekeeping, without failing the sync", async () => {
+    const h = harness();
+    h.podDirs.dirs.add("uid-a");
+    h.podDirs.stuck.add("uid-a");
+    await h.syncer.syncTerminatedPod(h.signal, makePod("a"), podStatus("uid-a"));
+    expect(h.podDirs.dirs).toEqual(new Set(["uid-a"]));
+    expect(h.log.lines.some((l) => l.level === "warn" && l.podUID === "uid-a")).toBe(true);
+  });
+});
+
+test("toRunningPod keeps running containers and every sandbox", () => {
+  const status = podStatus("u", [container("a", "running", "1"), container("b", "exited", "2")]);
+  status.sandboxStatuses = [
+    { id: "s2", state: "ready", createdAt: 2, attempt: 1, ips: [], hostNetwork: false, name: "p", namespace: "default", uid: "u", labels: {}, annotations: {} },
+    { id: "s1", state: "notready", createdAt: 1, attempt: 0, ips: [], hostNetwork: false, name: "p", namespace: "default", uid: "u", labels: {}, annotations: {} },
+  ];
+  const rp = toRunningPod(status);
+  expect(rp.containers.map((c) => c.id)).toEqual(["1"]);
+  expect(rp.sandboxes.map((s) => [s.id, s.state])).toEqual([
+    ["s2", "running"],
+    ["s1", "exited"],
+  ]);
+});

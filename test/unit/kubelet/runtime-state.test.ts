@@ -1,0 +1,92 @@
+import { describe, expect, test } from "bun:test";
+import { syncLoopHealthCheck, runtimeHealthCheck } from "../../../src/kubelet/health.ts";
+import { RuntimeState } from "../../../src/kubelet/runtime-state.ts";
+import { SyncLoopMonitor } from "../../../src/kubelet/sync-loop.ts";
+import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
+
+type Answer = { runtimeReady: boolean; networkReady: boolean; message: string } | Error;
+
+function harness(first: Answer) {
+  let answer = first;
+  let calls = 0;
+  const log = createMemoryLogger();
+  const state = new RuntimeState(
+    {
+      runtimeStatus: async () => {
+        calls++;
+        if (answer instanceof Error) throw answer;
+        return answer;
+      },
+    },
+    log,
+  );
+  return { state, log, set: (a: Answer) => (answer = a), calls: () => calls };
+}
+
+describe("runtime state", () => {
+  test.each([
+    ["before the first check", undefined, "container runtime status check may not have completed yet", undefined],
+    ["ready", { runtimeReady: true, networkReady: true, message: "" }, undefined, undefined],
+    ["network not ready", { runtimeReady: true, networkReady: false, message: "cni not initialized" }, undefined, "cni not initialized"],
+    ["runtime not ready", { runtimeReady: false, networkReady: false, message: "booting" }, "container runtime not ready: booting", undefined],
+    ["Status fails", new Error("connect ENOENT"), "container runtime is down: connect ENOENT", undefined],
+  ] as const)("%s", async (_name, answer, runtimeError, networkError) => {
+    const h = harness(answer ?? new Error("unused"));
+    if (answer !== undefined) await h.state.check();
+    expect(h.state.runtimeError()).toBe(runtimeError);
+    expect(h.state.networkError()).toBe(networkError);
+  });
+
+  test("checks every 5 s while ready and every second while down; logs only transitions", async () => {
+    const clock = new FakeClock();
+    const h = harness({ runtimeReady: true, networkReady: true, message: "" });
+    const ac = new AbortController();
+    const done = h.state.run(clock, ac.signal);
+    await clock.advance(0);
+    expect(h.calls()).toBe(1);
+    await clock.advance(5000);
+    expect(h.calls()).toBe(2);
+    h.set(new Error("gone"));
+    await clock.advance(5000);
+    expect(h.state.runtimeError()).toBe("container runtime is down: gone");
+    await clock.advance(3000);
+    expect(h.calls()).toBe(6);
+    h.set({ runtimeReady: true, networkReady: true, message: "" });
+    await clock.advance(1000);
+    expect(h.state.runtimeError()).toBeUndefined();
+    expect(h.log.lines.map((l) => l.level)).toEqual(["error", "info"]);
+    ac.abort();
+    await done;
+    expect(clock.pending).toBe(0);
+  });
+
+  test("the runtime health check names the runtime problem", async () => {
+    const h = harness(new Error("connection refused"));
+    await h.state.check();
+    expect(runtimeHealthCheck(() => h.state.runtimeError()).check()).toEqual({
+      ok: false,
+      message: "container runtime is down: connection refused",
+    });
+  });
+});
+
+describe("sync loop health", () => {
+  test.each([
+    [60_000, 5 * 60_000, true],
+    [60_000, 5 * 60_000 + 1, false],
+    [10 * 60_000, 20 * 60_000, true],
+    [10 * 60_000, 20 * 60_000 + 1, false],
+  ])("syncFrequency %d ms, %d ms since the last iteration → ok=%p", async (syncFrequencyMs, sinceMs, ok) => {
+    const clock = new FakeClock();
+    const monitor = new SyncLoopMonitor();
+    monitor.lastEntry = clock.now();
+    const check = syncLoopHealthCheck(monitor, clock, syncFrequencyMs);
+    await clock.advance(sinceMs);
+    expect(check.check().ok).toBe(ok);
+  });
+
+  test("a loop that has not started yet is not reported stuck", () => {
+    const clock = new FakeClock();
+    expect(syncLoopHealthCheck(new SyncLoopMonitor(), clock, 60_000).check()).toEqual({ ok: true });
+  });
+});
