@@ -1,0 +1,186 @@
+/**
+ * How a pod worker moves a pod along its lifecycle once a turn is over (pod_workers.go
+ * completeSync / completeTerminating / completeTerminated / completeWork / removeTerminatedWorker),
+ * plus the bookkeeping every step shares: idle tracking for whenIdle, the worker duration
+ * metric, pod-scoped logs. Each method is one synchronous state change.
+ */
+import type { Clock, Logger } from "../lib/index.ts";
+import type { Metrics } from "../metrics/index.ts";
+import { defaultBackOffPeriodMs, requeueDelay } from "./requeue.ts";
+import type { PodWork, WorkResult } from "./run-work.ts";
+import { PodQueries } from "./queries.ts";
+import { StaticPodStartGate } from "./static-pods.ts";
+import { calculateEffectiveGracePeriod, type PodSyncStatus } from "./sync-status.ts";
+import type { PodStatusCache, PodSyncer, UpdatePodOptions } from "./types.ts";
+import type { WorkQueue } from "./work-queue.ts";
+
+export interface PodWorkersDeps {
+  syncer: PodSyncer;
+  cache: PodStatusCache;
+  workQueue: Pick<WorkQueue, "enqueue">;
+  clock: Clock;
+  random: () => number;
+  log: Logger;
+  metrics: Pick<Metrics, "podWorkerDuration">;
+  /** syncFrequency: how often a healthy pod is synced again (1 min by default). */
+  resyncIntervalMs: number;
+  /** The worker's error backoff (10 s by default). */
+  backOffPeriodMs?: number;
+  /** Aborting it stops every worker, like stop(). */
+  signal: AbortSignal;
+}
+
+export abstract class PodLifecycleSteps extends PodQueries {
+  protected readonly deps: PodWorkersDeps;
+  protected readonly backOffPeriodMs: number;
+  /** Aborted when the agent stops: loops end, syncs in flight see their signal abort. */
+  protected abstract readonly root: AbortSignal;
+  #idleWaiters: (() => void)[] = [];
+
+  constructor(deps: PodWorkersDeps) {
+    super(new Map<string, PodSyncStatus>(), new StaticPodStartGate());
+    this.deps = deps;
+    this.backOffPeriodMs = deps.backOffPeriodMs ?? defaultBackOffPeriodMs;
+  }
+
+  /** A static pod terminated before it could start: nothing ran, so it is finished at once. */
+  protected finishUnstarted(uid: string, status: PodSyncStatus, pending: UpdatePodOptions): void {
+    status.closeWorker();
+    status.transition("finished", this.deps.clock.now());
+    status.working = false;
+    this.gate.release(status.fullName, uid);
+    runCallbacks(status.takeCompletions(), this.deps.log);
+    this.observe("terminated", pending.startTime);
+    this.checkIdle();
+  }
+
+  /** Moves the lifecycle on after a turn; true when the worker is done for good. */
+  protected completeStep(uid: string, work: PodWork, result: WorkResult, signal: AbortSignal): boolean {
+    const status = this.statuses.get(uid);
+    const log = this.workLog(uid, work);
+    const now = this.deps.clock.now();
+    let phaseTransition = false;
+    if (result.error !== undefined) {
+      if (signal.aborted) log.debug("Pod sync was cancelled; the newer update runs next");
+      else log.error("Error syncing pod, will retry after a backoff", { error: result.error });
+    } else if (status !== undefined && work.workType === "TerminatedPod") {
+      this.#finish(uid, status);
+      this.observe("terminated", work.options.startTime);
+      return true;
+    } else if (status !== undefined && work.workType === "TerminatingPod") {
+      if (work.options.runningPod !== undefined) {
+        // An orphan has no config to report status for: once stopped, forget it entirely.
+        this.#finish(uid, status);
+        this.statuses.delete(uid);
+        runCallbacks(status.takeCompletions(), log);
+        this.observe(work.options.updateType, work.options.startTime);
+        return true;
+      }
+      status.transition("terminated", now);
+      runCallbacks(status.takeCompletions(), log);
+      status.requeueLastUpdate();
+      phaseTransition = true;
+    } else if (status !== undefined && result.isTerminal) {
+      // The pod ended on its own (Succeeded/Failed): stop its containers next, without waiting.
+      if (!status.transition("terminating", now)) log.debug("Pod reported terminal while already terminating");
+      status.startedTerminating = true;
+      status.requeueLastUpdate();
+      phaseTransition = true;
+    }
+    this.#completeWork(uid, phaseTransition, result.error);
+    this.observe(work.options.updateType, work.options.startTime);
+    return false;
+  }
+
+  /** SyncKnownPods' removal of a worker; true when its history is gone. */
+  protected removeTerminatedWorker(uid: string, status: PodSyncStatus, orphaned: boolean): boolean {
+    if (!status.isFinished()) {
+      if (!orphaned) return false;
+      // Nobody will send updates for an orphan any more: the worker must finish it by itself.
+      status.deleted = true;
+      if (status.isStarted() || status.observedRuntime) {
+        if (!status.isTerminationRequested()) {
+          status.transition("terminating", this.deps.clock.now());
+          const pod = status.activeUpdate?.pod;
+          status.gracePeriod = pod ? calculateEffectiveGracePeriod(status.gracePeriod, pod, undefined).gracePeriod : 1;
+        }
+        status.requeueLastUpdate();
+        return false;
+      }
+    }
+    this.statuses.delete(uid);
+    status.closeWorker();
+    this.gate.release(status.fullName, uid);
+    runCallbacks(status.takeCompletions(), this.deps.log);
+    return true;
+  }
+
+  protected isIdle(): boolean {
+    if (this.root.aborted) return true;
+    for (const status of this.statuses.values()) if (status.working) return false;
+    return true;
+  }
+
+  protected checkIdle(): void {
+    if (this.#idleWaiters.length === 0 || !this.isIdle()) return;
+    for (const resolve of this.#idleWaiters.splice(0)) resolve();
+  }
+
+  whenIdle(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  protected observe(operationType: string, startTime: number | undefined): void {
+    if (startTime === undefined) return;
+    const seconds = Math.max(0, this.deps.clock.now() - startTime) / 1000;
+    this.deps.metrics.podWorkerDuration.observe({ operation_type: operationType }, seconds);
+  }
+
+  protected podLog(ref: string, uid: string): Logger {
+    return this.deps.log.with({ pod: ref, podUID: uid });
+  }
+
+  protected workLog(uid: string, work: PodWork): Logger {
+    const { pod, runningPod } = work.options;
+    const ref = pod ? `${pod.metadata.namespace}/${pod.metadata.name}` : `${runningPod?.namespace}/${runningPod?.name}`;
+    return this.podLog(ref, uid).with({ workType: work.workType });
+  }
+
+  /** The worker is done: its loop ends and the full name is free for the next static pod. */
+  #finish(uid: string, status: PodSyncStatus): void {
+    status.closeWorker();
+    status.transition("finished", this.deps.clock.now());
+    status.working = false;
+    this.gate.release(status.fullName, uid);
+    this.checkIdle();
+  }
+
+  /** Schedules the next sync, then runs a pending update at once or marks the worker idle. */
+  #completeWork(uid: string, phaseTransition: boolean, error: unknown): void {
+    const delay = requeueDelay({
+      phaseTransition,
+      error,
+      now: this.deps.clock.now(),
+      resyncIntervalMs: this.deps.resyncIntervalMs,
+      backOffPeriodMs: this.backOffPeriodMs,
+      random: this.deps.random,
+    });
+    this.deps.workQueue.enqueue(uid, delay);
+    const status = this.statuses.get(uid);
+    if (status === undefined) return;
+    if (status.pendingUpdate !== undefined) status.ring();
+    else status.working = false;
+    this.checkIdle();
+  }
+}
+
+export function runCallbacks(callbacks: (() => void)[], log: Logger): void {
+  for (const callback of callbacks) {
+    try {
+      callback();
+    } catch (err) {
+      log.error("A pod kill completion callback failed; continuing", { error: err });
+    }
+  }
+}

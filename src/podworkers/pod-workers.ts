@@ -1,0 +1,300 @@
+/**
+ * The pod workers (pkg/kubelet/pod_workers.go): one serialized async worker per pod UID that
+ * drives the pod through syncPod → syncTerminatingPod → syncTerminatedPod. Callers only ever
+ * hand over the newest desired state (updatePod); a worker acts on the latest pending update,
+ * never on a backlog, and a termination request can be shortened but never undone.
+ *
+ * Ownership: this object owns every PodSyncStatus and every worker loop. Everything runs on one
+ * thread, so each state change is one synchronous step (the kubelet's podLock sections); the
+ * only awaits are inside runWork, where updatePod may replace the pending update or cancel the
+ * sync in flight through its AbortSignal.
+ */
+import { isStaticPod, podFullName, podUID, type Pod } from "../api/index.ts";
+import { anySignal, jitter, Mailbox } from "../lib/index.ts";
+import type { PodStatus, RuntimePod } from "../runtime/types.ts";
+import { PodLifecycleSteps, runCallbacks, type PodWorkersDeps } from "./lifecycle-steps.ts";
+import { workerBackOffPeriodJitterFactor } from "./requeue.ts";
+import { runWork, type PodWork } from "./run-work.ts";
+import { calculateEffectiveGracePeriod, PodSyncStatus, type WorkerHandle } from "./sync-status.ts";
+import type { KnownPodWorker, PodWorkers, UpdatePodOptions } from "./types.ts";
+
+export type { PodWorkersDeps } from "./lifecycle-steps.ts";
+
+export function createPodWorkers(deps: PodWorkersDeps): PodWorkers {
+  return new PodWorkersImpl(deps);
+}
+
+type StartDecision = { kind: "run"; work: PodWork; signal: AbortSignal } | { kind: "wait" } | { kind: "exit" };
+
+interface UpdateIdentity {
+  uid: string;
+  fullName: string;
+  ref: string;
+  isRuntimePod: boolean;
+}
+
+class PodWorkersImpl extends PodLifecycleSteps implements PodWorkers {
+  protected readonly root: AbortSignal;
+  readonly #stopper = new AbortController();
+  readonly #loops = new Set<Promise<void>>();
+
+  constructor(deps: PodWorkersDeps) {
+    super(deps);
+    this.root = anySignal(deps.signal, this.#stopper.signal);
+    this.root.addEventListener("abort", () => this.checkIdle(), { once: true });
+  }
+
+  updatePod(input: UpdatePodOptions): void {
+    if (this.root.aborted) return;
+    const options: UpdatePodOptions = { ...input };
+    const identity = this.#identify(options);
+    if (identity === undefined) return;
+    const { uid, isRuntimePod } = identity;
+    const log = this.podLog(identity.ref, uid);
+    const now = this.deps.clock.now();
+
+    let status = this.statuses.get(uid);
+    const firstTime = status === undefined;
+    if (status === undefined) {
+      status = this.#newStatus(uid, identity.fullName, options.pod, now);
+      this.statuses.set(uid, status);
+    }
+
+    // A runtime-only kill uses the real spec when one is known; the pod must be driven to
+    // completion through a terminating sync either way.
+    let pod = options.pod;
+    if (isRuntimePod) {
+      status.observedRuntime = true;
+      const known = status.pendingUpdate?.pod ?? status.activeUpdate?.pod;
+      if (known !== undefined) {
+        options.pod = pod = known;
+        options.runningPod = undefined;
+      } else {
+        pod = runtimePodToApiPod(options.runningPod!);
+      }
+    }
+    if (pod === undefined) return;
+
+    if (!firstTime && status.isTerminationRequested() && options.updateType === "create") {
+      status.restartRequested = true;
+      log.debug("Pod is terminating but has been requested to restart with same UID, will be reconciled later");
+      return;
+    }
+    if (status.isFinished()) {
+      log.debug("Pod is finished processing, no further updates", { updateType: options.updateType });
+      return;
+    }
+
+    const becameTerminating = !status.isTerminationRequested() && this.#requestTermination(status, pod, options, isRuntimePod, now);
+    if (becameTerminating) log.debug("Pod begins termination", { updateType: options.updateType });
+
+    let gracePeriodShortened = false;
+    const kill = options.killPodOptions;
+    if (status.isTerminated()) {
+      if (isRuntimePod) {
+        log.debug("Pod is terminated, ignoring runtime-only kill until the worker finished");
+        return;
+      }
+      if (kill?.onCompleted) runCallbacks([kill.onCompleted], log);
+      options.killPodOptions = undefined;
+    } else if (status.isTerminationRequested()) {
+      if (kill?.onCompleted) status.notifyPostTerminating.push(kill.onCompleted);
+      if (kill?.podStatusFn) status.statusPostTerminating.push(kill.podStatusFn);
+      const { gracePeriod, shortened } = calculateEffectiveGracePeriod(status.gracePeriod, pod, kill);
+      status.gracePeriod = gracePeriod;
+      gracePeriodShortened = shortened;
+      // Every terminating update carries the effective grace period, so the sync need not recompute it.
+      options.killPodOptions = { evict: kill?.evict, gracePeriodSecondsOverride: gracePeriod };
+    } else if (kill !== undefined) {
+      // Kill options mean nothing to a pod that is not terminating: report them done at once.
+      if (kill.onCompleted) runCallbacks([kill.onCompleted], log);
+      options.killPodOptions = undefined;
+    }
+
+    if (status.worker === undefined) {
+      if (isStaticPod(pod)) this.gate.enqueue(status.fullName, uid);
+      this.#startWorker(uid, status);
+    }
+
+    // Keep the oldest start time of coalesced updates so the duration metric shows the full wait.
+    const pendingStart = status.pendingUpdate?.startTime;
+    if (pendingStart !== undefined && options.startTime !== undefined && pendingStart < options.startTime) {
+      options.startTime = pendingStart;
+    }
+    status.pendingUpdate = options;
+    status.working = true;
+    status.ring();
+
+    if ((becameTerminating || gracePeriodShortened) && status.sync !== undefined) {
+      log.debug("Cancelling current pod sync", { workType: status.workType() });
+      status.sync.abort(new DOMException("pod sync cancelled: the pod is terminating", "AbortError"));
+    }
+  }
+
+  syncKnownPods(desired: Pod[]): Map<string, KnownPodWorker> {
+    const known = new Set(desired.map(podUID));
+    this.podsSynced = true;
+    const workers = new Map<string, KnownPodWorker>();
+    for (const [uid, status] of [...this.statuses]) {
+      const orphan = !known.has(uid);
+      if ((status.restartRequested || orphan) && this.removeTerminatedWorker(uid, status, orphan)) continue;
+      const config = status.activeUpdate ?? status.pendingUpdate;
+      workers.set(uid, {
+        state: status.workType(),
+        orphan,
+        hasConfig: config?.pod !== undefined,
+        static: config?.pod !== undefined && isStaticPod(config.pod),
+      });
+    }
+    this.checkIdle();
+    return workers;
+  }
+
+  async stop(): Promise<void> {
+    this.#stopper.abort(new DOMException("pod workers stopped", "AbortError"));
+    await Promise.allSettled([...this.#loops]);
+  }
+
+  #identify(options: UpdatePodOptions): UpdateIdentity | undefined {
+    const { pod, runningPod } = options;
+    if (pod !== undefined) {
+      if (runningPod !== undefined) options.runningPod = undefined;
+      const ref = `${pod.metadata.namespace}/${pod.metadata.name}`;
+      return { uid: podUID(pod), fullName: podFullName(pod), ref, isRuntimePod: false };
+    }
+    if (runningPod === undefined) {
+      this.deps.log.error("Pod update ignored: it carries neither a pod nor a runtime pod", { updateType: options.updateType });
+      return undefined;
+    }
+    const ref = `${runningPod.namespace}/${runningPod.name}`;
+    if (options.updateType !== "kill") {
+      this.podLog(ref, runningPod.uid).info("Pod update ignored: runtime pods can only be killed", {
+        updateType: options.updateType,
+      });
+      return undefined;
+    }
+    return { uid: runningPod.uid, fullName: `${runningPod.name}_${runningPod.namespace}`, ref, isRuntimePod: true };
+  }
+
+  #newStatus(uid: string, fullName: string, pod: Pod | undefined, now: number): PodSyncStatus {
+    const phase = pod?.status?.phase;
+    const cached = this.deps.cache.get?.(uid);
+    if ((phase === "Failed" || phase === "Succeeded") && cached !== undefined && isPodStatusCacheTerminal(cached.status)) {
+      return PodSyncStatus.alreadyTerminated(fullName, now);
+    }
+    return new PodSyncStatus(fullName, now);
+  }
+
+  /** UpdatePod's "does this update start termination" rules; true when it did. */
+  #requestTermination(status: PodSyncStatus, pod: Pod, options: UpdatePodOptions, isRuntimePod: boolean, now: number): boolean {
+    const phase = pod.status?.phase;
+    if (isRuntimePod || pod.metadata.deletionTimestamp !== undefined) status.deleted = true;
+    else if (phase === "Failed" || phase === "Succeeded") {
+      // a terminal phase: the pod ends on its own terms, neither deleted nor evicted
+    } else if (options.updateType !== "kill") return false;
+    else if (options.killPodOptions?.evict) status.evicted = true;
+    return status.transition("terminating", now);
+  }
+
+  #startWorker(uid: string, status: PodSyncStatus): void {
+    const handle: WorkerHandle = { doorbell: new Mailbox<true>(), lifetime: new AbortController() };
+    status.worker = handle;
+    const loop = this.#workerLoop(uid, handle)
+      .catch((err) => {
+        this.deps.log.error("Pod worker failed unexpectedly and stopped; the pod is no longer synced", { podUID: uid, error: err });
+        const current = this.statuses.get(uid);
+        if (current?.worker === handle) current.working = false;
+      })
+      .finally(() => {
+        this.#loops.delete(loop);
+        this.checkIdle();
+      });
+    this.#loops.add(loop);
+  }
+
+  async #workerLoop(uid: string, handle: WorkerHandle): Promise<void> {
+    const lifetime = anySignal(this.root, handle.lifetime.signal);
+    let lastSyncTime = 0;
+    for (;;) {
+      if ((await handle.doorbell.take(lifetime)) === undefined) return;
+      const decision = this.#startPodSync(uid, handle);
+      if (decision.kind === "exit") return;
+      if (decision.kind === "wait") continue;
+      const { work } = decision;
+      const deps = {
+        syncer: this.deps.syncer,
+        cache: this.deps.cache,
+        log: this.workLog(uid, work),
+        acknowledgeTerminating: () => this.statuses.get(uid)?.acknowledgeTerminating(),
+      };
+      const result = await runWork(deps, uid, work, decision.signal, lastSyncTime);
+      if (result.synced) lastSyncTime = this.deps.clock.now();
+      if (this.root.aborted) return;
+      if (this.completeStep(uid, work, result, decision.signal)) return;
+    }
+  }
+
+  /** Takes the pending update and decides whether (and how) the worker may act on it now. */
+  #startPodSync(uid: string, handle: WorkerHandle): StartDecision {
+    const status = this.statuses.get(uid);
+    if (status === undefined || status.worker !== handle) return { kind: "exit" };
+    const pending = status.pendingUpdate;
+    if (pending === undefined) {
+      status.working = false;
+      this.checkIdle();
+      return { kind: "wait" };
+    }
+    const work: PodWork = { workType: status.workType(), options: pending };
+    status.pendingUpdate = undefined;
+    handle.doorbell.tryTake();
+    if (status.sync === undefined || status.sync.signal.aborted) status.sync = new AbortController();
+    const signal = anySignal(this.root, status.sync.signal);
+
+    if (status.isStarted() || (pending.runningPod !== undefined && work.workType === "TerminatingPod")) {
+      status.mergeLastUpdate(pending);
+      return { kind: "run", work, signal };
+    }
+    const pod = pending.pod;
+    if (pod === undefined) {
+      status.mergeLastUpdate(pending);
+      this.deps.log.error("Pod worker got a runtime-only update for a pod that never started; it stops", { podUID: uid });
+      return { kind: "exit" };
+    }
+    if (isStaticPod(pod)) {
+      if (status.isTerminationRequested()) {
+        this.finishUnstarted(uid, status, pending);
+        return { kind: "exit" };
+      }
+      if (!this.gate.tryStart(status.fullName, uid, (waiter) => this.#canStillStart(waiter))) {
+        // Another pod of this full name runs or is ahead in line: look again after a backoff.
+        this.deps.workQueue.enqueue(uid, jitter(this.backOffPeriodMs, workerBackOffPeriodJitterFactor, this.deps.random));
+        status.pendingUpdate = pending;
+        status.working = false;
+        this.checkIdle();
+        return { kind: "wait" };
+      }
+    }
+    status.startedAt = this.deps.clock.now();
+    status.mergeLastUpdate(pending);
+    return { kind: "run", work, signal };
+  }
+
+  #canStillStart(uid: string): boolean {
+    const status = this.statuses.get(uid);
+    return status !== undefined && !status.isTerminationRequested();
+  }
+}
+
+/** No running container and no ready sandbox in the cached runtime status. */
+function isPodStatusCacheTerminal(status: PodStatus): boolean {
+  const running = status.containerStatuses.some((c) => c.state === "running");
+  return !running && !status.sandboxStatuses.some((s) => s.state === "ready");
+}
+
+/** The placeholder pod a runtime-only kill is judged by (kubecontainer.Pod.ToAPIPod). */
+function runtimePodToApiPod(runningPod: RuntimePod): Pod {
+  return {
+    metadata: { uid: runningPod.uid, name: runningPod.name, namespace: runningPod.namespace },
+    spec: { containers: runningPod.containers.map((c) => ({ name: c.name, image: c.image })) },
+  };
+}
