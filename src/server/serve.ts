@@ -1,0 +1,64 @@
+/**
+ * Listening sockets for the read-only port and the healthz port (Bun.serve). The caller owns the
+ * returned handle and stops it on shutdown. A port of 0 means "off", as in the kubelet's
+ * configuration; tests ask for an ephemeral port with randomPort.
+ */
+import { createHandler, type HandlerOptions } from "./handler.ts";
+
+export interface ServerOptions extends HandlerOptions {
+  address: string;
+  port: number;
+  /** Listen on an ephemeral port (tests); the chosen port is in the handle. */
+  randomPort?: boolean;
+}
+
+export interface ServerHandle {
+  /** The port listened on; 0 when the server is off. */
+  readonly port: number;
+  stop(): Promise<void>;
+}
+
+/** The socket could not be opened (address in use, no such address, permission). */
+export class ServerError extends Error {
+  override readonly name = "ServerError";
+  constructor(
+    readonly address: string,
+    readonly port: number,
+    readonly code: string,
+  ) {
+    super(`cannot listen on ${address.includes(":") ? `[${address}]` : address}:${port}: ${code}`);
+  }
+}
+
+export function startServer(opts: ServerOptions): ServerHandle {
+  if (opts.port === 0 && !opts.randomPort) return { port: 0, stop: async () => {} };
+  const kind = opts.healthzOnly ? "healthz" : "read-only";
+  const log = opts.log.with({ server: kind });
+  const handler = createHandler({ ...opts, log });
+  let server: ReturnType<typeof Bun.serve>;
+  try {
+    server = Bun.serve({
+      hostname: opts.address,
+      port: opts.randomPort ? 0 : opts.port,
+      // The kubelet's server closes idle keep-alive connections after 90s.
+      idleTimeout: 90,
+      development: false,
+      // Bun shares a port between listeners unless told not to; a second bunlet (or a kubelet)
+      // on the same port must be an error, not a silent split of the traffic.
+      reusePort: false,
+      fetch: handler,
+    });
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    throw new ServerError(opts.address, opts.port, typeof code === "string" ? code : String(err));
+  }
+  const port = server.port ?? 0;
+  log.info("serving HTTP", { address: opts.address, port, paths: opts.healthzOnly ? "/healthz" : "/healthz,/pods,/metrics" });
+  return {
+    port,
+    async stop() {
+      await server.stop(true);
+      log.debug("HTTP server stopped", { port }, 2);
+    },
+  };
+}
