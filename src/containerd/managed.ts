@@ -6,7 +6,7 @@ import { containerdPaths, type ContainerdPaths } from "./paths.ts";
 import { findContainerd, logTail, spawnContainerd, stalePid, type ContainerdChild } from "./process.ts";
 import { waitReady } from "./readiness.ts";
 import { terminateChild, terminatePid } from "./terminate.ts";
-import { realClock } from "../lib/index.ts";
+import { Backoff, realClock, type BackoffOptions } from "../lib/index.ts";
 import type { Clock, Logger, ReadinessProbe } from "./types.ts";
 
 export interface ManagedContainerdOptions extends ContainerdConfigOptions, Omit<CniConflistOptions, "rootDir"> {
@@ -21,7 +21,8 @@ export interface ManagedContainerdOptions extends ContainerdConfigOptions, Omit<
   readyTimeoutMs?: number;
   readyPollMs?: number;
   stopTimeoutMs?: number;
-  restartBackoff?: { initialMs: number; maxMs: number; resetAfterMs: number };
+  /** Delay before restarting a containerd that exited on its own: 1 s doubling to 30 s, reset after 60 s. */
+  restartBackoff?: BackoffOptions;
 }
 
 /** starting → ready ⇄ restarting → stopping → stopped */
@@ -41,7 +42,7 @@ export interface ManagedContainerd extends AsyncDisposable {
   stop(): Promise<void>;
 }
 
-const DEFAULT_BACKOFF = { initialMs: 1000, maxMs: 30_000, resetAfterMs: 60_000 };
+const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 1000, maxMs: 30_000, resetAfterMs: 60_000 };
 
 function writeFileAtomic(file: string, text: string): void {
   writeFileSync(`${file}.tmp`, text, { mode: 0o600 });
@@ -55,7 +56,7 @@ export async function startManagedContainerd(opts: ManagedContainerdOptions): Pr
   const readyTimeoutMs = opts.readyTimeoutMs ?? 30_000;
   const readyPollMs = opts.readyPollMs ?? 100;
   const stopTimeoutMs = opts.stopTimeoutMs ?? 10_000;
-  const backoff = opts.restartBackoff ?? DEFAULT_BACKOFF;
+  const backoff = new Backoff(clock, opts.restartBackoff ?? DEFAULT_BACKOFF);
   const binary = findContainerd(opts.containerdPath);
   const paths = containerdPaths(opts.rootDir);
   const endpoint = `unix://${paths.socketPath}`;
@@ -129,13 +130,11 @@ export async function startManagedContainerd(opts: ManagedContainerdOptions): Pr
 
   // Restarts containerd whenever it exits on its own, with backoff.
   const supervise = async () => {
-    let delayMs = backoff.initialMs;
     let current = first;
-    let startedAt = clock.now();
     for (;;) {
       const exit = await current.exited;
       if (lifetime.signal.aborted) return;
-      if (clock.now() - startedAt >= backoff.resetAfterMs) delayMs = backoff.initialMs;
+      const delayMs = backoff.next("containerd");
       state = "restarting";
       log.error("containerd exited unexpectedly; restarting it", { code: exit.code, signal: exit.signal, restartInMs: delayMs, log: paths.logFile });
       try {
@@ -143,9 +142,7 @@ export async function startManagedContainerd(opts: ManagedContainerdOptions): Pr
       } catch {
         return;
       }
-      delayMs = Math.min(delayMs * 2, backoff.maxMs);
       current = spawnOne();
-      startedAt = clock.now();
       restarts++;
       try {
         const again = await waitChildReady(current);

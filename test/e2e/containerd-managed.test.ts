@@ -11,6 +11,7 @@ import { deleteLink, killShims, unmountUnder } from "../harness/cleanup.ts";
 import { criVersionProbe } from "../harness/containerd.ts";
 import { ensureImages, importImages, runCommand } from "../harness/images.ts";
 import { allocateTestNetwork, type TestNetwork } from "../harness/network.ts";
+import { reapAbandoned, writeOwner } from "../harness/reap.ts";
 import { requireE2e } from "../harness/require.ts";
 
 const TASK_ID = "bunlet-e2e-shim";
@@ -63,14 +64,17 @@ describe("managed containerd", () => {
   let net: TestNetwork;
   let managed: ManagedContainerd | undefined;
   const log = createMemoryLogger();
-  const start = (probe: (signal: AbortSignal) => Promise<void>) =>
-    startManagedContainerd({ rootDir, log, probe, bridgeName: net.bridgeName, podSubnet: net.podSubnet, registryMirrors: [] });
+  const start = (probe: (signal: AbortSignal) => Promise<void>, signal?: AbortSignal) =>
+    startManagedContainerd({ rootDir, log, probe, signal, bridgeName: net.bridgeName, podSubnet: net.podSubnet, registryMirrors: [] });
 
   beforeAll(async () => {
     requireE2e();
     await ensureImages();
+    reapAbandoned();
     rootDir = mkdtempSync(join(tmpdir(), "bunlet-managed-"));
     net = allocateTestNetwork();
+    const socketPath = containerdPaths(rootDir).socketPath;
+    writeOwner(rootDir, { ownerPid: process.pid, socketPath, bridgeName: net.bridgeName, podSubnet: net.podSubnet, lockFile: net.lockFile });
   });
 
   afterAll(async () => {
@@ -162,19 +166,25 @@ describe("managed containerd", () => {
     }
   });
 
-  test("a containerd left behind by a previous run is stopped before starting a new one", async () => {
+  test("a containerd left behind by a previous run is stopped before starting a new one; aborting the signal stops ours", async () => {
     const paths = containerdPaths(rootDir);
+    const lifetime = new AbortController();
     // What a crashed bunlet leaves: a containerd on our config, recorded in the pid file.
     const orphan = Bun.spawn(["containerd", "--config", paths.configFile], { stdout: "ignore", stderr: "ignore" });
     writeFileSync(paths.pidFile, `${orphan.pid}\n`);
     const probe = criVersionProbe(`unix://${paths.socketPath}`);
     try {
       await eventually("the orphan containerd answers", () => probe.probe(AbortSignal.timeout(1000)).then(() => true, () => false));
-      managed = await start(probe.probe);
+      managed = await start(probe.probe, lifetime.signal);
       expect(orphan.exitCode ?? orphan.signalCode).not.toBeNull();
       expect(isAlive(orphan.pid)).toBe(false);
       expect(managed.pid).not.toBe(orphan.pid);
       expect(log.lines.some((l) => l.msg === "a containerd from a previous bunlet run is still running; stopping it")).toBe(true);
+      const pid = managed.pid!;
+      lifetime.abort();
+      await managed.stop(); // the stop the abort began
+      expect(isAlive(pid)).toBe(false);
+      expect(managed.restarts).toBe(0);
     } finally {
       orphan.kill("SIGKILL");
       await managed?.stop();

@@ -8,6 +8,7 @@ import { silentLogger, type Logger } from "../../src/lib/index.ts";
 import { deleteLink, deleteNatRulesFor, killShims, unmountUnder } from "./cleanup.ts";
 import { ensureImages, importImages, runCommand } from "./images.ts";
 import { allocateTestNetwork } from "./network.ts";
+import { reapAbandoned, writeOwner } from "./reap.ts";
 import { requireE2e } from "./require.ts";
 
 export interface TestContainerdOptions {
@@ -47,9 +48,13 @@ export function criVersionProbe(endpoint: string): { probe: (signal: AbortSignal
 export async function startTestContainerd(opts: TestContainerdOptions): Promise<TestContainerd> {
   requireE2e();
   if (!opts.skipImages) await ensureImages();
+  reapAbandoned();
   const rootDir = mkdtempSync(join(tmpdir(), `bunlet-${opts.name.replace(/[^A-Za-z0-9_-]/g, "-").slice(0, 20)}-`));
   const net = allocateTestNetwork();
-  const endpointGuess = `unix://${join(rootDir, "containerd", "containerd.sock")}`;
+  const socketPath = join(rootDir, "containerd", "containerd.sock");
+  const endpointGuess = `unix://${socketPath}`;
+  const owner = { ownerPid: process.pid, socketPath, bridgeName: net.bridgeName, podSubnet: net.podSubnet, lockFile: net.lockFile };
+  writeOwner(rootDir, owner);
   const probe = criVersionProbe(endpointGuess);
   let managed: ManagedContainerd | undefined;
   const teardown = async () => {
@@ -74,6 +79,7 @@ export async function startTestContainerd(opts: TestContainerdOptions): Promise<
       podSubnet: net.podSubnet,
       registryMirrors: opts.registryHost ? [opts.registryHost] : [],
     });
+    writeOwner(rootDir, { ...owner, childPid: managed.pid });
     if (managed.endpoint !== endpointGuess) throw new Error(`unexpected endpoint ${managed.endpoint}, wanted ${endpointGuess}`);
     if (!opts.skipImages) await importImages(managed.socketPath);
   } catch (err) {

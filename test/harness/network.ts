@@ -9,6 +9,8 @@ export interface TestNetwork {
   bridgeName: string;
   /** A /24 inside 10.89.0.0/16 that no other live test instance holds. */
   podSubnet: string;
+  /** The lock file that reserves the subnet (holds our pid). */
+  lockFile: string;
   release(): void;
 }
 
@@ -54,6 +56,7 @@ export function allocateTestNetwork(): TestNetwork {
       return {
         bridgeName: `bl${randomBytes(4).toString("hex")}`,
         podSubnet: `10.89.${(start + i) % 256}.0/24`,
+        lockFile: lock,
         release: () => rmSync(lock, { force: true }),
       };
     }

@@ -4,6 +4,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BUSYBOX_TAR, ensureImages, runCommand } from "./images.ts";
+import { reapAbandoned, writeOwner } from "./reap.ts";
 import { requireE2e } from "./require.ts";
 
 export interface TestRegistry {
@@ -39,6 +40,7 @@ async function waitForV2(host: string, proc: { exitCode: number | null }, logFil
 export async function startTestRegistry(): Promise<TestRegistry> {
   requireE2e(["docker-registry", "skopeo"]);
   await ensureImages();
+  reapAbandoned();
   const dir = mkdtempSync(join(tmpdir(), "bunlet-registry-"));
   const port = await freePort();
   const host = `127.0.0.1:${port}`;
@@ -61,6 +63,7 @@ export async function startTestRegistry(): Promise<TestRegistry> {
   const logFd = openSync(logFile, "a");
   const proc = Bun.spawn(["docker-registry", "serve", config], { stdout: logFd, stderr: logFd });
   closeSync(logFd);
+  writeOwner(dir, { ownerPid: process.pid, childPid: proc.pid });
   let stopped: Promise<void> | undefined;
   const stop = () =>
     (stopped ??= (async () => {

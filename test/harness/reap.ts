@@ -1,0 +1,82 @@
+// Instances whose test process died (killed by a timeout, Ctrl-C) leave a containerd or a registry
+// running. Each instance dir records its owner; the next harness start cleans up after dead owners.
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { deleteLink, deleteNatRulesFor, killShims, unmountUnder } from "./cleanup.ts";
+
+const OWNER_FILE = "bunlet-test-owner.json";
+
+export interface OwnerRecord {
+  ownerPid: number;
+  /** The process to kill when the owner is gone (containerd, docker-registry). */
+  childPid?: number;
+  socketPath?: string;
+  bridgeName?: string;
+  podSubnet?: string;
+  /** Subnet lock file, removed if it still names the dead owner. */
+  lockFile?: string;
+}
+
+export function writeOwner(dir: string, record: OwnerRecord): void {
+  writeFileSync(join(dir, OWNER_FILE), JSON.stringify(record));
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function readOwner(dir: string): OwnerRecord | undefined {
+  try {
+    return JSON.parse(readFileSync(join(dir, OWNER_FILE), "utf8")) as OwnerRecord;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A managed containerd's current pid (it changes when the supervisor restarts it). */
+function managedContainerdPid(dir: string): number | undefined {
+  try {
+    return Number.parseInt(readFileSync(join(dir, "containerd", "containerd.pid"), "utf8"), 10) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Cleans every `$TMPDIR/bunlet-*` instance whose owning test process is dead. Returns the dirs cleaned. */
+export function reapAbandoned(): string[] {
+  const reaped: string[] = [];
+  for (const name of readdirSync(tmpdir())) {
+    if (!name.startsWith("bunlet-")) continue;
+    const dir = join(tmpdir(), name);
+    const owner = readOwner(dir);
+    if (!owner || alive(owner.ownerPid)) continue;
+    for (const pid of [owner.childPid, managedContainerdPid(dir)]) {
+      if (!pid || !alive(pid)) continue;
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // gone meanwhile
+      }
+    }
+    if (owner.socketPath) killShims(owner.socketPath);
+    unmountUnder(dir);
+    rmSync(dir, { recursive: true, force: true });
+    if (owner.bridgeName) deleteLink(owner.bridgeName);
+    if (owner.podSubnet) deleteNatRulesFor(owner.podSubnet);
+    if (owner.lockFile) {
+      try {
+        if (Number.parseInt(readFileSync(owner.lockFile, "utf8"), 10) === owner.ownerPid) rmSync(owner.lockFile, { force: true });
+      } catch {
+        // already released
+      }
+    }
+    reaped.push(dir);
+  }
+  return reaped;
+}
