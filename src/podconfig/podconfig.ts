@@ -1,0 +1,117 @@
+/**
+ * PodConfig (the kubelet's config.PodConfig): starts the configured sources, file first then
+ * HTTP as makePodSourceConfig wires them, merges each snapshot into one PodStorage, and hands the
+ * resulting updates to a single consumer, in order, through a bounded channel (capacity 50, as
+ * upstream). Merges are serialized across sources, and a source waits while the channel is full,
+ * so a slow sync loop slows the sources down instead of losing updates.
+ *
+ * Ownership: PodConfig owns its sources and the channel. stop() (or the caller's signal) stops
+ * every source, waits for them, and then closes the channel so the consumer's loop ends.
+ */
+import { FileSource as FileSourceName, HTTPSource as HTTPSourceName, type Pod } from "../api/index.ts";
+import { anySignal, Channel, type Clock, type Logger } from "../lib/index.ts";
+import type { ManifestError } from "./errors.ts";
+import { FileSource, type ManifestErrorMetrics } from "./file-source.ts";
+import { HttpSource } from "./http-source.ts";
+import { PodStorage, type InvalidPodEvent, type PodUpdate } from "./storage.ts";
+
+export const defaultFileCheckFrequencyMs = 20_000;
+export const defaultHttpCheckFrequencyMs = 20_000;
+export const podUpdatesCapacity = 50;
+
+export interface PodConfigOptions {
+  /** --pod-manifest-path (staticPodPath): a directory or a single manifest file. */
+  staticPodPath?: string;
+  /** --manifest-url (staticPodURL). */
+  staticPodURL?: string;
+  /** --manifest-url-header, by header name (a name may carry several values). */
+  staticPodURLHeader?: Record<string, string[]>;
+  nodeName: string;
+  fileCheckFrequencyMs?: number;
+  httpCheckFrequencyMs?: number;
+  clock: Clock;
+  log: Logger;
+  metrics: ManifestErrorMetrics;
+  /** Stops every source when it aborts (as stop() does). */
+  signal: AbortSignal;
+  onInvalid?: (event: InvalidPodEvent) => void;
+  /** The HTTP client (tests); the global fetch by default. */
+  fetch?: typeof fetch;
+}
+
+export interface PodConfig {
+  /** The ordered updates, for exactly one consumer; ends after stop(). */
+  updates: AsyncIterable<PodUpdate>;
+  /** The configured source names, in wiring order ("file", "http"). */
+  sources: string[];
+  /** True when `seen` holds every configured source and each has sent a snapshot. */
+  seenAllSources(seen: ReadonlySet<string>): boolean;
+  /** Manifests that currently fail to decode, by file path or URL. */
+  lastManifestErrors(): Map<string, ManifestError>;
+  stop(): Promise<void>;
+}
+
+export function createPodConfig(opts: PodConfigOptions): PodConfig {
+  const log = opts.log.with({ component: "podconfig" });
+  const stopper = new AbortController();
+  const signal = anySignal(opts.signal, stopper.signal);
+  const channel = new Channel<PodUpdate>(podUpdatesCapacity);
+
+  const file =
+    opts.staticPodPath !== undefined && opts.staticPodPath !== ""
+      ? new FileSource({
+          path: opts.staticPodPath,
+          nodeName: opts.nodeName,
+          clock: opts.clock,
+          log: log.with({ source: FileSourceName }),
+          checkFrequencyMs: opts.fileCheckFrequencyMs ?? defaultFileCheckFrequencyMs,
+          metrics: opts.metrics,
+          onSnapshot: (pods) => deliver(FileSourceName, pods),
+        })
+      : undefined;
+  const http =
+    opts.staticPodURL !== undefined && opts.staticPodURL !== ""
+      ? new HttpSource({
+          url: opts.staticPodURL,
+          headers: opts.staticPodURLHeader,
+          nodeName: opts.nodeName,
+          clock: opts.clock,
+          log: log.with({ source: HTTPSourceName }),
+          periodMs: opts.httpCheckFrequencyMs ?? defaultHttpCheckFrequencyMs,
+          metrics: opts.metrics,
+          onSnapshot: (pods) => deliver(HTTPSourceName, pods),
+          fetch: opts.fetch,
+        })
+      : undefined;
+  const sources = [...(file ? [FileSourceName] : []), ...(http ? [HTTPSourceName] : [])];
+  const storage = new PodStorage({ sources, clock: opts.clock, log, onInvalid: opts.onInvalid });
+
+  // One merge at a time, each fully sent before the next: the kubelet's updateLock.
+  let merging: Promise<void> = Promise.resolve();
+  function deliver(source: string, pods: Pod[]): Promise<void> {
+    const turn = merging.then(async () => {
+      if (signal.aborted) return;
+      for (const update of storage.merge(source, pods)) await channel.send(update, { signal });
+    });
+    merging = turn.catch(() => undefined);
+    return turn;
+  }
+
+  const running = [file?.run(signal), http?.run(signal)].filter((p) => p !== undefined);
+  const finished = Promise.allSettled(running)
+    .then(() => merging)
+    .finally(() => channel.close());
+
+  return {
+    updates: channel,
+    sources,
+    seenAllSources: (seen) => storage.seenAllSources(seen),
+    lastManifestErrors() {
+      return new Map([...(file?.manifestErrors() ?? []), ...(http?.manifestErrors() ?? [])]);
+    },
+    async stop() {
+      stopper.abort();
+      await finished;
+    },
+  };
+}
