@@ -15,11 +15,6 @@ export interface PodHandlers {
   handlePodRemoves(pods: Pod[]): void;
   handlePodReconcile(pods: Pod[]): void;
   handlePodSyncs(pods: Pod[]): void;
-  /**
-   * Kills pods whose removal arrived before every source was ready and that are still not desired.
-   * Housekeeping calls it (it only runs once the sources are ready).
-   */
-  killDeferredRemovals(): void;
 }
 
 export interface PodHandlersDeps {
@@ -34,20 +29,11 @@ export interface PodHandlersDeps {
 
 export function createPodHandlers(deps: PodHandlersDeps): PodHandlers {
   const { podManager, podWorkers, sourcesReady, clock, log } = deps;
-  // Pods removed from their source before all sources were ready: the kubelet skips the kill
-  // ("sources aren't ready yet"); bunlet remembers them so the pod does not run on unowned.
-  const deferredRemovals = new Map<string, Pod>();
-
-  const kill = (pod: Pod) => {
-    log.debug("Pod has been removed and must be killed", { pod: podRef(pod), podUID: podUID(pod) }, 3);
-    podWorkers.updatePod({ updateType: "kill", pod });
-  };
 
   return {
     handlePodAdditions(pods) {
       const start = clock.now();
       for (const pod of sortByCreation(pods)) {
-        deferredRemovals.delete(podUID(pod));
         podManager.upsert(pod);
         // bunlet has no admission handlers (no node allocatable, affinity or host-port checks yet):
         // every pod from a source is admitted.
@@ -66,15 +52,17 @@ export function createPodHandlers(deps: PodHandlersDeps): PodHandlers {
     handlePodRemoves(pods) {
       for (const pod of pods) {
         podManager.remove(pod);
+        // A source that has not spoken yet may still want the pod. Once all have, the first
+        // housekeeping's syncKnownPods terminates workers of pods nobody wants.
         if (!sourcesReady.allReady()) {
-          log.info("Skipping delete because sources aren't ready yet; the pod is killed once they are", {
+          log.info("Skipping delete because sources aren't ready yet; housekeeping stops the pod once they are", {
             pod: podRef(pod),
             podUID: podUID(pod),
           });
-          deferredRemovals.set(podUID(pod), pod);
           continue;
         }
-        kill(pod);
+        log.debug("Pod has been removed and must be killed", { pod: podRef(pod), podUID: podUID(pod) }, 3);
+        podWorkers.updatePod({ updateType: "kill", pod });
       }
     },
 
@@ -90,13 +78,6 @@ export function createPodHandlers(deps: PodHandlersDeps): PodHandlers {
     handlePodSyncs(pods) {
       const start = clock.now();
       for (const pod of pods) podWorkers.updatePod({ updateType: "sync", pod, startTime: start });
-    },
-
-    killDeferredRemovals() {
-      for (const [uid, pod] of deferredRemovals) {
-        deferredRemovals.delete(uid);
-        if (!podManager.has(uid)) kill(pod);
-      }
     },
   };
 }

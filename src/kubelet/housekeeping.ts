@@ -8,7 +8,6 @@
 import { podUID, type Pod } from "../api/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
-import type { PodHandlers } from "./handlers.ts";
 import type { PodManager } from "./pod-manager.ts";
 import type { PodDirs, PodWorkers, Runtime, StatusManager } from "./types.ts";
 
@@ -23,7 +22,6 @@ export interface HousekeepingDeps {
   runtime: Pick<Runtime, "getPods">;
   statusManager: Pick<StatusManager, "removeOrphanedStatuses" | "getPodStatus">;
   podDirs: PodDirs;
-  handlers: Pick<PodHandlers, "killDeferredRemovals">;
   clock: Clock;
   log: Logger;
   metrics: Pick<Metrics, "orphanedRuntimePods">;
@@ -55,7 +53,6 @@ export function createHousekeeping(deps: HousekeepingDeps): { run(): Promise<voi
 
   async function run(): Promise<void> {
     const start = clock.now();
-    deps.handlers.killDeferredRemovals();
     const desired = podManager.pods();
     const working = podWorkers.syncKnownPods(desired);
 

@@ -7,17 +7,11 @@
 import { podRef, podUID, type Pod, type PodStatus as ApiPodStatus } from "../api/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
+// The workers retry a pod that failed with this after ~1 s instead of their error backoff.
+import { NetworkNotReadyError } from "../podworkers/index.ts";
 import type { PodStatus, RuntimePod } from "../runtime/types.ts";
 import type { PodManager } from "./pod-manager.ts";
 import type { PodDirs, PodSyncer, Runtime, StatusGenerator, StatusManager, UpdateType } from "./types.ts";
-
-/** The runtime has no working pod network yet; the pod workers retry such pods after ~1 s. */
-export class NetworkNotReadyError extends Error {
-  constructor(detail: string) {
-    super(`network is not ready: ${detail}`);
-    this.name = "NetworkNotReadyError";
-  }
-}
 
 /** KillPod reported success but a container still runs (kubelet: "CRI violation"). */
 export class ContainersStillRunningError extends Error {

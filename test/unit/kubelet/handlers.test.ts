@@ -53,16 +53,12 @@ describe("pod handlers", () => {
     expect(h.podManager.has("uid-a")).toBe(false);
   });
 
-  test("a removal before all sources are ready is deferred until housekeeping, unless the pod came back", () => {
+  test("a removal before all sources are ready kills nothing (housekeeping does, once they are)", () => {
     const h = harness(false);
-    h.handlers.handlePodAdditions([makePod("a"), makePod("b")]);
-    h.handlers.handlePodRemoves([makePod("a"), makePod("b")]);
-    expect(h.podWorkers.summary()).toEqual(["create:a", "create:b"]);
-    h.handlers.handlePodAdditions([makePod("b")]);
-    h.handlers.killDeferredRemovals();
-    expect(h.podWorkers.summary()).toEqual(["create:a", "create:b", "create:b", "kill:a"]);
-    h.handlers.killDeferredRemovals();
-    expect(h.podWorkers.updates.length).toBe(4);
+    h.handlers.handlePodAdditions([makePod("a")]);
+    h.handlers.handlePodRemoves([makePod("a")]);
+    expect(h.podWorkers.summary()).toEqual(["create:a"]);
+    expect(h.podManager.has("uid-a")).toBe(false);
   });
 
   test("a status-only change updates the desired pod without syncing it", () => {

@@ -15,19 +15,17 @@ function harness() {
   const podDirs = new FakePodDirs();
   const metrics = createMetrics(new Registry());
   const log = createMemoryLogger();
-  let deferredKills = 0;
   const hk = createHousekeeping({
     podManager,
     podWorkers,
     runtime,
     statusManager,
     podDirs,
-    handlers: { killDeferredRemovals: () => deferredKills++ },
     clock,
     log,
     metrics,
   });
-  return { clock, podManager, podWorkers, runtime, statusManager, podDirs, metrics, log, hk, deferredKills: () => deferredKills };
+  return { clock, podManager, podWorkers, runtime, statusManager, podDirs, metrics, log, hk };
 }
 
 describe("housekeeping", () => {
@@ -37,7 +35,6 @@ describe("housekeeping", () => {
     h.podWorkers.states.set("uid-a", { state: "SyncPod", orphan: false });
     await h.hk.run();
     expect(h.podWorkers.syncKnownCalls.map((ps) => ps.map((p) => p.metadata.name))).toEqual([["a"]]);
-    expect(h.deferredKills()).toBe(1);
   });
 
   test("runtime pods no worker knows are killed with a 1 s grace and counted", async () => {

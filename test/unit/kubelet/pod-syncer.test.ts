@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { Registry } from "prom-client";
-import { ContainersStillRunningError, createPodSyncer, NetworkNotReadyError, toRunningPod } from "../../../src/kubelet/pod-syncer.ts";
+import { ContainersStillRunningError, createPodSyncer, toRunningPod } from "../../../src/kubelet/pod-syncer.ts";
+import { NetworkNotReadyError } from "../../../src/podworkers/index.ts";
 import { PodManager } from "../../../src/kubelet/pod-manager.ts";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";

@@ -1,7 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { syncLoopHealthCheck, runtimeHealthCheck } from "../../../src/kubelet/health.ts";
+import { runtimeHealthCheck } from "../../../src/kubelet/health.ts";
 import { RuntimeState } from "../../../src/kubelet/runtime-state.ts";
-import { SyncLoopMonitor } from "../../../src/kubelet/sync-loop.ts";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
 
 type Answer = { runtimeReady: boolean; networkReady: boolean; message: string } | Error;
@@ -67,26 +66,5 @@ describe("runtime state", () => {
       ok: false,
       message: "container runtime is down: connection refused",
     });
-  });
-});
-
-describe("sync loop health", () => {
-  test.each([
-    [60_000, 5 * 60_000, true],
-    [60_000, 5 * 60_000 + 1, false],
-    [10 * 60_000, 20 * 60_000, true],
-    [10 * 60_000, 20 * 60_000 + 1, false],
-  ])("syncFrequency %d ms, %d ms since the last iteration → ok=%p", async (syncFrequencyMs, sinceMs, ok) => {
-    const clock = new FakeClock();
-    const monitor = new SyncLoopMonitor();
-    monitor.lastEntry = clock.now();
-    const check = syncLoopHealthCheck(monitor, clock, syncFrequencyMs);
-    await clock.advance(sinceMs);
-    expect(check.check().ok).toBe(ok);
-  });
-
-  test("a loop that has not started yet is not reported stuck", () => {
-    const clock = new FakeClock();
-    expect(syncLoopHealthCheck(new SyncLoopMonitor(), clock, 60_000).check()).toEqual({ ok: true });
   });
 });

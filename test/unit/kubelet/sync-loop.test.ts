@@ -17,7 +17,6 @@ function recordingHandlers(calls: string[]): PodHandlers {
     handlePodRemoves: (pods) => calls.push(`remove:${names(pods)}`),
     handlePodReconcile: (pods) => calls.push(`reconcile:${names(pods)}`),
     handlePodSyncs: (pods) => calls.push(`sync:${names(pods)}`),
-    killDeferredRemovals: () => calls.push("killDeferred"),
   };
 }
 
