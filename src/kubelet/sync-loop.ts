@@ -23,7 +23,6 @@ export const RUNTIME_BACKOFF_MAX_MS = 5000;
 
 type LoopEvent =
   | { kind: "config"; update: PodUpdate }
-  | { kind: "configClosed" }
   | { kind: "pleg"; event: PodLifecycleEvent }
   | { kind: "sync" }
   | { kind: "housekeeping" };
@@ -52,10 +51,10 @@ export interface SyncLoopDeps {
   housekeepingPeriodMs?: number;
 }
 
-/** Runs until the signal aborts or the config updates end. */
+/** Runs until the signal aborts. */
 export async function runSyncLoop(deps: SyncLoopDeps, outerSignal: AbortSignal): Promise<void> {
   const { clock, log, monitor } = deps;
-  // The loop's own lifetime: it also ends when the config updates end, and then stops its pumps.
+  // The loop's own lifetime, so that however it ends it stops its pumps.
   const lifetime = new AbortController();
   const signal = AbortSignal.any([outerSignal, lifetime.signal]);
   const inbox = new Channel<LoopEvent>(0);
@@ -69,7 +68,7 @@ export async function runSyncLoop(deps: SyncLoopDeps, outerSignal: AbortSignal):
     }
   };
   const pumps = [
-    pumpConfig(deps.updates, send, signal),
+    pumpConfig(deps.updates, send, signal, log),
     pumpPleg(deps.pleg, send, signal),
     pumpTicks(clock, deps.syncPeriodMs ?? SYNC_PERIOD_MS, { kind: "sync" }, send, signal),
     pumpTicks(clock, deps.housekeepingPeriodMs ?? HOUSEKEEPING_PERIOD_MS, { kind: "housekeeping" }, send, signal),
@@ -99,7 +98,7 @@ export async function runSyncLoop(deps: SyncLoopDeps, outerSignal: AbortSignal):
         if (signal.aborted) break;
         throw err;
       }
-      if (!(await dispatch(deps, event))) break;
+      await dispatch(deps, event);
       monitor.lastEntry = clock.now();
     }
   } finally {
@@ -109,13 +108,10 @@ export async function runSyncLoop(deps: SyncLoopDeps, outerSignal: AbortSignal):
   }
 }
 
-/** One syncLoopIteration: false means the loop must end. */
-async function dispatch(deps: SyncLoopDeps, event: LoopEvent): Promise<boolean> {
+/** One syncLoopIteration. */
+async function dispatch(deps: SyncLoopDeps, event: LoopEvent): Promise<void> {
   const { handlers, log } = deps;
   switch (event.kind) {
-    case "configClosed":
-      log.error("Pod config updates ended; exiting the sync loop");
-      return false;
     case "config": {
       const { op, source, pods } = event.update;
       const names = pods.map((p) => `${p.metadata.namespace}/${p.metadata.name}`);
@@ -139,7 +135,7 @@ async function dispatch(deps: SyncLoopDeps, event: LoopEvent): Promise<boolean> 
           log.error("Invalid pod config operation; ignoring it", { op: String(op), source });
       }
       deps.sourcesReady.addSource(source);
-      return true;
+      return;
     }
     case "pleg": {
       const e = event.event;
@@ -153,7 +149,7 @@ async function dispatch(deps: SyncLoopDeps, event: LoopEvent): Promise<boolean> 
         }
       }
       if (e.type === "ContainerDied") deps.containerDeletor.deleteContainersInPod(e.id, deps.shouldPodContentBeRemoved(e.id));
-      return true;
+      return;
     }
     case "sync": {
       const pods = deps.workQueue
@@ -161,23 +157,28 @@ async function dispatch(deps: SyncLoopDeps, event: LoopEvent): Promise<boolean> 
         .map((uid) => deps.podManager.get(uid))
         .filter((p) => p !== undefined);
       if (pods.length > 0) handlers.handlePodSyncs(pods);
-      return true;
+      return;
     }
     case "housekeeping":
       if (!deps.sourcesReady.allReady()) {
         log.debug("SyncLoop (housekeeping, skipped): sources aren't ready yet", {}, 4);
-        return true;
+        return;
       }
       try {
         await deps.housekeeping.run();
       } catch (err) {
         log.error("Failed cleaning pods; retrying at the next housekeeping", { err });
       }
-      return true;
+      return;
   }
 }
 
-async function pumpConfig(updates: AsyncIterable<PodUpdate>, send: (e: LoopEvent) => Promise<boolean>, signal: AbortSignal) {
+async function pumpConfig(
+  updates: AsyncIterable<PodUpdate>,
+  send: (e: LoopEvent) => Promise<boolean>,
+  signal: AbortSignal,
+  log: Logger,
+) {
   // The pod config ends its stream when its own signal aborts; this pump does not wait for that,
   // so shutting the loop down never depends on another subsystem's stop order.
   const it = updates[Symbol.asyncIterator]();
@@ -191,7 +192,9 @@ async function pumpConfig(updates: AsyncIterable<PodUpdate>, send: (e: LoopEvent
   } finally {
     void it.return?.().catch(() => {});
   }
-  if (!signal.aborted) await send({ kind: "configClosed" });
+  // With no source configured the stream ends at once; the loop still runs the PLEG, the resync
+  // and housekeeping (which then stops every runtime pod, as the kubelet would).
+  if (!signal.aborted) log.debug("Pod config updates ended; no more config changes will arrive", {}, 2);
 }
 
 /** The iterator's next result, or undefined once the signal aborts (the pending next is abandoned). */

@@ -117,11 +117,15 @@ describe("sync loop: config updates", () => {
     await h.stop();
   });
 
-  test("the loop ends when the config updates end", async () => {
-    const h = harness();
+  test("when the config updates end (no source configured) the loop keeps syncing and housekeeping", async () => {
+    const h = harness({ sources: [] });
     h.config.close();
-    await h.done;
-    expect(h.calls).toEqual([]);
+    h.podManager.upsert(makePod("a"));
+    h.due.push("uid-a");
+    await h.clock.advance(2000);
+    expect(h.calls).toEqual(["sync:a"]);
+    expect(h.housekeepings()).toBe(1);
+    await h.stop();
   });
 });
 
