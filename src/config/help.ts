@@ -26,5 +26,5 @@ export function helpText(): string {
       });
     return `${g}:\n${lines.join("\n")}`;
   });
-  return `${intro}\n${sections.join("\n\n")}\n`;
+  return `${intro}\n${sections.join("\n\n")}`;
 }

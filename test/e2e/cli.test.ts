@@ -1,0 +1,93 @@
+// The built executable, run from a folder with no node_modules: --version, --help and the
+// one-line, exit-2 answers to bad flags and bad config files. Builds dist/bunlet first when it
+// is missing or older than the sources.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+
+const repo = join(import.meta.dir, "../..");
+const binary = join(repo, "dist/bunlet");
+
+function newestSourceMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestSourceMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+function ensureBuilt(): void {
+  const inputs = Math.max(
+    newestSourceMtime(join(repo, "src")),
+    statSync(join(repo, "package.json")).mtimeMs,
+    statSync(join(repo, "scripts/build.sh")).mtimeMs,
+  );
+  if (existsSync(binary) && statSync(binary).mtimeMs >= inputs) return;
+  const build = Bun.spawnSync(["bash", "scripts/build.sh"], { cwd: repo, stdout: "pipe", stderr: "pipe" });
+  if (build.exitCode !== 0) throw new Error(`npm run build failed (exit ${build.exitCode}):\n${build.stderr.toString()}`);
+}
+
+let dir = "";
+let bin = "";
+
+beforeAll(() => {
+  ensureBuilt();
+  dir = mkdtempSync(join(tmpdir(), "bunlet-cli-"));
+  bin = join(dir, "bunlet");
+  copyFileSync(binary, bin);
+  Bun.spawnSync(["chmod", "+x", bin]);
+}, 180_000);
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+function run(...args: string[]) {
+  // A bare environment and a folder without node_modules: the binary must carry everything.
+  const p = Bun.spawnSync([bin, ...args], { cwd: dir, env: { PATH: "/usr/bin:/bin" }, stdout: "pipe", stderr: "pipe" });
+  return { code: p.exitCode, stdout: p.stdout.toString(), stderr: p.stderr.toString() };
+}
+
+const header = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n";
+
+describe("dist/bunlet from a folder with no node_modules", () => {
+  test("neither the folder nor any folder above it has node_modules", () => {
+    for (let d = dir; ; d = dirname(d)) {
+      expect(existsSync(join(d, "node_modules"))).toBe(false);
+      if (d === dirname(d)) break;
+    }
+  });
+
+  test("--version prints the version and exits 0", () => {
+    const r = run("--version");
+    expect(r).toMatchObject({ code: 0, stderr: "" });
+    expect(r.stdout).toMatch(/^bunlet v\d+\.\d+\.\d+\S*\n$/);
+  });
+
+  test("--help prints the flags and exits 0", () => {
+    const r = run("--help");
+    expect(r.code).toBe(0);
+    for (const flag of ["--config", "--pod-manifest-path", "--container-runtime-endpoint", "--read-only-port", "--feature-gates"]) {
+      expect(r.stdout).toContain(flag);
+    }
+  });
+
+  const bad: [string, string[], string, () => void][] = [
+    ["an unknown flag", ["--no-such-flag"], "bunlet: unknown flag: --no-such-flag\n", () => {}],
+    ["a malformed duration", ["--sync-frequency=5x"], 'bunlet: invalid value "5x" for flag --sync-frequency: unknown unit "x" in duration "5x"\n', () => {}],
+    ["a bad config value", ["--config", "bad.yaml"], 'bunlet: bad.yaml: syncFrequency: invalid duration "abc"\n',
+      () => writeFileSync(join(dir, "bad.yaml"), `${header}syncFrequency: abc\n`)],
+    ["an unknown config field", ["--config=unknown.yaml"], "bunlet: unknown.yaml: staticPodDir: unknown field\n",
+      () => writeFileSync(join(dir, "unknown.yaml"), `${header}staticPodDir: /etc/kubernetes/manifests\n`)],
+    ["a missing config file", ["--config=/nonexistent/bunlet.yaml"], 'bunlet: cannot read config file "/nonexistent/bunlet.yaml": no such file or directory\n', () => {}],
+  ];
+  for (const [name, args, line, prepare] of bad) {
+    test(`${name} exits 2 with exactly one line on stderr`, () => {
+      prepare();
+      const r = run(...args);
+      expect(r).toEqual({ code: 2, stdout: "", stderr: line });
+    });
+  }
+});
