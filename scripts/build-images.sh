@@ -24,6 +24,10 @@ case "$(uname -m)" in
   *) arch="$(uname -m)" ;;
 esac
 
+# Parallel test processes may all find the tarballs missing; one builds, the others wait.
+exec 9>"$out/.lock"
+flock 9
+
 # The stamp covers everything an image is made of; equal stamps mean nothing to do.
 stamp="$( { sha256sum "$busybox_bin" "${BASH_SOURCE[0]}" | cut -d' ' -f1; echo "$arch"; } | sha256sum | cut -d' ' -f1)"
 if [[ -f "$out/busybox.tar" && -f "$out/pause.tar" && "$(cat "$out/.stamp" 2>/dev/null)" == "$stamp" ]]; then

@@ -116,10 +116,12 @@ export async function startManagedContainerd(opts: ManagedContainerdOptions): Pr
     result = await waitChildReady(first, opts.signal);
   } catch (err) {
     await terminateChild(first, { clock, timeoutMs: stopTimeoutMs, log });
+    rmSync(paths.pidFile, { force: true });
     throw err;
   }
   if (!result.ready) {
     await terminateChild(first, { clock, timeoutMs: stopTimeoutMs, log });
+    rmSync(paths.pidFile, { force: true });
     const why = result.exit
       ? `containerd exited during start-up (code ${result.exit.code}, signal ${result.exit.signal})`
       : `containerd did not answer on ${endpoint} within ${readyTimeoutMs} ms (last error: ${String(result.lastError)})`;
@@ -136,13 +138,25 @@ export async function startManagedContainerd(opts: ManagedContainerdOptions): Pr
       if (lifetime.signal.aborted) return;
       const delayMs = backoff.next("containerd");
       state = "restarting";
-      log.error("containerd exited unexpectedly; restarting it", { code: exit.code, signal: exit.signal, restartInMs: delayMs, log: paths.logFile });
+      log.error("containerd exited unexpectedly; restarting it", {
+        code: exit.code,
+        signal: exit.signal,
+        restartInMs: delayMs,
+        log: paths.logFile,
+        lastLogLine: logTail(paths.logFile, 1),
+      });
       try {
         await clock.sleep(delayMs, lifetime.signal);
       } catch {
         return;
       }
-      current = spawnOne();
+      try {
+        current = spawnOne();
+      } catch (err) {
+        // `current` has exited, so the loop comes straight back here after a longer backoff.
+        log.error("could not start containerd; retrying", { binary, err });
+        continue;
+      }
       restarts++;
       try {
         const again = await waitChildReady(current);
@@ -174,6 +188,7 @@ export async function startManagedContainerd(opts: ManagedContainerdOptions): Pr
     })());
   const onAbort = () => void stop();
   opts.signal?.addEventListener("abort", onAbort, { once: true });
+  if (opts.signal?.aborted) onAbort();
 
   return {
     endpoint,
