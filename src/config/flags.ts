@@ -39,7 +39,7 @@ export const flagDefs: readonly FlagDef[] = [
     set: (s, raw) => void (s.layer.staticPodPath = raw) },
   { name: "manifest-url", type: "string", group: "Pod sources", field: "staticPodURL", usage: "URL to fetch static pods from (a Pod, a PodList or a YAML stream of pods).",
     set: (s, raw) => void (s.layer.staticPodURL = raw) },
-  { name: "manifest-url-header", type: "colonSeparatedMultimapStringString", group: "Pod sources", field: "staticPodURLHeader",
+  { name: "manifest-url-header", type: "Name:Value", group: "Pod sources", field: "staticPodURLHeader",
     usage: "HTTP headers for --manifest-url requests, as 'Name:Value'. Repeatable; 'a:b,c:d' sets several.",
     set: (s, raw) => void (s.layer.staticPodURLHeader = v.headerPairs(raw, s.layer.staticPodURLHeader ?? {})) },
   { name: "file-check-frequency", type: "duration", group: "Pod sources", field: "fileCheckFrequency", defaultText: dur(defaults.fileCheckFrequencyMs),
