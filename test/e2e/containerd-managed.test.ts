@@ -121,6 +121,26 @@ describe("managed containerd", () => {
     }
   });
 
+  test("a root dir too deep for a unix socket path gets its socket under /run and still answers", async () => {
+    const deep = join(mkdtempSync(join(tmpdir(), "bunlet-deep-")), "d".repeat(60), "e".repeat(20));
+    const paths = containerdPaths(deep);
+    expect(paths.socketPath).toStartWith("/run/bunlet-");
+    const probe = criVersionProbe(`unix://${paths.socketPath}`);
+    let deepManaged: ManagedContainerd | undefined;
+    try {
+      deepManaged = await startManagedContainerd({ rootDir: deep, log, probe: probe.probe, bridgeName: net.bridgeName, podSubnet: net.podSubnet, registryMirrors: [] });
+      expect(deepManaged.endpoint).toBe(`unix://${paths.socketPath}`);
+      expect(log.lines.some((l) => l.msg === "containerd socket moved to a shorter path")).toBe(true);
+    } finally {
+      await deepManaged?.stop();
+      probe.close();
+      const top = join(deep, "..", "..");
+      unmountUnder(top);
+      rmSync(top, { recursive: true, force: true });
+      rmSync(join(paths.socketPath, ".."), { recursive: true, force: true });
+    }
+  });
+
   test("starts, restarts after SIGKILL, and stops without stopping the containers' shims", async () => {
     const paths = containerdPaths(rootDir);
     const probe = criVersionProbe(`unix://${paths.socketPath}`);
