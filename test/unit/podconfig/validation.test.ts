@@ -1,0 +1,310 @@
+import { describe, expect, test } from "bun:test";
+import { decodeManifest, decodeManifestList, ManifestError, type ManifestErrorCode } from "../../../src/podconfig/index.ts";
+
+const source = "examples/web.yaml";
+const origin = { source, nodeName: "node-a", isFile: true };
+
+type Json = Record<string, any>;
+
+/** A valid manifest, edited by the case. */
+function manifest(edit: (pod: Json) => void = () => {}): string {
+  const pod: Json = {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: "web" },
+    spec: {
+      volumes: [{ name: "data", emptyDir: {} }],
+      containers: [
+        {
+          name: "web",
+          image: "docker.io/library/busybox:1.36",
+          ports: [{ name: "http", containerPort: 8080 }],
+          volumeMounts: [{ name: "data", mountPath: "/data" }],
+        },
+      ],
+    },
+  };
+  edit(pod);
+  return JSON.stringify(pod);
+}
+
+function errorOf(data: string): ManifestError {
+  try {
+    decodeManifest(data, origin);
+  } catch (err) {
+    if (err instanceof ManifestError) return err;
+    throw err;
+  }
+  throw new Error("expected a ManifestError, the manifest decoded");
+}
+
+const c0 = (pod: Json) => pod.spec.containers[0];
+
+/** [behaviour, edit, code, exact message after "<source>: "] */
+const invalid: [string, (pod: Json) => void, ManifestErrorCode, string][] = [
+  ["an image is required", (p) => delete c0(p).image, "Required", "spec.containers[0].image: Required value"],
+  ["a container name is required", (p) => (c0(p).name = ""), "Required", "spec.containers[0].name: Required value"],
+  [
+    "container names are DNS-1123 labels",
+    (p) => (c0(p).name = "_INVALID_"),
+    "Invalid",
+    `spec.containers[0].name: Invalid value: "_INVALID_": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
+  ],
+  [
+    "container names are unique across init and regular containers",
+    (p) => (p.spec.initContainers = [{ name: "web", image: "busybox:1.36" }]),
+    "Duplicate",
+    'spec.containers[0].name: Duplicate value: "web"',
+  ],
+  ["at least one container is required", (p) => (p.spec.containers = []), "Required", "spec.containers: Required value"],
+  [
+    "the restart policy is one of Always, OnFailure, Never",
+    (p) => (p.spec.restartPolicy = "Sometimes"),
+    "NotSupported",
+    'spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "Never", "OnFailure"',
+  ],
+  [
+    "container ports are in range",
+    (p) => (c0(p).ports[0].containerPort = 70000),
+    "Invalid",
+    "spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive",
+  ],
+  [
+    "host ports are in range",
+    (p) => (c0(p).ports[0].hostPort = 65536),
+    "Invalid",
+    "spec.containers[0].ports[0].hostPort: Invalid value: 65536: must be between 1 and 65535, inclusive",
+  ],
+  [
+    "port names are unique within a container",
+    (p) => c0(p).ports.push({ name: "http", containerPort: 8081 }),
+    "Duplicate",
+    'spec.containers[0].ports[1].name: Duplicate value: "http"',
+  ],
+  [
+    "the port protocol is TCP, UDP or SCTP",
+    (p) => (c0(p).ports[0].protocol = "ICMP"),
+    "NotSupported",
+    'spec.containers[0].ports[0].protocol: Unsupported value: "ICMP": supported values: "SCTP", "TCP", "UDP"',
+  ],
+  [
+    "volume names are unique",
+    (p) => p.spec.volumes.push({ name: "data", emptyDir: {} }),
+    "Duplicate",
+    'spec.volumes[1].name: Duplicate value: "data"',
+  ],
+  [
+    "a volume has one type only",
+    (p) => (p.spec.volumes[0].hostPath = { path: "/tmp" }),
+    "Forbidden",
+    "spec.volumes[0].emptyDir: Forbidden: may not specify more than 1 volume type",
+  ],
+  [
+    "a volume mount names an existing volume",
+    (p) => (c0(p).volumeMounts[0].name = "missing"),
+    "NotFound",
+    'spec.containers[0].volumeMounts[0].name: Not found: "missing"',
+  ],
+  [
+    "the pull policy is Always, IfNotPresent or Never",
+    (p) => (c0(p).imagePullPolicy = "Sometimes"),
+    "NotSupported",
+    'spec.containers[0].imagePullPolicy: Unsupported value: "Sometimes": supported values: "Always", "IfNotPresent", "Never"',
+  ],
+  [
+    "a liveness probe needs successThreshold 1",
+    (p) => (c0(p).livenessProbe = { tcpSocket: { port: 8080 }, successThreshold: 2 }),
+    "Invalid",
+    "spec.containers[0].livenessProbe.successThreshold: Invalid value: 2: must be 1",
+  ],
+  [
+    "a probe needs a handler",
+    (p) => (c0(p).readinessProbe = { periodSeconds: 5 }),
+    "Required",
+    "spec.containers[0].readinessProbe: Required value: must specify a handler type",
+  ],
+  [
+    "a probe port may be a named port",
+    (p) => (c0(p).readinessProbe = { httpGet: { port: "Not_A_Name" } }),
+    "Invalid",
+    'spec.containers[0].readinessProbe.httpGet.port: Invalid value: "Not_A_Name": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)',
+  ],
+  [
+    "pod names become DNS-1123 subdomains",
+    (p) => (p.metadata.name = "Web"),
+    "Invalid",
+    `metadata.name: Invalid value: "Web-node-a": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+  ],
+  [
+    "namespaces are DNS-1123 labels",
+    (p) => (p.metadata.namespace = "kube.system"),
+    "Invalid",
+    `metadata.namespace: Invalid value: "kube.system": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
+  ],
+  ["a static pod needs a name", (p) => delete p.metadata.name, "Required", "metadata.name: Required value: a static pod needs a name"],
+  [
+    "label values are valid",
+    (p) => (p.metadata.labels = { app: "-bad-" }),
+    "Invalid",
+    `metadata.labels: Invalid value: "-bad-": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`,
+  ],
+  [
+    "the DNS policy is a known one",
+    (p) => (p.spec.dnsPolicy = "Google"),
+    "NotSupported",
+    'spec.dnsPolicy: Unsupported value: "Google": supported values: "ClusterFirst", "ClusterFirstWithHostNet", "Default", "None"',
+  ],
+  [
+    "with host networking a container port equals its host port",
+    (p) => ((p.spec.hostNetwork = true), (c0(p).ports[0].hostPort = 80)),
+    "Invalid",
+    "spec.containers[0].ports[0].containerPort: Invalid value: 8080: must match `hostPort` when `hostNetwork` is true",
+  ],
+  [
+    "init containers without restartPolicy Always have no probes",
+    (p) => (p.spec.initContainers = [{ name: "init", image: "busybox:1.36", readinessProbe: { exec: { command: ["true"] } } }]),
+    "Forbidden",
+    "spec.initContainers[0].readinessProbe: Forbidden: may not be set for init containers without restartPolicy=Always",
+  ],
+  [
+    "ephemeral containers cannot be set on create",
+    (p) => (p.spec.ephemeralContainers = [{ name: "debug", image: "busybox:1.36" }]),
+    "Forbidden",
+    "spec.ephemeralContainers: Forbidden: cannot be set on create",
+  ],
+  [
+    "a field of the wrong JSON type is named",
+    (p) => (c0(p).ports[0].containerPort = "8080"),
+    "TypeInvalid",
+    "spec.containers[0].ports[0].containerPort: Invalid value: string: must be an integer",
+  ],
+  [
+    "containers must be a list",
+    (p) => (p.spec.containers = { name: "web" }),
+    "TypeInvalid",
+    "spec.containers: Invalid value: object: must be an array",
+  ],
+  ["apiVersion is required", (p) => delete p.apiVersion, "Required", "apiVersion: Required value"],
+  ["kind is required", (p) => delete p.kind, "Required", "kind: Required value"],
+  [
+    "only v1 Pods are manifests",
+    (p) => (p.apiVersion = "apps/v1"),
+    "NotSupported",
+    'apiVersion: Unsupported value: "apps/v1": supported values: "v1"',
+  ],
+];
+
+describe("validation errors name the source, the field path and what is wrong", () => {
+  for (const [behaviour, edit, code, message] of invalid) {
+    test(behaviour, () => {
+      const err = errorOf(manifest(edit));
+      expect(err.message).toBe(`${source}: ${message}`);
+      expect(err.code).toBe(code);
+      expect(err.source).toBe(source);
+      expect(`${err.field}: ${err.detail}`).toBe(message);
+    });
+  }
+
+  test("the valid base manifest decodes", () => {
+    expect(decodeManifest(manifest(), origin).metadata.name).toBe("web-node-a");
+  });
+
+  test("several problems are all reported, the first one in field/detail", () => {
+    const err = errorOf(manifest((p) => (delete c0(p).image, (p.spec.restartPolicy = "Sometimes"))));
+    expect(err.causes.map((c) => c.field)).toEqual(["spec.containers[0].image", "spec.restartPolicy"]);
+    expect(err.field).toBe("spec.containers[0].image");
+    expect(err.message).toBe(
+      `${source}: spec.containers[0].image: Required value; spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "Never", "OnFailure"`,
+    );
+  });
+
+  test("null fields count as unset, as Go decodes them", () => {
+    const pod = decodeManifest(manifest((p) => ((p.metadata.labels = null), (p.spec.restartPolicy = null))), origin);
+    expect(pod.metadata.labels).toBeUndefined();
+    expect(pod.spec.restartPolicy).toBe("Always");
+  });
+});
+
+describe("manifests that do not parse", () => {
+  test.each([
+    ["an empty file", "", "manifest is empty"],
+    ["a comment only", "# nothing\n", "manifest is empty"],
+    ["broken YAML", "apiVersion: v1\nkind: [Pod\n", "cannot parse as YAML or JSON:"],
+    ["duplicate keys", '{"apiVersion":"v1","apiVersion":"v1"}', "cannot parse as YAML or JSON: Map keys must be unique"],
+    ["a list at the top", "- 1\n- 2\n", "Invalid value: array: must be an object"],
+  ])("%s", (_name, data, detail) => {
+    const err = errorOf(data);
+    expect(err.field).toBe("");
+    expect(err.message.startsWith(`${source}: ${detail}`)).toBe(true);
+  });
+});
+
+describe("a static pod may not reference API objects", () => {
+  const forbidden: [string, (pod: Json) => void, string][] = [
+    ["a service account", (p) => (p.spec.serviceAccountName = "default"), "spec.serviceAccountName: Forbidden: static pods may not reference serviceaccounts"],
+    ["an image pull secret", (p) => (p.spec.imagePullSecrets = [{ name: "creds" }]), "spec.imagePullSecrets: Forbidden: static pods may not reference secrets"],
+    [
+      "a secret volume",
+      (p) => (p.spec.volumes[0] = { name: "data", secret: { secretName: "s" } }),
+      "spec.volumes[0].secret: Forbidden: static pods may not reference secrets",
+    ],
+    [
+      "a secret in an env var",
+      (p) => (c0(p).env = [{ name: "PW", valueFrom: { secretKeyRef: { name: "s", key: "k" } } }]),
+      "spec.containers[0].env[0].valueFrom.secretKeyRef: Forbidden: static pods may not reference secrets",
+    ],
+    [
+      "a config map volume",
+      (p) => (p.spec.volumes[0] = { name: "data", configMap: { name: "cm" } }),
+      "spec.volumes[0].configMap: Forbidden: static pods may not reference configmaps",
+    ],
+    [
+      "a config map in envFrom",
+      (p) => (c0(p).envFrom = [{ configMapRef: { name: "cm" } }]),
+      "spec.containers[0].envFrom[0].configMapRef: Forbidden: static pods may not reference configmaps",
+    ],
+    [
+      "a service account token",
+      (p) => (p.spec.volumes[0] = { name: "data", projected: { sources: [{ serviceAccountToken: { path: "token" } }] } }),
+      "spec.volumes[0].projected.sources[0].serviceAccountToken: Forbidden: static pods may not reference serviceaccounts (via projected volumes)",
+    ],
+    [
+      "a persistent volume claim",
+      (p) => (p.spec.volumes[0] = { name: "data", persistentVolumeClaim: { claimName: "c" } }),
+      "spec.volumes[0].persistentVolumeClaim: Forbidden: static pods may not reference persistentvolumeclaims",
+    ],
+    [
+      "an ephemeral volume",
+      (p) => (p.spec.volumes[0] = { name: "data", ephemeral: { volumeClaimTemplate: {} } }),
+      "spec.volumes[0].ephemeral: Forbidden: static pods may not reference persistentvolumeclaims (via ephemeral volumes)",
+    ],
+    ["a resource claim", (p) => (p.spec.resourceClaims = [{ name: "gpu" }]), "spec.resourceClaims: Forbidden: static pods may not reference resourceclaims"],
+  ];
+  for (const [what, edit, message] of forbidden) {
+    test(`referencing ${what} is refused`, () => {
+      const err = errorOf(manifest(edit));
+      expect(err.code).toBe("Forbidden");
+      expect(err.message).toBe(`${source}: ${message}`);
+    });
+  }
+
+  test("host paths, empty dirs and downward API projections are fine", () => {
+    const pod = decodeManifest(
+      manifest((p) => {
+        p.spec.volumes = [
+          { name: "data", hostPath: { path: "/var/lib/data", type: "DirectoryOrCreate" } },
+          { name: "tmp", emptyDir: {} },
+          { name: "info", projected: { sources: [{ downwardAPI: { items: [{ path: "name", fieldRef: { fieldPath: "metadata.name" } }] } }] } },
+        ];
+      }),
+      origin,
+    );
+    expect(pod.spec.volumes?.map((v) => v.name)).toEqual(["data", "tmp", "info"]);
+  });
+
+  test("pods from a URL are held to the same rule", () => {
+    expect(() => decodeManifestList(manifest((p) => (p.spec.serviceAccountName = "x")), { ...origin, isFile: false })).toThrow(
+      ManifestError,
+    );
+  });
+});
