@@ -17,3 +17,4 @@ export {
 } from "./managed.ts";
 export { INSTALL_HINT } from "./process.ts";
 export type { ReadinessProbe } from "./types.ts";
+export { preloadImages, type PreloadResult } from "./preload.ts";

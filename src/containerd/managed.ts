@@ -1,9 +1,10 @@
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { renderCniConflist, type CniConflistOptions } from "./cni.ts";
 import { renderContainerdConfig, type ContainerdConfigOptions } from "./config.ts";
 import { containerdPaths, type ContainerdPaths } from "./paths.ts";
 import { findContainerd, logTail, spawnContainerd, stalePid, type ContainerdChild } from "./process.ts";
+import { preloadImages } from "./preload.ts";
 import { waitReady } from "./readiness.ts";
 import { terminateChild, terminatePid } from "./terminate.ts";
 import { Backoff, realClock, type BackoffOptions } from "../lib/index.ts";
@@ -129,6 +130,12 @@ export async function startManagedContainerd(opts: ManagedContainerdOptions): Pr
   }
   state = "ready";
   log.info("containerd is ready", { endpoint, pid: first.pid, probes: result.attempts });
+  preloadImages({
+    dir: opts.imagesDir ?? join(opts.rootDir, "images"),
+    socketPath: paths.socketPath,
+    stampFile: join(paths.dir, "preloaded-images.json"),
+    log,
+  });
 
   // Restarts containerd whenever it exits on its own, with backoff.
   const supervise = async () => {
