@@ -4,7 +4,7 @@
  */
 import type { Pod, PodStatus as ApiPodStatus } from "../../../src/api/index.ts";
 import { ConfigSourceAnnotationKey } from "../../../src/api/index.ts";
-import { FakeClock, createMemoryLogger } from "../../../src/lib/index.ts";
+import { FakeClock, createMemoryLogger, flushMicrotasks } from "../../../src/lib/index.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
 import { PodCache } from "../../../src/pleg/cache.ts";
 import { createPodWorkers, WorkQueue, type PodSyncer, type SyncPodType } from "../../../src/podworkers/index.ts";
@@ -163,5 +163,32 @@ export function setupWorkers(opts: { random?: () => number; resyncIntervalMs?: n
     await clock.advance(ms);
     cache.updateTime(clock.now());
   };
-  return { clock, cache, workQueue, syncer, metrics, log, controller, workers, relist };
+  /**
+   * Relists (1 s steps, as the generic PLEG does) until cond holds; fails the test after 30
+   * relists so a stuck worker shows up as an error, not a hang.
+   */
+  const relistUntil = async (cond: () => boolean, what = "the condition") => {
+    for (let i = 0; i < 30; i++) {
+      await flushMicrotasks();
+      if (cond()) return;
+      await relist();
+    }
+    throw new Error(`expected ${what} within 30 relists; syncer calls: ${syncer.methods().join(", ")}`);
+  };
+  /** Relists until no worker is working. */
+  const settle = async () => {
+    let idle = false;
+    const check = () => {
+      idle = false;
+      void workers.whenIdle().then(() => (idle = true));
+    };
+    for (let i = 0; i < 30; i++) {
+      check();
+      await flushMicrotasks();
+      if (idle) return;
+      await relist();
+    }
+    throw new Error(`expected the pod workers to become idle within 30 relists; syncer calls: ${syncer.methods().join(", ")}`);
+  };
+  return { clock, cache, workQueue, syncer, metrics, log, controller, workers, relist, relistUntil, settle };
 }

@@ -1,0 +1,114 @@
+import { describe, expect, test } from "bun:test";
+import { flushMicrotasks } from "../../../src/lib/index.ts";
+import { NetworkNotReadyError, requeueDelay, earliestBackoffExpiry } from "../../../src/podworkers/index.ts";
+import { BackoffError } from "../../../src/runtime/errors.ts";
+import { makePod, setupWorkers } from "./helpers.ts";
+
+const now = 1_000_000;
+const base = { now, resyncIntervalMs: 60_000, backOffPeriodMs: 10_000 };
+const low = () => 0;
+const high = () => 0.999;
+
+describe("requeueDelay: when a pod is synced again", () => {
+  const cases: { name: string; phaseTransition?: boolean; error?: unknown; random: () => number; expected: number }[] = [
+    { name: "success: the resync interval", random: low, expected: 60_000 },
+    { name: "success: up to 50% jitter on the resync interval", random: high, expected: 60_000 * 1.4995 },
+    { name: "a lifecycle step: at once, without jitter", phaseTransition: true, random: high, expected: 0 },
+    { name: "a lifecycle step wins over an error", phaseTransition: true, error: new Error("x"), random: low, expected: 0 },
+    { name: "an error: the 10 s backoff", error: new Error("boom"), random: low, expected: 10_000 },
+    { name: "an error: up to 50% jitter on the backoff", error: new Error("boom"), random: high, expected: 14_995 },
+    { name: "network not ready: about a second", error: new NetworkNotReadyError("cni"), random: low, expected: 1_000 },
+    {
+      name: "network not ready inside an AggregateError",
+      error: new AggregateError([new NetworkNotReadyError("cni")]),
+      random: low,
+      expected: 1_000,
+    },
+    { name: "a backoff error: its expiry", error: new BackoffError("CrashLoopBackOff", "back-off", now + 20_000), random: low, expected: 20_000 },
+    {
+      name: "a backoff error: jittered expiry",
+      error: new BackoffError("CrashLoopBackOff", "back-off", now + 20_000),
+      random: high,
+      expected: 20_000 * 1.4995,
+    },
+    {
+      name: "a backoff error past its expiry: at once",
+      error: new BackoffError("ImagePullBackOff", "back-off", now - 5_000),
+      random: high,
+      expected: 0,
+    },
+    {
+      name: "a backoff error beyond the resync interval: clamped to it",
+      error: new BackoffError("CrashLoopBackOff", "back-off", now + 300_000),
+      random: low,
+      expected: 60_000,
+    },
+    {
+      name: "the earliest backoff among aggregated errors",
+      error: new AggregateError([
+        new Error("other"),
+        new BackoffError("CrashLoopBackOff", "a", now + 40_000),
+        { errors: [new BackoffError("ImagePullBackOff", "b", now + 15_000)] },
+      ]),
+      random: low,
+      expected: 15_000,
+    },
+    {
+      name: "a backoff error wrapped as a cause",
+      error: new Error("SyncPod failed", { cause: new BackoffError("CrashLoopBackOff", "c", now + 30_000) }),
+      random: low,
+      expected: 30_000,
+    },
+  ];
+  for (const c of cases) {
+    test(c.name, () => {
+      const delay = requeueDelay({ ...base, phaseTransition: c.phaseTransition ?? false, error: c.error, random: c.random });
+      expect(delay).toBeCloseTo(c.expected, 6);
+    });
+  }
+
+  test("earliestBackoffExpiry is undefined when no error is a BackoffError", () => {
+    expect(earliestBackoffExpiry(new AggregateError([new Error("a"), "b", null]))).toBeUndefined();
+  });
+});
+
+describe("pod workers: requeue after each sync", () => {
+  test("a successful sync is due again after 60–90 s", async () => {
+    for (const [random, expected] of [
+      [() => 0, 60_000],
+      [() => 0.5, 75_000],
+    ] as const) {
+      const { workers, workQueue, clock } = setupWorkers({ random });
+      workers.updatePod({ updateType: "create", pod: makePod("a") });
+      await workers.whenIdle();
+      expect(workQueue.dueAt("a")).toBe(clock.now() + expected);
+    }
+  });
+
+  test("a failed sync is due again after 10–15 s", async () => {
+    const { workers, workQueue, clock, syncer } = setupWorkers({ random: () => 0.5 });
+    syncer.next("syncPod", { error: new Error("CreateContainer: image not found") });
+    workers.updatePod({ updateType: "create", pod: makePod("a") });
+    await workers.whenIdle();
+    expect(workQueue.dueAt("a")).toBe(clock.now() + 12_500);
+  });
+
+  test("a sync that hits crash-loop backoff is due again when the backoff expires", async () => {
+    const { workers, workQueue, clock, syncer } = setupWorkers();
+    syncer.next("syncPod", { error: new AggregateError([new BackoffError("CrashLoopBackOff", "back-off 40s", clock.now() + 40_000)]) });
+    workers.updatePod({ updateType: "create", pod: makePod("a") });
+    await workers.whenIdle();
+    expect(workQueue.dueAt("a")).toBe(clock.now() + 40_000);
+  });
+
+  test("a sync that finds the pod terminal is due again at once (phase transition)", async () => {
+    const { workers, workQueue, clock, syncer } = setupWorkers();
+    syncer.next("syncPod", { isTerminal: true });
+    syncer.holdAll("syncTerminatingPod");
+    workers.updatePod({ updateType: "create", pod: makePod("a") });
+    await syncer.waitForCalls(1);
+    await flushMicrotasks();
+    expect(workQueue.dueAt("a")).toBe(clock.now());
+    expect(workQueue.getWork()).toEqual(["a"]);
+  });
+});

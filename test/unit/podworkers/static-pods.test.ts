@@ -1,0 +1,94 @@
+import { describe, expect, test } from "bun:test";
+import { StaticPodStartGate } from "../../../src/podworkers/static-pods.ts";
+import { makePod, setupWorkers } from "./helpers.ts";
+
+describe("StaticPodStartGate", () => {
+  const alive = () => true;
+
+  test("the first waiter of a full name starts; others wait until it is released", () => {
+    const gate = new StaticPodStartGate();
+    gate.enqueue("web_default", "v1");
+    gate.enqueue("web_default", "v2");
+    expect(gate.tryStart("web_default", "v2", alive)).toBe(false);
+    expect(gate.tryStart("web_default", "v1", alive)).toBe(true);
+    expect(gate.tryStart("web_default", "v1", alive)).toBe(true);
+    expect(gate.tryStart("web_default", "v2", alive)).toBe(false);
+    gate.release("web_default", "v1");
+    expect(gate.tryStart("web_default", "v2", alive)).toBe(true);
+    expect(gate.holder("web_default")).toBe("v2");
+    expect(gate.waiting("web_default")).toEqual([]);
+  });
+
+  test("waiters that died meanwhile are skipped", () => {
+    const gate = new StaticPodStartGate();
+    for (const uid of ["v1", "v2", "v3"]) gate.enqueue("web_default", uid);
+    expect(gate.tryStart("web_default", "v3", (uid) => uid === "v3")).toBe(true);
+  });
+
+  test("different full names do not block each other", () => {
+    const gate = new StaticPodStartGate();
+    gate.enqueue("a_default", "a1");
+    gate.enqueue("b_default", "b1");
+    expect(gate.tryStart("b_default", "b1", alive)).toBe(true);
+    expect(gate.tryStart("a_default", "a1", alive)).toBe(true);
+  });
+
+  test("release by a UID that does not hold the name changes nothing", () => {
+    const gate = new StaticPodStartGate();
+    gate.enqueue("web_default", "v1");
+    gate.tryStart("web_default", "v1", alive);
+    gate.release("web_default", "v2");
+    expect(gate.holder("web_default")).toBe("v1");
+  });
+});
+
+describe("pod workers: static pods with the same full name start one at a time", () => {
+  test("the new version of an edited static pod waits until the old one finished", async () => {
+    const { workers, syncer, workQueue, clock, settle } = setupWorkers({ random: () => 0.5 });
+    const v1 = makePod("v1", { name: "web", static: true });
+    const v2 = makePod("v2", { name: "web", static: true });
+    workers.updatePod({ updateType: "create", pod: v1 });
+    workers.updatePod({ updateType: "create", pod: v2 });
+    await workers.whenIdle();
+    expect(syncer.methods()).toEqual(["syncPod:v1:create"]);
+    // v2 looks again after a jittered backoff.
+    expect(workQueue.dueAt("v2")).toBe(clock.now() + 12_500);
+
+    // The sync loop retries v2 while v1 still runs: still blocked.
+    workers.updatePod({ updateType: "sync", pod: v2 });
+    await workers.whenIdle();
+    expect(syncer.methods()).toEqual(["syncPod:v1:create"]);
+    expect(workers.isPodForMirrorPodTerminatingByFullName("web_default")).toBe(false);
+
+    workers.updatePod({ updateType: "kill", pod: v1 });
+    expect(workers.isPodForMirrorPodTerminatingByFullName("web_default")).toBe(true);
+    await settle();
+    expect(workers.isPodForMirrorPodTerminatingByFullName("web_default")).toBe(false);
+    workers.updatePod({ updateType: "sync", pod: v2 });
+    await settle();
+    expect(syncer.methods()).toEqual(["syncPod:v1:create", "syncTerminatingPod:v1", "syncTerminatedPod:v1", "syncPod:v2:sync"]);
+  });
+
+  test("a static pod killed before it could start finishes without any sync and completes its kill", async () => {
+    const { workers, syncer } = setupWorkers();
+    const v1 = makePod("v1", { name: "web", static: true });
+    const v2 = makePod("v2", { name: "web", static: true });
+    workers.updatePod({ updateType: "create", pod: v1 });
+    workers.updatePod({ updateType: "create", pod: v2 });
+    await workers.whenIdle();
+    let completed = false;
+    workers.updatePod({ updateType: "kill", pod: v2, killPodOptions: { onCompleted: () => (completed = true) } });
+    await workers.whenIdle();
+    expect(syncer.methods()).toEqual(["syncPod:v1:create"]);
+    expect(workers.shouldPodBeFinished("v2")).toBe(true);
+    expect(completed).toBe(true);
+  });
+
+  test("pods that are not static never wait for each other, even with the same name", async () => {
+    const { workers, syncer } = setupWorkers();
+    workers.updatePod({ updateType: "create", pod: makePod("u1", { name: "web" }) });
+    workers.updatePod({ updateType: "create", pod: makePod("u2", { name: "web" }) });
+    await workers.whenIdle();
+    expect(syncer.methods().sort()).toEqual(["syncPod:u1:create", "syncPod:u2:create"]);
+  });
+});
