@@ -24,6 +24,8 @@ export interface ManagedContainerdOptions extends ContainerdConfigOptions, Omit<
   stopTimeoutMs?: number;
   /** Delay before restarting a containerd that exited on its own: 1 s doubling to 30 s, reset after 60 s. */
   restartBackoff?: BackoffOptions;
+  /** Image tarballs imported into k8s.io once containerd is ready (k3s's agent/images). Default `<rootDir>/images`. */
+  imagesDir?: string;
 }
 
 /** starting → ready ⇄ restarting → stopping → stopped */
