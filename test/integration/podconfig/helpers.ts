@@ -1,0 +1,87 @@
+// Shared pieces of the pod-source tests: temp directories, manifests, and bounded waits for
+// things real inotify or a real HTTP server make happen (never a fixed sleep).
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Pod } from "../../../src/api/index.ts";
+
+export const nodeName = "node-a";
+
+export function tempDir(prefix = "bunlet-podconfig-"): { path: string; cleanup(): void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, cleanup: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** A small valid static pod manifest. */
+export function podManifest(name: string, opts: { image?: string; command?: string[]; uid?: string } = {}): string {
+  return JSON.stringify({
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name, ...(opts.uid ? { uid: opts.uid } : {}) },
+    spec: {
+      containers: [
+        { name: "main", image: opts.image ?? "docker.io/library/busybox:1.36", command: opts.command ?? ["sleep", "3600"] },
+      ],
+    },
+  });
+}
+
+/** Writes through a dot-file and a rename, as editors and config tools do. */
+export function writeAtomically(path: string, data: string): void {
+  const dir = path.slice(0, path.lastIndexOf("/"));
+  const tmp = join(dir, `.${path.slice(dir.length + 1)}.tmp`);
+  writeFileSync(tmp, data);
+  renameSync(tmp, path);
+}
+
+/** Waits (bounded, in real time) until check() returns something other than undefined. */
+export async function waitFor<T>(what: string, check: () => T | undefined, timeoutMs = 3_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const got = check();
+    if (got !== undefined) return got;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** Names of the pods in a snapshot ("web-node-a", ...). */
+export function names(pods: Pod[]): string[] {
+  return pods.map((p) => p.metadata.name ?? "");
+}
+
+/** Records snapshots and lets a test wait for the next one that matches. */
+export class SnapshotRecorder {
+  readonly snapshots: Pod[][] = [];
+  #seen = 0;
+
+  readonly onSnapshot = async (pods: Pod[]): Promise<void> => {
+    this.snapshots.push(pods);
+  };
+
+  /** The first snapshot after the previous match that satisfies want (bounded wait). */
+  async next(what: string, want: (pods: Pod[]) => boolean = () => true): Promise<Pod[]> {
+    const found = await waitFor(what, () => {
+      for (let i = this.#seen; i < this.snapshots.length; i++) {
+        if (want(this.snapshots[i])) {
+          this.#seen = i + 1;
+          return this.snapshots[i];
+        }
+      }
+      return undefined;
+    }).catch((err: Error) => {
+      throw new Error(`${err.message}; snapshots so far: ${JSON.stringify(this.snapshots.map(names))}`);
+    });
+    return found;
+  }
+
+  /** Snapshots that arrived after the last match. */
+  get unread(): Pod[][] {
+    return this.snapshots.slice(this.#seen);
+  }
+}
+
+export const withNames =
+  (...expected: string[]) =>
+  (pods: Pod[]): boolean =>
+    JSON.stringify(names(pods)) === JSON.stringify(expected);
