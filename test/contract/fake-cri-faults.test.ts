@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { ContainerEventType, createCriClient, GrpcCode, type CriClient, type TransportKind } from "../../src/cri/index.ts";
 import { FakeClock } from "../../src/lib/index.ts";
-import { containerConfig, readEvents, sandboxConfig } from "./fixtures.ts";
-import { startFakeCri, type FakeCri } from "./index.ts";
+import { callError, containerConfig, readEvents, sandboxConfig } from "../fake-cri/fixtures.ts";
+import { startFakeCri, type FakeCri } from "../fake-cri/index.ts";
 
 const BUSYBOX = "docker.io/library/busybox:1.36";
 const cleanups: (() => unknown)[] = [];
@@ -62,8 +62,8 @@ describe("call faults", () => {
     const { cri, client } = await setup();
     cri.failNext("RunPodSandbox", GrpcCode.RESOURCE_EXHAUSTED, 2, "no room");
     const config = sandboxConfig("p");
-    await expect(client.runtime.runPodSandbox({ config })).rejects.toMatchObject({ code: GrpcCode.RESOURCE_EXHAUSTED, detail: "no room" });
-    await expect(client.runtime.runPodSandbox({ config })).rejects.toMatchObject({ code: GrpcCode.RESOURCE_EXHAUSTED });
+    expect(await callError(client.runtime.runPodSandbox({ config }))).toMatchObject({ code: GrpcCode.RESOURCE_EXHAUSTED, detail: "no room" });
+    expect(await callError(client.runtime.runPodSandbox({ config }))).toMatchObject({ code: GrpcCode.RESOURCE_EXHAUSTED });
     await client.runtime.runPodSandbox({ config });
     expect(cri.callNames()).toEqual(["RunPodSandbox", "RunPodSandbox", "RunPodSandbox"]);
     expect(cri.state.sandboxes).toHaveLength(1);
@@ -88,7 +88,7 @@ describe("call faults", () => {
   test("a delayed call past the client's deadline fails with DEADLINE_EXCEEDED", async () => {
     const { cri, client } = await setup();
     cri.delay("*", 60_000);
-    await expect(client.runtime.listContainers({}, { timeoutMs: 50 })).rejects.toMatchObject({ code: GrpcCode.DEADLINE_EXCEEDED });
+    expect(await callError(client.runtime.listContainers({}, { timeoutMs: 50 }))).toMatchObject({ code: GrpcCode.DEADLINE_EXCEEDED });
   });
 });
 
@@ -98,7 +98,7 @@ for (const transport of ["connect", "grpc-js"] as TransportKind[]) {
       const { clock, cri, client } = await setup(transport);
       await client.runtime.version({});
       const back = cri.refuseConnections(10_000);
-      await expect(client.runtime.version({})).rejects.toMatchObject({ code: GrpcCode.UNAVAILABLE });
+      expect(await callError(client.runtime.version({}))).toMatchObject({ code: GrpcCode.UNAVAILABLE });
       await clock.advance(10_000);
       await back;
       expect((await eventually(() => client.runtime.version({}))).runtimeName).toBe("fake-cri");
@@ -164,6 +164,6 @@ describe("what runs in containers", () => {
     const slow = client.runtime.execSync({ containerId, cmd: ["slow"], timeout: 1n });
     await cri.whenCalled("ExecSync", 3);
     await clock.advance(1000);
-    await expect(slow).rejects.toMatchObject({ code: GrpcCode.DEADLINE_EXCEEDED });
+    expect(await callError(slow)).toMatchObject({ code: GrpcCode.DEADLINE_EXCEEDED });
   });
 });

@@ -8,8 +8,8 @@ import {
   type CriClient,
   type TransportKind,
 } from "../../src/cri/index.ts";
-import { containerConfig, readEvents, sandboxConfig } from "./fixtures.ts";
-import { startFakeCri, type FakeCri } from "./index.ts";
+import { callError, containerConfig, readEvents, sandboxConfig } from "../fake-cri/fixtures.ts";
+import { startFakeCri, type FakeCri } from "../fake-cri/index.ts";
 
 const BUSYBOX = "docker.io/library/busybox:1.36";
 
@@ -101,9 +101,9 @@ for (const transport of ["connect", "grpc-js"] as TransportKind[]) {
 
     test("unknown ids are NOT_FOUND for status and stop calls", async () => {
       const missing = "f".repeat(64);
-      await expect(client.runtime.containerStatus({ containerId: missing })).rejects.toMatchObject({ code: GrpcCode.NOT_FOUND });
-      await expect(client.runtime.podSandboxStatus({ podSandboxId: missing })).rejects.toMatchObject({ code: GrpcCode.NOT_FOUND });
-      await expect(client.runtime.stopContainer({ containerId: missing })).rejects.toMatchObject({ code: GrpcCode.NOT_FOUND });
+      expect(await callError(client.runtime.containerStatus({ containerId: missing }))).toMatchObject({ code: GrpcCode.NOT_FOUND });
+      expect(await callError(client.runtime.podSandboxStatus({ podSandboxId: missing }))).toMatchObject({ code: GrpcCode.NOT_FOUND });
+      expect(await callError(client.runtime.stopContainer({ containerId: missing }))).toMatchObject({ code: GrpcCode.NOT_FOUND });
     });
   });
 }

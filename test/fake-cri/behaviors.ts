@@ -19,7 +19,10 @@ export interface ContainerBehavior {
   oom?: boolean;
   reason?: string;
   message?: string;
-  /** Exit code when StopContainer gives a grace period: 0 for a process that handles SIGTERM. Default 137. */
+  /**
+   * Exit code when StopContainer gives a grace period. Default 143 (died of SIGTERM, as busybox
+   * `sleep` does under containerd); 0 for a process that handles SIGTERM; 137 for one that ignores it.
+   */
   stopExitCode?: number;
 }
 
@@ -85,7 +88,7 @@ export class Behaviors implements ContainerHooks {
   }
 
   stopExitCode(c: FakeContainer): number {
-    return this.#behavior(c)?.stopExitCode ?? 137;
+    return this.#behavior(c)?.stopExitCode ?? 143;
   }
 
   created(c: FakeContainer): void {

@@ -2,7 +2,7 @@
  * Records → CRI messages, filling the fields containerd 1.6 fills. ContainerStatus reports the
  * image by its first tag and image_ref by its first repo digest when the image is still present
  * (containerd's toCRIContainerStatus), the id otherwise; a NOTREADY sandbox whose network was torn
- * down reports no IP.
+ * down reports no IP. image_id stays empty: containerd 1.6 predates the field.
  */
 import { create } from "@bufbuild/protobuf";
 import {
@@ -62,7 +62,6 @@ export function toContainer(c: FakeContainer): Container {
     metadata: { name: c.name, attempt: c.attempt },
     image: { image: c.image },
     imageRef: c.imageId,
-    imageId: c.imageId,
     state: c.state,
     createdAt: c.createdAt,
     labels: { ...c.labels },
@@ -82,13 +81,13 @@ export function toContainerStatus(c: FakeContainer, images: Map<string, FakeImag
     exitCode: c.exitCode,
     image: { image: image?.repoTags[0] ?? c.image },
     imageRef: image?.repoDigests[0] ?? c.imageId,
-    imageId: c.imageId,
     reason: c.reason,
     message: c.message,
     labels: { ...c.labels },
     annotations: { ...c.annotations },
     mounts: c.mounts,
     logPath: c.logPath,
+    resources: { linux: c.config.linux?.resources ?? {} },
   });
 }
 

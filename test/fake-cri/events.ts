@@ -68,7 +68,7 @@ export class EventHub {
  * (then the stream ends with UNAVAILABLE, like a runtime dropping it).
  */
 export function serveEvents(hub: EventHub, control: EventsControl, sink: StreamSink): void {
-  if (control.unimplemented) return sink.fail(GrpcCode.UNIMPLEMENTED, "not implemented");
+  if (control.unimplemented) return sink.fail(GrpcCode.UNIMPLEMENTED, "method GetContainerEvents not implemented");
   let sent = 0;
   const dropIfDue = (): boolean => {
     if (control.dropAfter === undefined || sent < control.dropAfter) return false;

@@ -25,7 +25,8 @@ export function sandboxConfig(
   const namespace = options.namespace ?? "default";
   return {
     metadata: { name, uid, namespace, attempt: options.attempt ?? 0 },
-    hostname: name,
+    // The kubelet sets no hostname for host-network pods (runc refuses one without a UTS namespace).
+    hostname: options.hostNetwork ? "" : name,
     logDirectory: options.logDirectory ?? `/var/log/pods/${namespace}_${name}_${uid}`,
     labels: { "io.kubernetes.pod.name": name, "io.kubernetes.pod.namespace": namespace, "io.kubernetes.pod.uid": uid, ...options.labels },
     annotations: { ...options.annotations },
@@ -87,4 +88,19 @@ export function readEvents(client: CriClient): EventStreamReader {
     },
     close: () => controller.abort(),
   };
+}
+
+/**
+ * The CriError a call failed with; throws if it succeeded. Use this instead of
+ * `expect(promise).rejects`: under Bun 1.4 that can stall the event loop's socket I/O while it
+ * waits, and a call to an in-process fake then never gets its answer (DEADLINE_EXCEEDED).
+ */
+export async function callError(promise: Promise<unknown>): Promise<CriError> {
+  let value: unknown;
+  try {
+    value = await promise;
+  } catch (err) {
+    return toCriError("call", err);
+  }
+  throw new Error(`expected the call to fail, it returned ${JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? `${v}` : v))}`);
 }

@@ -8,7 +8,7 @@ import type { ImageService } from "../../src/cri/index.ts";
 import type { Clock } from "../../src/lib/index.ts";
 import { toImage } from "./convert.ts";
 import { unknown } from "./errors.ts";
-import { findImage, normalizeImageRef } from "./images.ts";
+import { addImage, findImage, normalizeImageRef, removeImage } from "./images.ts";
 import type { FakeStore } from "./store.ts";
 
 type Methods = (typeof ImageService)["method"];
@@ -22,12 +22,8 @@ export type Pullability = Map<string, boolean>;
 
 export function imageHandlers(store: FakeStore, pullable: Pullability, clock: Clock): ImageHandlers {
   return {
-    listImages: (req) => {
-      const ref = req.filter?.image?.image ?? "";
-      const all = [...store.images.values()];
-      const selected = ref === "" ? all : all.filter((img) => img === findImage([img], ref));
-      return { images: selected.map(toImage) };
-    },
+    // containerd 1.6 ignores ListImages' filter and lists everything; so does the fake.
+    listImages: () => ({ images: [...store.images.values()].map(toImage) }),
     imageStatus: (req) => {
       const image = findImage(store.images.values(), req.image?.image ?? "");
       return image ? { image: toImage(image), info: {} } : {};
@@ -42,10 +38,10 @@ export function imageHandlers(store: FakeStore, pullable: Pullability, clock: Cl
           `failed to pull and unpack image "${normalized}": failed to resolve reference "${normalized}": ${normalized}: not found`,
         );
       }
-      return { imageRef: (present ?? store.addImage(ref)).id };
+      return { imageRef: (present ?? addImage(store.images, ref, { withDigest: true })).id };
     },
     removeImage: (req) => {
-      store.removeImage(req.image?.image ?? "");
+      removeImage(store.images, req.image?.image ?? "");
       return {};
     },
     imageFsInfo: () => {

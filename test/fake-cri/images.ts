@@ -41,27 +41,63 @@ function sha256(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
 
+export interface ImageOptions {
+  id?: string;
+  size?: number | bigint;
+  /**
+   * Whether the image has a repo digest. Pulled images have one; images imported from a tarball
+   * (as the e2e harness does) have none, and then ContainerStatus.image_ref is the image id.
+   */
+  withDigest?: boolean;
+}
+
 /** A stable, realistic-looking image for `ref`: the same ref always gets the same id and digest. */
-export function makeImage(ref: string, options: { id?: string; size?: number | bigint } = {}): FakeImage {
+export function makeImage(ref: string, options: ImageOptions = {}): FakeImage {
   const normalized = normalizeImageRef(ref);
   const isDigest = normalized.includes("@");
-  const repoDigest = isDigest ? normalized : `${repository(normalized)}@sha256:${sha256(`manifest:${normalized}`)}`;
+  const repoDigests = isDigest ? [normalized] : options.withDigest ? [`${repository(normalized)}@sha256:${sha256(`manifest:${normalized}`)}`] : [];
   return {
     id: options.id ?? `sha256:${sha256(`config:${normalized}`)}`,
     repoTags: isDigest ? [] : [normalized],
-    repoDigests: [repoDigest],
+    repoDigests,
     size: BigInt(options.size ?? 1_000_000),
     username: "",
     pinned: false,
   };
 }
 
-/** Finds an image by id (full or "sha256:" prefix), tag or digest reference. */
+/** Finds an image by id ("sha256:…", or a unique prefix of the hex part), tag or digest reference. */
 export function findImage(images: Iterable<FakeImage>, ref: string): FakeImage | undefined {
-  const list = [...images];
-  const byId = list.find((img) => img.id === ref || img.id === `sha256:${ref}`);
-  if (byId) return byId;
   if (ref === "") return undefined;
+  const list = [...images];
+  const byId = list.find((img) => img.id === ref);
+  if (byId) return byId;
+  if (/^[0-9a-f]{6,64}$/.test(ref)) {
+    const byPrefix = list.filter((img) => img.id.startsWith(`sha256:${ref}`));
+    if (byPrefix.length === 1) return byPrefix[0];
+  }
   const normalized = normalizeImageRef(ref);
   return list.find((img) => img.repoTags.includes(normalized) || img.repoDigests.includes(normalized));
+}
+
+/** Adds an image; a tag it carries moves away from any other image, as re-pulling a moved tag does. */
+export function addImage(images: Map<string, FakeImage>, ref: string, options: ImageOptions = {}): FakeImage {
+  const image = makeImage(ref, options);
+  const existing = images.get(image.id);
+  if (existing) {
+    for (const tag of image.repoTags) if (!existing.repoTags.includes(tag)) existing.repoTags.push(tag);
+    for (const d of image.repoDigests) if (!existing.repoDigests.includes(d)) existing.repoDigests.push(d);
+    return existing;
+  }
+  for (const other of images.values()) other.repoTags = other.repoTags.filter((t) => !image.repoTags.includes(t));
+  images.set(image.id, image);
+  return image;
+}
+
+/** Removes the image `ref` names; false when there was none (containerd answers success either way). */
+export function removeImage(images: Map<string, FakeImage>, ref: string): boolean {
+  const image = findImage(images.values(), ref);
+  if (!image) return false;
+  images.delete(image.id);
+  return true;
 }

@@ -24,7 +24,7 @@ import { buildEvent, EventHub, serveEvents, type EventsControl } from "./events.
 import { FaultPlan } from "./faults.ts";
 import { cryptoRandom, type RandomBytes } from "./ids.ts";
 import { imageHandlers, type Pullability } from "./image-service.ts";
-import { normalizeImageRef, type FakeImage } from "./images.ts";
+import { addImage, normalizeImageRef, removeImage, type FakeImage, type ImageOptions } from "./images.ts";
 import { runtimeHandlers, type RuntimeConditions } from "./runtime-service.ts";
 import { GrpcListener, type CallHandler } from "./server.ts";
 import { FakeStore, type ExitOptions } from "./store.ts";
@@ -32,7 +32,7 @@ import type { FakeContainer, FakeCriState, FakeSandbox } from "./types.ts";
 
 export type { ContainerBehavior, ContainerMatcher, ExecMatcher, ExecResult } from "./behaviors.ts";
 export type { EventsControl } from "./events.ts";
-export type { FakeImage } from "./images.ts";
+export type { FakeImage, ImageOptions } from "./images.ts";
 export type { ExitOptions } from "./store.ts";
 export type { FakeContainer, FakeCriState, FakeSandbox } from "./types.ts";
 export { FaultPlan } from "./faults.ts";
@@ -87,9 +87,10 @@ export interface FakeCri {
   setRuntimeReady(ready: boolean): void;
 
   // Images.
-  addImage(ref: string, options?: { id?: string; size?: number | bigint }): FakeImage;
+  /** Adds an image as `ctr import` would (no repo digest unless `withDigest`). */
+  addImage(ref: string, options?: ImageOptions): FakeImage;
   removeImage(ref: string): boolean;
-  /** Whether PullImage of `ref` succeeds (adding the image). Default: only when already present. */
+  /** Whether PullImage of `ref` succeeds (adding the image with a repo digest). Default: only when already present. */
   setPullable(ref: string, pullable: boolean): void;
 
   // Behaviour of what runs inside containers.
@@ -136,7 +137,7 @@ export async function startFakeCri(options: FakeCriOptions = {}): Promise<FakeCr
   behaviors.exit = (id, code, exit) => {
     if (store.containers.has(id)) store.exitContainer(id, code, exit);
   };
-  for (const ref of options.images ?? DEFAULT_IMAGES) store.addImage(ref);
+  for (const ref of options.images ?? DEFAULT_IMAGES) addImage(store.images, ref);
 
   const conditions: RuntimeConditions = { runtimeReady: true, networkReady: true };
   const pullable: Pullability = new Map();
@@ -202,8 +203,8 @@ export async function startFakeCri(options: FakeCriOptions = {}): Promise<FakeCr
     removeContainerBehindTheBack: (id) => store.removeBehindTheBack(id),
     setNetworkReady: (ready) => void (conditions.networkReady = ready),
     setRuntimeReady: (ready) => void (conditions.runtimeReady = ready),
-    addImage: (ref, opts) => structuredClone(store.addImage(ref, opts)),
-    removeImage: (ref) => store.removeImage(ref),
+    addImage: (ref, opts) => structuredClone(addImage(store.images, ref, opts)),
+    removeImage: (ref) => removeImage(store.images, ref),
     setPullable: (ref, ok) => void pullable.set(normalizeImageRef(ref), ok),
     setContainerBehavior: (matcher, behavior) => behaviors.setContainerBehavior(matcher, behavior),
     onCreate: (fn) => behaviors.onCreate(fn),

@@ -8,7 +8,7 @@ import { ContainerState, GrpcCode, NamespaceMode, type RuntimeService } from "..
 import type { Clock } from "../../src/lib/index.ts";
 import type { Behaviors } from "./behaviors.ts";
 import { toContainer, toContainerStatus, toPodSandbox, toPodSandboxStatus } from "./convert.ts";
-import { FakeCriError, unknown } from "./errors.ts";
+import { FakeCriError, notFound, unknown } from "./errors.ts";
 import { filterContainers, filterSandboxes } from "./filters.ts";
 import { stateName, type FakeStore } from "./store.ts";
 
@@ -99,8 +99,8 @@ export function runtimeHandlers(store: FakeStore, behaviors: Behaviors, conditio
       return {};
     },
     execSync: async (req, signal) => {
-      const c = store.container(req.containerId);
-      if (c.state !== ContainerState.CONTAINER_RUNNING) throw unknown(`container is in ${stateName(c.state)} state`);
+      const c = store.containers.get(req.containerId) ?? findContainer(store, req.containerId);
+      if (c.state !== ContainerState.CONTAINER_RUNNING) throw unknown(`failed to exec in container: container is in ${stateName(c.state)} state`);
       const result = behaviors.execResult(req.cmd, c);
       const delayMs = result.delayMs ?? 0;
       const timeoutMs = Number(req.timeout) * 1000;
@@ -112,6 +112,17 @@ export function runtimeHandlers(store: FakeStore, behaviors: Behaviors, conditio
       return { stdout: bytes(result.stdout), stderr: bytes(result.stderr), exitCode: result.exitCode ?? 0 };
     },
   };
+}
+
+function findContainer(store: FakeStore, idOrPrefix: string) {
+  try {
+    return store.container(idOrPrefix);
+  } catch (err) {
+    if (err instanceof FakeCriError && err.code === GrpcCode.NOT_FOUND) {
+      throw notFound(`failed to exec in container: failed to find container "${idOrPrefix}" in store: not found`);
+    }
+    throw err;
+  }
 }
 
 function bytes(value: string | Uint8Array | undefined): Uint8Array {

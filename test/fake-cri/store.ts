@@ -16,7 +16,7 @@ import {
 import type { Clock } from "../../src/lib/index.ts";
 import { FakeCriError, notFound, unknown } from "./errors.ts";
 import { newId, resolveId, type RandomBytes } from "./ids.ts";
-import { findImage, makeImage, type FakeImage } from "./images.ts";
+import { findImage, type FakeImage } from "./images.ts";
 import type { FakeContainer, FakeSandbox } from "./types.ts";
 
 export type ChangeListener = (containerId: string, sandboxId: string, type: ContainerEventType) => void;
@@ -85,6 +85,10 @@ export class FakeStore {
     this.#reserve(name, id, "sandbox");
     const nsOptions = config.linux?.securityContext?.namespaceOptions;
     const hostNetwork = nsOptions?.network === NamespaceMode.NODE;
+    if (hostNetwork && config.hostname !== "") {
+      // What runc answers when a host-network sandbox asks for its own hostname (the kubelet never does).
+      throw unknown("failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to set hostname without a private UTS namespace: unknown");
+    }
     const sandbox: FakeSandbox = {
       id,
       name: meta.name,
@@ -129,9 +133,8 @@ export class FakeStore {
     const sandbox = this.#find(() => this.sandbox(idOrPrefix));
     // containerd: removing a sandbox that is already gone succeeds.
     if (!sandbox) return;
-    if (sandbox.state === PodSandboxState.SANDBOX_READY) {
-      throw unknown(`sandbox container "${sandbox.id}" is not fully stopped`);
-    }
+    // containerd 1.6 force-removes: a READY sandbox is stopped first.
+    if (sandbox.state === PodSandboxState.SANDBOX_READY) this.stopPodSandbox(sandbox.id);
     for (const c of this.containersOf(sandbox.id)) this.removeContainer(c.id);
     this.sandboxes.delete(sandbox.id);
     this.#release(sandbox.id);
@@ -204,11 +207,18 @@ export class FakeStore {
   startContainer(idOrPrefix: string): void {
     const c = this.container(idOrPrefix);
     if (c.state !== ContainerState.CONTAINER_CREATED) {
-      throw unknown(`container is in ${stateName(c.state)} state`);
+      throw unknown(`failed to set starting state for container "${c.id}": container is in ${stateName(c.state)} state`);
     }
     const sandbox = this.sandboxes.get(c.podSandboxId);
     if (!sandbox || sandbox.state !== PodSandboxState.SANDBOX_READY) {
-      throw unknown(`sandbox container "${c.podSandboxId}" is not running`);
+      // containerd marks a container that failed to start as exited (128, StartError), without an event.
+      const message = `sandbox container "${c.podSandboxId}" is not running`;
+      c.state = ContainerState.CONTAINER_EXITED;
+      c.finishedAt = this.nowNs();
+      c.exitCode = 128;
+      c.reason = "StartError";
+      c.message = message;
+      throw unknown(message);
     }
     c.state = ContainerState.CONTAINER_RUNNING;
     c.startedAt = this.nowNs();
@@ -259,30 +269,6 @@ export class FakeStore {
     c.message = options.message ?? "";
     this.hooks.finished(c);
     this.onChange(c.id, c.podSandboxId, ContainerEventType.CONTAINER_STOPPED_EVENT);
-  }
-
-  // ---- images ----------------------------------------------------------------------------
-
-  addImage(ref: string, options: { id?: string; size?: number | bigint } = {}): FakeImage {
-    const image = makeImage(ref, options);
-    const existing = this.images.get(image.id);
-    if (existing) {
-      for (const tag of image.repoTags) if (!existing.repoTags.includes(tag)) existing.repoTags.push(tag);
-      for (const d of image.repoDigests) if (!existing.repoDigests.includes(d)) existing.repoDigests.push(d);
-      return existing;
-    }
-    // A tag moves to the new image, as a re-pull of a moved tag does.
-    for (const other of this.images.values()) other.repoTags = other.repoTags.filter((t) => !image.repoTags.includes(t));
-    this.images.set(image.id, image);
-    return image;
-  }
-
-  /** Removes the image `ref` names; unknown images are not an error (containerd returns success). */
-  removeImage(ref: string): boolean {
-    const image = findImage(this.images.values(), ref);
-    if (!image) return false;
-    this.images.delete(image.id);
-    return true;
   }
 
   /** The lookup's result, or undefined when it is NOT_FOUND (other errors propagate). */
