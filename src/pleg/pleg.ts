@@ -114,10 +114,10 @@ class PlegController implements Pleg {
   healthy(): Health {
     const failures: string[] = [];
     const generic = this.#generic.healthy();
-    if (!generic.ok) failures.push(`pleg: generic: ${generic.message}`);
+    if (!generic.ok) failures.push(`generic: ${generic.message}`);
     if (this.#deps.eventedEnabled) {
       const evented = this.#evented.healthy(this.#state.kind === "evented");
-      if (!evented.ok) failures.push(`pleg: evented: ${evented.message}`);
+      if (!evented.ok) failures.push(`evented: ${evented.message}`);
     }
     return failures.length === 0 ? { ok: true } : { ok: false, message: failures.join("; ") };
   }

@@ -124,7 +124,7 @@ describe("coming back to evented mode", () => {
 
 describe("evented mode", () => {
   test("stream events reach the cache and the channel; the generic PLEG relists only every 300 s", async () => {
-    const { clock, runtime, source, cache, pleg, settle } = setup();
+    const { clock, runtime, source, cache, pleg, settle, metrics } = setup();
     source.accept = true;
     pleg.start();
     await settle();
@@ -133,6 +133,8 @@ describe("evented mode", () => {
     await settle();
     expect(drain(pleg.events)).toEqual([{ id: "u1", type: "ContainerDied", data: "c1" }]);
     expect(cache.get("u1").status.containerStatuses[0]!.state).toBe("exited");
+    // The first event proves the stream works, before the established time has passed.
+    expect(await metricValue(metrics.eventedPlegConnectionSuccess)).toBe(1);
     await clock.advance(299_999);
     expect(runtime.listCalls).toBe(1);
     await clock.advance(1);
@@ -176,13 +178,13 @@ describe("evented mode", () => {
 describe("health and wiring", () => {
   test("health names the PLEG that fails", async () => {
     const { clock, source, pleg, settle } = setup();
-    expect(pleg.healthy()).toEqual({ ok: false, message: "pleg: generic: pleg has yet to be successful" });
+    expect(pleg.healthy()).toEqual({ ok: false, message: "generic: pleg has yet to be successful" });
     source.accept = true;
     pleg.start();
     await settle();
     expect(pleg.healthy()).toEqual({ ok: true });
     for (let i = 0; i < 1000; i++) pleg.events.trySend({ id: "u", type: "ContainerStarted", data: String(i) });
-    expect(pleg.healthy()).toEqual({ ok: false, message: "pleg: evented: EventedPLEG: pleg event channel capacity is full with 1000 events" });
+    expect(pleg.healthy()).toEqual({ ok: false, message: "evented: EventedPLEG: pleg event channel capacity is full with 1000 events" });
     drain(pleg.events);
     // In evented mode the relist threshold is 10 min.
     await clock.advance(300_000);
