@@ -184,6 +184,7 @@ export class FileSource {
     });
     const onAbort = () => end("aborted");
     signal.addEventListener("abort", onAbort, { once: true });
+    if (signal.aborted) onAbort();
     return {
       ended,
       close: () => {
