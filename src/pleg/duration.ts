@@ -6,6 +6,7 @@ export function formatGoDuration(ms: number): string {
   if (ms === 0) return "0s";
   const sign = ms < 0 ? "-" : "";
   let rest = Math.abs(ms);
+  if (rest < 1) return `${sign}${trimFraction(rest * 1000)}µs`;
   if (rest < 1000) return `${sign}${trimFraction(rest)}ms`;
   const hours = Math.floor(rest / 3_600_000);
   rest -= hours * 3_600_000;

@@ -4,6 +4,7 @@ import { formatGoDuration } from "../../../src/pleg/index.ts";
 test("durations print the way Go prints time.Duration", () => {
   const cases: [number, string][] = [
     [0, "0s"],
+    [0.25, "250µs"],
     [300, "300ms"],
     [1500, "1.5s"],
     [180_000, "3m0s"],
