@@ -10,3 +10,8 @@ export {
 } from "./actions-types.ts";
 export { hashContainer } from "./hash.ts";
 export { podSandboxChanged, shouldContainerBeRestarted } from "./policy.ts";
+export { createRuntimeManager, type RuntimeManager, type RuntimeManagerDeps } from "./manager.ts";
+export { runningPodFromStatus } from "./sync.ts";
+export { Reason, type PodSyncResult, type SyncAction, type SyncStep } from "./result.ts";
+export { StepError, PodSyncError } from "./result.ts";
+export type { DnsConfig } from "./dns.ts";

@@ -1,0 +1,115 @@
+/**
+ * CRI objects → bunlet's runtime view (types.ts). Times arrive as nanoseconds (bigint) and leave
+ * as milliseconds; identity comes from the kubelet labels, restart count and hash from annotations.
+ */
+import {
+  ContainerState as CriContainerState,
+  NamespaceMode,
+  PodSandboxState,
+  labels as L,
+  type Container as CriContainer,
+  type ContainerStatus as CriContainerStatus,
+  type PodSandbox,
+  type PodSandboxStatus,
+} from "../cri/index.ts";
+import { containerInfoFromAnnotations, containerInfoFromLabels } from "./labels.ts";
+import type { ContainerState, RuntimeContainerRef, RuntimeContainerStatus, RuntimeSandboxStatus } from "./types.ts";
+
+export function nanosToMs(ns: bigint): number {
+  return Number(ns / 1_000_000n);
+}
+
+export function toContainerState(state: CriContainerState): ContainerState {
+  switch (state) {
+    case CriContainerState.CONTAINER_CREATED:
+      return "created";
+    case CriContainerState.CONTAINER_RUNNING:
+      return "running";
+    case CriContainerState.CONTAINER_EXITED:
+      return "exited";
+    default:
+      return "unknown";
+  }
+}
+
+/** A sandbox counts as a running container while ready (kubecontainer.SandboxToContainerState). */
+function sandboxContainerState(state: PodSandboxState): ContainerState {
+  if (state === PodSandboxState.SANDBOX_READY) return "running";
+  if (state === PodSandboxState.SANDBOX_NOTREADY) return "exited";
+  return "unknown";
+}
+
+/** Primary IP first; empty entries dropped. */
+export function sandboxIPs(status: PodSandboxStatus): string[] {
+  const ips = [status.network?.ip ?? "", ...(status.network?.additionalIps ?? []).map((p) => p.ip)];
+  return ips.filter((ip) => ip !== "");
+}
+
+export function toSandboxStatus(s: PodSandboxStatus): RuntimeSandboxStatus {
+  return {
+    id: s.id,
+    state: s.state === PodSandboxState.SANDBOX_READY ? "ready" : "notready",
+    createdAt: nanosToMs(s.createdAt),
+    attempt: s.metadata?.attempt ?? 0,
+    ips: sandboxIPs(s),
+    hostNetwork: s.linux?.namespaces?.options?.network === NamespaceMode.NODE,
+    name: s.metadata?.name ?? "",
+    namespace: s.metadata?.namespace ?? "",
+    uid: s.metadata?.uid ?? "",
+    labels: { ...s.labels },
+    annotations: { ...s.annotations },
+  };
+}
+
+/** The runtime's status of one container (the termination message is added by the caller). */
+export function toContainerStatus(s: CriContainerStatus, sandboxId = ""): RuntimeContainerStatus {
+  const labeled = containerInfoFromLabels(s.labels);
+  const annotated = containerInfoFromAnnotations(s.annotations);
+  const state = toContainerState(s.state);
+  const exited = state === "exited";
+  return {
+    id: s.id,
+    name: labeled.containerName || (s.metadata?.name ?? ""),
+    state,
+    createdAt: nanosToMs(s.createdAt),
+    // A created container was never started; every other state has tried.
+    startedAt: state === "created" ? 0 : nanosToMs(s.startedAt),
+    finishedAt: exited ? nanosToMs(s.finishedAt) : 0,
+    exitCode: exited ? s.exitCode : 0,
+    reason: exited ? s.reason : "",
+    message: exited ? s.message : "",
+    image: s.image?.image ?? "",
+    imageRef: s.imageId || s.imageRef,
+    hash: annotated.hash,
+    restartCount: annotated.restartCount,
+    containerType: labeled.containerType,
+    sandboxId,
+    logPath: s.logPath,
+    annotations: { ...s.annotations },
+    labels: { ...s.labels },
+  };
+}
+
+export function containerRef(c: CriContainer): RuntimeContainerRef {
+  return {
+    id: c.id,
+    name: containerInfoFromLabels(c.labels).containerName || (c.metadata?.name ?? ""),
+    state: toContainerState(c.state),
+    createdAt: nanosToMs(c.createdAt),
+    hash: containerInfoFromAnnotations(c.annotations).hash,
+    sandboxId: c.podSandboxId,
+    image: c.image?.image ?? "",
+  };
+}
+
+export function sandboxRef(s: PodSandbox): RuntimeContainerRef {
+  return {
+    id: s.id,
+    name: L.PodInfraContainerName,
+    state: sandboxContainerState(s.state),
+    createdAt: nanosToMs(s.createdAt),
+    hash: "",
+    sandboxId: s.id,
+    image: "",
+  };
+}

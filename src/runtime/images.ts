@@ -1,0 +1,134 @@
+/**
+ * EnsureImageExists (pkg/kubelet/images/image_manager.go): resolve the image through ImageStatus,
+ * pull it per pull policy, one pull at a time (serializeImagePulls), with a keyed backoff per
+ * `<podUID>_<image>` (10 s doubling to 300 s). Failures carry the kubelet's waiting reasons.
+ */
+import type { Container, Pod } from "../api/index.ts";
+import { isCriError, type CriClient, type PodSandboxConfig } from "../cri/index.ts";
+import { Backoff, type Clock, type Logger } from "../lib/index.ts";
+
+export const IMAGE_BACKOFF_INITIAL_MS = 10_000;
+export const IMAGE_BACKOFF_MAX_MS = 300_000;
+
+export type ImageErrorReason = "ErrImagePull" | "ImagePullBackOff" | "ErrImageNeverPull" | "InvalidImageName" | "ImageInspectError";
+
+export class ImageError extends Error {
+  /** For ImagePullBackOff: when the next pull may be tried. */
+  readonly expiresAt: number;
+  constructor(
+    readonly reason: ImageErrorReason,
+    message: string,
+    expiresAt = 0,
+  ) {
+    super(message);
+    this.name = "ImageError";
+    this.expiresAt = expiresAt;
+  }
+}
+
+const REFERENCE =
+  /^(?:[a-zA-Z0-9.-]+(?::\d+)?\/)?[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*(?::\w[\w.-]{0,127})?(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,})?$/;
+
+interface ParsedImage {
+  tag: string;
+  digest: string;
+}
+
+function parseImage(image: string): ParsedImage | undefined {
+  if (!REFERENCE.test(image)) return undefined;
+  const [name, digest = ""] = image.split("@");
+  const lastSlash = name.lastIndexOf("/");
+  const colon = name.indexOf(":", lastSlash + 1);
+  return { tag: colon >= 0 ? name.slice(colon + 1) : "", digest };
+}
+
+/** Adds ":latest" when the image has neither tag nor digest; undefined for an invalid name. */
+export function applyDefaultImageTag(image: string): string | undefined {
+  const p = parseImage(image);
+  if (!p) return undefined;
+  return p.tag || p.digest ? image : `${image}:latest`;
+}
+
+/** The API default: Always for :latest or untagged images, IfNotPresent otherwise. */
+export function effectivePullPolicy(container: Container): "Always" | "IfNotPresent" | "Never" {
+  if (container.imagePullPolicy) return container.imagePullPolicy;
+  const p = parseImage(container.image ?? "");
+  return p && (p.digest || (p.tag && p.tag !== "latest")) ? "IfNotPresent" : "Always";
+}
+
+export interface EnsuredImage {
+  imageRef: string;
+  /** Time spent pulling (0 when the image was present). */
+  pullMs: number;
+}
+
+export interface ImageManager {
+  ensureImageExists(pod: Pod, container: Container, sandboxConfig: PodSandboxConfig, signal?: AbortSignal): Promise<EnsuredImage>;
+  /** Drops the pull backoff of a pod's images. */
+  forgetPod(uid: string): void;
+  /** Forgets expired backoff entries. */
+  gc(): void;
+}
+
+export function createImageManager(deps: { cri: CriClient; clock: Clock; log: Logger }): ImageManager {
+  const { cri, clock, log } = deps;
+  const backoff = new Backoff(clock, { initialMs: IMAGE_BACKOFF_INITIAL_MS, maxMs: IMAGE_BACKOFF_MAX_MS });
+  // serializeImagePulls: one pull at a time on the node.
+  let pullQueue: Promise<unknown> = Promise.resolve();
+
+  async function imageRefOf(image: string, annotations: Record<string, string>, signal?: AbortSignal): Promise<string> {
+    const res = await cri.image.imageStatus({ image: { image, annotations } }, { signal });
+    return res.image?.id ?? "";
+  }
+
+  return {
+    async ensureImageExists(pod, container, sandboxConfig, signal) {
+      const requested = container.image ?? "";
+      const image = applyDefaultImageTag(requested);
+      if (!image) throw new ImageError("InvalidImageName", `Failed to apply default image tag "${requested}": invalid reference format`);
+      const annotations = { ...(pod.metadata.annotations ?? {}) };
+      let present: string;
+      try {
+        present = await imageRefOf(image, annotations, signal);
+      } catch (err) {
+        throw new ImageError("ImageInspectError", `Failed to inspect image "${requested}": ${(err as Error).message}`);
+      }
+      const policy = effectivePullPolicy(container);
+      if (policy === "Never" || (policy === "IfNotPresent" && present)) {
+        if (present) return { imageRef: present, pullMs: 0 };
+        throw new ImageError("ErrImageNeverPull", `Container image "${requested}" is not present with pull policy of Never`);
+      }
+
+      const key = `${pod.metadata.uid}_${requested}`;
+      if (backoff.isInBackOffSinceUpdate(key)) {
+        throw new ImageError("ImagePullBackOff", `Back-off pulling image "${requested}"`, backoff.expiresAt(key));
+      }
+      const fields = { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, image: requested };
+      log.info("Pulling image", fields);
+      const queued = clock.now();
+      const pull = pullQueue.then(async () => {
+        const started = clock.now();
+        const res = await cri.image.pullImage({ image: { image, annotations }, sandboxConfig }, { signal });
+        return { imageRef: res.imageRef, pullMs: clock.now() - started };
+      });
+      pullQueue = pull.catch(() => undefined);
+      try {
+        const { imageRef, pullMs } = await pull;
+        log.info("Successfully pulled image", { ...fields, durationMs: pullMs, includingWaitingMs: clock.now() - queued });
+        backoff.gc();
+        return { imageRef, pullMs: clock.now() - queued };
+      } catch (err) {
+        backoff.next(key);
+        const message = isCriError(err) ? err.detail : (err as Error).message;
+        log.warn("Failed to pull image; bunlet backs off before the next attempt", { ...fields, err: message, backoffMs: backoff.get(key) });
+        throw new ImageError("ErrImagePull", message);
+      }
+    },
+    forgetPod(uid) {
+      backoff.resetPrefix(`${uid}_`);
+    },
+    gc() {
+      backoff.gc();
+    },
+  };
+}

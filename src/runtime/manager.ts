@@ -1,0 +1,145 @@
+/**
+ * createRuntimeManager: the runtime manager other subsystems use. It owns the crash-loop and image
+ * backoffs, the reason cache (the last start failure per container) and the last start timeline
+ * of each pod; everything else it does through CRI calls.
+ */
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { cpus, totalmem } from "node:os";
+import { join } from "node:path";
+import type { Pod } from "../api/index.ts";
+import { podRef } from "../api/index.ts";
+import type { CriClient } from "../cri/index.ts";
+import type { Clock, Logger } from "../lib/index.ts";
+import type { Metrics } from "../metrics/index.ts";
+import { probesAlwaysSucceed, type ProbeResultsView } from "./actions-types.ts";
+import { newCrashLoopBackoff } from "./crashloop.ts";
+import { hostDnsConfig, type DnsConfig } from "./dns.ts";
+import { cleanUpContainersInPod, garbageCollect } from "./gc.ts";
+import { createImageManager } from "./images.ts";
+import { killPodWithSyncResult } from "./kill.ts";
+import { ReasonCache, type PodSyncResult } from "./result.ts";
+import { runtimeStatus } from "./runtime-status.ts";
+import { syncPod, type SyncDeps } from "./sync.ts";
+import type { StartTimeline } from "./timeline.ts";
+import type { PodStatus, RuntimePod } from "./types.ts";
+import { getPodStatus, getPods } from "./views.ts";
+
+export interface RuntimeManagerDeps {
+  cri: CriClient;
+  clock: Clock;
+  log: Logger;
+  metrics: Metrics;
+  /** Random source in [0, 1) for termination-message file names. Default: node:crypto. */
+  random?: () => number;
+  podLogsDir: string;
+  containerLogsDir: string;
+  podsDir: string;
+  nodeName: string;
+  /** Resolver settings for ClusterFirst/Default pods; default: the host's /etc/resolv.conf. */
+  dnsConfig?: DnsConfig;
+  /** The node's IPs, for the downward API's status.hostIP(s). */
+  hostIPs?: string[];
+  /** Liveness/startup results from the prober; default: every probe passes. */
+  probeResults?: ProbeResultsView;
+  /** Seccomp profiles for Localhost; default: <podsDir>/../seccomp. */
+  seccompRoot?: string;
+}
+
+interface Opts {
+  signal?: AbortSignal;
+}
+
+export interface RuntimeManager {
+  getPods(opts?: Opts): Promise<RuntimePod[]>;
+  getPodStatus(uid: string, name: string, namespace: string, opts?: Opts): Promise<PodStatus>;
+  syncPod(pod: Pod, podStatus: PodStatus, opts?: Opts): Promise<PodSyncResult>;
+  /** Kill all containers (parallel, preStop hooks) then stop all sandboxes. pod may be undefined for an orphan (rebuild grace/preStop from annotations). */
+  killPod(pod: Pod | undefined, runningPod: RuntimePod, gracePeriodOverrideSeconds?: number, opts?: Opts): Promise<PodSyncResult>;
+  /** After ContainerDied: remove dead containers of the pod beyond the newest one per container name (minDeadContainerInPod = 1); all of them if removeAll. */
+  cleanUpContainersInPod(uid: string, opts?: { removeAll?: boolean; signal?: AbortSignal }): Promise<void>;
+  /** Container GC (every 1 min by the caller): MaxPerPodContainer=1, remove exited sandboxes (and their containers) of pods for which isPodGone(uid) is true. */
+  garbageCollect(isPodGone: (uid: string) => boolean, opts?: Opts): Promise<void>;
+  /** The last SyncPod failure reason per container of a pod (the kubelet's reasonCache). Cleared when it starts successfully. */
+  getContainerWaitingReason(uid: string, containerName: string): { reason: string; message: string } | undefined;
+  /** Drop backoff and reason entries of a pod (terminated pods). */
+  forgetPod(uid: string): void;
+  /** CRI Status: runtime and network readiness. */
+  runtimeStatus(opts?: Opts): Promise<{ runtimeReady: boolean; networkReady: boolean; message: string }>;
+  /** Per-step timings (ms) of the pod's last start (pull, sandbox, <container>.create/.start). */
+  lastStartTimeline(uid: string): Record<string, number> | undefined;
+}
+
+function randomHexFrom(random: (() => number) | undefined): () => string {
+  if (!random) return () => randomBytes(4).toString("hex");
+  return () => Math.floor(random() * 0x1_0000_0000).toString(16).padStart(8, "0");
+}
+
+export function createRuntimeManager(deps: RuntimeManagerDeps): RuntimeManager {
+  const { cri, clock, log, metrics } = deps;
+  const reasons = new ReasonCache();
+  const timelines = new Map<string, StartTimeline>();
+  // Crash-loop keys start with `<name>_<ns>_<uid>_`; remembered per uid so forgetPod can drop them.
+  const crashLoopPrefixes = new Map<string, string>();
+  const crashLoopBackoff = newCrashLoopBackoff(clock);
+  const images = createImageManager({ cri, clock, log });
+  const podIPs = async (uid: string, name: string, namespace: string, signal?: AbortSignal) =>
+    (await getPodStatus(cri, uid, name, namespace, { signal })).ips;
+
+  const syncDeps: SyncDeps = {
+    cri,
+    clock,
+    log,
+    metrics,
+    images,
+    podIPs,
+    crashLoopBackoff,
+    probes: deps.probeResults ?? probesAlwaysSucceed,
+    podLogsDir: deps.podLogsDir,
+    containerLogsDir: deps.containerLogsDir,
+    podsDir: deps.podsDir,
+    seccompRoot: deps.seccompRoot ?? join(deps.podsDir, "..", "seccomp"),
+    cgroupV2: existsSync("/sys/fs/cgroup/cgroup.controllers"),
+    randomHex: randomHexFrom(deps.random),
+    env: {
+      nodeName: deps.nodeName,
+      hostIPs: deps.hostIPs ?? [],
+      cpuCapacityMilli: cpus().length * 1000,
+      memoryCapacity: totalmem(),
+    },
+    sandbox: { podLogsDir: deps.podLogsDir, nodeDns: deps.dnsConfig ?? hostDnsConfig() },
+    recordTimeline: (uid, timeline) => timelines.set(uid, timeline),
+  };
+
+  return {
+    getPods: (opts) => getPods(cri, opts),
+    getPodStatus: (uid, name, namespace, opts) => getPodStatus(cri, uid, name, namespace, opts),
+    async syncPod(pod, podStatus, opts = {}) {
+      const { name, namespace, uid = "" } = pod.metadata;
+      crashLoopPrefixes.set(uid, `${name}_${namespace}_${uid}_`);
+      const result = await syncPod(syncDeps, pod, podStatus, opts.signal);
+      reasons.update(uid, result.steps);
+      if (result.error) log.debug("SyncPod finished with an error", { pod: podRef(pod), err: result.error }, 2);
+      return result;
+    },
+    killPod: (pod, runningPod, gracePeriodOverrideSeconds, opts = {}) =>
+      killPodWithSyncResult(syncDeps, pod, runningPod, gracePeriodOverrideSeconds, opts.signal),
+    cleanUpContainersInPod: (uid, opts = {}) => cleanUpContainersInPod(syncDeps, uid, opts.removeAll ?? false, opts),
+    async garbageCollect(isPodGone, opts = {}) {
+      crashLoopBackoff.gc();
+      images.gc();
+      await garbageCollect(syncDeps, isPodGone, opts);
+    },
+    getContainerWaitingReason: (uid, name) => reasons.get(uid, name),
+    forgetPod(uid) {
+      reasons.forget(uid);
+      timelines.delete(uid);
+      images.forgetPod(uid);
+      const prefix = crashLoopPrefixes.get(uid);
+      if (prefix) crashLoopBackoff.resetPrefix(prefix);
+      crashLoopPrefixes.delete(uid);
+    },
+    runtimeStatus: (opts) => runtimeStatus(cri, opts),
+    lastStartTimeline: (uid) => timelines.get(uid)?.toJSON(),
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * The PodSandboxConfig the kubelet sends to RunPodSandbox (generatePodSandboxConfig): metadata with
+ * the attempt, the kubelet's labels and annotations, hostname (not for host-network pods, which
+ * keep the node's), DNS, the pod log directory, port mappings and the Linux settings.
+ */
+import { create } from "@bufbuild/protobuf";
+import type { ContainerPort, Pod } from "../api/index.ts";
+import { PodSandboxConfigSchema, Protocol, type PodSandboxConfig } from "../cri/index.ts";
+import { podDnsConfig, type DnsConfig } from "./dns.ts";
+import { newPodAnnotations, newPodLabels } from "./labels.ts";
+import { podLogsDirectory } from "./logs.ts";
+import { sandboxSecurityContext } from "./security.ts";
+
+const MAX_HOSTNAME = 63;
+
+export interface SandboxConfigOptions {
+  podLogsDir: string;
+  /** The node's resolver settings (Default / ClusterFirst without cluster DNS). */
+  nodeDns: DnsConfig;
+}
+
+/** pod.spec.hostname or the pod name, cut to 63 characters without a trailing '-' or '.'. */
+export function podHostname(pod: Pod): string {
+  const name = pod.spec.hostname || pod.metadata.name || "";
+  if (name.length <= MAX_HOSTNAME) return name;
+  return name.slice(0, MAX_HOSTNAME).replace(/[-.]+$/, "");
+}
+
+function toProtocol(p: ContainerPort["protocol"]): Protocol {
+  return p === "UDP" ? Protocol.UDP : p === "SCTP" ? Protocol.SCTP : Protocol.TCP;
+}
+
+/** Every declared port of the regular containers, a repeated name (or identical mapping) once. */
+export function portMappings(pod: Pod) {
+  const out: { protocol: Protocol; containerPort: number; hostPort: number; hostIp: string }[] = [];
+  for (const c of pod.spec.containers) {
+    const seen = new Set<string>();
+    for (const p of c.ports ?? []) {
+      const family = !p.hostIP ? "any" : p.hostIP.includes(":") ? "v6" : "v4";
+      const key = p.name || `${family}-${p.protocol ?? "TCP"}-${p.hostIP ?? ""}:${p.containerPort}:${p.hostPort ?? 0}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push({ protocol: toProtocol(p.protocol), containerPort: p.containerPort, hostPort: p.hostPort ?? 0, hostIp: p.hostIP ?? "" });
+    }
+  }
+  return out;
+}
+
+/** runc wants dots: "net/ipv4/conf/eth0.100/x" becomes "net.ipv4.conf.eth0/100.x" (dots and slashes swap). */
+export function sysctlWithDots(name: string): string {
+  const first = name.search(/[./]/);
+  if (first < 0 || name[first] === ".") return name;
+  return name.replace(/[./]/g, (c) => (c === "." ? "/" : "."));
+}
+
+export function generatePodSandboxConfig(pod: Pod, attempt: number, opts: SandboxConfigOptions): PodSandboxConfig {
+  const { name = "", namespace = "", uid = "" } = pod.metadata;
+  const sysctls: Record<string, string> = {};
+  for (const s of pod.spec.securityContext?.sysctls ?? []) sysctls[sysctlWithDots(s.name)] = s.value;
+  return create(PodSandboxConfigSchema, {
+    metadata: { name, namespace, uid, attempt },
+    hostname: pod.spec.hostNetwork ? "" : podHostname(pod),
+    logDirectory: podLogsDirectory(opts.podLogsDir, namespace, name, uid),
+    dnsConfig: podDnsConfig(pod, opts.nodeDns),
+    portMappings: portMappings(pod),
+    labels: newPodLabels(pod),
+    annotations: newPodAnnotations(pod),
+    linux: { cgroupParent: "", securityContext: sandboxSecurityContext(pod), sysctls },
+  });
+}

@@ -1,0 +1,143 @@
+/**
+ * startContainer (kuberuntime_container.go): ensure the image, pick the restart count, build the
+ * config, CreateContainer, StartContainer, link the legacy log path, run the postStart hook (a
+ * failing hook kills the container). Each failure is a StepError with the kubelet's reason.
+ */
+import { mkdirSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import type { Container, Pod } from "../api/index.ts";
+import { isCriError, type PodSandboxConfig } from "../cri/index.ts";
+import { runHandler } from "../prober/index.ts";
+import { generateContainerConfig } from "./container-config.ts";
+import { ContainerConfigError, type EnvContext } from "./env.ts";
+import { ImageError, type ImageManager } from "./images.ts";
+import { killContainer, type KillDeps } from "./kill.ts";
+import type { ContainerKind } from "./labels.ts";
+import { containerLogsDirectory, legacyLogSymlink, restartCountFromLogDir } from "./logs.ts";
+import { Reason, StepError } from "./result.ts";
+import type { StartTimeline } from "./timeline.ts";
+import { findContainerStatus, type PodStatus } from "./types.ts";
+
+export interface StartDeps extends KillDeps {
+  images: ImageManager;
+  podLogsDir: string;
+  containerLogsDir: string;
+  podsDir: string;
+  seccompRoot: string;
+  cgroupV2: boolean;
+  randomHex: () => string;
+  /** Node facts for the downward API; podIPs are filled per pod. */
+  env: Omit<EnvContext, "podIPs">;
+}
+
+export interface StartTarget {
+  pod: Pod;
+  podStatus: PodStatus;
+  sandboxId: string;
+  sandboxConfig: PodSandboxConfig;
+  podIPs: string[];
+  timeline: StartTimeline;
+}
+
+function criDetail(err: unknown): string {
+  return isCriError(err) ? err.detail : (err as Error).message;
+}
+
+export async function startContainer(deps: StartDeps, t: StartTarget, container: Container, kind: ContainerKind, signal?: AbortSignal): Promise<void> {
+  const { cri, clock, log } = deps;
+  const { pod } = t;
+  const fields = { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, container: container.name };
+
+  let imageRef: string;
+  try {
+    const ensured = await deps.images.ensureImageExists(pod, container, t.sandboxConfig, signal);
+    imageRef = ensured.imageRef;
+    t.timeline.add("pull", ensured.pullMs);
+  } catch (err) {
+    if (err instanceof ImageError) throw new StepError(err.reason, err.message, err.expiresAt);
+    throw err;
+  }
+
+  // The runtime keeps the count; when it lost its state (a reboot), the log files still tell.
+  const previous = findContainerStatus(t.podStatus, container.name);
+  const { namespace = "", name = "", uid = "" } = pod.metadata;
+  const restartCount = previous
+    ? previous.restartCount + 1
+    : restartCountFromLogDir(containerLogsDirectory(deps.podLogsDir, namespace, name, uid, container.name));
+
+  let config;
+  try {
+    const image = await cri.image.imageStatus({ image: { image: container.image ?? "" } }, { signal });
+    const imageUser = { uid: image.image?.uid?.value, username: image.image?.username ?? "" };
+    config = generateContainerConfig({
+      pod,
+      container,
+      kind,
+      restartCount,
+      imageRef,
+      imageUser,
+      env: { ...deps.env, podIPs: t.podIPs },
+      podLogsDir: deps.podLogsDir,
+      podsDir: deps.podsDir,
+      seccompRoot: deps.seccompRoot,
+      cgroupV2: deps.cgroupV2,
+      randomHex: deps.randomHex,
+    });
+  } catch (err) {
+    const message = err instanceof ContainerConfigError ? err.message : criDetail(err);
+    throw new StepError(Reason.CreateContainerConfigError, message);
+  }
+
+  let created = clock.now();
+  let containerId: string;
+  try {
+    ({ containerId } = await cri.runtime.createContainer(
+      { podSandboxId: t.sandboxId, config, sandboxConfig: t.sandboxConfig },
+      { signal },
+    ));
+  } catch (err) {
+    throw new StepError(Reason.CreateContainerError, criDetail(err));
+  }
+  t.timeline.add(`${container.name}.create`, clock.now() - created);
+
+  created = clock.now();
+  try {
+    await cri.runtime.startContainer({ containerId }, { signal });
+  } catch (err) {
+    throw new StepError(Reason.RunContainerError, criDetail(err));
+  }
+  t.timeline.add(`${container.name}.start`, clock.now() - created);
+  log.debug("Started container", { ...fields, containerId, restartCount }, 2);
+
+  linkLegacyLog(deps, pod, container.name, containerId, join(t.sandboxConfig.logDirectory, config.logPath));
+
+  const postStart = container.lifecycle?.postStart;
+  if (postStart) {
+    try {
+      await runHandler(postStart, { cri, containerId, podIP: t.podIPs[0] ?? "", signal, clock, ports: container.ports });
+    } catch (err) {
+      log.warn("PostStart hook failed; killing the container, it restarts per its restart policy", { ...fields, containerId, err });
+      await killContainer(deps, pod, containerId, container.name, "FailedPostStartHook", "FailedPostStartHook", { signal }).catch((killErr) =>
+        log.error("Failed to kill container after its postStart hook failed", { ...fields, containerId, err: killErr }),
+      );
+      throw new StepError(Reason.PostStartHookError, (err as Error).message);
+    }
+  }
+}
+
+/** The `/var/log/containers` link; only when the log exists, so no dangling links are made. */
+function linkLegacyLog(deps: StartDeps, pod: Pod, container: string, containerId: string, target: string): void {
+  const link = legacyLogSymlink(deps.containerLogsDir, pod.metadata.name ?? "", pod.metadata.namespace ?? "", container, containerId);
+  try {
+    statSync(target);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
+  }
+  try {
+    mkdirSync(deps.containerLogsDir, { recursive: true });
+    rmSync(link, { force: true });
+    symlinkSync(target, link);
+  } catch (err) {
+    deps.log.error("Failed to create legacy log symlink; logs stay readable under the pod log directory", { path: link, containerId, err });
+  }
+}

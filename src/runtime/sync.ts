@@ -1,0 +1,162 @@
+/**
+ * SyncPod (kuberuntime_manager.go): carry out computePodActions. Kill the pod (then purge its init
+ * containers when a new sandbox follows) or the containers to kill; prune old init containers;
+ * RunPodSandbox when needed and read its IPs; then start ephemeral containers, the init
+ * containers in order (a failing regular one stops the sync), and the regular containers. Every
+ * start first checks the crash-loop backoff.
+ */
+import type { Container, Pod } from "../api/index.ts";
+import { mkdirSync } from "node:fs";
+import { podRef } from "../api/index.ts";
+import type { Backoff } from "../lib/index.ts";
+import type { Metrics } from "../metrics/index.ts";
+import { computePodActions } from "./actions.ts";
+import type { ProbeResultsView } from "./actions-types.ts";
+import { sandboxIPs } from "./convert.ts";
+import { doBackOff } from "./crashloop.ts";
+import { pruneInitContainersBeforeStart, purgeInitContainers, type GcDeps } from "./gc.ts";
+import { killContainer, killPodWithSyncResult } from "./kill.ts";
+import type { ContainerKind } from "./labels.ts";
+import { isHostNetwork, isRestartableInitContainer } from "./policy.ts";
+import { Reason, StepError, SyncRecorder, type PodSyncResult } from "./result.ts";
+import { generatePodSandboxConfig, type SandboxConfigOptions } from "./sandbox-config.ts";
+import { startContainer, type StartDeps, type StartTarget } from "./start.ts";
+import { StartTimeline } from "./timeline.ts";
+import type { PodStatus, RuntimePod } from "./types.ts";
+
+export interface SyncDeps extends StartDeps, GcDeps {
+  metrics: Metrics;
+  crashLoopBackoff: Backoff;
+  probes: ProbeResultsView;
+  sandbox: SandboxConfigOptions;
+  /** Called with the timeline of a sync that created a sandbox or started containers. */
+  recordTimeline(uid: string, timeline: StartTimeline): void;
+}
+
+/** The running part of a pod status, for killPod (kubecontainer.ConvertPodStatusToRunningPod). */
+export function runningPodFromStatus(status: PodStatus): RuntimePod {
+  return {
+    uid: status.uid,
+    name: status.name,
+    namespace: status.namespace,
+    sandboxes: status.sandboxStatuses.map((s) => ({
+      id: s.id,
+      name: "POD",
+      state: s.state === "ready" ? "running" : "exited",
+      createdAt: s.createdAt,
+      hash: "",
+      sandboxId: s.id,
+      image: "",
+    })),
+    containers: status.containerStatuses
+      .filter((c) => c.state === "running")
+      .map((c) => ({ id: c.id, name: c.name, state: c.state, createdAt: c.createdAt, hash: c.hash, sandboxId: c.sandboxId, image: c.image })),
+  };
+}
+
+export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: PodStatus, signal?: AbortSignal): Promise<PodSyncResult> {
+  const { clock, log } = deps;
+  const began = clock.now();
+  const rec = new SyncRecorder(() => clock.now());
+  const fields = { pod: podRef(pod) };
+  const changes = computePodActions(pod, podStatus, deps.probes);
+  log.debug("computePodActions got for pod", { ...fields, podActions: changes }, 3);
+  if (changes.createSandbox && changes.sandboxId) log.info("Pod sandbox changed, it will be killed and re-created", fields);
+
+  if (changes.killPod) {
+    const killed = await killPodWithSyncResult(deps, pod, runningPodFromStatus(podStatus), undefined, signal);
+    rec.merge(killed);
+    if (killed.error) return rec.result();
+    if (changes.createSandbox) await purgeInitContainers(deps, pod, podStatus, { signal });
+  } else {
+    for (const k of changes.containersToKill) {
+      try {
+        await rec.step("KillContainer", k.name, () =>
+          killContainer(deps, pod, k.id, k.name, k.message, k.reason, { signal }),
+        );
+      } catch (err) {
+        log.error("killContainer for pod failed; the pod worker retries", { ...fields, container: k.name, containerId: k.id, err });
+        return rec.result();
+      }
+    }
+  }
+  await pruneInitContainersBeforeStart(deps, pod, podStatus, { signal });
+
+  const timeline = new StartTimeline();
+  let podIPs = podStatus.ips;
+  let sandboxId = changes.sandboxId;
+  const sandboxConfig = generatePodSandboxConfig(pod, changes.attempt, deps.sandbox);
+  if (changes.createSandbox) {
+    deps.metrics.startedPods.inc();
+    const started = clock.now();
+    try {
+      sandboxId = await rec.step("CreatePodSandbox", `${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`, async () => {
+        mkdirSync(sandboxConfig.logDirectory, { recursive: true, mode: 0o755 });
+        const res = await deps.cri.runtime.runPodSandbox({ config: sandboxConfig, runtimeHandler: "" }, { signal });
+        return res.podSandboxId;
+      });
+    } catch (err) {
+      deps.metrics.startedPodsErrors.inc();
+      log.error("Failed to create pod sandbox; the pod worker retries with backoff", { ...fields, err });
+      return rec.result();
+    }
+    timeline.add("sandbox", clock.now() - started);
+    try {
+      const res = await deps.cri.runtime.podSandboxStatus({ podSandboxId: sandboxId }, { signal });
+      if (!res.status) throw new Error("pod sandbox status is nil");
+      if (!isHostNetwork(pod)) podIPs = sandboxIPs(res.status);
+    } catch (err) {
+      log.error("Failed to get pod sandbox status; skipping pod", { ...fields, sandboxId, err });
+      rec.fail(err as Error);
+      return rec.result();
+    }
+  }
+  // The sandbox config of the start calls (upstream regenerates it: the ConfigPodSandbox step).
+  await rec.step("ConfigPodSandbox", sandboxId, async () => undefined);
+
+  const target: StartTarget = { pod, podStatus, sandboxId, sandboxConfig, podIPs, timeline };
+  const start = (container: Container, kind: ContainerKind) =>
+    rec.step(kind === "init" ? "InitContainer" : "StartContainer", container.name, async () => {
+      const backoff = doBackOff(deps.crashLoopBackoff, pod, container, podStatus);
+      if (backoff.inBackoff) {
+        log.info("Back-off restarting failed container", { ...fields, container: container.name, message: backoff.message });
+        throw new StepError(Reason.CrashLoopBackOff, backoff.message, backoff.expiresAt);
+      }
+      const label = kind === "init" ? "init_container" : kind === "ephemeral" ? "ephemeral_container" : "container";
+      deps.metrics.startedContainers.inc({ container_type: label });
+      try {
+        await startContainer(deps, target, container, kind, signal);
+      } catch (err) {
+        const reason = err instanceof StepError ? err.reason : Reason.RunContainerError;
+        deps.metrics.startedContainersErrors.inc({ container_type: label, code: reason });
+        const level = reason === Reason.ImagePullBackOff ? "info" : "warn";
+        log[level]("Container start failed in pod; the pod worker retries", { ...fields, container: container.name, reason, err });
+        throw err;
+      }
+    });
+
+  for (const idx of changes.ephemeralContainersToStart) {
+    await start(pod.spec.ephemeralContainers![idx], "ephemeral").catch(() => undefined);
+  }
+  for (const idx of changes.initContainersToStart) {
+    const container = pod.spec.initContainers![idx];
+    try {
+      await start(container, "init");
+    } catch {
+      // A failing sidecar does not block the rest; a failing init container does.
+      if (!isRestartableInitContainer(container)) return finish();
+    }
+  }
+  for (const idx of changes.containersToStart) {
+    await start(pod.spec.containers[idx], "container").catch(() => undefined);
+  }
+  return finish();
+
+  function finish(): PodSyncResult {
+    if (changes.createSandbox || !timeline.empty) {
+      deps.recordTimeline(pod.metadata.uid ?? "", timeline);
+      timeline.report(log, deps.metrics, podRef(pod), clock.now() - began);
+    }
+    return rec.result();
+  }
+}

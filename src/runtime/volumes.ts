@@ -1,0 +1,75 @@
+/**
+ * The mounts of a container. bunlet has no volume manager: hostPath and (disk-backed) emptyDir
+ * volumes, the two that need no apiserver, are turned into bind mounts here, under the kubelet's
+ * layout `<podsDir>/<uid>/volumes/kubernetes.io~empty-dir/<name>`. Any other volume type fails the
+ * container with CreateContainerConfigError instead of silently running without its data.
+ * The termination-message file is mounted here too (makeMounts).
+ */
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
+import { join } from "node:path";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import type { Container, Pod, VolumeMount } from "../api/index.ts";
+import { MountPropagation, type MountSchema } from "../cri/index.ts";
+import { ContainerConfigError } from "./env.ts";
+import { DEFAULT_TERMINATION_MESSAGE_PATH } from "./labels.ts";
+
+type MountInit = MessageInitShape<typeof MountSchema>;
+
+export function podDir(podsDir: string, uid: string): string {
+  return join(podsDir, uid);
+}
+
+function propagation(m: VolumeMount): MountPropagation {
+  if (m.mountPropagation === "HostToContainer") return MountPropagation.PROPAGATION_HOST_TO_CONTAINER;
+  if (m.mountPropagation === "Bidirectional") return MountPropagation.PROPAGATION_BIDIRECTIONAL;
+  return MountPropagation.PROPAGATION_PRIVATE;
+}
+
+function volumeHostPath(pod: Pod, podsDir: string, name: string): string {
+  const volume = (pod.spec.volumes ?? []).find((v) => v.name === name);
+  if (!volume) throw new ContainerConfigError(`volumeMount ${JSON.stringify(name)} names no volume of the pod`);
+  if (volume.hostPath) {
+    const { path, type } = volume.hostPath;
+    if (type === "DirectoryOrCreate" && !existsSync(path)) mkdirSync(path, { recursive: true, mode: 0o755 });
+    if (type === "FileOrCreate" && !existsSync(path)) closeSync(openSync(path, "a", 0o644));
+    return path;
+  }
+  if (volume.emptyDir) {
+    if (volume.emptyDir.medium === "Memory") {
+      throw new ContainerConfigError(`volume ${JSON.stringify(name)}: emptyDir medium Memory is not supported by bunlet`);
+    }
+    const dir = join(podDir(podsDir, pod.metadata.uid ?? ""), "volumes", "kubernetes.io~empty-dir", name);
+    mkdirSync(dir, { recursive: true });
+    chmodSync(dir, 0o777);
+    return dir;
+  }
+  const kind = Object.keys(volume).find((k) => k !== "name") ?? "unknown";
+  throw new ContainerConfigError(`volume ${JSON.stringify(name)}: type ${kind} is not supported by bunlet (no apiserver, no volume plugins)`);
+}
+
+/**
+ * The container's volume mounts, then its termination-message file: a fresh file per container
+ * instance (`<podsDir>/<uid>/containers/<name>/<random hex>`, mode 0666) mounted at
+ * terminationMessagePath, where the kubelet later reads the message from.
+ */
+export function makeMounts(pod: Pod, container: Container, podsDir: string, randomHex: () => string): MountInit[] {
+  const mounts: MountInit[] = (container.volumeMounts ?? []).map((m) => {
+    const base = volumeHostPath(pod, podsDir, m.name);
+    return {
+      containerPath: m.mountPath,
+      hostPath: m.subPath ? join(base, m.subPath) : base,
+      readonly: m.readOnly ?? false,
+      propagation: propagation(m),
+    };
+  });
+  const path = container.terminationMessagePath ?? DEFAULT_TERMINATION_MESSAGE_PATH;
+  if (path) {
+    const dir = join(podDir(podsDir, pod.metadata.uid ?? ""), "containers", container.name);
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, randomHex());
+    closeSync(openSync(file, "w"));
+    chmodSync(file, 0o666);
+    mounts.push({ hostPath: file, containerPath: path });
+  }
+  return mounts;
+}
