@@ -38,7 +38,8 @@ function parseObject(data: Uint8Array | string, source: string): Record<string, 
   const doc = Array.isArray(docs) ? docs[0] : undefined;
   if (!doc) fail(source, { code: "Syntax", field: "", detail: "manifest is empty" });
   if (doc.errors.length > 0) {
-    fail(source, { code: "Syntax", field: "", detail: `cannot parse as YAML or JSON: ${doc.errors[0].message.split("\n")[0]}` });
+    const first = doc.errors[0].message.split("\n")[0].replace(/:$/, "");
+    fail(source, { code: "Syntax", field: "", detail: `cannot parse as YAML or JSON: ${first}` });
   }
   let value: unknown;
   try {
