@@ -36,6 +36,7 @@ export type { FakeImage, ImageOptions } from "./images.ts";
 export type { ExitOptions } from "./store.ts";
 export type { FakeContainer, FakeCriState, FakeSandbox } from "./types.ts";
 export { FaultPlan } from "./faults.ts";
+export { callError, containerConfig, readEvents, sandboxConfig, type EventStreamReader } from "./fixtures.ts";
 export { normalizeImageRef } from "./images.ts";
 export { FAKE_RUNTIME_VERSION } from "./runtime-service.ts";
 
@@ -103,7 +104,7 @@ export interface FakeCri {
   delay(method: string, ms: number): void;
   /** true: close the socket (dropping all connections and streams); false: listen again. */
   refuse(refusing: boolean): Promise<void>;
-  /** Refuses for `ms` (on the fake's clock); resolves once it listens again. */
+  /** Refuses for `ms` (on the fake's clock); resolves once it listens again (or refuse()/stop() ended the refusal). */
   refuseConnections(ms: number): Promise<void>;
   /** Drops every connection and stream and listens again at once, keeping state (a containerd restart). */
   restart(): Promise<void>;
@@ -183,6 +184,14 @@ export async function startFakeCri(options: FakeCriOptions = {}): Promise<FakeCr
   const listener = new GrpcListener(socketPath, [RuntimeService, ImageService], dispatch);
   await listener.listen();
   let refusalTimer: Timer | undefined;
+  /** Settles the promise refuseConnections returned, when something else ends the refusal first. */
+  let settleRefusal: (() => void) | undefined;
+  const endRefusal = () => {
+    refusalTimer?.cancel();
+    refusalTimer = undefined;
+    settleRefusal?.();
+    settleRefusal = undefined;
+  };
 
   const fake: FakeCri = {
     endpoint: `unix://${socketPath}`,
@@ -212,17 +221,18 @@ export async function startFakeCri(options: FakeCriOptions = {}): Promise<FakeCr
     failNext: (method, code, count, message) => faults.failNext(method, code, count, message),
     delay: (method, ms) => faults.delay(method, ms),
     async refuse(refusing) {
-      refusalTimer?.cancel();
-      refusalTimer = undefined;
       if (refusing) listener.close();
       else await listener.listen();
+      endRefusal();
     },
     refuseConnections(ms) {
+      endRefusal();
       listener.close();
-      refusalTimer?.cancel();
       return new Promise((resolve, reject) => {
+        settleRefusal = resolve;
         refusalTimer = clock.setTimer(ms, () => {
           refusalTimer = undefined;
+          settleRefusal = undefined;
           listener.listen().then(resolve, reject);
         });
       });
@@ -232,7 +242,7 @@ export async function startFakeCri(options: FakeCriOptions = {}): Promise<FakeCr
       await listener.listen();
     },
     async stop() {
-      refusalTimer?.cancel();
+      endRefusal();
       behaviors.cancelAll();
       listener.close();
       rmSync(dir, { recursive: true, force: true });
