@@ -145,7 +145,7 @@ export class FileSource {
         if (why !== "failed") continue;
       }
       const waitMs = backoff.next("watch");
-      if (!target) log.info("Static pod path does not exist yet; will look again", { path, retryInMs: waitMs });
+      if (!target) log.info("Static pod path is not there (yet); will look again", { path, retryInMs: waitMs });
       if (!(await delay(clock, waitMs, signal))) return;
     }
   }
@@ -157,7 +157,10 @@ export class FileSource {
       if (info.isDirectory()) return { kind: "dir", dir: path, ino: info.ino };
       if (info.isFile()) return { kind: "file", dir: dirname(path), only: basename(path), ino: info.ino };
       return undefined;
-    } catch {
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") {
+        this.#opts.log.error("Unable to stat static pod path; will retry", { path, err });
+      }
       return undefined;
     }
   }

@@ -139,7 +139,7 @@ describe("file source: a path that is missing", () => {
     const parent = dir();
     const d = join(parent, "manifests");
     const { recorder, clock, log } = startSource(d);
-    const retries = () => log.lines.filter((l) => l.msg === "Static pod path does not exist yet; will look again").map((l) => l.retryInMs);
+    const retries = () => log.lines.filter((l) => l.msg === "Static pod path is not there (yet); will look again").map((l) => l.retryInMs);
 
     expect(await recorder.next("the empty snapshot of a missing path")).toEqual([]);
     await waitFor("the first retry to be scheduled", () => (retries().length === 1 ? true : undefined));
