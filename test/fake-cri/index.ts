@@ -38,6 +38,7 @@ export type { FakeContainer, FakeCriState, FakeSandbox } from "./types.ts";
 export { FaultPlan } from "./faults.ts";
 export { callError, containerConfig, readEvents, sandboxConfig, type EventStreamReader } from "./fixtures.ts";
 export { normalizeImageRef } from "./images.ts";
+export type { RandomBytes } from "./ids.ts";
 export { FAKE_RUNTIME_VERSION } from "./runtime-service.ts";
 
 /** The images a new fake holds unless told otherwise: the ones the e2e harness imports. */
@@ -104,7 +105,7 @@ export interface FakeCri {
   delay(method: string, ms: number): void;
   /** true: close the socket (dropping all connections and streams); false: listen again. */
   refuse(refusing: boolean): Promise<void>;
-  /** Refuses for `ms` (on the fake's clock); resolves once it listens again (or refuse()/stop() ended the refusal). */
+  /** Refuses for `ms` (on the fake's clock); resolves once it listens again (also via refuse(false)) or stop(). */
   refuseConnections(ms: number): Promise<void>;
   /** Drops every connection and stream and listens again at once, keeping state (a containerd restart). */
   restart(): Promise<void>;
@@ -221,8 +222,10 @@ export async function startFakeCri(options: FakeCriOptions = {}): Promise<FakeCr
     failNext: (method, code, count, message) => faults.failNext(method, code, count, message),
     delay: (method, ms) => faults.delay(method, ms),
     async refuse(refusing) {
-      if (refusing) listener.close();
-      else await listener.listen();
+      refusalTimer?.cancel();
+      refusalTimer = undefined;
+      if (refusing) return listener.close();
+      await listener.listen();
       endRefusal();
     },
     refuseConnections(ms) {
