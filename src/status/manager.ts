@@ -1,0 +1,147 @@
+/**
+ * The status manager (pkg/kubelet/status/status_manager.go): the one place that holds the API
+ * status bunlet computed for each pod, with a version that moves on every real change. Pod
+ * workers write it (setPodStatus, terminatePod); /pods and, later, an apiserver status sync read
+ * it. It refuses illegal changes (a finished container coming back), keeps the first startTime
+ * and each condition's transition time, and ignores writes that change nothing.
+ */
+import { isStaticPod, podRef, podUID, type ContainerStatus, type Pod, type PodStatus as ApiPodStatus } from "../api/index.ts";
+import type { Clock, Logger } from "../lib/index.ts";
+import { DisruptionTarget, kubeletOwnedConditions, terminalPhaseReadyConditions } from "./conditions.ts";
+import { ContainerStatusUnknown } from "./container-statuses.ts";
+import { withTransitionTime } from "./generate.ts";
+import { illegalContainerTransition, isPodStatusByKubeletEqual, normalizeStatus } from "./normalize.ts";
+import { isPodPhaseTerminal, isRestartableInitContainer } from "./phase.ts";
+import { rfc3339 } from "./time.ts";
+
+export interface StatusManager {
+  /** Records the status the pod worker computed (no-op when nothing the kubelet owns changed). */
+  setPodStatus(pod: Pod, status: ApiPodStatus): void;
+  /** A copy of the current status, if any was set. */
+  getPodStatus(uid: string): ApiPodStatus | undefined;
+  /** The pod's containers are all stopped: every unfinished container becomes terminated. */
+  terminatePod(pod: Pod): void;
+  /** Forgets the status of every pod not in keep. */
+  removeOrphanedStatuses(keep: Set<string>): void;
+  deletePodStatus(uid: string): void;
+  /** Increases on every recorded change (0 = never set). */
+  version(uid: string): number;
+  /** terminatePod ran: the pod will not change any more. */
+  isFinished(uid: string): boolean;
+}
+
+interface VersionedStatus {
+  status: ApiPodStatus;
+  version: number;
+  podIsFinished: boolean;
+}
+
+const terminatedUnknown = {
+  exitCode: 137,
+  reason: ContainerStatusUnknown,
+  message: "The container could not be located when the pod was terminated",
+};
+
+export function createStatusManager(deps: { clock: Clock; log: Logger }): StatusManager {
+  const statuses = new Map<string, VersionedStatus>();
+
+  const update = (pod: Pod, input: ApiPodStatus, force: boolean, finished: boolean) => {
+    const uid = podUID(pod);
+    const cached = statuses.get(uid);
+    const old = cached?.status ?? pod.status ?? {};
+    let podIsFinished = finished;
+    if (cached?.podIsFinished && !finished && !isStaticPod(pod)) podIsFinished = true;
+
+    const problem = illegalContainerTransition(old, input, pod);
+    if (problem !== undefined) {
+      deps.log.error("Pod status update refused; keeping the previous status", { pod: podRef(pod), podUID: uid, error: problem });
+      return;
+    }
+    const status = structuredClone(input);
+    const now = deps.clock.now();
+    // A terminal pod is never ready, whatever the conditions it was computed with said.
+    if (isPodPhaseTerminal(status.phase)) {
+      for (const forced of terminalPhaseReadyConditions(status.phase!)) {
+        const i = status.conditions?.findIndex((c) => c.type === forced.type) ?? -1;
+        if (i >= 0 && status.conditions![i]!.status === "True") status.conditions![i] = forced;
+      }
+    }
+    status.conditions = status.conditions?.map((c) =>
+      kubeletOwnedConditions.has(c.type) || c.type === DisruptionTarget ? withTransitionTime(c, old.conditions, now) : c,
+    );
+    status.startTime = old.startTime || status.startTime || rfc3339(now);
+    normalizeStatus(pod, status);
+
+    if (cached && !force && isPodStatusByKubeletEqual(cached.status, status)) return;
+    statuses.set(uid, { status, version: (cached?.version ?? 0) + 1, podIsFinished });
+  };
+
+  return {
+    setPodStatus(pod, status) {
+      update(pod, status, false, false);
+    },
+
+    getPodStatus(uid) {
+      const cached = statuses.get(uid);
+      return cached ? structuredClone(cached.status) : undefined;
+    },
+
+    terminatePod(pod) {
+      const cached = statuses.get(podUID(pod));
+      const status = structuredClone(cached?.status ?? pod.status ?? {});
+      if (hasPodInitialized(pod, status)) {
+        for (const cs of status.containerStatuses ?? []) markTerminated(cs);
+      }
+      for (const cs of initializedContainers(status.initContainerStatuses ?? [])) markTerminated(cs);
+      // Static pods keep their phase (kubernetes#116484); any other pod ends terminal.
+      if (!isStaticPod(pod) && !isPodPhaseTerminal(status.phase)) status.phase = "Failed";
+      update(pod, status, true, true);
+    },
+
+    removeOrphanedStatuses(keep) {
+      for (const uid of [...statuses.keys()]) if (!keep.has(uid)) statuses.delete(uid);
+    },
+
+    deletePodStatus(uid) {
+      statuses.delete(uid);
+    },
+
+    version(uid) {
+      return statuses.get(uid)?.version ?? 0;
+    },
+
+    isFinished(uid) {
+      return statuses.get(uid)?.podIsFinished ?? false;
+    },
+  };
+}
+
+function markTerminated(cs: ContainerStatus): void {
+  if (cs.state?.terminated) return;
+  cs.state = { terminated: { ...terminatedUnknown } };
+}
+
+/**
+ * Whether the pod got past its init containers, judged by the status being terminated (the
+ * kubelet looks at the apiserver's copy, which bunlet does not have for static pods).
+ */
+function hasPodInitialized(pod: Pod, status: ApiPodStatus): boolean {
+  const initSpecs = pod.spec.initContainers ?? [];
+  if (initSpecs.length === 0) return true;
+  if ((status.containerStatuses ?? []).some((s) => s.lastState?.terminated !== undefined || s.state?.waiting === undefined)) return true;
+  const inits = status.initContainerStatuses ?? [];
+  const last = inits.at(-1);
+  if (last === undefined) return false;
+  const spec = initSpecs.find((c) => c.name === last.name);
+  if (spec !== undefined && isRestartableInitContainer(spec)) return last.state?.running !== undefined && last.started === true;
+  return last.lastState?.terminated?.exitCode === 0 || last.state?.terminated?.exitCode === 0;
+}
+
+/** Init containers up to the last one that ever tried to start (at least the first). */
+function initializedContainers(inits: ContainerStatus[]): ContainerStatus[] {
+  for (let i = inits.length - 1; i >= 0; i--) {
+    const s = inits[i]!;
+    if (s.state?.waiting === undefined || s.lastState?.terminated !== undefined) return inits.slice(0, i + 1);
+  }
+  return inits.slice(0, 1);
+}

@@ -1,0 +1,85 @@
+/**
+ * Rules the status manager applies to every new status (status_manager.go): containers must not
+ * leave Terminated unless the pod may restart them, timestamps have whole seconds, termination
+ * messages share a 12 KiB budget, statuses are sorted, and two statuses that differ only in
+ * conditions the kubelet does not own are the same.
+ */
+import type { ContainerState, ContainerStatus, Pod, PodStatus as ApiPodStatus } from "../api/index.ts";
+import { DisruptionTarget, kubeletOwnedConditions } from "./conditions.ts";
+import { isRestartableInitContainer } from "./phase.ts";
+import { normalizeTimestamp } from "./time.ts";
+
+/** kubecontainer.MaxPodTerminationMessageLogLength */
+export const maxPodTerminationMessageLogLength = 1024 * 12;
+
+/** An error message when a terminated container would come back (checkContainerStateTransition). */
+export function illegalContainerTransition(old: ApiPodStatus, next: ApiPodStatus, pod: Pod): string | undefined {
+  const policy = pod.spec.restartPolicy ?? "Always";
+  if (policy === "Always") return undefined;
+  const stuck = (status: ContainerStatus) => {
+    const terminated = status.state?.terminated;
+    if (terminated === undefined) return false;
+    return !(terminated.exitCode !== 0 && policy === "OnFailure");
+  };
+  for (const before of old.containerStatuses ?? []) {
+    if (!stuck(before)) continue;
+    const after = next.containerStatuses?.find((s) => s.name === before.name);
+    if (after && after.state?.terminated === undefined) return `terminated container ${after.name} attempted illegal transition to non-terminated state`;
+  }
+  const initSpecs = pod.spec.initContainers ?? [];
+  for (const before of old.initContainerStatuses ?? []) {
+    const spec = initSpecs.find((c) => c.name === before.name);
+    if (spec === undefined) return `found mismatch between pod spec and status, container: ${before.name}`;
+    if (isRestartableInitContainer(spec) || !stuck(before)) continue;
+    const after = next.initContainerStatuses?.find((s) => s.name === before.name);
+    if (after && after.state?.terminated === undefined) return `terminated init container ${after.name} attempted illegal transition to non-terminated state`;
+  }
+  return undefined;
+}
+
+/** normalizeStatus: whole-second timestamps, bounded termination messages, stable order. */
+export function normalizeStatus(pod: Pod, status: ApiPodStatus): void {
+  const containers = pod.spec.containers.length + (pod.spec.initContainers?.length ?? 0) + (pod.spec.ephemeralContainers?.length ?? 0);
+  const bytesPerStatus = containers > 0 ? Math.floor(maxPodTerminationMessageLogLength / containers) : maxPodTerminationMessageLogLength;
+  const normalizeState = (state: ContainerState | undefined) => {
+    if (state?.running?.startedAt) state.running.startedAt = normalizeTimestamp(state.running.startedAt);
+    const t = state?.terminated;
+    if (t === undefined) return;
+    if (t.message && t.message.length > bytesPerStatus) t.message = t.message.slice(0, bytesPerStatus);
+    if (t.startedAt) t.startedAt = normalizeTimestamp(t.startedAt);
+    if (t.finishedAt) t.finishedAt = normalizeTimestamp(t.finishedAt);
+  };
+  if (status.startTime) status.startTime = normalizeTimestamp(status.startTime);
+  for (const c of status.conditions ?? []) {
+    if (c.lastTransitionTime) c.lastTransitionTime = normalizeTimestamp(c.lastTransitionTime);
+    if (c.lastProbeTime) c.lastProbeTime = normalizeTimestamp(c.lastProbeTime);
+  }
+  for (const cs of [...(status.containerStatuses ?? []), ...(status.initContainerStatuses ?? [])]) {
+    normalizeState(cs.state);
+    normalizeState(cs.lastState);
+  }
+  status.containerStatuses?.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const order = new Map((pod.spec.initContainers ?? []).map((c, i) => [c.name, i]));
+  status.initContainerStatuses?.sort((a, b) => (order.get(a.name) ?? 0) - (order.get(b.name) ?? 0));
+}
+
+/** Equal, looking only at conditions the kubelet owns or shares (isPodStatusByKubeletEqual). */
+export function isPodStatusByKubeletEqual(a: ApiPodStatus, b: ApiPodStatus): boolean {
+  return stableJson(kubeletView(a)) === stableJson(kubeletView(b));
+}
+
+function kubeletView(status: ApiPodStatus): ApiPodStatus {
+  const conditions = (status.conditions ?? [])
+    .filter((c) => kubeletOwnedConditions.has(c.type) || c.type === DisruptionTarget)
+    .sort((x, y) => (x.type < y.type ? -1 : 1));
+  return { ...status, conditions };
+}
+
+function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => {
+    if (v === null || typeof v !== "object" || Array.isArray(v)) return v;
+    const sorted: Record<string, unknown> = {};
+    for (const k of Object.keys(v).sort()) sorted[k] = (v as Record<string, unknown>)[k];
+    return sorted;
+  });
+}
