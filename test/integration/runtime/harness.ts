@@ -1,0 +1,90 @@
+// A runtime manager wired to the fake CRI over a real gRPC socket, with temp dirs and a FakeClock.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Container, Pod } from "../../../src/api/index.ts";
+import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
+import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
+import { createMetrics, type Metrics } from "../../../src/metrics/index.ts";
+import { createRuntimeManager, type PodSyncResult, type ProbeResultsView, type RuntimeManager } from "../../../src/runtime/index.ts";
+import type { PodStatus } from "../../../src/runtime/types.ts";
+import { startFakeCri, type FakeCri } from "../../fake-cri/index.ts";
+
+export const BUSYBOX = "docker.io/library/busybox:1.36";
+
+export interface Harness {
+  fake: FakeCri;
+  cri: CriClient;
+  rm: RuntimeManager;
+  clock: FakeClock;
+  log: ReturnType<typeof createMemoryLogger>;
+  metrics: Metrics;
+  dirs: { root: string; podLogsDir: string; containerLogsDir: string; podsDir: string };
+  status(pod: Pod): Promise<PodStatus>;
+  /** Reads the status, clears the recorded calls, syncs: `calls()` then shows only the sync's calls. */
+  sync(pod: Pod): Promise<PodSyncResult>;
+  /** Names of the calls recorded since the last sync started, without status reads. */
+  calls(): string[];
+  close(): Promise<void>;
+}
+
+export async function startHarness(opts: { probeResults?: ProbeResultsView } = {}): Promise<Harness> {
+  const clock = new FakeClock();
+  const fake = await startFakeCri({ clock });
+  const cri = createCriClient({ endpoint: fake.endpoint });
+  const root = mkdtempSync(join(tmpdir(), "bunlet-rt-"));
+  const dirs = { root, podLogsDir: join(root, "pods-logs"), containerLogsDir: join(root, "containers"), podsDir: join(root, "pods") };
+  const log = createMemoryLogger();
+  const metrics = createMetrics();
+  let n = 0;
+  const rm = createRuntimeManager({
+    cri,
+    clock,
+    log,
+    metrics,
+    random: () => ((n++ * 0x9e3779b9) % 0x1_0000_0000) / 0x1_0000_0000,
+    ...dirs,
+    nodeName: "node1",
+    dnsConfig: { servers: ["10.0.0.10"], searches: ["example.org"], options: ["ndots:2"] },
+    hostIPs: ["192.168.1.5"],
+    probeResults: opts.probeResults,
+  });
+  const status = (pod: Pod) => rm.getPodStatus(pod.metadata.uid!, pod.metadata.name!, pod.metadata.namespace!);
+  return {
+    fake,
+    cri,
+    rm,
+    clock,
+    log,
+    metrics,
+    dirs,
+    status,
+    async sync(pod) {
+      const s = await status(pod);
+      fake.clearCalls();
+      return rm.syncPod(pod, s);
+    },
+    calls: () => fake.callNames(),
+    async close() {
+      cri.close();
+      await fake.stop();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+let seq = 0;
+export function makePod(spec: Partial<Pod["spec"]> & { containers: Container[] }, meta: Partial<Pod["metadata"]> = {}): Pod {
+  seq++;
+  return {
+    metadata: { name: `pod${seq}`, namespace: "ns", uid: `uid-${seq}`, ...meta },
+    spec: { restartPolicy: "Always", terminationGracePeriodSeconds: 30, ...spec },
+  };
+}
+
+export const c = (name: string, extra: Partial<Container> = {}): Container => ({ name, image: BUSYBOX, ...extra });
+
+/** The containers of the fake, by name, newest last. */
+export function containersNamed(h: Harness, name: string) {
+  return h.fake.state.containers.filter((x) => x.name === name);
+}

@@ -1,0 +1,141 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { ContainerState, PodSandboxState } from "../../../src/cri/index.ts";
+import { BackoffError } from "../../../src/runtime/errors.ts";
+import { c, containersNamed, makePod, startHarness, type Harness } from "./harness.ts";
+
+let h: Harness;
+beforeEach(async () => (h = await startHarness()));
+afterEach(() => h.close());
+
+const states = (name: string) => containersNamed(h, name).map((x) => x.state);
+const lastId = (name: string) => containersNamed(h, name).at(-1)!.id;
+
+describe("restart policies", () => {
+  test.each([
+    ["Always", 0, true],
+    ["Always", 1, true],
+    ["OnFailure", 1, true],
+    ["OnFailure", 0, false],
+    ["Never", 1, false],
+  ] as const)("under %s an exit with code %d restarts: %p", async (restartPolicy, exitCode, restarts) => {
+    const pod = makePod({ restartPolicy, containers: [c("a"), c("keep")] });
+    await h.sync(pod);
+    h.fake.exitContainer(lastId("a"), exitCode);
+    await h.sync(pod);
+    expect(states("a").length).toBe(restarts ? 2 : 1);
+    if (restarts) expect(containersNamed(h, "a")[1].annotations["io.kubernetes.container.restartCount"]).toBe("1");
+  });
+
+  test("under Never the pod is killed once every container exited, and its sandbox is stopped", async () => {
+    const pod = makePod({ restartPolicy: "Never", containers: [c("a")] });
+    await h.sync(pod);
+    h.fake.exitContainer(lastId("a"), 1);
+    await h.sync(pod);
+    expect(h.calls()).toEqual(["StopPodSandbox"]);
+    expect(h.fake.state.sandboxes[0].state).toBe(PodSandboxState.SANDBOX_NOTREADY);
+    // Done for good: the next sync does not recreate the sandbox.
+    await h.sync(pod);
+    expect(h.calls()).toEqual(["StopPodSandbox"]);
+    expect(h.fake.state.sandboxes.length).toBe(1);
+  });
+});
+
+describe("crash-loop backoff", () => {
+  test("the first restart is immediate, then restarts wait 10 s, 20 s, ... after the last exit", async () => {
+    const pod = makePod({ containers: [c("a")] });
+    const uid = pod.metadata.uid!;
+    await h.sync(pod);
+
+    h.fake.exitContainer(lastId("a"), 1);
+    await h.sync(pod);
+    expect(h.calls()).toEqual(["ImageStatus", "ImageStatus", "CreateContainer", "StartContainer"]);
+
+    h.fake.exitContainer(lastId("a"), 1);
+    const exitedAt = h.clock.now();
+    let result = await h.sync(pod);
+    expect(h.calls()).toEqual([]);
+    const message = `back-off 10s restarting failed container=a pod=${pod.metadata.name}_ns(${uid})`;
+    expect(h.rm.getContainerWaitingReason(uid, "a")).toEqual({ reason: "CrashLoopBackOff", message });
+    expect(result.error).toBeInstanceOf(BackoffError);
+    expect((result.error as BackoffError).expiresAt).toBe(exitedAt + 10_000);
+
+    await h.clock.advance(9_000);
+    await h.sync(pod);
+    expect(h.calls()).toEqual([]);
+    await h.clock.advance(1_000);
+    result = await h.sync(pod);
+    expect(result.error).toBeUndefined();
+    expect(h.calls()).toContain("StartContainer");
+    expect(h.rm.getContainerWaitingReason(uid, "a")).toBeUndefined();
+    expect(containersNamed(h, "a").at(-1)!.attempt).toBe(2);
+
+    h.fake.exitContainer(lastId("a"), 1);
+    await h.sync(pod);
+    expect(h.rm.getContainerWaitingReason(uid, "a")?.message).toStartWith("back-off 20s restarting failed container=a");
+    await h.clock.advance(19_000);
+    await h.sync(pod);
+    expect(h.calls()).toEqual([]);
+    await h.clock.advance(1_000);
+    await h.sync(pod);
+    expect(h.calls()).toContain("StartContainer");
+  });
+
+  test("a container that ran longer than 10 minutes restarts at once and starts over at 10 s", async () => {
+    const pod = makePod({ containers: [c("a")] });
+    await h.sync(pod);
+    for (let i = 0; i < 3; i++) {
+      h.fake.exitContainer(lastId("a"), 1);
+      await h.clock.advance(60_000);
+      await h.sync(pod);
+    }
+    await h.clock.advance(11 * 60_000);
+    h.fake.exitContainer(lastId("a"), 1);
+    await h.sync(pod);
+    expect(h.calls()).toContain("StartContainer");
+    h.fake.exitContainer(lastId("a"), 1);
+    await h.sync(pod);
+    expect(h.rm.getContainerWaitingReason(pod.metadata.uid!, "a")?.message).toStartWith("back-off 10s");
+  });
+
+  test("forgetPod drops the backoff and the reasons of a pod", async () => {
+    const pod = makePod({ containers: [c("a")] });
+    await h.sync(pod);
+    h.fake.exitContainer(lastId("a"), 1);
+    await h.sync(pod);
+    h.fake.exitContainer(lastId("a"), 1);
+    await h.sync(pod);
+    expect(h.rm.getContainerWaitingReason(pod.metadata.uid!, "a")?.reason).toBe("CrashLoopBackOff");
+    h.rm.forgetPod(pod.metadata.uid!);
+    expect(h.rm.getContainerWaitingReason(pod.metadata.uid!, "a")).toBeUndefined();
+    await h.sync(pod);
+    expect(h.calls()).toContain("StartContainer");
+  });
+});
+
+describe("spec changes", () => {
+  test("a container whose image changed is killed with the pod's grace period and started again", async () => {
+    h.fake.addImage("docker.io/library/busybox:1.37");
+    const pod = makePod({ containers: [c("a"), c("b")] });
+    await h.sync(pod);
+    const old = lastId("a");
+    pod.spec.containers[0].image = "docker.io/library/busybox:1.37";
+    await h.sync(pod);
+    expect(h.calls()).toEqual(["StopContainer", "ImageStatus", "ImageStatus", "CreateContainer", "StartContainer"]);
+    const stop = h.fake.calls.find((x) => x.method === "StopContainer")!.request as unknown as { containerId: string; timeout: bigint };
+    expect(stop).toMatchObject({ containerId: old, timeout: 30n });
+    expect(states("a")).toEqual([ContainerState.CONTAINER_EXITED, ContainerState.CONTAINER_RUNNING]);
+    expect(states("b")).toEqual([ContainerState.CONTAINER_RUNNING]);
+  });
+
+  test("a container in unknown state is stopped before it is started again", async () => {
+    const pod = makePod({ containers: [c("a")] });
+    await h.sync(pod);
+    // Simulate an unknown state as the runtime reports it.
+    const status = await h.status(pod);
+    status.containerStatuses[0].state = "unknown";
+    h.fake.clearCalls();
+    await h.rm.syncPod(pod, status);
+    expect(h.calls().slice(0, 2)).toEqual(["StopContainer", "ImageStatus"]);
+    expect(h.calls()).toContain("StartContainer");
+  });
+});
