@@ -82,7 +82,8 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
       statusManager.setPodStatus(pod, apiStatus);
 
       log.debug("Pod terminating", { pod: podRef(pod), podUID: podUID(pod), gracePeriodSeconds }, 2);
-      await runtime.killPod(pod, toRunningPod(podStatus), gracePeriodSeconds, { signal });
+      const killed = await runtime.killPod(pod, toRunningPod(podStatus), gracePeriodSeconds, { signal });
+      if (killed.error !== undefined) throw killed.error;
 
       const stopped = await runtime.getPodStatus(podUID(pod), pod.metadata.name ?? "", pod.metadata.namespace ?? "");
       const running = stopped.containerStatuses.filter((c) => c.state === "running").map((c) => c.id);
@@ -96,7 +97,8 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
         pod: `${runningPod.namespace}/${runningPod.name}`,
         podUID: runningPod.uid,
       });
-      await runtime.killPod(undefined, runningPod, 1, { signal });
+      const killed = await runtime.killPod(undefined, runningPod, 1, { signal });
+      if (killed.error !== undefined) throw killed.error;
     },
 
     async syncTerminatedPod(_signal, pod, podStatus) {

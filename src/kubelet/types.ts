@@ -20,12 +20,13 @@ export interface PodUpdate {
 export interface Runtime {
   /** Converges the pod's containers to its spec; the error (if any) is returned, not thrown. */
   syncPod(pod: Pod, podStatus: PodStatus, opts: { signal: AbortSignal }): Promise<{ error?: unknown }>;
+  /** Stops every container, then every sandbox; the first failure (if any) is returned, not thrown. */
   killPod(
     pod: Pod | undefined,
     runningPod: RuntimePod,
     gracePeriodOverrideSeconds: number | undefined,
     opts: { signal: AbortSignal },
-  ): Promise<void>;
+  ): Promise<{ error?: unknown }>;
   getPodStatus(uid: string, name: string, namespace: string): Promise<PodStatus>;
   /** Pods with a running container or a ready sandbox. */
   getPods(): Promise<RuntimePod[]>;

@@ -105,7 +105,7 @@ export class FakeRuntime implements Runtime {
   async killPod(pod: Pod | undefined, runningPod: RuntimePod, grace: number | undefined) {
     this.calls.push(`killPod:${pod?.metadata.name ?? runningPod.uid}:${grace}`);
     this.killed.push({ pod, runningPod, grace });
-    if (this.killError !== undefined) throw this.killError;
+    return this.killError === undefined ? {} : { error: this.killError };
   }
   async getPodStatus(uid: string) {
     this.calls.push(`getPodStatus:${uid}`);
