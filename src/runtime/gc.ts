@@ -108,21 +108,31 @@ export async function garbageCollect(deps: GcDeps, isPodGone: (uid: string) => b
     if (!uid) continue;
     byPod.set(uid, [...(byPod.get(uid) ?? []), s]);
   }
+  const stillInRuntime = new Set(left.map((c) => containerInfoFromLabels(c.labels).podUid));
   for (const [uid, sandboxes] of byPod) {
     sandboxes.sort((a, b) => (b.createdAt > a.createdAt ? 1 : b.createdAt < a.createdAt ? -1 : 0));
     // A pod that still exists keeps its newest sandbox (it holds the attempt number).
-    for (const s of sandboxes.slice(isPodGone(uid) ? 0 : 1)) {
+    const keep = isPodGone(uid) ? 0 : 1;
+    if (sandboxes.length > 0 && keep === 1) stillInRuntime.add(uid);
+    for (const s of sandboxes.slice(keep)) {
       const active = s.state === PodSandboxState.SANDBOX_READY || withContainers.has(s.id);
-      if (active) continue;
-      try {
-        await deps.cri.runtime.stopPodSandbox({ podSandboxId: s.id }, opts);
-        await deps.cri.runtime.removePodSandbox({ podSandboxId: s.id }, opts);
-      } catch (err) {
-        if (!isNotFound(err)) deps.log.warn("Failed to remove sandbox; garbage collection retries", { sandboxId: s.id, err });
-      }
+      if (active || !(await removeSandbox(deps, s.id, opts))) stillInRuntime.add(uid);
     }
   }
-  removeGoneDirectories(deps, isPodGone, new Set([...byPod.keys(), ...left.map((c) => containerInfoFromLabels(c.labels).podUid)]));
+  removeGoneDirectories(deps, isPodGone, stillInRuntime);
+}
+
+/** Stops (in case it was not) and removes a sandbox; false when it is still there. */
+async function removeSandbox(deps: GcDeps, id: string, opts: Opts): Promise<boolean> {
+  try {
+    await deps.cri.runtime.stopPodSandbox({ podSandboxId: id }, opts);
+    await deps.cri.runtime.removePodSandbox({ podSandboxId: id }, opts);
+    return true;
+  } catch (err) {
+    if (isNotFound(err)) return true;
+    deps.log.warn("Failed to remove sandbox; garbage collection retries", { sandboxId: id, err });
+    return false;
+  }
 }
 
 /** Pod log dirs (`<ns>_<name>_<uid>`) and pod dirs (`<uid>`) of gone pods with nothing left. */

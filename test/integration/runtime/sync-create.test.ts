@@ -117,7 +117,7 @@ describe("syncPod creates a new pod", () => {
     expect(cfg.args).toEqual([pod.metadata.name!]);
     expect(cfg.workingDir).toBe("/tmp");
     const env = Object.fromEntries(cfg.envs.map((e) => [e.key, new TextDecoder().decode(e.value)]));
-    expect(env).toEqual({ GREETING: "hello", COMBINED: "hello-world", POD_NAME: pod.metadata.name, POD_IP: sandboxIp, NODE: "node1", MEM: "128" });
+    expect(env).toEqual({ GREETING: "hello", COMBINED: "hello-world", POD_NAME: pod.metadata.name!, POD_IP: sandboxIp, NODE: "node1", MEM: "128" });
     expect(cfg.logPath).toBe(join("app", "0.log"));
     expect(cfg.tty).toBe(true);
     expect(cfg.image?.userSpecifiedImage).toBe(BUSYBOX);
