@@ -1,0 +1,145 @@
+import { describe, expect, test } from "bun:test";
+import type { Pod } from "../../../src/api/index.ts";
+import { goDuration } from "../../../src/runtime/crashloop.ts";
+import { parseResolvConf, podDnsConfig } from "../../../src/runtime/dns.ts";
+import { expand, mappingFor } from "../../../src/runtime/expansion.ts";
+import { applyDefaultImageTag, effectivePullPolicy } from "../../../src/runtime/images.ts";
+import { terminationGracePeriod } from "../../../src/runtime/kill.ts";
+import { containerInfoFromAnnotations, newContainerAnnotations } from "../../../src/runtime/labels.ts";
+import { legacyLogSymlink, restartCountFromLogDir } from "../../../src/runtime/logs.ts";
+import { podHostname, sysctlWithDots } from "../../../src/runtime/sandbox-config.ts";
+
+describe("$(VAR) expansion", () => {
+  const mapping = mappingFor(new Map([["A", "1"], ["EMPTY", ""]]));
+  test.each([
+    ["$(A)", "1"],
+    ["x$(A)y$(A)", "x1y1"],
+    ["$$(A)", "$(A)"],
+    ["$(MISSING)", "$(MISSING)"],
+    ["$(EMPTY)", ""],
+    ["$(A", "$(A"],
+    ["$A", "$A"],
+    ["trailing$", "trailing$"],
+    ["$$$(A)", "$1"],
+  ])("%s expands to %s", (input, out) => expect(expand(input, mapping)).toBe(out));
+});
+
+describe("image names and pull policy", () => {
+  test.each([
+    ["busybox", "busybox:latest"],
+    ["busybox:1.36", "busybox:1.36"],
+    ["localhost:5000/x/busybox", "localhost:5000/x/busybox:latest"],
+    ["localhost:5000/x/busybox:2", "localhost:5000/x/busybox:2"],
+    [`busybox@sha256:${"a".repeat(64)}`, `busybox@sha256:${"a".repeat(64)}`],
+    ["Bad Name", undefined],
+  ])("default tag of %s is %s", (image, out) => expect(applyDefaultImageTag(image)).toBe(out));
+
+  test.each([
+    ["busybox", undefined, "Always"],
+    ["busybox:latest", undefined, "Always"],
+    ["busybox:1.36", undefined, "IfNotPresent"],
+    [`busybox@sha256:${"b".repeat(64)}`, undefined, "IfNotPresent"],
+    ["busybox", "Never", "Never"],
+  ] as const)("%s with policy %s pulls %s", (image, imagePullPolicy, out) =>
+    expect(effectivePullPolicy({ name: "c", image, imagePullPolicy })).toBe(out),
+  );
+});
+
+describe("termination grace period", () => {
+  const pod = (over: Partial<Pod["metadata"]> = {}, grace?: number): Pod => ({
+    metadata: { name: "p", ...over },
+    spec: { containers: [], terminationGracePeriodSeconds: grace },
+  });
+  const container = { name: "c", livenessProbe: { terminationGracePeriodSeconds: 3 } };
+  test.each([
+    ["the spec's value", pod({}, 45), "", 45],
+    ["the API default without one", pod(), "", 30],
+    ["deletionGracePeriodSeconds first", pod({ deletionGracePeriodSeconds: 7 }, 45), "", 7],
+    ["the probe's for a liveness kill", pod({}, 45), "LivenessProbe", 3],
+    ["the pod's for a startup kill without a probe value", pod({}, 45), "StartupProbe", 45],
+  ] as const)("%s", (_n, p, reason, out) => expect(terminationGracePeriod(p, container, reason)).toBe(out));
+});
+
+describe("labels and annotations round-trip", () => {
+  test("what bunlet writes, it reads back to rebuild an orphan", () => {
+    const p: Pod = { metadata: { name: "p", deletionGracePeriodSeconds: 4 }, spec: { containers: [], terminationGracePeriodSeconds: 12 } };
+    const container = {
+      name: "c",
+      image: "busybox",
+      ports: [{ containerPort: 80, name: "http" }],
+      lifecycle: { preStop: { httpGet: { path: "/stop", port: "http" } } },
+    };
+    const info = containerInfoFromAnnotations(newContainerAnnotations(container, p, 3));
+    expect(info).toMatchObject({
+      restartCount: 3,
+      podDeletionGracePeriod: 4,
+      podTerminationGracePeriod: 12,
+      terminationMessagePath: "/dev/termination-log",
+      terminationMessagePolicy: "File",
+      preStopHandler: container.lifecycle.preStop,
+      containerPorts: container.ports,
+    });
+  });
+
+  test("missing or malformed annotations read as zero and undefined", () => {
+    expect(containerInfoFromAnnotations({ "io.kubernetes.container.restartCount": "x" })).toMatchObject({
+      hash: "",
+      restartCount: 0,
+      podTerminationGracePeriod: undefined,
+      preStopHandler: undefined,
+    });
+  });
+});
+
+describe("sandbox details", () => {
+  test.each([
+    ["p", undefined, "p"],
+    ["p", "host", "host"],
+    [`${"a".repeat(62)}-b`, undefined, "a".repeat(62)],
+  ])("hostname of %s (spec.hostname %s) is %s", (name, hostname, out) =>
+    expect(podHostname({ metadata: { name }, spec: { containers: [], hostname } })).toBe(out),
+  );
+
+  test.each([
+    ["net.ipv4.ip_forward", "net.ipv4.ip_forward"],
+    ["net/ipv4/ip_forward", "net.ipv4.ip_forward"],
+    ["net/ipv4/conf/eth0.100/rp_filter", "net.ipv4.conf.eth0/100.rp_filter"],
+  ])("sysctl %s is passed as %s", (name, out) => expect(sysctlWithDots(name)).toBe(out));
+
+  test("DNS: the node's resolver, the pod's additions, None drops the node's", () => {
+    const node = parseResolvConf("# c\nnameserver 1.1.1.1\nnameserver 8.8.8.8\nsearch a.example b.example\noptions ndots:1 rotate\n");
+    expect(node).toEqual({ servers: ["1.1.1.1", "8.8.8.8"], searches: ["a.example", "b.example"], options: ["ndots:1", "rotate"] });
+    const pod = (dnsPolicy?: "None"): Pod => ({
+      metadata: {},
+      spec: { containers: [], dnsPolicy, dnsConfig: { nameservers: ["9.9.9.9"], options: [{ name: "ndots", value: "3" }] } },
+    });
+    expect(podDnsConfig(pod(), node)).toEqual({
+      servers: ["1.1.1.1", "8.8.8.8", "9.9.9.9"],
+      searches: ["a.example", "b.example"],
+      options: ["ndots:3", "rotate"],
+    });
+    expect(podDnsConfig(pod("None"), node)).toEqual({ servers: ["9.9.9.9"], searches: [], options: ["ndots:3"] });
+  });
+});
+
+describe("logs", () => {
+  test("legacy symlink names are <pod>_<ns>_<container>-<id>.log, cut to 255 characters", () => {
+    expect(legacyLogSymlink("/var/log/containers", "p", "ns", "c", "abc")).toBe("/var/log/containers/p_ns_c-abc.log");
+    const long = legacyLogSymlink("/d", "p".repeat(300), "ns", "c", "id");
+    expect(long.slice(3).length).toBe(255);
+    expect(long).toEndWith(".log");
+  });
+
+  test("a missing log dir gives restart count 0", () => {
+    expect(restartCountFromLogDir("/nonexistent/dir")).toBe(0);
+  });
+});
+
+describe("Go durations in backoff messages", () => {
+  test.each([
+    [10_000, "10s"],
+    [80_000, "1m20s"],
+    [300_000, "5m0s"],
+    [3_600_000, "1h0m0s"],
+  ])("%d ms is %s", (ms, out) => expect(goDuration(ms)).toBe(out));
+});
