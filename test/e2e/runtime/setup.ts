@@ -1,0 +1,75 @@
+// A runtime manager on a real containerd from the harness, with temp dirs for logs and pod data.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Container, Pod } from "../../../src/api/index.ts";
+import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
+import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
+import { createMemoryLogger, realClock } from "../../../src/lib/index.ts";
+import { createMetrics } from "../../../src/metrics/index.ts";
+import { createRuntimeManager, type PodSyncResult, type RuntimeManager } from "../../../src/runtime/index.ts";
+import type { PodStatus } from "../../../src/runtime/types.ts";
+import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
+
+export interface E2eRuntime {
+  ctd: TestContainerd;
+  cri: CriClient;
+  rm: RuntimeManager;
+  log: ReturnType<typeof createMemoryLogger>;
+  dirs: { root: string; podLogsDir: string; containerLogsDir: string; podsDir: string };
+  status(pod: Pod): Promise<PodStatus>;
+  sync(pod: Pod): Promise<PodSyncResult>;
+  stop(): Promise<void>;
+}
+
+export async function startE2eRuntime(name: string, registryHost?: string): Promise<E2eRuntime> {
+  const ctd = await startTestContainerd({ name, registryHost });
+  const cri = createCriClient({ endpoint: ctd.endpoint });
+  const root = mkdtempSync(join(tmpdir(), `bunlet-rt-e2e-${name}-`));
+  const dirs = { root, podLogsDir: join(root, "log-pods"), containerLogsDir: join(root, "log-containers"), podsDir: join(root, "pods") };
+  const log = createMemoryLogger();
+  const rm = createRuntimeManager({ cri, clock: realClock, log, metrics: createMetrics(), ...dirs, nodeName: "e2e-node" });
+  const status = (pod: Pod) => rm.getPodStatus(pod.metadata.uid!, pod.metadata.name!, pod.metadata.namespace!);
+  return {
+    ctd,
+    cri,
+    rm,
+    log,
+    dirs,
+    status,
+    sync: async (pod) => rm.syncPod(pod, await status(pod)),
+    async stop() {
+      cri.close();
+      await ctd.stop();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+let seq = 0;
+export function e2ePod(name: string, spec: Partial<Pod["spec"]> & { containers: Container[] }): Pod {
+  seq++;
+  return {
+    metadata: { name, namespace: "e2e", uid: `e2e-${name}-${process.pid}-${seq}` },
+    spec: { restartPolicy: "Always", terminationGracePeriodSeconds: 10, ...spec },
+  };
+}
+
+export const busybox = (name: string, command: string[], extra: Partial<Container> = {}): Container => ({
+  name,
+  image: BUSYBOX_IMAGE,
+  imagePullPolicy: "IfNotPresent",
+  command,
+  ...extra,
+});
+
+/** Polls until check returns a value (real containers take real time; no fixed sleeps). */
+export async function eventually<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await Bun.sleep(100);
+  }
+}
