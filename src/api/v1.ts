@@ -213,6 +213,7 @@ export interface PodSpec {
   preemptionPolicy?: string;
   runtimeClassName?: string;
   resourceClaims?: unknown[];
+  readinessGates?: { conditionType: string }[];
 }
 
 export interface ContainerStateWaiting {

@@ -1,6 +1,7 @@
 /**
  * A one-slot mailbox where the latest value wins: put() replaces whatever is waiting, take()
  * waits for a value. The pod workers use it so a worker only ever sees the newest update.
+ * A mailbox has a single consumer: one take() waits at a time.
  */
 export class Mailbox<T> {
   #slot: { value: T } | undefined;
@@ -38,15 +39,16 @@ export class Mailbox<T> {
     if (this.#slot) return Promise.resolve(this.tryTake());
     if (signal?.aborted) return Promise.resolve(undefined);
     return new Promise((resolve) => {
-      const onAbort = () => {
-        this.#waiter = undefined;
-        resolve(undefined);
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-      this.#waiter = (v) => {
+      const waiter = (v: { value: T } | undefined) => {
         signal?.removeEventListener("abort", onAbort);
         resolve(v?.value);
       };
+      const onAbort = () => {
+        if (this.#waiter === waiter) this.#waiter = undefined;
+        resolve(undefined);
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#waiter = waiter;
     });
   }
 }
