@@ -4,7 +4,7 @@
  * pods that are gone lose all dead containers, their not-ready sandboxes, and their log and pod
  * directories. Removing a container also removes its legacy log symlink.
  */
-import { readdirSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Pod } from "../api/index.ts";
 import { isNotFound, labels as L, PodSandboxState, ContainerState, type CriClient } from "../cri/index.ts";
@@ -143,6 +143,12 @@ function removeGoneDirectories(deps: GcDeps, isPodGone: (uid: string) => boolean
   }
   for (const uid of listDir(deps.podsDir)) {
     if (gone(uid)) rmSync(join(deps.podsDir, uid), { recursive: true, force: true });
+  }
+  // Links whose log file is gone (evictPodLogsDirectories).
+  for (const name of listDir(deps.containerLogsDir)) {
+    if (!name.endsWith(".log")) continue;
+    const link = join(deps.containerLogsDir, name);
+    if (lstatSync(link, { throwIfNoEntry: false })?.isSymbolicLink() && !existsSync(link)) rmSync(link, { force: true });
   }
 }
 

@@ -9,11 +9,12 @@ import type { Container, Pod } from "../api/index.ts";
 import { mkdirSync } from "node:fs";
 import { podRef } from "../api/index.ts";
 import type { Backoff } from "../lib/index.ts";
+import type { PodSandboxConfig } from "../cri/index.ts";
 import type { Metrics } from "../metrics/index.ts";
 import { computePodActions } from "./actions.ts";
 import type { ProbeResultsView } from "./actions-types.ts";
 import { sandboxIPs } from "./convert.ts";
-import { doBackOff } from "./crashloop.ts";
+import { doBackOff, formatPod } from "./crashloop.ts";
 import { pruneInitContainersBeforeStart, purgeInitContainers, type GcDeps } from "./gc.ts";
 import { killContainer, killPodWithSyncResult } from "./kill.ts";
 import type { ContainerKind } from "./labels.ts";
@@ -85,14 +86,15 @@ export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: PodStatus, si
   const timeline = new StartTimeline();
   let podIPs = podStatus.ips;
   let sandboxId = changes.sandboxId;
-  const sandboxConfig = generatePodSandboxConfig(pod, changes.attempt, deps.sandbox);
   if (changes.createSandbox) {
     deps.metrics.startedPods.inc();
     const started = clock.now();
     try {
-      sandboxId = await rec.step("CreatePodSandbox", `${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`, async () => {
-        mkdirSync(sandboxConfig.logDirectory, { recursive: true, mode: 0o755 });
-        const res = await deps.cri.runtime.runPodSandbox({ config: sandboxConfig, runtimeHandler: "" }, { signal });
+      sandboxId = await rec.step("CreatePodSandbox", formatPod(pod), async () => {
+        const config = generatePodSandboxConfig(pod, changes.attempt, deps.sandbox);
+        mkdirSync(config.logDirectory, { recursive: true, mode: 0o755 });
+        // No RuntimeClass without an apiserver: the runtime's default handler.
+        const res = await deps.cri.runtime.runPodSandbox({ config, runtimeHandler: "" }, { signal });
         return res.podSandboxId;
       });
     } catch (err) {
@@ -111,8 +113,14 @@ export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: PodStatus, si
       return rec.result();
     }
   }
-  // The sandbox config of the start calls (upstream regenerates it: the ConfigPodSandbox step).
-  await rec.step("ConfigPodSandbox", sandboxId, async () => undefined);
+  // CreateContainer and PullImage carry the sandbox's config, generated again as upstream does.
+  let sandboxConfig: PodSandboxConfig;
+  try {
+    sandboxConfig = await rec.step("ConfigPodSandbox", sandboxId, async () => generatePodSandboxConfig(pod, changes.attempt, deps.sandbox));
+  } catch (err) {
+    log.error("GeneratePodSandboxConfig for pod failed; the pod worker retries", { ...fields, err });
+    return finish();
+  }
 
   const target: StartTarget = { pod, podStatus, sandboxId, sandboxConfig, podIPs, timeline };
   const start = (container: Container, kind: ContainerKind) =>

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { hashContainer, runningPodFromStatus } from "../../../src/runtime/index.ts";
 import { BUSYBOX, c, containersNamed, makePod, startHarness, type Harness } from "./harness.ts";
@@ -129,5 +129,15 @@ describe("garbage collection", () => {
     await h.rm.garbageCollect(() => false);
     expect(h.fake.state.sandboxes.length).toBe(1);
     expect(containersNamed(h, "a").length).toBe(1);
+  });
+
+  test("dangling log symlinks are removed, live ones kept", async () => {
+    mkdirSync(h.dirs.containerLogsDir, { recursive: true });
+    const target = join(h.dirs.root, "live.log");
+    writeFileSync(target, "");
+    symlinkSync(target, join(h.dirs.containerLogsDir, "live_ns_c-1.log"));
+    symlinkSync(join(h.dirs.root, "gone.log"), join(h.dirs.containerLogsDir, "dead_ns_c-2.log"));
+    await h.rm.garbageCollect(() => false);
+    expect(readdirSync(h.dirs.containerLogsDir)).toEqual(["live_ns_c-1.log"]);
   });
 });
