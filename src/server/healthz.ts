@@ -22,6 +22,11 @@ export interface HealthzResponse {
 /** The ping check every kubelet healthz endpoint has: it passes if the server answers. */
 export const pingCheck: HealthCheck = { name: "ping", check: () => ({ ok: true }) };
 
+/** ping first, unless the caller already passed it. */
+function withPing(checks: readonly HealthCheck[]): HealthCheck[] {
+  return checks.some((c) => c.name === pingCheck.name) ? [...checks] : [pingCheck, ...checks];
+}
+
 function runOne(c: HealthCheck): { ok: boolean; message: string } {
   try {
     const r = c.check();
@@ -46,9 +51,9 @@ export interface HealthzQuery {
   exclude: string[];
 }
 
-/** GET /healthz. `checks` excludes ping, which is always first. */
+/** GET /healthz. ping is added first when `checks` lacks it. */
 export function healthz(checks: readonly HealthCheck[], query: HealthzQuery, detail?: () => Record<string, unknown>): HealthzResponse {
-  const all = [pingCheck, ...checks];
+  const all = withPing(checks);
   const names = new Set(all.map((c) => c.name));
   const excluded = new Set(query.exclude);
   let lines = "";
@@ -77,7 +82,7 @@ export function healthz(checks: readonly HealthCheck[], query: HealthzQuery, det
 
 /** GET /healthz/<name>: "ok", or 500 with the reason, or 404 for a check that does not exist. */
 export function healthzOne(checks: readonly HealthCheck[], name: string): HealthzResponse {
-  const c = [pingCheck, ...checks].find((x) => x.name === name);
+  const c = withPing(checks).find((x) => x.name === name);
   if (c === undefined) return { status: 404, body: "404 page not found\n", failed: [] };
   const r = runOne(c);
   if (r.ok) return { status: 200, body: "ok", failed: [] };

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { FakeClock } from "../../../src/lib/index.ts";
-import { healthz, healthzOne, syncLoopHealthCheck, syncLoopThresholdMs, type HealthCheck } from "../../../src/server/index.ts";
+import { healthz, healthzOne, pingCheck, syncLoopHealthCheck, syncLoopThresholdMs, type HealthCheck } from "../../../src/server/index.ts";
 
 const ok = (name: string): HealthCheck => ({ name, check: () => ({ ok: true }) });
 const bad = (name: string, message?: string): HealthCheck => ({ name, check: () => ({ ok: false, message }) });
@@ -13,6 +13,10 @@ describe("/healthz answers like the kubelet's healthz handler", () => {
 
   test("?verbose lists every check, ping first, and says passed", () => {
     expect(healthz([ok("syncloop"), ok("pleg")], q(true)).body).toBe("[+]ping ok\n[+]syncloop ok\n[+]pleg ok\nhealthz check passed\n");
+  });
+
+  test("ping is listed once when the caller passes it too", () => {
+    expect(healthz([pingCheck, ok("pleg")], q(true)).body).toBe("[+]ping ok\n[+]pleg ok\nhealthz check passed\n");
   });
 
   test("a failing check: 500, every check listed, the failing one with its reason", () => {
