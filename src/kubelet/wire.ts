@@ -189,6 +189,13 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
 
     await runtimeState.check();
     pleg.start();
+    // Adoption: the cache must hold what the runtime already runs before any pod worker reads
+    // it, or a restarted bunlet would see an empty pod and create a second sandbox.
+    try {
+      await pleg.relistNow();
+    } catch (err) {
+      log.warn("First relist failed; pods are adopted once the runtime answers", { err });
+    }
 
     const podList = (): PodList => ({
       apiVersion: "v1",

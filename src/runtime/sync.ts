@@ -143,6 +143,7 @@ export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: PodStatus, si
       }
     });
 
+  // A failed start is recorded in its step (and logged); as upstream, the others still start.
   for (const idx of changes.ephemeralContainersToStart) {
     await start(pod.spec.ephemeralContainers![idx], "ephemeral").catch(() => undefined);
   }

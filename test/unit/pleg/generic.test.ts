@@ -114,6 +114,23 @@ describe("relist", () => {
     expect(cache.get("a").error).toBeUndefined();
   });
 
+  test("a pod reinspected with no change left to report gets a PodSync once its status is read", async () => {
+    const { clock, runtime, events, pleg } = setup();
+    runtime.pods = [runtimePod("a", [ref("c1", "running")])];
+    await pleg.relist();
+    drain(events);
+    runtime.pods = [runtimePod("a", [ref("c1", "exited")])];
+    runtime.failStatus.add("a");
+    await clock.advance(1000);
+    await pleg.relist();
+    // Back to what the last acknowledged relist saw: no container event, but a fresh read.
+    runtime.pods = [runtimePod("a", [ref("c1", "running")])];
+    runtime.failStatus.clear();
+    await clock.advance(1000);
+    await pleg.relist();
+    expect(drain(events)).toEqual([{ id: "a", type: "PodSync", data: "" }]);
+  });
+
   test("when the channel is full, events are discarded, counted and logged", async () => {
     const { runtime, events, pleg, metrics, log } = setup({ capacity: 1 });
     runtime.pods = [runtimePod("a", [ref("c1", "running"), ref("c2", "running"), ref("c3", "running")])];
@@ -239,6 +256,25 @@ describe("relist loop", () => {
     expect(runtime.listCalls).toBe(3);
     await pleg.stop();
     expect(clock.pending).toBe(0);
+  });
+
+  test("relist requests made while a relist runs share one follow-up relist", async () => {
+    const { runtime, pleg } = setup();
+    let release!: () => void;
+    const list = runtime.getPods.bind(runtime);
+    runtime.getPods = async () => {
+      if (runtime.listCalls === 0) await new Promise<void>((r) => (release = r));
+      return list();
+    };
+    const running = pleg.relist();
+    await Promise.resolve();
+    const requests = [pleg.requestRelist(), pleg.requestRelist(), pleg.requestRelist()];
+    expect(requests[1]).toBe(requests[0]!);
+    release();
+    await Promise.all([running, ...requests]);
+    expect(runtime.listCalls).toBe(2);
+    await pleg.requestRelist();
+    expect(runtime.listCalls).toBe(3);
   });
 
   test("a forced relist runs after the one in progress, never alongside it", async () => {
