@@ -48,8 +48,12 @@ async function start(extra: string[] = []): Promise<RunningAgent> {
 const running = (name: string) =>
   fake.state.containers.filter((c) => c.name === name && c.state === ContainerState.CONTAINER_RUNNING);
 const countCalls = (method: string) => fake.calls.filter((c) => c.method === method).length;
-const metricValue = async (agent: RunningAgent, name: string) =>
-  (await agent.registry.getSingleMetric(name)?.get())?.values.find((v) => v.metricName === name || v.metricName === undefined)?.value;
+type Sample = { value: number; metricName?: string };
+/** A counter's value, or a histogram's sample named `sample` (e.g. its _count). */
+const metricValue = async (agent: RunningAgent, name: string, sample = name) => {
+  const values = ((await agent.registry.getSingleMetric(name)?.get())?.values ?? []) as Sample[];
+  return values.find((v) => (v.metricName ?? name) === sample)?.value;
+};
 
 describe("agent on the fake CRI", () => {
   test("runs a static pod: /pods shows it Running with ready containers, the start is timed", async () => {
@@ -65,8 +69,7 @@ describe("agent on the fake CRI", () => {
     expect(h.status).toBe(200);
     const started = agent.lines.find((l) => l.msg === "Pod is running");
     expect(started?.pod).toBe("default/web-node1");
-    const durations = await agent.registry.getSingleMetric("kubelet_pod_start_duration_seconds")?.get();
-    expect(durations?.values.find((v) => v.metricName === "kubelet_pod_start_duration_seconds_count")?.value).toBe(1);
+    expect(await metricValue(agent, "kubelet_pod_start_duration_seconds", "kubelet_pod_start_duration_seconds_count")).toBe(1);
   }, TIMEOUT_MS);
 
   test("a crashed container is restarted after the PLEG notices, and the pod stays Running", async () => {
