@@ -23,6 +23,15 @@ export class PodCache {
   #pods = new Map<string, CacheEntry>();
   #timestamp = 0;
   #subscribers = new Map<string, Set<Subscriber>>();
+  #onWait?: (uid: string, minTime: number) => void;
+
+  /**
+   * Tells the owner of the cache (the PLEG) that a getNewerThan caller has to wait because
+   * nothing cached is new enough, so it can fetch fresher status than its next scheduled write.
+   */
+  setWaitHook(hook: ((uid: string, minTime: number) => void) | undefined): void {
+    this.#onWait = hook;
+  }
 
   /** The cached entry, or an empty status for an unknown pod (as the kubelet does). */
   get(uid: string): CacheEntry {
@@ -85,6 +94,7 @@ export class PodCache {
       let subs = this.#subscribers.get(uid);
       if (!subs) this.#subscribers.set(uid, (subs = new Set()));
       subs.add(sub);
+      this.#onWait?.(uid, minTime);
     });
   }
 

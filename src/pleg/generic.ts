@@ -43,6 +43,8 @@ export class GenericPleg {
   /** Start of the last relist that listed pods successfully; 0 = never. */
   #relistTime = 0;
   #relistChain: Promise<void> = Promise.resolve();
+  /** A requested relist that has not started yet; further requests join it. */
+  #requested?: Promise<void>;
   #loop?: { stop: AbortController; done: Promise<void> };
   /** Wakes the loop's wait so a new period applies at once. */
   #wake?: AbortController;
@@ -89,6 +91,21 @@ export class GenericPleg {
   /** Runs one relist after any relist in progress. */
   relist(): Promise<void> {
     const next = this.#relistChain.then(() => this.#relistOnce());
+    this.#relistChain = next.catch(() => {});
+    return next;
+  }
+
+  /**
+   * A relist soon, for a caller that needs the cache fresher than now (a pod worker that just
+   * changed its pod while events carry earlier times). Requests made before it starts share it.
+   */
+  requestRelist(): Promise<void> {
+    if (this.#requested) return this.#requested;
+    const next = this.#relistChain.then(() => {
+      this.#requested = undefined;
+      return this.#relistOnce();
+    });
+    this.#requested = next;
     this.#relistChain = next.catch(() => {});
     return next;
   }
@@ -169,6 +186,8 @@ export class GenericPleg {
       // The evented PLEG already cached something newer; its events were sent with it.
       if (!result.updated) continue;
       this.#records.update(uid);
+      // A pod read again only because its last read failed still needs a sync with the result.
+      if (events.length === 0) events.push({ id: uid, type: "PodSync", data: "" });
       for (const event of events) this.#send(event, pod);
     }
     this.#podsToReinspect = needsReinspection;

@@ -14,6 +14,7 @@ import { EventedPleg } from "./evented.ts";
 import { GenericPleg, type Health } from "./generic.ts";
 import { initialModeState, modeOf, transition, type PlegMode, type PlegModeInput, type PlegModeState } from "./mode.ts";
 import { PLEG_CHANNEL_CAPACITY, plegOptions, type PlegOptions } from "./options.ts";
+import { PodRefresher } from "./refresh.ts";
 import { watchContainerEvents } from "./stream.ts";
 import type { PodLifecycleEvent } from "./types.ts";
 
@@ -54,6 +55,12 @@ export interface Pleg {
   status(): PlegStatus;
   /** Forces one relist (after any in progress). */
   relistNow(): Promise<void>;
+  /**
+   * Asks for a relist soon; requests made before it starts share it. In evented mode a pod worker
+   * that just changed its pod can call this so getNewerThan(now) is answered in milliseconds
+   * instead of at the next global cache update.
+   */
+  requestRelist(): Promise<void>;
 }
 
 function isEventSource(cri: CriClient | ContainerEventSource): cri is ContainerEventSource {
@@ -72,6 +79,7 @@ class PlegController implements Pleg {
   readonly #shutdown = new AbortController();
   readonly #generic: GenericPleg;
   readonly #evented: EventedPleg;
+  readonly #refresher: PodRefresher;
   #state: PlegModeState;
   #since: number;
   #reason: string;
@@ -93,6 +101,14 @@ class PlegController implements Pleg {
     const duration = deps.eventedEnabled ? opts.eventedRelist : opts.genericRelist;
     this.#generic = new GenericPleg({ ...shared, runtime: deps.runtime, signal: this.#shutdown.signal }, duration);
     this.#evented = new EventedPleg(shared);
+    this.#refresher = new PodRefresher({
+      runtime: deps.runtime,
+      cache: deps.cache,
+      clock: deps.clock,
+      log: deps.log,
+      signal: this.#shutdown.signal,
+      relist: () => this.#generic.requestRelist(),
+    });
   }
 
   start(): void {
@@ -100,6 +116,9 @@ class PlegController implements Pleg {
     this.#started = true;
     this.#reportMode();
     this.#generic.start();
+    this.#deps.cache.setWaitHook((uid, minTime) => {
+      if (this.#state.kind === "evented") this.#refresher.refresh(uid, minTime);
+    });
     if (this.#state.kind === "evented") {
       this.#startGlobalCacheUpdates();
       this.#eventLoop = this.#watchEvents(this.#shutdown.signal);
@@ -108,6 +127,7 @@ class PlegController implements Pleg {
 
   async stop(): Promise<void> {
     this.#shutdown.abort();
+    this.#deps.cache.setWaitHook(undefined);
     await Promise.all([this.#eventLoop, this.#stopGlobalCacheUpdates(), this.#generic.stop()]);
   }
 
@@ -139,6 +159,10 @@ class PlegController implements Pleg {
 
   relistNow(): Promise<void> {
     return this.#generic.relist();
+  }
+
+  requestRelist(): Promise<void> {
+    return this.#generic.requestRelist();
   }
 
   /** Streams until shutdown: reconnecting in evented mode, re-probing with backoff after a fallback. */
