@@ -128,7 +128,7 @@ class PlegController implements Pleg {
   async stop(): Promise<void> {
     this.#shutdown.abort();
     this.#deps.cache.setWaitHook(undefined);
-    await Promise.all([this.#eventLoop, this.#stopGlobalCacheUpdates(), this.#generic.stop()]);
+    await Promise.all([this.#eventLoop, this.#stopGlobalCacheUpdates(), this.#generic.stop(), this.#refresher.idle()]);
   }
 
   healthy(): Health {

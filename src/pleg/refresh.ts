@@ -24,6 +24,7 @@ export class PodRefresher {
   readonly #deps: PodRefresherDeps;
   /** Per pod: the newest minTime asked for while a read was in flight. */
   #inFlight = new Map<string, { again: number }>();
+  #running = new Set<Promise<void>>();
 
   constructor(deps: PodRefresherDeps) {
     this.#deps = deps;
@@ -38,7 +39,16 @@ export class PodRefresher {
     }
     const state = { again: -1 };
     this.#inFlight.set(uid, state);
-    void this.#run(uid, minTime, state).finally(() => this.#inFlight.delete(uid));
+    const run = this.#run(uid, minTime, state).finally(() => {
+      this.#inFlight.delete(uid);
+      this.#running.delete(run);
+    });
+    this.#running.add(run);
+  }
+
+  /** Resolves once every read in flight ended (after the signal aborted, promptly). */
+  async idle(): Promise<void> {
+    await Promise.all([...this.#running]);
   }
 
   async #run(uid: string, minTime: number, state: { again: number }): Promise<void> {
@@ -56,7 +66,7 @@ export class PodRefresher {
     if (signal.aborted) return;
     const known = cache.has(uid) ? cache.get(uid).status : undefined;
     if (!known?.name) {
-      await this.#deps.relist();
+      await this.#deps.relist().catch((err) => log.error("relist for a waiting pod worker failed", { podUID: uid, err, next: "retrying at the next relist" }));
       return;
     }
     const timestamp = clock.now();
