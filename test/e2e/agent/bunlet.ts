@@ -1,0 +1,86 @@
+// The built dist/bunlet as a child process: built when missing or stale, started with kubelet
+// flags, its log lines kept (JSON), stopped by SIGTERM or SIGKILL like an init system would.
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+
+const repo = join(import.meta.dir, "../../..");
+export const binary = join(repo, "dist/bunlet");
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/** Runs `npm run build` (scripts/build.sh) unless dist/bunlet is newer than every source. */
+export function ensureBuilt(): void {
+  const inputs = Math.max(newestMtime(join(repo, "src")), statSync(join(repo, "package.json")).mtimeMs);
+  if (existsSync(binary) && statSync(binary).mtimeMs >= inputs) return;
+  const build = Bun.spawnSync(["bash", "scripts/build.sh"], { cwd: repo, stdout: "pipe", stderr: "pipe" });
+  if (build.exitCode !== 0) throw new Error(`npm run build failed (exit ${build.exitCode}):\n${build.stderr.toString()}`);
+}
+
+/** A TCP port nothing listens on right now (bunlet's flags need a number, not 0). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+export interface BunletProcess {
+  readonly pid: number;
+  readonly readOnlyPort: number;
+  /** Parsed JSON log lines so far. */
+  readonly lines: Record<string, unknown>[];
+  /** Resolves with the exit code (or 128+signal). */
+  readonly exited: Promise<number>;
+  signal(sig: "SIGTERM" | "SIGKILL" | "SIGINT"): void;
+  /** Text of stderr lines that were not JSON (crashes). */
+  readonly raw: string[];
+}
+
+export async function startBunlet(flags: string[], readOnlyPort: number): Promise<BunletProcess> {
+  const proc = Bun.spawn([binary, "--logging-format=json", "--v=2", `--read-only-port=${readOnlyPort}`, ...flags], {
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { PATH: process.env.PATH ?? "/usr/sbin:/usr/bin:/sbin:/bin" },
+  });
+  const lines: Record<string, unknown>[] = [];
+  const raw: string[] = [];
+  const pump = async (stream: ReadableStream<Uint8Array>) => {
+    let buffer = "";
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) {
+      buffer += decoder.decode(chunk, { stream: true });
+      let nl: number;
+      while ((nl = buffer.indexOf("\n")) >= 0) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        try {
+          lines.push(JSON.parse(line));
+        } catch {
+          raw.push(line);
+        }
+      }
+    }
+  };
+  void pump(proc.stderr);
+  void pump(proc.stdout);
+  return {
+    pid: proc.pid,
+    readOnlyPort,
+    lines,
+    raw,
+    exited: proc.exited,
+    signal: (sig) => proc.kill(sig),
+  };
+}
