@@ -3,7 +3,7 @@
  * podManager, without mirror pods since bunlet has no apiserver yet). Only the sync loop writes
  * it; the pod syncer, housekeeping and /pods read it.
  */
-import { ConfigFirstSeenAnnotationKey, podUID, type Pod } from "../api/index.ts";
+import { ConfigFirstSeenAnnotationKey, podUID, type Pod, type PodList, type PodStatus } from "../api/index.ts";
 
 export class PodManager {
   #pods = new Map<string, Pod>();
@@ -42,6 +42,12 @@ export class PodManager {
 
   uids(): Set<string> {
     return new Set(this.#pods.keys());
+  }
+
+  /** The desired pods as /pods shows them: each with the status bunlet computed, if any yet. */
+  podList(statusOf: (uid: string) => PodStatus | undefined): PodList {
+    const items = this.pods().map((pod) => ({ ...pod, status: statusOf(podUID(pod)) ?? pod.status }));
+    return { apiVersion: "v1", kind: "PodList", metadata: {}, items };
   }
 
   /** When bunlet first saw the pod: the config.seen annotation the sources stamp, else upsert time. */

@@ -9,16 +9,18 @@ import { join } from "node:path";
 import type { Registry } from "prom-client";
 import { podUID, type PodList } from "../api/index.ts";
 import type { BunletConfig } from "../config/index.ts";
-import { anySignal, realClock, runEvery, delay, type Clock, type Logger } from "../lib/index.ts";
+import { anySignal, realClock, type Clock, type Logger } from "../lib/index.ts";
 import { createMetrics } from "../metrics/index.ts";
 import { createPleg, PodCache } from "../pleg/index.ts";
 import { createPodConfig } from "../podconfig/index.ts";
 import { createPodWorkers, WorkQueue } from "../podworkers/index.ts";
 import { createRuntimeManager } from "../runtime/index.ts";
-import { pingCheck, startServer, syncLoopHealthCheck, type ServerHandle } from "../server/index.ts";
+import { syncLoopHealthCheck } from "../server/index.ts";
+import { startAgentServers } from "./agent-servers.ts";
 import { createStatusManager, generateAPIPodStatus } from "../status/index.ts";
 import { connectRuntime } from "./connect-runtime.ts";
 import { ContainerDeletor } from "./container-deletor.ts";
+import { runContainerGC } from "./container-gc.ts";
 import { createPodHandlers } from "./handlers.ts";
 import { plegHealthCheck, runtimeHealthCheck } from "./health.ts";
 import { createHousekeeping } from "./housekeeping.ts";
@@ -30,9 +32,6 @@ import { RuntimeState } from "./runtime-state.ts";
 import { SourcesReady } from "./sources-ready.ts";
 import { runSyncLoop, SyncLoopMonitor } from "./sync-loop.ts";
 import type { PodWorkers } from "./types.ts";
-
-/** ContainerGCPeriod. */
-export const CONTAINER_GC_PERIOD_MS = 60_000;
 
 export interface AgentDeps {
   log: Logger;
@@ -197,12 +196,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
       log.warn("First relist failed; pods are adopted once the runtime answers", { err });
     }
 
-    const podList = (): PodList => ({
-      apiVersion: "v1",
-      kind: "PodList",
-      metadata: {},
-      items: podManager.pods().map((pod) => ({ ...pod, status: statusManager.getPodStatus(podUID(pod)) ?? pod.status })),
-    });
+    const podList = () => podManager.podList((uid) => statusManager.getPodStatus(uid));
     const checks = [
       syncLoopHealthCheck({
         clock,
@@ -212,28 +206,17 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
       plegHealthCheck(pleg),
       runtimeHealthCheck(() => runtimeState.runtimeError()),
     ];
-    const servers: ServerHandle[] = [];
-    teardown.push({ name: "HTTP servers", run: async () => void (await Promise.all(servers.map((s) => s.stop()))) });
-    const readOnly = startServer({
-      address: config.address,
-      port: config.readOnlyPort,
-      randomPort: deps.randomPorts && config.readOnlyPort !== 0,
+    const servers = startAgentServers({
+      readOnly: { address: config.address, port: config.readOnlyPort },
+      healthz: { address: config.healthzBindAddress, port: config.healthzPort },
+      randomPorts: deps.randomPorts ?? false,
       checks,
       pods: podList,
-      metrics: metrics.registry,
+      registry: metrics.registry,
       detail: () => ({ pleg: pleg.status(), runtime: runtimeState.runtimeError() ?? "ready" }),
       log,
     });
-    servers.push(readOnly);
-    const healthz = startServer({
-      address: config.healthzBindAddress,
-      port: config.healthzPort,
-      randomPort: deps.randomPorts && config.healthzPort !== 0,
-      healthzOnly: true,
-      checks: [pingCheck],
-      log,
-    });
-    servers.push(healthz);
+    teardown.push({ name: "HTTP servers", run: () => servers.stop() });
 
     // The loops: they all end when loopsCtl aborts, which is the first thing shutdown does.
     const loopsCtl = new AbortController();
@@ -258,7 +241,17 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
       ),
       deletor.run(loopsCtl.signal),
       runtimeState.run(clock, loopsCtl.signal),
-      runContainerGC(loopsCtl.signal),
+      runContainerGC(
+        {
+          garbageCollect: (isPodGone) => runtime.garbageCollect(isPodGone),
+          sourcesReady: () => sourcesReady.allReady(),
+          isDesired: (uid) => podManager.has(uid),
+          shouldPodContentBeRemoved: (uid) => workers.shouldPodContentBeRemoved(uid),
+          clock,
+          log,
+        },
+        loopsCtl.signal,
+      ),
     ]);
     teardown.push({
       name: "sync loop",
@@ -267,19 +260,6 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
         await loops;
       },
     });
-
-    async function runContainerGC(loopSignal: AbortSignal): Promise<void> {
-      // The first collection waits a period, so a restarted bunlet has adopted its pods by then.
-      if (!(await delay(clock, CONTAINER_GC_PERIOD_MS, loopSignal))) return;
-      const isPodGone = (uid: string) => sourcesReady.allReady() && !podManager.has(uid) && workers.shouldPodContentBeRemoved(uid);
-      await runEvery(
-        clock,
-        () => CONTAINER_GC_PERIOD_MS,
-        loopSignal,
-        () => runtime.garbageCollect(isPodGone),
-        (err) => log.error("Container garbage collection failed; retrying in a minute", { err }),
-      );
-    }
 
     let stopping: Promise<void> | undefined;
     const stopAll = () =>
@@ -299,14 +279,14 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
       endpoint,
       nodeName: config.nodeName,
       sources: podConfig.sources.join(",") || "none",
-      readOnlyPort: readOnly.port,
-      healthzPort: healthz.port,
+      readOnlyPort: servers.readOnlyPort,
+      healthzPort: servers.healthzPort,
       pleg: pleg.mode(),
     });
     return {
       endpoint,
-      readOnlyPort: readOnly.port,
-      healthzPort: healthz.port,
+      readOnlyPort: servers.readOnlyPort,
+      healthzPort: servers.healthzPort,
       podList,
       done,
       stop: async () => {

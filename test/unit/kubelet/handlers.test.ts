@@ -82,3 +82,34 @@ describe("pod handlers", () => {
     expect(h.podWorkers.summary()).toEqual(["sync:a", "sync:b"]);
   });
 });
+
+describe("pod manager", () => {
+  test("/pods lists desired pods oldest first, each with the status bunlet computed or its own", () => {
+    const clock = new FakeClock();
+    const pm = new PodManager(() => clock.now());
+    pm.upsert(makePod("b", { created: "2026-01-02T00:00:00Z" }));
+    pm.upsert({ ...makePod("a", { created: "2026-01-01T00:00:00Z" }), status: { phase: "Pending" } });
+    const list = pm.podList((uid) => (uid === "uid-b" ? { phase: "Running" } : undefined));
+    expect(list.kind).toBe("PodList");
+    expect(list.items.map((p) => [p.metadata.name, p.status?.phase])).toEqual([
+      ["a", "Pending"],
+      ["b", "Running"],
+    ]);
+  });
+
+  test("first seen comes from the config.seen annotation, else the time the pod was first added", async () => {
+    const clock = new FakeClock();
+    const pm = new PodManager(() => clock.now());
+    const annotated = makePod("a");
+    annotated.metadata.annotations!["kubernetes.io/config.seen"] = "2025-12-31T23:59:59.5Z";
+    pm.upsert(annotated);
+    pm.upsert(makePod("b"));
+    const t0 = clock.now();
+    await clock.advance(5000);
+    pm.upsert(makePod("b"));
+    expect(pm.firstSeen("uid-a")).toBe(Date.parse("2025-12-31T23:59:59.5Z"));
+    expect(pm.firstSeen("uid-b")).toBe(t0);
+    pm.remove(makePod("b"));
+    expect(pm.firstSeen("uid-b")).toBeUndefined();
+  });
+});

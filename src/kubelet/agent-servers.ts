@@ -1,0 +1,58 @@
+/**
+ * The agent's two HTTP servers: the read-only port (/healthz with the syncloop, pleg and runtime
+ * checks, /pods, /metrics) and the healthz port, which like the kubelet's only answers that the
+ * process is alive. The agent owns the returned handle and stops it on shutdown.
+ */
+import type { Registry } from "prom-client";
+import type { PodList } from "../api/index.ts";
+import type { Logger } from "../lib/index.ts";
+import { pingCheck, startServer, type HealthCheck, type ServerHandle } from "../server/index.ts";
+
+export interface AgentServersOptions {
+  readOnly: { address: string; port: number };
+  healthz: { address: string; port: number };
+  /** Ephemeral ports instead of the configured non-zero ones (tests). */
+  randomPorts: boolean;
+  checks: HealthCheck[];
+  pods: () => PodList;
+  registry: Registry;
+  detail: () => Record<string, unknown>;
+  log: Logger;
+}
+
+export interface AgentServers {
+  readonly readOnlyPort: number;
+  readonly healthzPort: number;
+  stop(): Promise<void>;
+}
+
+export function startAgentServers(opts: AgentServersOptions): AgentServers {
+  const { log } = opts;
+  const readOnly = startServer({
+    ...opts.readOnly,
+    randomPort: opts.randomPorts && opts.readOnly.port !== 0,
+    checks: opts.checks,
+    pods: opts.pods,
+    metrics: opts.registry,
+    detail: opts.detail,
+    log,
+  });
+  let healthz: ServerHandle;
+  try {
+    healthz = startServer({
+      ...opts.healthz,
+      randomPort: opts.randomPorts && opts.healthz.port !== 0,
+      healthzOnly: true,
+      checks: [pingCheck],
+      log,
+    });
+  } catch (err) {
+    void readOnly.stop();
+    throw err;
+  }
+  return {
+    readOnlyPort: readOnly.port,
+    healthzPort: healthz.port,
+    stop: async () => void (await Promise.all([readOnly.stop(), healthz.stop()])),
+  };
+}
