@@ -11,6 +11,7 @@
  * Needs root, containerd, runc and the CNI plugins (scripts/install-deps.sh), and dist/bunlet
  * (npm run build). Everything it starts is torn down at the end, on failure and on Ctrl-C.
  */
+import { cpus, loadavg } from "node:os";
 import { resolve } from "node:path";
 import { startTestContainerd } from "../test/harness/containerd.ts";
 import { BUSYBOX_TAR, ensureImages, PAUSE_TAR, REPO_ROOT } from "../test/harness/images.ts";
@@ -73,6 +74,7 @@ for (const c of columns) if (!wanted.has(c.key)) c.skipped = "not selected (--sy
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
 const live = () => columns.filter((c) => c.system && !c.skipped && !c.failed);
 const t0 = performance.now();
+const loadStart = loadavg()[0]!.toFixed(2);
 
 try {
   await ensureImages();
@@ -121,7 +123,7 @@ function printTable(notes: string[]): void {
   const cell = (c: Column, n: number) => {
     const xs = c.ms.get(n);
     if (xs && xs.length === rounds) return median(xs).toFixed(0);
-    return c.skipped ?? c.failed ?? "failed";
+    return c.skipped ?? (c.failed ? "failed (below)" : "-");
   };
   const ratio = (c: Column, floor: Column, n: number) => {
     const a = c.ms.get(n);
@@ -131,6 +133,7 @@ function printTable(notes: string[]): void {
   };
   const [floor, bunlet, podman] = columns as [Column, Column, Column];
   console.log(`\nPod start-up: manifests written → all containers RUNNING, median of ${rounds} round(s)`);
+  console.log(`(${cpus().length} CPUs; load average at start ${loadStart}, at end ${loadavg()[0]!.toFixed(2)}: other work on the machine shows up in every column)`);
   console.log("N | CRI floor ms | bunlet ms | bunlet/floor | podman ms | podman/floor");
   console.log("---|---|---|---|---|---");
   for (const n of podCounts) {
