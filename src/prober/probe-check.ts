@@ -1,0 +1,62 @@
+/**
+ * One probe of one container as the worker sees it (the kubelet's prober.probe): run it, retry
+ * up to three times while it cannot be run at all, and reduce the outcome to a result. Warning
+ * counts as success and Unknown as failure; a probe that never ran gives no result (undefined),
+ * which the worker ignores. Failures are logged with the probe's output, as the kubelet's
+ * "Probe failed" lines.
+ */
+import type { Container, Probe } from "../api/index.ts";
+import type { Logger } from "../lib/index.ts";
+import type { ProbeResult } from "./results.ts";
+import { runProbe, type ProbeTarget } from "./probe-run.ts";
+import { ProbeError, type ProbeOutcome } from "./probe-types.ts";
+
+export type ProbeType = "liveness" | "readiness" | "startup";
+
+/** prober.go maxProbeRetries: attempts while the probe errors (not while it fails). */
+export const MAX_PROBE_RETRIES = 3;
+
+export interface CheckRequest {
+  probeType: ProbeType;
+  spec: Probe;
+  container: Container;
+  /** ns/name, for logs. */
+  pod: string;
+  podUID: string;
+  target: ProbeTarget;
+  log: Logger;
+}
+
+/** Runs a probe against a container; resolves to Success/Failure, or undefined when it could not run. */
+export type ContainerChecker = (req: CheckRequest) => Promise<ProbeResult | undefined>;
+
+export const checkContainer: ContainerChecker = async (req) => {
+  const fields = { probeType: req.probeType, pod: req.pod, podUID: req.podUID, containerName: req.container.name };
+  let outcome: ProbeOutcome | undefined;
+  let lastError: unknown;
+  for (let attempt = 0; attempt < MAX_PROBE_RETRIES && outcome === undefined; attempt++) {
+    try {
+      outcome = await runProbe(req.spec, req.target);
+    } catch (err) {
+      // A stopped worker ends its probe; only a probe that could not run is retried.
+      if (req.target.signal?.aborted) throw req.target.signal.reason;
+      if (!(err instanceof ProbeError)) throw err;
+      lastError = err;
+    }
+  }
+  if (outcome === undefined) {
+    req.log.warn("Probe errored; the result is ignored until the next period", { ...fields, err: lastError });
+    return undefined;
+  }
+  switch (outcome.result) {
+    case "Success":
+      req.log.debug("Probe succeeded", fields, 3);
+      return "Success";
+    case "Warning":
+      req.log.info("Probe succeeded with a warning", { ...fields, output: outcome.output });
+      return "Success";
+    default:
+      req.log.info("Probe failed", { ...fields, probeResult: outcome.result.toLowerCase(), output: outcome.output });
+      return "Failure";
+  }
+};

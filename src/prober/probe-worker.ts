@@ -1,0 +1,240 @@
+/**
+ * One probe worker per (pod UID, container, probe type), as the kubelet's prober/worker.go: it
+ * probes every periodSeconds on the injected clock (after a random part of a period when bunlet
+ * has just started, so a restart does not probe every container at once) and records results in
+ * its type's ResultsManager. The worker owns its container's entry there: it resets it when the
+ * container id changes and removes it when it exits. doProbe is one iteration and says whether
+ * to keep going.
+ */
+import { podRef, type Container, type Pod, type Probe } from "../api/index.ts";
+import type { CriClient } from "../cri/index.ts";
+import type { Clock, Logger } from "../lib/index.ts";
+import type { PodStatus } from "../runtime/types.ts";
+import type { ContainerChecker, ProbeType } from "./probe-check.ts";
+import type { ProbeResult, ResultsManager } from "./results.ts";
+
+/** What a worker needs to know about its pod each period. */
+export interface PodProbeView {
+  /** The latest pod (deletionTimestamp, restartPolicy). */
+  pod: Pod;
+  /** The runtime's view of the pod (the pod cache entry). */
+  podStatus: PodStatus;
+  /** Default host of network probes ("" when the pod has none yet). */
+  podIP: string;
+  /** The API phase last computed, when known; a terminal phase ends the workers. */
+  phase?: string;
+}
+
+export type StatusProvider = (uid: string) => PodProbeView | undefined;
+
+/** The kubelet's value before the first result: not ready, alive, not yet known to have started. */
+export const INITIAL_RESULT: Record<ProbeType, ProbeResult> = { readiness: "Failure", liveness: "Success", startup: "Unknown" };
+
+export interface ProbeWorkerDeps {
+  probeType: ProbeType;
+  pod: Pod;
+  container: Container;
+  /** The container is a restartable init container (it restarts whatever the pod's policy). */
+  sidecar: boolean;
+  results: ResultsManager;
+  statusProvider: StatusProvider;
+  check: ContainerChecker;
+  /** Started = the startup probe succeeded, or there is none (only asked of a running container). */
+  isStarted: (containerId: string) => boolean;
+  cri: Pick<CriClient, "runtime">;
+  clock: Clock;
+  random: () => number;
+  /** When the probe manager started (ms); workers of a fresh bunlet start with jitter. */
+  managerStartedAt: number;
+  log: Logger;
+}
+
+/** The probe with the API defaults filled in, for pods that did not come through decoding. */
+export function withProbeDefaults(p: Probe): Required<Pick<Probe, "timeoutSeconds" | "periodSeconds" | "successThreshold" | "failureThreshold" | "initialDelaySeconds">> & Probe {
+  return {
+    ...p,
+    timeoutSeconds: p.timeoutSeconds || 1,
+    periodSeconds: p.periodSeconds || 10,
+    successThreshold: p.successThreshold || 1,
+    failureThreshold: p.failureThreshold || 3,
+    initialDelaySeconds: p.initialDelaySeconds ?? 0,
+  };
+}
+
+export class ProbeWorker {
+  readonly probeType: ProbeType;
+  readonly spec: ReturnType<typeof withProbeDefaults>;
+  readonly #deps: ProbeWorkerDeps;
+  readonly #uid: string;
+  readonly #stopper = new AbortController();
+  #containerId = "";
+  #lastResult: ProbeResult | undefined;
+  #resultRun = 0;
+  #onHold = false;
+  #triggered = false;
+  #wake: (() => void) | undefined;
+
+  constructor(deps: ProbeWorkerDeps) {
+    this.#deps = deps;
+    this.probeType = deps.probeType;
+    this.#uid = deps.pod.metadata.uid ?? "";
+    const probe = deps.probeType === "liveness" ? deps.container.livenessProbe : deps.probeType === "readiness" ? deps.container.readinessProbe : deps.container.startupProbe;
+    if (!probe) throw new Error(`container ${deps.container.name} has no ${deps.probeType} probe`);
+    this.spec = withProbeDefaults(probe);
+  }
+
+  get containerId(): string {
+    return this.#containerId;
+  }
+
+  get stopped(): boolean {
+    return this.#stopper.signal.aborted;
+  }
+
+  /** Asks the worker to end; it finishes (or abandons) the probe in flight and cleans up. */
+  stop(): void {
+    this.#stopper.abort(new Error("probe worker stopped"));
+    this.#wake?.();
+  }
+
+  /** Runs a probe now instead of at the next tick (readiness asked for by status generation). */
+  trigger(): void {
+    this.#triggered = true;
+    this.#wake?.();
+  }
+
+  /** The worker's loop; resolves after it stopped and removed its container's result. */
+  async run(): Promise<void> {
+    const { clock, random, managerStartedAt } = this.#deps;
+    const signal = this.#stopper.signal;
+    const periodMs = this.spec.periodSeconds * 1000;
+    try {
+      if (clock.now() - managerStartedAt < periodMs) {
+        const jitterMs = random() * periodMs;
+        if (jitterMs > 0) await this.#waitUntil(clock.now() + jitterMs, false);
+      }
+      let nextTick = clock.now() + periodMs;
+      while (!signal.aborted && (await this.#safeProbe())) {
+        const ticked = await this.#waitUntil(nextTick, true);
+        // A ticker keeps its grid: ticks missed while probing are dropped, not queued.
+        if (ticked) while (nextTick <= clock.now()) nextTick += periodMs;
+      }
+    } finally {
+      if (this.#containerId) this.#deps.results.remove(this.#containerId);
+    }
+  }
+
+  /** Waits until `at`, a trigger (if allowed) or stop; true when the time came. */
+  #waitUntil(at: number, triggerable: boolean): Promise<boolean> {
+    if (this.#stopper.signal.aborted) return Promise.resolve(false);
+    if (triggerable && this.#triggered) {
+      this.#triggered = false;
+      return Promise.resolve(false);
+    }
+    return new Promise((resolve) => {
+      const done = (ticked: boolean) => {
+        timer.cancel();
+        this.#wake = undefined;
+        if (!ticked) this.#triggered = false;
+        resolve(ticked);
+      };
+      const timer = this.#deps.clock.setTimer(Math.max(0, at - this.#deps.clock.now()), () => done(true));
+      this.#wake = () => {
+        if (this.#stopper.signal.aborted || (triggerable && this.#triggered)) done(false);
+      };
+    });
+  }
+
+  async #safeProbe(): Promise<boolean> {
+    try {
+      return await this.doProbe();
+    } catch (err) {
+      if (this.#stopper.signal.aborted) return false;
+      this.#deps.log.error("Probe worker failed; probing again next period", {
+        probeType: this.probeType,
+        pod: podRef(this.#deps.pod),
+        containerName: this.#deps.container.name,
+        err,
+      });
+      return true;
+    }
+  }
+
+  /** One probe iteration (worker.go doProbe); false = the worker should end. */
+  async doProbe(): Promise<boolean> {
+    const { statusProvider, container, probeType } = this.#deps;
+    const view = statusProvider(this.#uid);
+    if (!view) return true; // not created yet, or already gone
+    if (view.phase === "Failed" || view.phase === "Succeeded") return false;
+
+    // Newest first: the first with the name is the current container.
+    const status = view.podStatus.containerStatuses.find((c) => c.name === container.name);
+    if (!status?.id) return true; // the container does not exist (yet)
+
+    if (status.id !== this.#containerId) {
+      if (this.#containerId) this.#deps.results.remove(this.#containerId);
+      this.#containerId = status.id;
+      // A new container starts from scratch: its first result and run length owe nothing to
+      // its predecessor (the kubelet keeps the run length; see the README).
+      this.#lastResult = undefined;
+      this.#resultRun = 0;
+      this.#onHold = false;
+      await this.#set(INITIAL_RESULT[probeType]);
+    }
+    if (this.#onHold) return true; // until a new container replaces the failed one
+
+    if (status.state !== "running") {
+      await this.#set("Failure");
+      // An exited container that will not be restarted needs no more probing.
+      return status.state !== "exited" || this.#deps.sidecar || view.pod.spec.restartPolicy !== "Never";
+    }
+
+    if (view.pod.metadata.deletionTimestamp && (probeType === "liveness" || probeType === "startup")) {
+      // The pod is going away: a last success keeps the kill quiet, and probing stops.
+      await this.#set("Success");
+      return false;
+    }
+
+    const now = this.#deps.clock.now();
+    if (Math.floor((now - status.startedAt) / 1000) < this.spec.initialDelaySeconds) return true;
+
+    const started = this.#deps.isStarted(status.id);
+    if (started && probeType === "startup") return true; // kept alive for the next container
+    if (!started && probeType !== "startup") return true; // liveness and readiness wait for Started
+
+    const result = await this.#deps.check({
+      probeType,
+      spec: this.spec,
+      container,
+      pod: podRef(view.pod),
+      podUID: this.#uid,
+      target: { cri: this.#deps.cri, containerId: status.id, container, podIP: view.podIP, clock: this.#deps.clock, signal: this.#stopper.signal },
+      log: this.#deps.log,
+    });
+    if (result === undefined) return true; // the probe could not run: no result
+
+    if (this.#lastResult === result) this.#resultRun++;
+    else {
+      this.#lastResult = result;
+      this.#resultRun = 1;
+    }
+    if ((result === "Failure" && this.#resultRun < this.spec.failureThreshold) || (result === "Success" && this.#resultRun < this.spec.successThreshold)) {
+      return true; // below the threshold: the recorded result stands
+    }
+    await this.#set(result);
+    if ((probeType === "liveness" || probeType === "startup") && result === "Failure") {
+      // The container will be killed; probing it meanwhile is pointless (and exec into a
+      // stopping container is fragile), so hold until a new container id appears.
+      this.#onHold = true;
+      this.#resultRun = 0;
+    }
+    return true;
+  }
+
+  #set(result: ProbeResult): Promise<void> {
+    return this.#deps.results.set(
+      { podUID: this.#uid, containerId: this.#containerId, containerName: this.#deps.container.name, result },
+      { signal: this.#stopper.signal },
+    );
+  }
+}
