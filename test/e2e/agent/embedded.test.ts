@@ -1,0 +1,139 @@
+/**
+ * dist/bunlet with no --container-runtime-endpoint: it runs its own containerd under
+ * <root-dir>/containerd (as k3s does). A pod keeps running in its shim when SIGTERM stops bunlet
+ * and its containerd, and the next bunlet (and its new containerd) adopts it without a restart.
+ * Uses the default bridge (bunlet0, 10.88.0.0/16) and removes it afterwards.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { PodList } from "../../../src/api/index.ts";
+import { containerdPaths, DEFAULT_BRIDGE_NAME, DEFAULT_POD_SUBNET } from "../../../src/containerd/index.ts";
+import { ContainerState, createCriClient, type CriClient } from "../../../src/cri/index.ts";
+import { deleteLink, deleteNatRulesFor, killShims, shimPids, unmountUnder } from "../../harness/cleanup.ts";
+import { ensureImages, importImages } from "../../harness/images.ts";
+import { requireE2e } from "../../harness/require.ts";
+import { ensureBuilt, freePort, startBunlet, type BunletProcess } from "./bunlet.ts";
+
+const STEP_MS = 90_000;
+let dir = "";
+let rootDir = "";
+let manifests = "";
+let port = 0;
+let bunlet: BunletProcess | undefined;
+let cri: CriClient | undefined;
+
+beforeAll(async () => {
+  requireE2e();
+  await ensureImages();
+  ensureBuilt();
+  dir = mkdtempSync(join(tmpdir(), "bunlet-embedded-"));
+  rootDir = join(dir, "root");
+  manifests = join(dir, "manifests");
+  mkdirSync(manifests);
+  port = await freePort();
+}, 180_000);
+
+afterAll(async () => {
+  if (bunlet) {
+    bunlet.signal("SIGTERM");
+    await bunlet.exited;
+  }
+  cri?.close();
+  if (rootDir) {
+    killShims(containerdPaths(rootDir).socketPath);
+    unmountUnder(dir);
+  }
+  deleteLink(DEFAULT_BRIDGE_NAME);
+  deleteNatRulesFor(DEFAULT_POD_SUBNET);
+  if (dir) rmSync(dir, { recursive: true, force: true });
+}, 60_000);
+
+async function start(): Promise<BunletProcess> {
+  bunlet = await startBunlet(
+    [
+      `--root-dir=${rootDir}`,
+      `--pod-manifest-path=${manifests}`,
+      `--pod-logs-dir=${join(dir, "logs", "pods")}`,
+      `--container-logs-dir=${join(dir, "logs", "containers")}`,
+      "--hostname-override=embedded",
+      "--file-check-frequency=1s",
+      `--healthz-port=${await freePort()}`,
+    ],
+    port,
+  );
+  return bunlet;
+}
+
+async function waitFor<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 60_000): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v !== undefined && v !== false) return v;
+    } catch {
+      // not yet
+    }
+    if (performance.now() > deadline) {
+      const logs = (bunlet?.lines ?? []).filter((l) => l.level !== "debug").slice(-20).map((l) => JSON.stringify(l));
+      throw new Error(`timed out waiting for ${what}; last bunlet logs:\n${logs.join("\n")}\n${bunlet?.raw.join("\n") ?? ""}`);
+    }
+    await Bun.sleep(100);
+  }
+}
+
+const healthy = async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).status === 200;
+const webRunning = async () => {
+  const list = (await (await fetch(`http://127.0.0.1:${port}/pods`)).json()) as PodList;
+  const pod = list.items.find((p) => p.metadata.name === "web-embedded");
+  return pod?.status?.phase === "Running" && pod.status.containerStatuses?.every((c) => c.ready) ? pod : undefined;
+};
+async function runningContainerIds(): Promise<string[]> {
+  cri ??= createCriClient({ endpoint: `unix://${containerdPaths(rootDir).socketPath}` });
+  const { containers } = await cri.runtime.listContainers({});
+  return containers.filter((c) => c.state === ContainerState.CONTAINER_RUNNING).map((c) => c.id).sort();
+}
+
+describe("dist/bunlet with its embedded containerd", () => {
+  test("starts its own containerd and runs a static pod on it", async () => {
+    await start();
+    await waitFor("healthz ok", healthy);
+    const socket = containerdPaths(rootDir).socketPath;
+    expect(existsSync(socket)).toBe(true);
+    expect(bunlet!.lines.some((l) => l.msg === "containerd is ready")).toBe(true);
+    // No network here: the test images are imported as `ctr import` would.
+    await importImages(socket);
+    writeFileSync(
+      join(manifests, "web.json"),
+      JSON.stringify({
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name: "web", namespace: "default" },
+        spec: { terminationGracePeriodSeconds: 2, containers: [{ name: "main", image: "docker.io/library/busybox:1.36", command: ["sleep", "3600"] }] },
+      }),
+    );
+    await waitFor("web Running", webRunning);
+    expect(await runningContainerIds()).toHaveLength(1);
+  }, STEP_MS);
+
+  test("SIGTERM stops bunlet and its containerd in seconds; the pod keeps running in its shim", async () => {
+    const ids = await runningContainerIds();
+    const socket = containerdPaths(rootDir).socketPath;
+    const t0 = performance.now();
+    bunlet!.signal("SIGTERM");
+    expect(await bunlet!.exited).toBe(0);
+    expect(performance.now() - t0).toBeLessThan(10_000);
+    expect(bunlet!.lines.some((l) => l.msg === "containerd stopped; containers keep running in their shims")).toBe(true);
+    expect(shimPids(socket).length).toBeGreaterThan(0);
+
+    await start();
+    await waitFor("web Running again", webRunning);
+    expect(await runningContainerIds()).toEqual(ids);
+  }, STEP_MS);
+
+  test("a removed manifest stops the pod on the embedded containerd", async () => {
+    unlinkSync(join(manifests, "web.json"));
+    await waitFor("no running container", async () => (await runningContainerIds()).length === 0);
+  }, STEP_MS);
+});
