@@ -98,7 +98,12 @@ export async function runSyncLoop(deps: SyncLoopDeps, outerSignal: AbortSignal):
         if (signal.aborted) break;
         throw err;
       }
-      await dispatch(deps, event);
+      try {
+        await dispatch(deps, event);
+      } catch (err) {
+        // A handler bug must not stop every pod's reconciliation; the next event gets its turn.
+        log.error("Sync loop iteration failed; continuing with the next event", { event: event.kind, err });
+      }
       monitor.lastEntry = clock.now();
     }
   } finally {

@@ -9,10 +9,13 @@ import { Channel, FakeClock, flushMicrotasks, silentLogger } from "../../../src/
 import type { PodLifecycleEvent, PodLifecycleEventType } from "../../../src/pleg/types.ts";
 import { makePod } from "./fakes.ts";
 
-function recordingHandlers(calls: string[]): PodHandlers {
+function recordingHandlers(calls: string[], failingAdditions = false): PodHandlers {
   const names = (pods: Pod[]) => pods.map((p) => p.metadata.name).join(",");
   return {
-    handlePodAdditions: (pods) => calls.push(`add:${names(pods)}`),
+    handlePodAdditions: (pods) => {
+      calls.push(`add:${names(pods)}`);
+      if (failingAdditions) throw new Error("handler bug");
+    },
     handlePodUpdates: (pods) => calls.push(`update:${names(pods)}`),
     handlePodRemoves: (pods) => calls.push(`remove:${names(pods)}`),
     handlePodReconcile: (pods) => calls.push(`reconcile:${names(pods)}`),
@@ -20,7 +23,7 @@ function recordingHandlers(calls: string[]): PodHandlers {
   };
 }
 
-function harness(opts: { sources?: string[]; runtimeError?: (clock: FakeClock) => string | undefined } = {}) {
+function harness(opts: { sources?: string[]; runtimeError?: (clock: FakeClock) => string | undefined; failingAdditions?: boolean } = {}) {
   const clock = new FakeClock();
   const calls: string[] = [];
   const config = new Channel<PodUpdate>(10);
@@ -36,7 +39,7 @@ function harness(opts: { sources?: string[]; runtimeError?: (clock: FakeClock) =
     updates: config,
     pleg,
     sourcesReady: new SourcesReady((seen) => sources.every((s) => seen.has(s))),
-    handlers: recordingHandlers(calls),
+    handlers: recordingHandlers(calls, opts.failingAdditions),
     podManager,
     workQueue: { getWork: () => due.splice(0) },
     housekeeping: {
@@ -233,6 +236,18 @@ describe("sync loop: runtime health", () => {
     checks.length = 0;
     await h.clock.advance(1000); // the next tick ends the iteration; the check fails again
     expect(checks.slice(1, 4).map((t, i) => t - checks[i])).toEqual([100, 200]);
+    await h.stop();
+  });
+});
+
+describe("sync loop: failures", () => {
+  test("a handler that throws does not stop the loop", async () => {
+    const h = harness({ failingAdditions: true });
+    h.podManager.upsert(makePod("a"));
+    await h.config.send({ op: "ADD", source: "file", pods: [makePod("a")] });
+    await h.pleg.send({ id: "uid-a", type: "ContainerStarted", data: "c1" });
+    await flushMicrotasks(60);
+    expect(h.calls).toEqual(["add:a", "sync:a"]);
     await h.stop();
   });
 });
