@@ -37,7 +37,7 @@ export interface ProbeManager {
   /** Stops the workers of pods not in desired (housekeeping). */
   cleanupPods(desired: Iterable<string>): void;
   readonly updates: { liveness: Channel<ProbeUpdate>; readiness: Channel<ProbeUpdate>; startup: Channel<ProbeUpdate> };
-  /** Is the container ready as far as probes go (no readiness worker → true)? Triggers a probe when not. */
+  /** Has the container's readiness probe passed? When not, its worker probes at once. */
   readiness(uid: string, containerName: string, containerId: string): boolean;
   /** Has the container started as far as probes go (no startup worker and no result → true)? */
   startup(uid: string, containerName: string, containerId: string): boolean;
@@ -109,9 +109,10 @@ export function createProbeManager(deps: ProbeManagerDeps): ProbeManager {
   const readiness = (uid: string, name: string, containerId: string): boolean => {
     const id = parseContainerId(containerId);
     if (managers.readiness.get(id) === "Success") return true;
-    const worker = workers.get(keyOf(uid, name, "readiness"));
-    if (!worker) return true; // no readiness probe (or its worker is gone): ready once started
-    worker.trigger(); // ask for a result now rather than a period later
+    // Only asked for containers that define a readiness probe. Without a worker (not added yet,
+    // e.g. the first status after a bunlet restart, or already stopped) nothing has passed: the
+    // kubelet reports ready then, and flips back once its worker starts; we wait for a result.
+    workers.get(keyOf(uid, name, "readiness"))?.trigger(); // ask for a result now, not a period later
     return false;
   };
   const startup = (uid: string, name: string, containerId: string) => isStarted(uid, name, parseContainerId(containerId));

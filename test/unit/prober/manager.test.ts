@@ -86,10 +86,10 @@ describe("workers per container and probe type", () => {
 });
 
 describe("lookups for status generation and computePodActions", () => {
-  test("readiness: true without a readiness worker, false until the probe succeeds, true after", async () => {
+  test("readiness: false without a readiness worker, false until the probe succeeds, true after", async () => {
     const pod = makePod({ readinessProbe: probe() });
     const { pm, checker, clock } = setupOnClock(pod);
-    expect(pm.readiness(UID, "c", "containerd://id1")).toBe(true);
+    expect(pm.readiness(UID, "c", "containerd://id1")).toBe(false);
     checker.fallback = "Failure";
     pm.addPod(pod);
     await clock.advance(0);
@@ -154,7 +154,7 @@ describe("lookups for status generation and computePodActions", () => {
     const lookup = pm.statusLookup(UID);
     expect(lookup("readiness", "c", "containerd://id1")).toBe(false);
     expect(lookup("startup", "c", "containerd://id1")).toBe(false);
-    expect(pm.statusLookup("other")("readiness", "c", "containerd://id1")).toBe(true);
+    expect(pm.statusLookup("other")("startup", "c", "containerd://id9")).toBe(true); // no startup worker, no result
     await pm.stop();
   });
 
