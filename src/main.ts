@@ -3,7 +3,7 @@
  * else lives here. Bad input exits 2 with one line; a failed start exits 1 with the reason.
  */
 import { ConfigError, logConfigNotices, parseArgs } from "./config/index.ts";
-import { startAgent } from "./kubelet/wire.ts";
+import { startAgent } from "./kubelet/index.ts";
 import { createLogger } from "./lib/index.ts";
 
 async function main(argv: string[]): Promise<number> {

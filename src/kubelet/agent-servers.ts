@@ -1,12 +1,13 @@
 /**
  * The agent's two HTTP servers: the read-only port (/healthz with the syncloop, pleg and runtime
- * checks, /pods, /metrics) and the healthz port, which like the kubelet's only answers that the
- * process is alive. The agent owns the returned handle and stops it on shutdown.
+ * checks, /pods, /metrics) and the healthz port, which serves the same /healthz (the kubelet's
+ * 10248 only pings; bunlet's names the failing check there too, so a node's health can be probed
+ * without exposing /pods). The agent owns the returned handle and stops it on shutdown.
  */
 import type { Registry } from "prom-client";
 import type { PodList } from "../api/index.ts";
 import type { Logger } from "../lib/index.ts";
-import { pingCheck, startServer, type HealthCheck, type ServerHandle } from "../server/index.ts";
+import { startServer, type HealthCheck, type ServerHandle } from "../server/index.ts";
 
 export interface AgentServersOptions {
   readOnly: { address: string; port: number };
@@ -43,7 +44,8 @@ export function startAgentServers(opts: AgentServersOptions): AgentServers {
       ...opts.healthz,
       randomPort: opts.randomPorts && opts.healthz.port !== 0,
       healthzOnly: true,
-      checks: [pingCheck],
+      checks: opts.checks,
+      detail: opts.detail,
       log,
     });
   } catch (err) {

@@ -25,6 +25,7 @@ import { createPodHandlers } from "./handlers.ts";
 import { plegHealthCheck, runtimeHealthCheck } from "./health.ts";
 import { createHousekeeping } from "./housekeeping.ts";
 import { nodeHostIPs } from "./node-ip.ts";
+import { annotateManifestErrors, manifestErrorDetail } from "./manifest-errors.ts";
 import { createPodDirs } from "./pod-dirs.ts";
 import { PodManager } from "./pod-manager.ts";
 import { createPodSyncer } from "./pod-syncer.ts";
@@ -196,7 +197,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
       log.warn("First relist failed; pods are adopted once the runtime answers", { err });
     }
 
-    const podList = () => podManager.podList((uid) => statusManager.getPodStatus(uid));
+    const podList = () => annotateManifestErrors(podManager.podList((uid) => statusManager.getPodStatus(uid)), podConfig.keptPodErrors());
     const checks = [
       syncLoopHealthCheck({
         clock,
@@ -213,7 +214,11 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
       checks,
       pods: podList,
       registry: metrics.registry,
-      detail: () => ({ pleg: pleg.status(), runtime: runtimeState.runtimeError() ?? "ready" }),
+      detail: () => ({
+        pleg: pleg.status(),
+        runtime: runtimeState.runtimeError() ?? "ready",
+        ...manifestErrorDetail(podConfig.lastManifestErrors()),
+      }),
       log,
     });
     teardown.push({ name: "HTTP servers", run: () => servers.stop() });

@@ -133,6 +133,16 @@ export class ManifestFiles {
     return new ManifestError(file, [{ code: "Unreadable", field: "", detail: (err as Error).message }]);
   }
 
+  /** Errors of files whose pod keeps running in its last good version, by that pod's UID. */
+  keptPodErrors(): Map<string, ManifestError> {
+    const out = new Map<string, ManifestError>();
+    for (const state of this.#files.values()) {
+      const uid = state.lastGood?.metadata.uid;
+      if (state.error && uid) out.set(uid, state.error);
+    }
+    return out;
+  }
+
   /**
    * Decides what a file contributes, decoding only when its fingerprint changed, and applies the
    * last-good policy. `decode` returns a Pod, or throws or returns a ManifestError.

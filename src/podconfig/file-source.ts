@@ -79,6 +79,11 @@ export class FileSource {
     return this.#files.errors();
   }
 
+  /** Errors of broken files whose last good pod still runs, by pod UID. */
+  keptPodErrors(): Map<string, ManifestError> {
+    return this.#files.keptPodErrors();
+  }
+
   /** Lists now and delivers the snapshot; a call during a relist gets one more relist after it. */
   relist(): Promise<void> {
     if (!this.#current) {

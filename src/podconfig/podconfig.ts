@@ -48,6 +48,8 @@ export interface PodConfig {
   seenAllSources(seen: ReadonlySet<string>): boolean;
   /** Manifests that currently fail to decode, by file path or URL. */
   lastManifestErrors(): Map<string, ManifestError>;
+  /** Errors of broken manifest files whose last good pod keeps running, by that pod's UID. */
+  keptPodErrors(): Map<string, ManifestError>;
   stop(): Promise<void>;
 }
 
@@ -108,6 +110,9 @@ export function createPodConfig(opts: PodConfigOptions): PodConfig {
     seenAllSources: (seen) => storage.seenAllSources(seen),
     lastManifestErrors() {
       return new Map([...(file?.manifestErrors() ?? []), ...(http?.manifestErrors() ?? [])]);
+    },
+    keptPodErrors() {
+      return file?.keptPodErrors() ?? new Map();
     },
     async stop() {
       stopper.abort();

@@ -101,10 +101,13 @@ describe("PodConfig", () => {
     writeFileSync(file, "kind: Pod\n");
     await waitFor("the manifest error", () => config.lastManifestErrors().get(file));
     expect(config.lastManifestErrors().get(file)?.message).toBe(`${file}: apiVersion: Required value`);
+    const keptUid = consumer.updates[0].pods[0].metadata.uid!;
+    expect(config.keptPodErrors().get(keptUid)?.message).toBe(`${file}: apiVersion: Required value`);
     writeFileSync(file, podManifest("web", { command: ["sleep", "9"] }));
     await consumer.until("the replacement", (l) => l.length === 3);
     expect(consumer.summary()).toEqual(["file ADD web-node-a", "file REMOVE web-node-a", "file ADD web-node-a"]);
     expect(config.lastManifestErrors().size).toBe(0);
+    expect(config.keptPodErrors().size).toBe(0);
   });
 
   test("stop() stops the sources and ends the consumer's loop", async () => {
