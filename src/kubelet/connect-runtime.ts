@@ -92,7 +92,14 @@ export async function connectRuntime(opts: ConnectOptions): Promise<RuntimeConne
     await managed?.stop();
   };
   try {
-    const version = await waitForRuntime(cri, endpoint, clock, opts.signal, opts.waitTimeoutMs ?? MAX_WAIT_FOR_CONTAINER_RUNTIME_MS);
+    const timeoutMs = opts.waitTimeoutMs ?? MAX_WAIT_FOR_CONTAINER_RUNTIME_MS;
+    const version = await waitForRuntime(cri, endpoint, clock, opts.signal, timeoutMs, (err) =>
+      log.warn("Container runtime does not answer yet; retrying, bunlet exits if it still does not answer", {
+        endpoint,
+        err,
+        giveUpAfterSeconds: timeoutMs / 1000,
+      }),
+    );
     log.info("Container runtime is answering", { endpoint, embedded, ...version });
   } catch (err) {
     await close();
@@ -101,13 +108,17 @@ export async function connectRuntime(opts: ConnectOptions): Promise<RuntimeConne
   return { endpoint, cri, close };
 }
 
-/** Retries Version until it answers or timeoutMs passes (then RuntimeUnavailableError). */
+/**
+ * Retries Version until it answers or timeoutMs passes (then RuntimeUnavailableError); onWaiting
+ * hears about the first failure, so an unreachable runtime is reported at once, not after 30 s.
+ */
 export async function waitForRuntime(
   cri: Pick<CriClient, "runtime">,
   endpoint: string,
   clock: Clock,
   signal: AbortSignal,
   timeoutMs: number,
+  onWaiting?: (err: unknown) => void,
 ): Promise<{ runtimeName: string; runtimeVersion: string }> {
   const start = clock.now();
   let lastError: unknown;
@@ -119,6 +130,7 @@ export async function waitForRuntime(
       return { runtimeName: v.runtimeName, runtimeVersion: v.runtimeVersion };
     } catch (err) {
       signal.throwIfAborted();
+      if (lastError === undefined) onWaiting?.(err);
       lastError = err;
     }
     if (clock.now() - start >= timeoutMs) throw new RuntimeUnavailableError(endpoint, timeoutMs, lastError);

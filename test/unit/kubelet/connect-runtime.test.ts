@@ -45,3 +45,15 @@ test("an aborted start-up stops waiting at once", async () => {
   ac.abort(new Error("shutting down"));
   expect((await waiting).message).toBe("shutting down");
 });
+
+test("the first failed attempt is reported at once, and only once", async () => {
+  const clock = new FakeClock();
+  const heard: unknown[] = [];
+  const waiting = waitForRuntime(fakeCri(5) as never, "unix:///x", clock, new AbortController().signal, 30_000, (err) => heard.push(err));
+  await clock.advance(0);
+  expect(heard).toHaveLength(1);
+  expect((heard[0] as Error).message).toBe("connect ENOENT /run/x.sock");
+  await clock.advance(1000);
+  await waiting;
+  expect(heard).toHaveLength(1);
+});
