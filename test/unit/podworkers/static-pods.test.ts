@@ -64,6 +64,8 @@ describe("pod workers: static pods with the same full name start one at a time",
     expect(workers.isPodForMirrorPodTerminatingByFullName("web_default")).toBe(true);
     await settle();
     expect(workers.isPodForMirrorPodTerminatingByFullName("web_default")).toBe(false);
+    // Beyond the kubelet: the waiter is due at once, not at the end of its backoff.
+    expect(workQueue.dueAt("v2")).toBe(clock.now());
     workers.updatePod({ updateType: "sync", pod: v2 });
     await settle();
     expect(syncer.methods()).toEqual(["syncPod:v1:create", "syncTerminatingPod:v1", "syncTerminatedPod:v1", "syncPod:v2:sync"]);
