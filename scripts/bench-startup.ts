@@ -141,6 +141,6 @@ function printTable(notes: string[]): void {
   }
   for (const note of notes) console.log(note);
   const failures = columns.filter((c) => c.failed);
-  for (const c of failures) console.log(`${c.system?.label ?? c.key}: ${c.failed}`);
+  for (const c of failures) console.log(`${c.system?.label ?? c.key}: ${c.failed!.split("\n")[0]}`);
   if (failures.length > 0) process.exitCode = 1;
 }

@@ -4,7 +4,7 @@
  * containerd socket) lists every container RUNNING; then the manifests go and the round ends when
  * bunlet has torn the pods down. bunlet's output goes to a log file kept after the run.
  */
-import { chmodSync, copyFileSync, readdirSync, existsSync, mkdirSync, mkdtempSync, openSync, closeSync, renameSync, rmSync, writeFileSync, readFileSync } from "node:fs";
+import { chmodSync, closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
@@ -237,12 +237,13 @@ export function createBunletSystem(opts: BunletOptions): BenchSystem {
         if (!stopped) proc!.kill("SIGKILL");
         await proc!.exited;
       }
-      // If bunlet died, its containerd may still be running.
-      const pidFile = containerdPaths(root).pidFile;
+      // If bunlet died, its containerd may still be running: kill it, but only if the pid in the
+      // file is still a containerd started with this root's config (pids get reused).
+      const { pidFile, configFile } = containerdPaths(root);
       const pid = existsSync(pidFile) ? Number.parseInt(readFileSync(pidFile, "utf8"), 10) : Number.NaN;
       if (Number.isInteger(pid) && pid > 1) {
         try {
-          process.kill(pid, "SIGKILL");
+          if (readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(configFile)) process.kill(pid, "SIGKILL");
         } catch {
           // already gone, as it should be after bunlet's own shutdown
         }
