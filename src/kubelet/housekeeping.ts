@@ -8,6 +8,7 @@
 import { podUID, type Pod } from "../api/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
+import type { ProbeManager } from "../prober/index.ts";
 import type { PodManager } from "./pod-manager.ts";
 import type { PodDirs, PodWorkers, Runtime, StatusManager } from "./types.ts";
 
@@ -22,6 +23,8 @@ export interface HousekeepingDeps {
   runtime: Pick<Runtime, "getPods">;
   statusManager: Pick<StatusManager, "removeOrphanedStatuses" | "getPodStatus">;
   podDirs: PodDirs;
+  /** Probe workers of pods that are not (possibly) running are stopped. */
+  probeManager?: Pick<ProbeManager, "cleanupPods">;
   clock: Clock;
   log: Logger;
   metrics: Pick<Metrics, "orphanedRuntimePods">;
@@ -55,6 +58,9 @@ export function createHousekeeping(deps: HousekeepingDeps): { run(): Promise<voi
     const start = clock.now();
     const desired = podManager.pods();
     const working = podWorkers.syncKnownPods(desired);
+    // Only pods whose containers may run (syncing or terminating) keep their probe workers.
+    const possiblyRunning = [...working].filter(([, w]) => w.state === "SyncPod" || w.state === "TerminatingPod").map(([uid]) => uid);
+    deps.probeManager?.cleanupPods(possiblyRunning);
 
     let runtimePods;
     try {

@@ -10,6 +10,7 @@ import type { Metrics } from "../metrics/index.ts";
 // The workers retry a pod that failed with this after ~1 s instead of their error backoff.
 import { NetworkNotReadyError } from "../podworkers/index.ts";
 import type { PodStatus, RuntimePod } from "../runtime/types.ts";
+import type { ProbeManager } from "../prober/index.ts";
 import type { PodManager } from "./pod-manager.ts";
 import type { PodDirs, PodSyncer, Runtime, StatusGenerator, StatusManager, UpdateType } from "./types.ts";
 
@@ -27,6 +28,8 @@ export interface PodSyncerDeps {
   generateStatus: StatusGenerator;
   podDirs: PodDirs;
   podManager: PodManager;
+  /** The probe workers: started for a pod being synced, stopped when it terminates. */
+  probeManager?: Pick<ProbeManager, "addPod" | "stopLivenessAndStartup" | "removePod">;
   /** The pod workers' IsPodTerminationRequested (bound late: the workers are built with this syncer). */
   isTerminationRequested(uid: string): boolean;
   /** Why the pod network is not ready, or undefined when it is (from the runtime health check). */
@@ -71,12 +74,16 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
 
       await podDirs.make(uid);
       signal.throwIfAborted();
+      deps.probeManager?.addPod(pod);
       const result = await runtime.syncPod(pod, podStatus, { signal });
       if (result.error !== undefined) throw result.error;
       return { isTerminal: false };
     },
 
     async syncTerminatingPod(signal, pod, podStatus, gracePeriodSeconds, podStatusFn) {
+      // Nothing is restarted any more: a liveness or startup failure must not kill a container
+      // out of its turn. Readiness keeps running until the containers are stopped.
+      deps.probeManager?.stopLivenessAndStartup(podUID(pod));
       const apiStatus = generateStatus(pod, podStatus, { podIsTerminal: false });
       podStatusFn?.(apiStatus);
       statusManager.setPodStatus(pod, apiStatus);
@@ -88,6 +95,7 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
       const stopped = await runtime.getPodStatus(podUID(pod), pod.metadata.name ?? "", pod.metadata.namespace ?? "");
       const running = stopped.containerStatuses.filter((c) => c.state === "running").map((c) => c.id);
       if (running.length > 0) throw new ContainersStillRunningError(pod, running);
+      deps.probeManager?.removePod(podUID(pod));
       statusManager.setPodStatus(pod, generateStatus(pod, stopped, { podIsTerminal: true }));
     },
 

@@ -10,6 +10,7 @@
  */
 import { Channel, ChannelClosedError, delay, type Clock, type Logger } from "../lib/index.ts";
 import type { PodLifecycleEvent } from "../pleg/types.ts";
+import type { ProbeType, ProbeUpdate } from "../prober/index.ts";
 import type { PodHandlers } from "./handlers.ts";
 import type { PodManager } from "./pod-manager.ts";
 import type { SourcesReady } from "./sources-ready.ts";
@@ -24,8 +25,14 @@ export const RUNTIME_BACKOFF_MAX_MS = 5000;
 type LoopEvent =
   | { kind: "config"; update: PodUpdate }
   | { kind: "pleg"; event: PodLifecycleEvent }
+  | { kind: "probe"; probe: ProbeType; update: ProbeUpdate }
   | { kind: "sync" }
   | { kind: "housekeeping" };
+
+/** A prober's update channel (a Channel<ProbeUpdate> fits). */
+interface ProbeUpdateSource {
+  iterate(signal: AbortSignal): AsyncIterable<ProbeUpdate>;
+}
 
 /** When the loop last started or finished an iteration (syncLoopMonitor), for /healthz. */
 export class SyncLoopMonitor {
@@ -35,6 +42,8 @@ export class SyncLoopMonitor {
 export interface SyncLoopDeps {
   updates: AsyncIterable<PodUpdate>;
   pleg: PlegEventSource;
+  /** The prober's result changes (liveness, readiness, startup); absent when nothing probes. */
+  probeUpdates?: Record<ProbeType, ProbeUpdateSource>;
   sourcesReady: SourcesReady;
   handlers: PodHandlers;
   podManager: Pick<PodManager, "get">;
@@ -70,6 +79,7 @@ export async function runSyncLoop(deps: SyncLoopDeps, outerSignal: AbortSignal):
   const pumps = [
     pumpConfig(deps.updates, send, signal, log),
     pumpPleg(deps.pleg, send, signal),
+    ...Object.entries(deps.probeUpdates ?? {}).map(([probe, updates]) => pumpProbe(probe as ProbeType, updates, send, signal)),
     pumpTicks(clock, deps.syncPeriodMs ?? SYNC_PERIOD_MS, { kind: "sync" }, send, signal),
     pumpTicks(clock, deps.housekeepingPeriodMs ?? HOUSEKEEPING_PERIOD_MS, { kind: "housekeeping" }, send, signal),
   ].map((p) => p.catch((err) => log.error("A sync loop source failed; it delivers nothing more", { err })));
@@ -156,6 +166,21 @@ async function dispatch(deps: SyncLoopDeps, event: LoopEvent): Promise<void> {
       if (e.type === "ContainerDied") deps.containerDeletor.deleteContainersInPod(e.id, deps.shouldPodContentBeRemoved(e.id));
       return;
     }
+    case "probe": {
+      // A liveness failure syncs the pod so the runtime kills and restarts the container; a
+      // readiness or startup change syncs it so its status (Ready, Started) is generated anew.
+      const { probe, update } = event;
+      if (probe === "liveness" && update.result !== "Failure") return;
+      const pod = deps.podManager.get(update.podUID);
+      if (!pod) {
+        log.debug("SyncLoop (probe): pod does not exist, ignoring the result", { probe, podUID: update.podUID }, 4);
+        return;
+      }
+      const status = probe === "liveness" ? "unhealthy" : probe === "readiness" ? (update.result === "Success" ? "ready" : "") : update.result === "Success" ? "started" : "unhealthy";
+      log.debug("SyncLoop (probe)", { probe, status, pod: `${pod.metadata.namespace}/${pod.metadata.name}`, containerName: update.containerName }, 1);
+      handlers.handlePodSyncs([pod]);
+      return;
+    }
     case "sync": {
       const pods = deps.workQueue
         .getWork()
@@ -224,6 +249,12 @@ function nextUnlessAborted<T>(it: AsyncIterator<T>, signal: AbortSignal): Promis
 async function pumpPleg(pleg: PlegEventSource, send: (e: LoopEvent) => Promise<boolean>, signal: AbortSignal) {
   for await (const event of pleg.iterate(signal)) {
     if (!(await send({ kind: "pleg", event }))) return;
+  }
+}
+
+async function pumpProbe(probe: ProbeType, updates: ProbeUpdateSource, send: (e: LoopEvent) => Promise<boolean>, signal: AbortSignal) {
+  for await (const update of updates.iterate(signal)) {
+    if (!(await send({ kind: "probe", probe, update }))) return;
   }
 }
 

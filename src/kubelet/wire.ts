@@ -14,6 +14,7 @@ import { createMetrics } from "../metrics/index.ts";
 import { createPleg, PodCache } from "../pleg/index.ts";
 import { createPodConfig } from "../podconfig/index.ts";
 import { createPodWorkers, WorkQueue } from "../podworkers/index.ts";
+import { createProbeManager } from "../prober/index.ts";
 import { createRuntimeManager } from "../runtime/index.ts";
 import { syncLoopHealthCheck } from "../server/index.ts";
 import { startAgentServers } from "./agent-servers.ts";
@@ -93,6 +94,24 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
     const podsDir = join(config.rootDir, "pods");
     const hostIPs = nodeHostIPs();
     const cache = new PodCache();
+    const statusManager = createStatusManager({ clock, log });
+    const podManager = new PodManager(() => clock.now());
+    // The probe workers read what the pod workers see: the desired pod, the cached runtime status,
+    // and the pod IP and phase of the last generated status.
+    const probeManager = createProbeManager({
+      cri,
+      clock,
+      random,
+      log,
+      statusProvider: (uid) => {
+        const pod = podManager.get(uid);
+        if (!pod || !cache.has(uid)) return undefined;
+        const podStatus = cache.get(uid).status;
+        const apiStatus = statusManager.getPodStatus(uid);
+        return { pod, podStatus, podIP: apiStatus?.podIP ?? podStatus.ips[0] ?? "", phase: apiStatus?.phase };
+      },
+    });
+    teardown.push({ name: "probe workers", run: () => probeManager.stop() });
     const runtime = createRuntimeManager({
       cri,
       clock,
@@ -104,9 +123,8 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
       podsDir,
       nodeName: config.nodeName,
       hostIPs,
+      probeResults: probeManager.results,
     });
-    const statusManager = createStatusManager({ clock, log });
-    const podManager = new PodManager(() => clock.now());
     const podDirs = createPodDirs({ podsDir });
     const runtimeState = new RuntimeState(runtime, log);
     const workQueue = new WorkQueue(clock);
@@ -124,9 +142,11 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
           waitingReason: (name: string) => runtime.getContainerWaitingReason(podUID(pod), name),
           hostIPs,
           now: clock.now(),
+          probeResult: probeManager.statusLookup(podUID(pod)),
         }),
       podDirs,
       podManager,
+      probeManager,
       isTerminationRequested: (uid) => podWorkers?.isPodTerminationRequested(uid) ?? false,
       networkNotReady: () => runtimeState.networkError(),
       clock,
@@ -184,7 +204,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
       clock,
       log,
     });
-    const housekeeping = createHousekeeping({ podManager, podWorkers: workers, runtime, statusManager, podDirs, clock, log, metrics });
+    const housekeeping = createHousekeeping({ podManager, podWorkers: workers, runtime, statusManager, podDirs, probeManager, clock, log, metrics });
     const monitor = new SyncLoopMonitor();
 
     await runtimeState.check();
@@ -230,6 +250,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
         {
           updates: podConfig.updates,
           pleg: pleg.events,
+          probeUpdates: probeManager.updates,
           sourcesReady,
           handlers,
           podManager,

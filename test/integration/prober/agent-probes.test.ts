@@ -1,0 +1,124 @@
+// Probes through the whole agent (startAgent) against the fake CRI, on real time: a readiness
+// probe flips Ready in /pods both ways, a failing liveness probe makes the agent restart the
+// container, and an httpGet readiness probe reaches a server on 127.0.0.1.
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import type { Pod, Probe } from "../../../src/api/index.ts";
+import { ContainerState } from "../../../src/cri/index.ts";
+import { startFakeCri, type FakeCri } from "../../fake-cri/index.ts";
+import { agentConfig, BUSYBOX, getPods, makeDirs, runAgent, waitFor, writeManifest, type RunningAgent, type TestDirs } from "../agent/helpers.ts";
+
+const TIMEOUT_MS = 40_000;
+
+let fake: FakeCri;
+let dirs: TestDirs;
+const agents: RunningAgent[] = [];
+
+beforeEach(async () => {
+  fake = await startFakeCri();
+  dirs = makeDirs();
+});
+
+afterEach(async () => {
+  for (const a of agents.splice(0)) await a.stop();
+  await fake.stop();
+  dirs.cleanup();
+});
+
+async function start(): Promise<RunningAgent> {
+  const agent = await runAgent(agentConfig(dirs, fake.endpoint));
+  agents.push(agent);
+  return agent;
+}
+
+function probedPod(name: string, probes: { livenessProbe?: Probe; readinessProbe?: Probe }): object {
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name, namespace: "default" },
+    spec: {
+      restartPolicy: "Always",
+      terminationGracePeriodSeconds: 2,
+      containers: [{ name: "app", image: BUSYBOX, command: ["sleep", "3600"], ...probes }],
+    },
+  };
+}
+
+async function podNamed(agent: RunningAgent, name: string): Promise<Pod | undefined> {
+  return (await getPods(agent)).items.find((p) => p.metadata.name === `${name}-node1`);
+}
+
+/** The pod's Ready condition and its container's ready flag, once the container runs. */
+async function readiness(agent: RunningAgent, name: string): Promise<{ ready: boolean; condition: string } | undefined> {
+  const pod = await podNamed(agent, name);
+  const c = pod?.status?.containerStatuses?.[0];
+  if (!c?.state?.running) return undefined;
+  return { ready: c.ready, condition: pod!.status!.conditions!.find((x) => x.type === "Ready")!.status };
+}
+
+describe("probes in the agent", () => {
+  test("a readiness probe decides Ready in /pods, and a failure takes it back", async () => {
+    fake.setExecResult(["check-ready"], { exitCode: 1, stdout: "not yet" });
+    const agent = await start();
+    writeManifest(dirs, "web.json", probedPod("web", { readinessProbe: { exec: { command: ["check-ready"] }, periodSeconds: 1, failureThreshold: 1 } }));
+
+    await waitFor("the container running, not ready", async () => {
+      const r = await readiness(agent, "web");
+      return r && !r.ready && r.condition === "False" && fake.calls.some((c) => c.method === "ExecSync");
+    }, TIMEOUT_MS);
+    expect(agent.lines.some((l) => l.msg === "Probe failed" && l.probeType === "readiness" && l.output === "not yet")).toBe(true);
+
+    fake.setExecResult(["check-ready"], { exitCode: 0 });
+    await waitFor("Ready=True", async () => {
+      const r = await readiness(agent, "web");
+      return r?.ready && r.condition === "True";
+    }, TIMEOUT_MS);
+
+    fake.setExecResult(["check-ready"], { exitCode: 1 });
+    await waitFor("Ready=False again", async () => {
+      const r = await readiness(agent, "web");
+      return r && !r.ready && r.condition === "False";
+    }, TIMEOUT_MS);
+    // Readiness never restarts anything.
+    expect((await podNamed(agent, "web"))!.status!.containerStatuses![0]!.restartCount).toBe(0);
+  }, 60_000);
+
+  test("a failing liveness probe makes the agent kill and restart the container", async () => {
+    fake.setExecResult(["check-alive"], { exitCode: 0 });
+    const agent = await start();
+    writeManifest(dirs, "live.json", probedPod("live", { livenessProbe: { exec: { command: ["check-alive"] }, periodSeconds: 1, failureThreshold: 2 } }));
+
+    const first = await waitFor("the container running and probed", () => {
+      const c = fake.state.containers.find((x) => x.name === "app" && x.state === ContainerState.CONTAINER_RUNNING);
+      return c && fake.calls.some((x) => x.method === "ExecSync") ? c : undefined;
+    }, TIMEOUT_MS);
+
+    fake.setExecResult(["check-alive"], { exitCode: 1, stderr: "dead" });
+    const second = await waitFor("a new container replacing the unhealthy one", () =>
+      fake.state.containers.find((x) => x.name === "app" && x.id !== first.id && x.state === ContainerState.CONTAINER_RUNNING),
+    TIMEOUT_MS);
+    fake.setExecResult(["check-alive"], { exitCode: 0 });
+
+    expect(fake.state.container(first.id)?.state ?? ContainerState.CONTAINER_EXITED).toBe(ContainerState.CONTAINER_EXITED);
+    const stop = fake.calls.find((c) => c.method === "StopContainer" && (c.request as unknown as { containerId: string }).containerId === first.id);
+    expect(stop).toBeDefined();
+    expect(agent.lines.some((l) => l.msg === "Probe failed" && l.probeType === "liveness" && l.output === "dead")).toBe(true);
+    await waitFor("restartCount 1 in /pods", async () => {
+      const c = (await podNamed(agent, "live"))?.status?.containerStatuses?.[0];
+      return c?.restartCount === 1 && c.containerID === `containerd://${second.id}`;
+    }, TIMEOUT_MS);
+  }, 60_000);
+
+  test("an httpGet readiness probe reaches its host and port", async () => {
+    let healthy = false;
+    const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(healthy ? "ok" : "warming up", { status: healthy ? 200 : 503 }) });
+    try {
+      const agent = await start();
+      writeManifest(dirs, "http.json", probedPod("http", { readinessProbe: { httpGet: { host: "127.0.0.1", port: server.port!, path: "/healthz" }, periodSeconds: 1 } }));
+      await waitFor("the container running, not ready", async () => (await readiness(agent, "http"))?.ready === false, TIMEOUT_MS);
+      healthy = true;
+      await waitFor("Ready=True", async () => (await readiness(agent, "http"))?.condition === "True", TIMEOUT_MS);
+    } finally {
+      server.stop(true);
+    }
+  }, 60_000);
+});
