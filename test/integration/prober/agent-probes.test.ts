@@ -82,10 +82,10 @@ describe("probes in the agent", () => {
     expect((await podNamed(agent, "web"))!.status!.containerStatuses![0]!.restartCount).toBe(0);
   }, 60_000);
 
-  test("a failing liveness probe makes the agent kill and restart the container", async () => {
+  test("a failing liveness probe makes the agent kill (with the probe's grace period) and restart the container", async () => {
     fake.setExecResult(["check-alive"], { exitCode: 0 });
     const agent = await start();
-    writeManifest(dirs, "live.json", probedPod("live", { livenessProbe: { exec: { command: ["check-alive"] }, periodSeconds: 1, failureThreshold: 2 } }));
+    writeManifest(dirs, "live.json", probedPod("live", { livenessProbe: { exec: { command: ["check-alive"] }, periodSeconds: 1, failureThreshold: 2, terminationGracePeriodSeconds: 5 } }));
 
     const first = await waitFor("the container running and probed", () => {
       const c = fake.state.containers.find((x) => x.name === "app" && x.state === ContainerState.CONTAINER_RUNNING);
@@ -100,7 +100,7 @@ describe("probes in the agent", () => {
 
     expect(fake.state.container(first.id)?.state ?? ContainerState.CONTAINER_EXITED).toBe(ContainerState.CONTAINER_EXITED);
     const stop = fake.calls.find((c) => c.method === "StopContainer" && (c.request as unknown as { containerId: string }).containerId === first.id);
-    expect(stop).toBeDefined();
+    expect((stop!.request as unknown as { timeout: bigint }).timeout).toBe(5n); // not the pod's 2 s
     expect(agent.lines.some((l) => l.msg === "Probe failed" && l.probeType === "liveness" && l.output === "dead")).toBe(true);
     await waitFor("restartCount 1 in /pods", async () => {
       const c = (await podNamed(agent, "live"))?.status?.containerStatuses?.[0];
