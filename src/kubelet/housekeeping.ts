@@ -64,7 +64,7 @@ export function createHousekeeping(deps: HousekeepingDeps): { run(): Promise<voi
 
     let runtimePods;
     try {
-      runtimePods = await runtime.getPods();
+      runtimePods = await runtime.getPods({ all: false });
     } catch (err) {
       log.error("Housekeeping could not list runtime pods; retrying at the next housekeeping", { err });
       return;

@@ -29,7 +29,8 @@ export interface Runtime {
   ): Promise<{ error?: unknown }>;
   getPodStatus(uid: string, name: string, namespace: string): Promise<PodStatus>;
   /** Pods with a running container or a ready sandbox. */
-  getPods(): Promise<RuntimePod[]>;
+  /** `all: false`: only ready sandboxes and running containers (what housekeeping may kill). */
+  getPods(opts?: { all?: boolean }): Promise<RuntimePod[]>;
   /** Removes dead containers of the pod (all of them with removeAll). */
   cleanUpContainersInPod(uid: string, opts?: { removeAll?: boolean }): Promise<void>;
   /** Forgets per-pod state (crash-loop and image backoff entries) of a finished pod. */

@@ -51,7 +51,8 @@ interface Opts {
 }
 
 export interface RuntimeManager {
-  getPods(opts?: Opts): Promise<RuntimePod[]>;
+  /** Every sandbox and container by default; `all: false` only ready sandboxes and running containers. */
+  getPods(opts?: Opts & { all?: boolean }): Promise<RuntimePod[]>;
   getPodStatus(uid: string, name: string, namespace: string, opts?: Opts): Promise<PodStatus>;
   syncPod(pod: Pod, podStatus: PodStatus, opts?: Opts): Promise<PodSyncResult>;
   /** Kill all containers (parallel, preStop hooks) then stop all sandboxes. pod may be undefined for an orphan (rebuild grace/preStop from annotations). */

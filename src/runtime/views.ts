@@ -3,7 +3,7 @@
  * (GetPodStatus). Objects that disappear between a list and a status call are skipped, as the
  * kubelet does: a concurrent removal is normal, not an error.
  */
-import { isNotFound, labels as L, PodSandboxState, type CriClient } from "../cri/index.ts";
+import { ContainerState, isNotFound, labels as L, PodSandboxState, type CriClient } from "../cri/index.ts";
 import { containerRef, sandboxRef, toContainerStatus, toSandboxStatus } from "./convert.ts";
 import { containerInfoFromLabels } from "./labels.ts";
 import { terminationMessage } from "./termination-message.ts";
@@ -14,10 +14,17 @@ interface Opts {
 }
 
 /** All sandboxes and containers, grouped by pod UID; newest pod first. */
-export async function getPods(cri: CriClient, opts: Opts = {}): Promise<RuntimePod[]> {
+/**
+ * The runtime's pods. `all` (the default) lists every sandbox and container, as the PLEG needs;
+ * `all: false` only ready sandboxes and running containers (the kubelet's GetPods(false)), which is
+ * what housekeeping kills as orphans: dead leftovers are the container GC's business.
+ */
+export async function getPods(cri: CriClient, opts: Opts & { all?: boolean } = {}): Promise<RuntimePod[]> {
+  const all = opts.all ?? true;
+  const call = { signal: opts.signal };
   const [{ items }, { containers }] = await Promise.all([
-    cri.runtime.listPodSandbox({}, opts),
-    cri.runtime.listContainers({}, opts),
+    cri.runtime.listPodSandbox(all ? {} : { filter: { state: { state: PodSandboxState.SANDBOX_READY } } }, call),
+    cri.runtime.listContainers(all ? {} : { filter: { state: { state: ContainerState.CONTAINER_RUNNING } } }, call),
   ]);
   const pods = new Map<string, RuntimePod & { createdAt: number }>();
   const podFor = (uid: string, name: string, namespace: string) => {

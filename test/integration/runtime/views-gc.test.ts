@@ -27,6 +27,22 @@ describe("views over the runtime", () => {
     expect(pods[1].sandboxes[0]).toMatchObject({ name: "POD", state: "running" });
   });
 
+  test("getPods with all: false lists only ready sandboxes and running containers (what housekeeping may kill)", async () => {
+    const live = makePod({ containers: [c("x"), c("y")] });
+    const dead = makePod({ containers: [c("z")] });
+    await h.sync(live);
+    await h.sync(dead);
+    h.fake.exitContainer(lastId("y"), 0);
+    const deadSandbox = h.fake.state.sandboxes.find((s) => s.uid === dead.metadata.uid)!;
+    await h.rm.killPod(dead, (await h.rm.getPods()).find((p) => p.uid === dead.metadata.uid)!);
+    expect(h.fake.state.sandbox(deadSandbox.id)).toBeDefined();
+    const running = await h.rm.getPods({ all: false });
+    expect(running.map((p) => ({ uid: p.uid, containers: p.containers.map((x) => x.name), sandboxes: p.sandboxes.length }))).toEqual([
+      { uid: live.metadata.uid!, containers: ["x"], sandboxes: 1 },
+    ]);
+    expect((await h.rm.getPods()).map((p) => p.uid).sort()).toEqual([live.metadata.uid!, dead.metadata.uid!].sort());
+  });
+
   test("getPodStatus reports sandboxes, IPs and every container newest first with restart counts", async () => {
     const pod = makePod({ containers: [c("a")] });
     await h.sync(pod);

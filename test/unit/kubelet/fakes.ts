@@ -111,7 +111,9 @@ export class FakeRuntime implements Runtime {
     this.calls.push(`getPodStatus:${uid}`);
     return this.statusAfterKill ?? podStatus(uid);
   }
-  async getPods() {
+  getPodsAll: (boolean | undefined)[] = [];
+  async getPods(opts?: { all?: boolean }) {
+    this.getPodsAll.push(opts?.all);
     if (this.getPodsError !== undefined) throw this.getPodsError;
     return this.runtimePods;
   }

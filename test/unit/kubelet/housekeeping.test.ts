@@ -48,6 +48,8 @@ describe("housekeeping", () => {
       { updateType: "kill", runningPod: runtimePod("uid-stray"), killPodOptions: { gracePeriodSecondsOverride: 1 } },
     ]);
     expect((await h.metrics.orphanedRuntimePods.get()).values[0].value).toBe(1);
+    // Only running pods are candidates (the kubelet's GetPods(false)): dead leftovers are GC's.
+    expect(h.runtime.getPodsAll).toEqual([false]);
   });
 
   test("a desired pod whose worker was purged (UID reused) is created again, unless it finished", async () => {
