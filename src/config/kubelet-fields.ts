@@ -53,7 +53,6 @@ export const ignoredKubeletFields: ReadonlySet<string> = new Set([
   "qosReserved",
   "hairpinMode",
   "maxPods",
-  "podCIDR",
   "podPidsLimit",
   "resolvConf",
   "runOnce",

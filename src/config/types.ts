@@ -21,6 +21,10 @@ export interface BunletConfig {
   podLogsDir: string;
   /** --container-logs-dir (bunlet): the /var/log/containers symlinks. */
   containerLogsDir: string;
+  /** --pod-cidr / podCIDR: the embedded containerd's pod subnet (kubelet: standalone mode only); "" = 10.88.0.0/16. */
+  podCIDR: string;
+  /** --cni-bridge-name (bunlet): the embedded containerd's CNI bridge, so two bunlets on one host do not share one. */
+  cniBridgeName: string;
   /** --hostname-override / --node-name, else the OS hostname; always lower-cased. */
   nodeName: string;
   /** --kubeconfig: stored for the apiserver source; "" = standalone. */
@@ -87,6 +91,8 @@ export const defaults = {
   rootDir: "/var/lib/bunlet",
   podLogsDir: "/var/log/pods",
   containerLogsDir: "/var/log/containers",
+  podCIDR: "",
+  cniBridgeName: "bunlet0",
   kubeconfig: "",
   // The kubelet binds 0.0.0.0; bunlet's read-only port has no authentication, so loopback.
   address: "127.0.0.1",

@@ -61,6 +61,25 @@ export function ipAddress(s: string): string {
   return s;
 }
 
+/** An IPv4 or IPv6 network in CIDR notation, e.g. 10.88.0.0/16. */
+export function cidr(s: string): string {
+  const [addr, prefix, extra] = s.split("/");
+  const family = isIP(addr ?? "");
+  const bits = Number(prefix);
+  if (extra !== undefined || family === 0 || !/^\d+$/.test(prefix ?? "") || bits > (family === 4 ? 32 : 128)) {
+    throw new ValueError(`expected a CIDR such as 10.88.0.0/16, found ${JSON.stringify(s)}`);
+  }
+  return s;
+}
+
+/** A Linux network interface name: 1-15 characters, no slash, space or colon. */
+export function interfaceName(s: string): string {
+  if (!/^[A-Za-z0-9_.-]{1,15}$/.test(s)) {
+    throw new ValueError(`expected an interface name of 1-15 letters, digits, '.', '_' or '-', found ${JSON.stringify(s)}`);
+  }
+  return s;
+}
+
 export function loggingFormat(s: string): LoggingFormat {
   if (s !== "text" && s !== "json") {
     throw new ValueError(`unsupported log format ${JSON.stringify(s)}, expected "text" or "json"`);

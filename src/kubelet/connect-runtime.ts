@@ -43,6 +43,8 @@ export interface ConnectOptions {
   /** Aborting it cancels the start-up. */
   signal: AbortSignal;
   waitTimeoutMs?: number;
+  /** The embedded containerd's CNI network; "" podSubnet keeps its default. */
+  network?: { podSubnet: string; bridgeName: string };
 }
 
 export async function connectRuntime(opts: ConnectOptions): Promise<RuntimeConnection> {
@@ -72,6 +74,8 @@ export async function connectRuntime(opts: ConnectOptions): Promise<RuntimeConne
     try {
       managed = await startManagedContainerd({
         rootDir: opts.rootDir,
+        bridgeName: opts.network?.bridgeName || undefined,
+        podSubnet: opts.network?.podSubnet || undefined,
         log: log.with({ component: "containerd" }),
         clock,
         signal: startup.signal,

@@ -71,6 +71,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
   const connection = await connectRuntime({
     endpoint: deps.criEndpointOverride ?? config.containerRuntimeEndpoint,
     rootDir: config.rootDir,
+    network: { podSubnet: config.podCIDR, bridgeName: config.cniBridgeName },
     runtimeRequestTimeoutMs: config.runtimeRequestTimeoutMs,
     clock,
     log,
