@@ -2,17 +2,19 @@
  * dist/bunlet with no --container-runtime-endpoint: it runs its own containerd under
  * <root-dir>/containerd (as k3s does). A pod keeps running in its shim when SIGTERM stops bunlet
  * and its containerd, and the next bunlet (and its new containerd) adopts it without a restart.
- * Uses the default bridge (bunlet0, 10.88.0.0/16) and removes it afterwards.
+ * Its pod network comes from --pod-cidr and --cni-bridge-name (a test /24 and bridge of its own, so
+ * it never collides with another bunlet on the host), removed afterwards.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PodList } from "../../../src/api/index.ts";
-import { containerdPaths, DEFAULT_BRIDGE_NAME, DEFAULT_POD_SUBNET } from "../../../src/containerd/index.ts";
+import { containerdPaths } from "../../../src/containerd/index.ts";
 import { ContainerState, createCriClient, type CriClient } from "../../../src/cri/index.ts";
 import { deleteLink, deleteNatRulesFor, killShims, shimPids, unmountUnder } from "../../harness/cleanup.ts";
 import { ensureImages, importImages } from "../../harness/images.ts";
+import { allocateTestNetwork, type TestNetwork } from "../../harness/network.ts";
 import { requireE2e } from "../../harness/require.ts";
 import { ensureBuilt, freePort, startBunlet, type BunletProcess } from "./bunlet.ts";
 
@@ -23,6 +25,7 @@ let manifests = "";
 let port = 0;
 let bunlet: BunletProcess | undefined;
 let cri: CriClient | undefined;
+let net: TestNetwork | undefined;
 
 beforeAll(async () => {
   requireE2e();
@@ -33,6 +36,7 @@ beforeAll(async () => {
   manifests = join(dir, "manifests");
   mkdirSync(manifests);
   port = await freePort();
+  net = allocateTestNetwork();
 }, 180_000);
 
 afterAll(async () => {
@@ -45,8 +49,11 @@ afterAll(async () => {
     killShims(containerdPaths(rootDir).socketPath);
     unmountUnder(dir);
   }
-  deleteLink(DEFAULT_BRIDGE_NAME);
-  deleteNatRulesFor(DEFAULT_POD_SUBNET);
+  if (net) {
+    deleteLink(net.bridgeName);
+    deleteNatRulesFor(net.podSubnet);
+    net.release();
+  }
   if (dir) rmSync(dir, { recursive: true, force: true });
 }, 60_000);
 
@@ -58,6 +65,8 @@ async function start(): Promise<BunletProcess> {
       `--pod-logs-dir=${join(dir, "logs", "pods")}`,
       `--container-logs-dir=${join(dir, "logs", "containers")}`,
       "--hostname-override=embedded",
+      `--pod-cidr=${net!.podSubnet}`,
+      `--cni-bridge-name=${net!.bridgeName}`,
       "--file-check-frequency=1s",
       `--healthz-port=${await freePort()}`,
     ],
@@ -113,7 +122,10 @@ describe("dist/bunlet with its embedded containerd", () => {
         spec: { terminationGracePeriodSeconds: 2, containers: [{ name: "main", image: "docker.io/library/busybox:1.36", command: ["sleep", "3600"] }] },
       }),
     );
-    await waitFor("web Running", webRunning);
+    const web = await waitFor("web Running", webRunning);
+    // The pod network is the one --pod-cidr asked for.
+    const prefix = net!.podSubnet.split(".").slice(0, 3).join(".") + ".";
+    expect(web.status?.podIP).toStartWith(prefix);
     expect(await runningContainerIds()).toHaveLength(1);
   }, STEP_MS);
 
