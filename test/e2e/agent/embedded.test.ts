@@ -98,6 +98,12 @@ const webRunning = async () => {
   const pod = list.items.find((p) => p.metadata.name === "web-embedded");
   return pod?.status?.phase === "Running" && pod.status.containerStatuses?.every((c) => c.ready) ? pod : undefined;
 };
+/** Pids of containerd processes started with this root's config. */
+function containerdPids(root: string): number[] {
+  const out = Bun.spawnSync(["pgrep", "-f", `containerd --config ${join(root, "containerd")}`]).stdout.toString().trim();
+  return out === "" ? [] : out.split("\n").map(Number);
+}
+
 async function runningContainerIds(): Promise<string[]> {
   cri ??= createCriClient({ endpoint: `unix://${containerdPaths(rootDir).socketPath}` });
   const { containers } = await cri.runtime.listContainers({});
@@ -138,10 +144,34 @@ describe("dist/bunlet with its embedded containerd", () => {
     expect(performance.now() - t0).toBeLessThan(10_000);
     expect(bunlet!.lines.some((l) => l.msg === "containerd stopped; containers keep running in their shims")).toBe(true);
     expect(shimPids(socket).length).toBeGreaterThan(0);
+    // containerd itself is gone: no process runs with this root's config any more.
+    expect(containerdPids(rootDir)).toEqual([]);
 
     await start();
     await waitFor("web Running again", webRunning);
     expect(await runningContainerIds()).toEqual(ids);
+  }, STEP_MS);
+
+  test("a container killed behind bunlet's back is restarted within about two relist periods (containerd 1.6: generic PLEG at 1 s)", async () => {
+    const [victim] = await runningContainerIds();
+    const socket = containerdPaths(rootDir).socketPath;
+    const killed = Bun.spawnSync(["ctr", "--address", socket, "-n", "k8s.io", "tasks", "kill", "-s", "SIGKILL", victim]);
+    expect(killed.exitCode).toBe(0);
+    const t0 = performance.now();
+    const [replacement] = await waitFor("a new running container", async () => {
+      const ids = await runningContainerIds();
+      return ids.length === 1 && ids[0] !== victim ? ids : undefined;
+    }, 15_000);
+    const seconds = (performance.now() - t0) / 1000;
+    expect(replacement).not.toBe(victim);
+    // Two relist periods plus the container start, with room for a loaded CI machine.
+    expect(seconds).toBeLessThan(5);
+    // /pods catches up at the pod's next sync.
+    const restarted = await waitFor("restartCount 1 in /pods", async () => {
+      const pod = await webRunning();
+      return pod?.status?.containerStatuses?.[0].restartCount === 1 ? pod : undefined;
+    }, 15_000);
+    expect(restarted.status?.containerStatuses?.[0].lastState?.terminated?.exitCode).toBe(137);
   }, STEP_MS);
 
   test("a removed manifest stops the pod on the embedded containerd", async () => {
