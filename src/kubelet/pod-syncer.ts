@@ -9,7 +9,7 @@ import type { Clock, Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
 // The workers retry a pod that failed with this after ~1 s instead of their error backoff.
 import { NetworkNotReadyError } from "../podworkers/index.ts";
-import type { PodStatus, RuntimePod } from "../runtime/types.ts";
+import { runningPodFromStatus } from "../runtime/index.ts";
 import type { ProbeManager } from "../prober/index.ts";
 import type { PodManager } from "./pod-manager.ts";
 import type { PodDirs, PodSyncer, Runtime, StatusGenerator, StatusManager, UpdateType } from "./types.ts";
@@ -89,7 +89,7 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
       statusManager.setPodStatus(pod, apiStatus);
 
       log.debug("Pod terminating", { pod: podRef(pod), podUID: podUID(pod), gracePeriodSeconds }, 2);
-      const killed = await runtime.killPod(pod, toRunningPod(podStatus), gracePeriodSeconds, { signal });
+      const killed = await runtime.killPod(pod, runningPodFromStatus(podStatus), gracePeriodSeconds, { signal });
       if (killed.error !== undefined) throw killed.error;
 
       const stopped = await runtime.getPodStatus(podUID(pod), pod.metadata.name ?? "", pod.metadata.namespace ?? "");
@@ -131,34 +131,5 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
       }
       log.debug("Pod cleaned up", { pod: podRef(pod), podUID: uid }, 2);
     },
-  };
-}
-
-/** The running part of a pod status, as killPod wants it (kubecontainer.ConvertPodStatusToRunningPod). */
-export function toRunningPod(status: PodStatus): RuntimePod {
-  return {
-    uid: status.uid,
-    name: status.name,
-    namespace: status.namespace,
-    containers: status.containerStatuses
-      .filter((c) => c.state === "running")
-      .map((c) => ({
-        id: c.id,
-        name: c.name,
-        state: c.state,
-        createdAt: c.createdAt,
-        hash: c.hash,
-        sandboxId: c.sandboxId,
-        image: c.image,
-      })),
-    sandboxes: status.sandboxStatuses.map((s) => ({
-      id: s.id,
-      name: s.name,
-      state: s.state === "ready" ? "running" : "exited",
-      createdAt: s.createdAt,
-      hash: "",
-      sandboxId: s.id,
-      image: "",
-    })),
   };
 }

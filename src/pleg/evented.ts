@@ -5,10 +5,11 @@
  */
 import { ContainerEventType, type ContainerEventResponse } from "../cri/index.ts";
 import { runEvery, type Channel, type Clock, type Logger } from "../lib/index.ts";
+import { nanosToMs } from "../runtime/index.ts";
 import type { PodStatus } from "../runtime/types.ts";
 import type { PodCache } from "./cache.ts";
 import type { PlegMetrics } from "./deps.ts";
-import { lifecycleEventsFor, nsToMs, podStatusFromEvent } from "./event-status.ts";
+import { lifecycleEventsFor, podStatusFromEvent } from "./event-status.ts";
 import type { Health } from "./generic.ts";
 import { preservedPodIPs } from "./pod-ips.ts";
 import { applyRunningMetricsDelta } from "./running-metrics.ts";
@@ -47,7 +48,7 @@ export class EventedPleg {
       return;
     }
     const uid = status.uid;
-    const eventTime = nsToMs(event.createdAt);
+    const eventTime = nanosToMs(event.createdAt);
     metrics.eventedPlegConnectionLatency.observe(Math.max(0, clock.now() - eventTime) / 1000);
     status.ips = preservedPodIPs(cache, uid, status);
     const before = cache.has(uid) ? cache.get(uid) : undefined;

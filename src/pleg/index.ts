@@ -3,7 +3,7 @@ export { createPleg, type Pleg, type PlegDeps, type PlegStatus } from "./pleg.ts
 export { GenericPleg, type GenericPlegDeps, type Health } from "./generic.ts";
 export { EventedPleg, type EventedPlegDeps } from "./evented.ts";
 export { computeEvents, computePodEvents, containerIdsOf, convertState, generateEvents, type PlegContainerState } from "./compute-events.ts";
-export { podStatusFromEvent, lifecycleEventsFor, toRuntimeContainerStatus, toRuntimeSandboxStatus, nsToMs } from "./event-status.ts";
+export { podStatusFromEvent, lifecycleEventsFor } from "./event-status.ts";
 export { PodCache, type CacheEntry } from "./cache.ts";
 export { criEventSource, type ContainerEventSource, type PlegMetrics, type PodLister } from "./deps.ts";
 export { transition, modeOf, type PlegMode, type PlegModeState, type PlegModeInput, type PlegModeAction } from "./mode.ts";

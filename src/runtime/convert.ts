@@ -1,6 +1,7 @@
 /**
- * CRI objects → bunlet's runtime view (types.ts). Times arrive as nanoseconds (bigint) and leave
- * as milliseconds; identity comes from the kubelet labels, restart count and hash from annotations.
+ * CRI objects → bunlet's runtime view (types.ts), the one converter both the runtime manager's
+ * views and the evented PLEG use. Times arrive as nanoseconds (bigint) and leave as milliseconds;
+ * identity comes from the kubelet labels, restart count and hash from annotations.
  */
 import {
   ContainerState as CriContainerState,
@@ -15,8 +16,13 @@ import {
 import { containerInfoFromAnnotations, containerInfoFromLabels } from "./labels.ts";
 import type { ContainerState, RuntimeContainerRef, RuntimeContainerStatus, RuntimeSandboxStatus } from "./types.ts";
 
+/**
+ * Milliseconds with the microseconds kept as a fraction: the evented PLEG stamps the pod cache
+ * with an event's own time, and two runtime changes within one millisecond must still order.
+ * (A double holds epoch microseconds exactly; nanoseconds would not fit.)
+ */
 export function nanosToMs(ns: bigint): number {
-  return Number(ns / 1_000_000n);
+  return Number(ns / 1000n) / 1000;
 }
 
 export function toContainerState(state: CriContainerState): ContainerState {

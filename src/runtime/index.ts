@@ -12,6 +12,8 @@ export { hashContainer } from "./hash.ts";
 export { podSandboxChanged, shouldContainerBeRestarted } from "./policy.ts";
 export { createRuntimeManager, type RuntimeManager, type RuntimeManagerDeps } from "./manager.ts";
 export { runningPodFromStatus } from "./sync.ts";
+export { nanosToMs, sandboxIPs, toContainerStatus, toSandboxStatus } from "./convert.ts";
+export { runtimeViews, type RuntimeViews } from "./views.ts";
 export { Reason, type PodSyncResult, type SyncAction, type SyncStep } from "./result.ts";
 export { StepError, PodSyncError } from "./result.ts";
 export type { DnsConfig } from "./dns.ts";

@@ -23,7 +23,7 @@ import { runtimeStatus } from "./runtime-status.ts";
 import { syncPod, type SyncDeps } from "./sync.ts";
 import type { StartTimeline } from "./timeline.ts";
 import type { PodStatus, RuntimePod } from "./types.ts";
-import { getPodStatus, getPods } from "./views.ts";
+import { getPodStatus, runtimeViews, type RuntimeViews } from "./views.ts";
 
 export interface RuntimeManagerDeps {
   cri: CriClient;
@@ -50,10 +50,8 @@ interface Opts {
   signal?: AbortSignal;
 }
 
-export interface RuntimeManager {
-  /** Every sandbox and container by default; `all: false` only ready sandboxes and running containers. */
-  getPods(opts?: Opts & { all?: boolean }): Promise<RuntimePod[]>;
-  getPodStatus(uid: string, name: string, namespace: string, opts?: Opts): Promise<PodStatus>;
+/** getPods: every sandbox and container by default; `all: false` only ready sandboxes and running containers. */
+export interface RuntimeManager extends RuntimeViews {
   syncPod(pod: Pod, podStatus: PodStatus, opts?: Opts): Promise<PodSyncResult>;
   /** Kill all containers (parallel, preStop hooks) then stop all sandboxes. pod may be undefined for an orphan (rebuild grace/preStop from annotations). */
   killPod(pod: Pod | undefined, runningPod: RuntimePod, gracePeriodOverrideSeconds?: number, opts?: Opts): Promise<PodSyncResult>;
@@ -113,8 +111,7 @@ export function createRuntimeManager(deps: RuntimeManagerDeps): RuntimeManager {
   };
 
   return {
-    getPods: (opts) => getPods(cri, opts),
-    getPodStatus: (uid, name, namespace, opts) => getPodStatus(cri, uid, name, namespace, opts),
+    ...runtimeViews(cri),
     async syncPod(pod, podStatus, opts = {}) {
       const { name, namespace, uid = "" } = pod.metadata;
       crashLoopPrefixes.set(uid, `${name}_${namespace}_${uid}_`);

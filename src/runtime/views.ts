@@ -13,7 +13,20 @@ interface Opts {
   signal?: AbortSignal;
 }
 
-/** All sandboxes and containers, grouped by pod UID; newest pod first. */
+/** The runtime manager's read-only half: what the PLEG lists and inspects (its PodLister). */
+export interface RuntimeViews {
+  getPods(opts?: Opts & { all?: boolean }): Promise<RuntimePod[]>;
+  getPodStatus(uid: string, name: string, namespace: string, opts?: Opts): Promise<PodStatus>;
+}
+
+/** The views over one CRI client, without the rest of the manager (PLEG tests and bench use it). */
+export function runtimeViews(cri: CriClient): RuntimeViews {
+  return {
+    getPods: (opts) => getPods(cri, opts),
+    getPodStatus: (uid, name, namespace, opts) => getPodStatus(cri, uid, name, namespace, opts),
+  };
+}
+
 /**
  * The runtime's pods. `all` (the default) lists every sandbox and container, as the PLEG needs;
  * `all: false` only ready sandboxes and running containers (the kubelet's GetPods(false)), which is

@@ -9,9 +9,9 @@ import { createCriClient, type ContainerEventResponse, type CriClient } from "..
 import { realClock } from "../../../src/lib/index.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
 import { createPleg, PodCache, type ContainerEventSource, type Pleg, type PodLister } from "../../../src/pleg/index.ts";
+import { runtimeViews } from "../../../src/runtime/index.ts";
 import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
 import { runCommand } from "../../harness/images.ts";
-import { criPodLister } from "../../integration/pleg/cri-pod-lister.ts";
 import { createPod, nextEvent, watchedLogger } from "../../integration/pleg/helpers.ts";
 
 let ctd: TestContainerd;
@@ -41,7 +41,7 @@ function whenRelists(count: number): Promise<void> {
 beforeAll(async () => {
   ctd = await startTestContainerd({ name: "pleg-e2e" });
   cri = createCriClient({ endpoint: ctd.endpoint });
-  const lister = criPodLister(cri);
+  const lister = runtimeViews(cri);
   const runtime: PodLister = {
     getPods: (opts) => {
       relistStarts.push(performance.now());

@@ -4,8 +4,8 @@ import type { CriClient } from "../../../src/cri/index.ts";
 import { realClock } from "../../../src/lib/index.ts";
 import { createMetrics, type Metrics } from "../../../src/metrics/index.ts";
 import { createPleg, PodCache, type Pleg, type PlegOptions } from "../../../src/pleg/index.ts";
+import { runtimeViews } from "../../../src/runtime/index.ts";
 import { startFakeCri, type FakeCri } from "../../fake-cri/index.ts";
-import { criPodLister } from "./cri-pod-lister.ts";
 import { client, createPod, nextEvent, watchedLogger } from "./helpers.ts";
 
 let fake: FakeCri;
@@ -31,7 +31,7 @@ afterEach(async () => {
 });
 
 function start(eventedEnabled: boolean, options: Partial<PlegOptions> = {}): Pleg {
-  pleg = createPleg({ runtime: criPodLister(cri), cri, cache, clock: realClock, log, metrics, eventedEnabled }, options);
+  pleg = createPleg({ runtime: runtimeViews(cri), cri, cache, clock: realClock, log, metrics, eventedEnabled }, options);
   pleg.start();
   return pleg;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { Registry } from "prom-client";
-import { ContainersStillRunningError, createPodSyncer, toRunningPod } from "../../../src/kubelet/pod-syncer.ts";
+import { ContainersStillRunningError, createPodSyncer } from "../../../src/kubelet/pod-syncer.ts";
 import { NetworkNotReadyError } from "../../../src/podworkers/index.ts";
 import { PodManager } from "../../../src/kubelet/pod-manager.ts";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
@@ -206,18 +206,4 @@ describe("syncTerminatedPod", () => {
     expect(h.podDirs.dirs).toEqual(new Set(["uid-a"]));
     expect(h.log.lines.some((l) => l.level === "warn" && l.podUID === "uid-a")).toBe(true);
   });
-});
-
-test("toRunningPod keeps running containers and every sandbox", () => {
-  const status = podStatus("u", [container("a", "running", "1"), container("b", "exited", "2")]);
-  status.sandboxStatuses = [
-    { id: "s2", state: "ready", createdAt: 2, attempt: 1, ips: [], hostNetwork: false, name: "p", namespace: "default", uid: "u", labels: {}, annotations: {} },
-    { id: "s1", state: "notready", createdAt: 1, attempt: 0, ips: [], hostNetwork: false, name: "p", namespace: "default", uid: "u", labels: {}, annotations: {} },
-  ];
-  const rp = toRunningPod(status);
-  expect(rp.containers.map((c) => c.id)).toEqual(["1"]);
-  expect(rp.sandboxes.map((s) => [s.id, s.state])).toEqual([
-    ["s2", "running"],
-    ["s1", "exited"],
-  ]);
 });
