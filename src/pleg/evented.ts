@@ -89,10 +89,14 @@ export class EventedPleg {
   /**
    * Moves the cache's global timestamp every period until the signal aborts: a stream can miss
    * an event without noticing, and a worker waiting on getNewerThan must not wait forever.
+   * It starts only when `cacheFilled` resolves (the first successful relist): before that the
+   * cache is empty, and a global timestamp would let a pod worker take that empty status as
+   * current and create a second sandbox for a pod the runtime already runs.
    */
-  runGlobalCacheUpdates(periodMs: number, signal: AbortSignal): Promise<void> {
+  async runGlobalCacheUpdates(periodMs: number, signal: AbortSignal, cacheFilled: Promise<void>): Promise<void> {
     const { cache, clock, log } = this.#deps;
-    return runEvery(
+    if (!(await resolvedBefore(cacheFilled, signal))) return;
+    await runEvery(
       clock,
       () => periodMs,
       signal,
@@ -117,6 +121,19 @@ export class EventedPleg {
       next: "the pod is synced at its next resync",
     });
   }
+}
+
+/** True when `p` resolves, false as soon as the signal aborts (whichever comes first). */
+function resolvedBefore(p: Promise<void>, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const onAbort = () => resolve(false);
+    signal.addEventListener("abort", onAbort, { once: true });
+    void p.then(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(!signal.aborted);
+    });
+  });
 }
 
 function podRef(status: PodStatus): string {

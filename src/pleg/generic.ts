@@ -48,6 +48,7 @@ export class GenericPleg {
   #loop?: { stop: AbortController; done: Promise<void> };
   /** Wakes the loop's wait so a new period applies at once. */
   #wake?: AbortController;
+  #firstRelist = Promise.withResolvers<void>();
 
   constructor(deps: GenericPlegDeps, duration: RelistDuration) {
     this.#deps = deps;
@@ -64,6 +65,11 @@ export class GenericPleg {
 
   get relistTime(): number {
     return this.#relistTime;
+  }
+
+  /** Resolves once a relist has listed the runtime and written every pod it found to the cache. */
+  get firstRelist(): Promise<void> {
+    return this.#firstRelist.promise;
   }
 
   /** Relists at once, then every period after the previous relist ended. Idempotent. */
@@ -164,6 +170,7 @@ export class GenericPleg {
       if (signal?.aborted) return;
       // After every pod above is in the cache: releases workers waiting on pods that did not change.
       this.#deps.cache.updateTime(timestamp);
+      this.#firstRelist.resolve();
     } finally {
       metrics.plegRelistDuration.observe((clock.now() - timestamp) / 1000);
     }

@@ -242,7 +242,8 @@ class PlegController implements Pleg {
     if (this.#globalCache || this.#shutdown.signal.aborted) return;
     const stop = new AbortController();
     const signal = AbortSignal.any([stop.signal, this.#shutdown.signal]);
-    this.#globalCache = { stop, done: this.#evented.runGlobalCacheUpdates(this.#opts.globalCacheUpdatePeriodMs, signal) };
+    const period = this.#opts.globalCacheUpdatePeriodMs;
+    this.#globalCache = { stop, done: this.#evented.runGlobalCacheUpdates(period, signal, this.#generic.firstRelist) };
   }
 
   async #stopGlobalCacheUpdates(): Promise<void> {

@@ -118,7 +118,7 @@ describe("healthy and the global cache timestamp", () => {
   test("moves the cache's global timestamp every period, releasing getNewerThan waiters", async () => {
     const { clock, cache, pleg } = setup();
     const stop = new AbortController();
-    const loop = pleg.runGlobalCacheUpdates(5000, stop.signal);
+    const loop = pleg.runGlobalCacheUpdates(5000, stop.signal, Promise.resolve());
     await clock.advance(0);
     const start = clock.now();
     let released = false;
@@ -129,6 +129,32 @@ describe("healthy and the global cache timestamp", () => {
     expect(released).toBe(true);
     stop.abort();
     await loop;
+    expect(clock.pending).toBe(0);
+  });
+
+  test("does not move the global timestamp before the cache is filled, then moves it at once", async () => {
+    const { clock, cache, pleg } = setup();
+    const filled = Promise.withResolvers<void>();
+    const stop = new AbortController();
+    const loop = pleg.runGlobalCacheUpdates(5000, stop.signal, filled.promise);
+    await clock.advance(12_000);
+    expect(cache.timestamp).toBe(0);
+    filled.resolve();
+    await clock.advance(0);
+    expect(cache.timestamp).toBe(clock.now());
+    await clock.advance(5000);
+    expect(cache.timestamp).toBe(clock.now());
+    stop.abort();
+    await loop;
+  });
+
+  test("stops waiting for the cache when the signal aborts first", async () => {
+    const { clock, cache, pleg } = setup();
+    const stop = new AbortController();
+    const loop = pleg.runGlobalCacheUpdates(5000, stop.signal, new Promise<void>(() => {}));
+    stop.abort();
+    await loop;
+    expect(cache.timestamp).toBe(0);
     expect(clock.pending).toBe(0);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { ContainerEventType, ContainerState } from "../../../src/cri/index.ts";
 import { FakeClock, createMemoryLogger, flushMicrotasks } from "../../../src/lib/index.ts";
 import { createPleg, PodCache } from "../../../src/pleg/index.ts";
-import { containerEvent, drain, metricValue, ref, runtimePod, ScriptedEventSource, ScriptedRuntime, testMetrics } from "./helpers.ts";
+import { containerEvent, drain, metricValue, podStatus, ref, runtimePod, ScriptedEventSource, ScriptedRuntime, testMetrics } from "./helpers.ts";
 
 function setup(eventedEnabled = true) {
   const clock = new FakeClock();
@@ -161,16 +161,44 @@ describe("evented mode", () => {
     await pleg.stop();
   });
 
-  test("moves the cache timestamp every 5 s even when relisting fails", async () => {
+  test("moves the cache timestamp every 5 s after the first relist, even when later relists fail", async () => {
     const { clock, runtime, source, cache, pleg, settle } = setup();
-    runtime.failList = true;
     source.accept = true;
     pleg.start();
     await settle();
     const t0 = clock.now();
     expect(cache.timestamp).toBe(t0);
+    runtime.failList = true;
+    await pleg.relistNow();
     await clock.advance(5000);
     expect(cache.timestamp).toBe(t0 + 5000);
+    await pleg.stop();
+  });
+
+  test("no global cache timestamp before the first successful relist: a worker never reads an empty status for a running pod", async () => {
+    const { clock, runtime, source, cache, pleg, settle } = setup();
+    runtime.failList = true;
+    runtime.pods = [runtimePod("u1", [ref("c1", "running")], [ref("sb1", "running")])];
+    const sandbox = { id: "sb1", state: "ready", createdAt: 1, attempt: 0, ips: [], hostNetwork: false, name: "pod-u1", namespace: "default", uid: "u1", labels: {}, annotations: {} } as const;
+    runtime.statuses.set("u1", podStatus("u1", { sandboxStatuses: [{ ...sandbox, ips: [] }] }));
+    source.accept = true;
+    pleg.start();
+    await settle();
+    // A pod worker's first sync waits for anything newer than "never".
+    let seen: string[] | undefined;
+    void cache.getNewerThan("u1", 0).then((e) => (seen = e.status.sandboxStatuses.map((s) => s.id)));
+    await clock.advance(12_000);
+    expect(cache.timestamp).toBe(0);
+    expect(seen).toBeUndefined();
+    // The runtime answers: the relist adopts the running pod, and only then does time move.
+    runtime.failList = false;
+    await pleg.relistNow();
+    await settle();
+    expect(seen).toEqual(["sb1"]);
+    const relisted = cache.timestamp;
+    expect(relisted).toBe(clock.now());
+    await clock.advance(5000);
+    expect(cache.timestamp).toBe(relisted + 5000);
     await pleg.stop();
   });
 });
