@@ -1,6 +1,6 @@
 /**
  * The agent's two HTTP servers: the read-only port (/healthz with the syncloop, pleg and runtime
- * checks, /pods, /metrics) and the healthz port, which serves the same /healthz (the kubelet's
+ * checks, /pods, /metrics, /metrics/probes) and the healthz port, which serves the same /healthz (the kubelet's
  * 10248 only pings; bunlet's names the failing check there too, so a node's health can be probed
  * without exposing /pods). The agent owns the returned handle and stops it on shutdown.
  */
@@ -17,6 +17,8 @@ export interface AgentServersOptions {
   checks: HealthCheck[];
   pods: () => PodList;
   registry: Registry;
+  /** The prober_probe_* metrics, for /metrics/probes. */
+  probeRegistry: Registry;
   detail: () => Record<string, unknown>;
   log: Logger;
 }
@@ -35,6 +37,7 @@ export function startAgentServers(opts: AgentServersOptions): AgentServers {
     checks: opts.checks,
     pods: opts.pods,
     metrics: opts.registry,
+    probeMetrics: opts.probeRegistry,
     detail: opts.detail,
     log,
   });

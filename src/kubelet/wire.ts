@@ -104,6 +104,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
       clock,
       random,
       log,
+      metrics,
       statusProvider: (uid) => {
         const pod = podManager.get(uid);
         if (!pod || !cache.has(uid)) return undefined;
@@ -235,6 +236,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
       checks,
       pods: podList,
       registry: metrics.registry,
+      probeRegistry: metrics.probeRegistry,
       detail: () => ({
         pleg: pleg.status(),
         runtime: runtimeState.runtimeError() ?? "ready",

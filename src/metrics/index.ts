@@ -1,17 +1,35 @@
 /**
  * bunlet's Prometheus metrics, with the kubelet's names (pkg/kubelet/metrics/metrics.go) where
  * the kubelet has one, and a `bunlet_` prefix for what is ours. One registry per agent, so tests
- * can run several agents in one process without sharing counters.
+ * can run several agents in one process without sharing counters. The probe metrics live in a
+ * registry of their own, served on /metrics/probes as the kubelet does (not on /metrics).
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 
 const durationBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 const startBuckets = [0.05, 0.1, 0.25, 0.5, 1, 2, 3, 4, 5, 6, 8, 10, 20, 30, 45, 60, 120, 300];
 
-export function createMetrics(registry = new Registry()) {
+export function createMetrics(registry = new Registry(), probeRegistry = new Registry()) {
   const r = [registry];
+  const probes = [probeRegistry];
   return {
     registry,
+    probeRegistry,
+    // Label values as the kubelet's prober: probe_type Liveness/Readiness/Startup, result
+    // successful/failed/unknown.
+    proberProbeTotal: new Counter({
+      name: "prober_probe_total",
+      help: "Cumulative number of a liveness, readiness or startup probe for a container by result.",
+      labelNames: ["probe_type", "result", "container", "pod", "namespace", "pod_uid"],
+      registers: probes,
+    }),
+    // The default buckets (0.005 s to 10 s) are the kubelet's too.
+    proberProbeDuration: new Histogram({
+      name: "prober_probe_duration_seconds",
+      help: "Duration in seconds for a probe response.",
+      labelNames: ["probe_type", "container", "pod", "namespace"],
+      registers: probes,
+    }),
     runtimeOperations: new Counter({
       name: "kubelet_runtime_operations_total",
       help: "Cumulative number of runtime operations by operation type.",

@@ -10,7 +10,7 @@ import { podRef, podUID, type Container, type Pod } from "../api/index.ts";
 import type { CriClient } from "../cri/index.ts";
 import type { Channel, Clock, Logger } from "../lib/index.ts";
 import { checkContainer, type ContainerChecker, type ProbeType } from "./probe-check.ts";
-import { ProbeWorker, type StatusProvider } from "./probe-worker.ts";
+import { ProbeWorker, type ProbeMetrics, type StatusProvider } from "./probe-worker.ts";
 import { parseContainerId, ResultsManager, type ProbeResult, type ProbeUpdate } from "./results.ts";
 
 export interface ProbeManagerDeps {
@@ -19,6 +19,8 @@ export interface ProbeManagerDeps {
   /** Random source in [0, 1), for the start-up jitter. */
   random: () => number;
   log: Logger;
+  /** prober_probe_total and prober_probe_duration_seconds (the probe registry). */
+  metrics: ProbeMetrics;
   statusProvider: StatusProvider;
   /** How a probe is run; tests replace it. Default: the real exec/httpGet/tcpSocket/grpc probes. */
   check?: ContainerChecker;
@@ -90,6 +92,7 @@ export function createProbeManager(deps: ProbeManagerDeps): ProbeManager {
       random: deps.random,
       managerStartedAt: startedAt,
       log: deps.log,
+      metrics: deps.metrics,
     });
     workers.set(key, worker);
     const done: Promise<void> = worker

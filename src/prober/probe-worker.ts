@@ -4,11 +4,13 @@
  * has just started, so a restart does not probe every container at once) and records results in
  * its type's ResultsManager. The worker owns its container's entry there: it resets it when the
  * container id changes and removes it when it exits. doProbe is one iteration and says whether
- * to keep going.
+ * to keep going. It also owns its container's prober_probe_* series: counted after each probe
+ * that gave a result, removed when the worker ends (as the kubelet does).
  */
 import { podRef, type Container, type Pod, type Probe } from "../api/index.ts";
 import type { CriClient } from "../cri/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
+import type { Metrics } from "../metrics/index.ts";
 import type { PodStatus } from "../runtime/types.ts";
 import type { ContainerChecker, ProbeType } from "./probe-check.ts";
 import type { ProbeResult, ResultsManager } from "./results.ts";
@@ -26,6 +28,13 @@ export interface PodProbeView {
 }
 
 export type StatusProvider = (uid: string) => PodProbeView | undefined;
+
+/** The probe metrics a worker writes (served on /metrics/probes). */
+export type ProbeMetrics = Pick<Metrics, "proberProbeTotal" | "proberProbeDuration">;
+
+/** Label values as the kubelet's prober writes them. */
+const PROBE_TYPE_LABEL: Record<ProbeType, string> = { liveness: "Liveness", readiness: "Readiness", startup: "Startup" };
+const RESULT_LABEL: Record<ProbeResult, string> = { Success: "successful", Failure: "failed", Unknown: "unknown" };
 
 /** The kubelet's value before the first result: not ready, alive, not yet known to have started. */
 export const INITIAL_RESULT: Record<ProbeType, ProbeResult> = { readiness: "Failure", liveness: "Success", startup: "Unknown" };
@@ -47,6 +56,7 @@ export interface ProbeWorkerDeps {
   /** When the probe manager started (ms); workers of a fresh bunlet start with jitter. */
   managerStartedAt: number;
   log: Logger;
+  metrics: ProbeMetrics;
 }
 
 /** The probe with the API defaults filled in, for pods that did not come through decoding. */
@@ -66,6 +76,8 @@ export class ProbeWorker {
   readonly spec: ReturnType<typeof withProbeDefaults>;
   readonly #deps: ProbeWorkerDeps;
   readonly #uid: string;
+  /** prober_probe_duration_seconds labels; prober_probe_total adds pod_uid and result. */
+  readonly #labels: { probe_type: string; container: string; pod: string; namespace: string };
   readonly #stopper = new AbortController();
   #containerId = "";
   #lastResult: ProbeResult | undefined;
@@ -81,6 +93,12 @@ export class ProbeWorker {
     const probe = deps.probeType === "liveness" ? deps.container.livenessProbe : deps.probeType === "readiness" ? deps.container.readinessProbe : deps.container.startupProbe;
     if (!probe) throw new Error(`container ${deps.container.name} has no ${deps.probeType} probe`);
     this.spec = withProbeDefaults(probe);
+    this.#labels = {
+      probe_type: PROBE_TYPE_LABEL[deps.probeType],
+      container: deps.container.name,
+      pod: deps.pod.metadata.name ?? "",
+      namespace: deps.pod.metadata.namespace ?? "",
+    };
   }
 
   get containerId(): string {
@@ -121,6 +139,7 @@ export class ProbeWorker {
       }
     } finally {
       if (this.#containerId) this.#deps.results.remove(this.#containerId);
+      this.#removeMetrics();
     }
   }
 
@@ -163,6 +182,7 @@ export class ProbeWorker {
   /** One probe iteration (worker.go doProbe); false = the worker should end. */
   async doProbe(): Promise<boolean> {
     const { statusProvider, container, probeType } = this.#deps;
+    const began = this.#deps.clock.now();
     const view = statusProvider(this.#uid);
     if (!view) return true; // not created yet, or already gone
     if (view.phase === "Failed" || view.phase === "Succeeded") return false;
@@ -211,7 +231,8 @@ export class ProbeWorker {
       target: { cri: this.#deps.cri, containerId: status.id, container, podIP: view.podIP, clock: this.#deps.clock, signal: this.#stopper.signal },
       log: this.#deps.log,
     });
-    if (result === undefined) return true; // the probe could not run: no result
+    if (result === undefined) return true; // the probe could not run: no result, not counted
+    this.#observe(result, began);
 
     if (this.#lastResult === result) this.#resultRun++;
     else {
@@ -229,6 +250,22 @@ export class ProbeWorker {
       this.#resultRun = 0;
     }
     return true;
+  }
+
+  /**
+   * Every result is counted; the duration (from the start of this iteration) is recorded for
+   * successful and unknown results only, as the kubelet records it.
+   */
+  #observe(result: ProbeResult, began: number): void {
+    const { metrics, clock } = this.#deps;
+    metrics.proberProbeTotal.inc({ ...this.#labels, pod_uid: this.#uid, result: RESULT_LABEL[result] });
+    if (result !== "Failure") metrics.proberProbeDuration.observe(this.#labels, (clock.now() - began) / 1000);
+  }
+
+  #removeMetrics(): void {
+    const { metrics } = this.#deps;
+    for (const result of Object.values(RESULT_LABEL)) metrics.proberProbeTotal.remove({ ...this.#labels, pod_uid: this.#uid, result });
+    metrics.proberProbeDuration.remove(this.#labels);
   }
 
   #set(result: ProbeResult): Promise<void> {

@@ -1,7 +1,7 @@
 /**
  * The read-only API as a fetch handler (Request → Response), kept apart from the socket so tests
- * call it directly. Routes: /healthz, /healthz/<check>, /pods (v1 PodList), /metrics (Prometheus
- * text). The healthz port's handler serves the /healthz routes only.
+ * call it directly. Routes: /healthz, /healthz/<check>, /pods (v1 PodList), /metrics and
+ * /metrics/probes (Prometheus text). The healthz port's handler serves the /healthz routes only.
  */
 import type { Registry } from "prom-client";
 import type { PodList } from "../api/index.ts";
@@ -14,6 +14,8 @@ export interface HandlerOptions {
   pods?: () => PodList;
   /** Without it /metrics is 404. */
   metrics?: Registry;
+  /** The probe metrics (prober_probe_total, prober_probe_duration_seconds); without it /metrics/probes is 404. */
+  probeMetrics?: Registry;
   /** Extra lines for /healthz?verbose (e.g. the PLEG mode). */
   detail?: () => Record<string, unknown>;
   /** The healthz port: /healthz routes only. */
@@ -28,6 +30,9 @@ const text = (status: number, body: string, extra: Record<string, string> = {}) 
   });
 
 const notFound = () => text(404, "404 page not found\n");
+
+const prometheus = async (registry: Registry) =>
+  new Response(await registry.metrics(), { headers: { "content-type": registry.contentType } });
 
 export function createHandler(opts: HandlerOptions): (req: Request) => Promise<Response> {
   const { log } = opts;
@@ -50,9 +55,8 @@ export function createHandler(opts: HandlerOptions): (req: Request) => Promise<R
     if (path === "/pods" && opts.pods) {
       return new Response(JSON.stringify(opts.pods()), { headers: { "content-type": "application/json" } });
     }
-    if (path === "/metrics" && opts.metrics) {
-      return new Response(await opts.metrics.metrics(), { headers: { "content-type": opts.metrics.contentType } });
-    }
+    if (path === "/metrics" && opts.metrics) return prometheus(opts.metrics);
+    if (path === "/metrics/probes" && opts.probeMetrics) return prometheus(opts.probeMetrics);
     return notFound();
   };
 

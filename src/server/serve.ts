@@ -53,7 +53,7 @@ export function startServer(opts: ServerOptions): ServerHandle {
     throw new ServerError(opts.address, opts.port, typeof code === "string" ? code : String(err));
   }
   const port = server.port ?? 0;
-  log.info("serving HTTP", { address: opts.address, port, paths: opts.healthzOnly ? "/healthz" : "/healthz,/pods,/metrics" });
+  log.info("serving HTTP", { address: opts.address, port, paths: opts.healthzOnly ? "/healthz" : "/healthz,/pods,/metrics,/metrics/probes" });
   return {
     port,
     async stop() {

@@ -1,6 +1,7 @@
 // Probes through the whole agent (startAgent) against the fake CRI, on real time: a readiness
-// probe flips Ready in /pods both ways, a failing liveness probe makes the agent restart the
-// container, and an httpGet readiness probe reaches a server on 127.0.0.1.
+// probe flips Ready in /pods both ways and is counted on /metrics/probes, a failing liveness
+// probe makes the agent restart the container, and an httpGet readiness probe reaches a server
+// on 127.0.0.1.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { Pod, Probe } from "../../../src/api/index.ts";
 import { ContainerState } from "../../../src/cri/index.ts";
@@ -55,6 +56,15 @@ async function readiness(agent: RunningAgent, name: string): Promise<{ ready: bo
   return { ready: c.ready, condition: pod!.status!.conditions!.find((x) => x.type === "Ready")!.status };
 }
 
+/** prober_probe_total of the pod's container by probe type and result, from /metrics/probes. */
+async function probeCount(agent: RunningAgent, pod: string, probeType: string, result: string): Promise<number> {
+  const res = await fetch(`http://127.0.0.1:${agent.readOnlyPort}/metrics/probes`);
+  expect(res.status).toBe(200);
+  const want = [`probe_type="${probeType}"`, `result="${result}"`, 'container="app"', `pod="${pod}-node1"`, 'namespace="default"', "pod_uid="];
+  const line = (await res.text()).split("\n").find((l) => l.startsWith("prober_probe_total{") && want.every((w) => l.includes(w)));
+  return line ? Number(line.slice(line.lastIndexOf(" ") + 1)) : 0;
+}
+
 describe("probes in the agent", () => {
   test("a readiness probe decides Ready in /pods, and a failure takes it back", async () => {
     fake.setExecResult(["check-ready"], { exitCode: 1, stdout: "not yet" });
@@ -67,11 +77,18 @@ describe("probes in the agent", () => {
     }, TIMEOUT_MS);
     expect(agent.lines.some((l) => l.msg === "Probe failed" && l.probeType === "readiness" && l.output === "not yet")).toBe(true);
 
+    expect(await probeCount(agent, "web", "Readiness", "failed")).toBeGreaterThan(0);
+
     fake.setExecResult(["check-ready"], { exitCode: 0 });
     await waitFor("Ready=True", async () => {
       const r = await readiness(agent, "web");
       return r?.ready && r.condition === "True";
     }, TIMEOUT_MS);
+    const successes = await probeCount(agent, "web", "Readiness", "successful");
+    expect(successes).toBeGreaterThan(0);
+    await waitFor("the success counter moving with the next probe", async () => (await probeCount(agent, "web", "Readiness", "successful")) > successes, TIMEOUT_MS);
+    // The probe series are on /metrics/probes only, as in the kubelet.
+    expect(await (await fetch(`http://127.0.0.1:${agent.readOnlyPort}/metrics`)).text()).not.toContain("prober_probe_total");
 
     fake.setExecResult(["check-ready"], { exitCode: 1 });
     await waitFor("Ready=False again", async () => {

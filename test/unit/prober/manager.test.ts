@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { Pod } from "../../../src/api/index.ts";
+import { createMetrics } from "../../../src/metrics/index.ts";
 import { createProbeManager, ResultsManager, parseContainerId, type ProbeManager } from "../../../src/prober/index.ts";
 import { containerStatus, FakeProvider, log, makePod, newClock, podStatus, probe, ScriptedChecker, START, UID } from "./fixtures.ts";
 
@@ -8,7 +9,7 @@ function setupOnClock(pod: Pod, status = podStatus(containerStatus("id1", "runni
   const clock = newClock();
   const provider = new FakeProvider(pod, status);
   const checker = new ScriptedChecker();
-  const pm = createProbeManager({ cri: { runtime: {} as never }, clock, random: () => random, log, statusProvider: provider.get, check: checker.check });
+  const pm = createProbeManager({ cri: { runtime: {} as never }, clock, random: () => random, log, metrics: createMetrics(), statusProvider: provider.get, check: checker.check });
   return { clock, provider, checker, pm };
 }
 

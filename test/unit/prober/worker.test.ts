@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Container, Pod } from "../../../src/api/index.ts";
 import { ResultsManager, type ProbeResult, type ProbeType, type ProbeUpdate } from "../../../src/prober/index.ts";
+import { createMetrics } from "../../../src/metrics/index.ts";
 import { ProbeWorker } from "../../../src/prober/probe-worker.ts";
 import type { PodStatus } from "../../../src/runtime/types.ts";
 import { containerStatus, FakeProvider, log, makePod, newClock, podStatus, probe, ScriptedChecker, START } from "./fixtures.ts";
@@ -25,6 +26,7 @@ function setup(s: Setup) {
   const results = new ResultsManager(100);
   const checker = new ScriptedChecker();
   const started = { value: s.started ?? true };
+  const metrics = createMetrics();
   const container = (s.sidecar ? pod.spec.initContainers![0] : pod.spec.containers[0])!;
   const worker = new ProbeWorker({
     probeType: s.type,
@@ -40,13 +42,14 @@ function setup(s: Setup) {
     random: () => s.random ?? 0,
     managerStartedAt: s.managerStartedAt ?? START - 3_600_000,
     log,
+    metrics,
   });
   const updates = (): ProbeUpdate[] => {
     const out: ProbeUpdate[] = [];
     for (let u = results.updates.tryReceive(); u; u = results.updates.tryReceive()) out.push(u.value);
     return out;
   };
-  return { clock, pod, provider, results, checker, started, worker, updates };
+  return { clock, pod, provider, results, checker, started, worker, updates, metrics };
 }
 
 describe("doProbe rules (worker.go)", () => {
@@ -274,12 +277,53 @@ describe("the worker loop on the clock", () => {
   test("a worker blocked on a full update channel is released by stop", async () => {
     const t = setup({ type: "readiness" });
     const full = new ResultsManager(0);
-    const w = new ProbeWorker({ probeType: "readiness", pod: t.pod, container: t.pod.spec.containers[0]!, sidecar: false, results: full, statusProvider: t.provider.get, check: t.checker.check, isStarted: () => true, cri: { runtime: {} as never }, clock: t.clock, random: () => 0, managerStartedAt: 0, log });
+    const w = new ProbeWorker({ probeType: "readiness", pod: t.pod, container: t.pod.spec.containers[0]!, sidecar: false, results: full, statusProvider: t.provider.get, check: t.checker.check, isStarted: () => true, cri: { runtime: {} as never }, clock: t.clock, random: () => 0, managerStartedAt: 0, log, metrics: t.metrics });
     const done = w.run();
     await t.clock.advance(0);
     expect(full.get("id1")).toBe("Failure"); // recorded, the update still waiting for room
     w.stop();
     await done;
     expect(full.get("id1")).toBeUndefined();
+  });
+});
+
+describe("probe metrics (/metrics/probes)", () => {
+  const series = { probe_type: "Readiness", container: "c", pod: "web", namespace: "default" };
+  const count = async (m: ReturnType<typeof createMetrics>, result: string) =>
+    (await m.proberProbeTotal.get()).values.find((v) => v.labels.result === result && v.labels.probe_type === "Readiness" && v.labels.pod_uid === "uid-1")?.value ?? 0;
+  const histogram = async (m: ReturnType<typeof createMetrics>) => {
+    const { values } = await m.proberProbeDuration.get();
+    const mine = values.filter((v) => Object.entries(series).every(([k, want]) => (v.labels as Record<string, unknown>)[k] === want));
+    return { count: mine.find((v) => v.metricName?.endsWith("_count"))?.value ?? 0, sum: mine.find((v) => v.metricName?.endsWith("_sum"))?.value ?? 0 };
+  };
+
+  test("every probe with a result counts under the kubelet's labels; one that could not run does not", async () => {
+    const t = setup({ type: "readiness" });
+    t.checker.queue.push("Success", "Success", "Failure", undefined, "Unknown");
+    for (let i = 0; i < 5; i++) await t.worker.doProbe();
+    expect([await count(t.metrics, "successful"), await count(t.metrics, "failed"), await count(t.metrics, "unknown")]).toEqual([2, 1, 1]);
+  });
+
+  test("the duration of successful and unknown probes is observed, not of failed ones", async () => {
+    const t = setup({ type: "readiness" });
+    const answers: ProbeResult[] = ["Success", "Failure", "Unknown"];
+    const slow = async () => {
+      await t.clock.advance(250);
+      return answers.shift();
+    };
+    const w = new ProbeWorker({ probeType: "readiness", pod: t.pod, container: t.pod.spec.containers[0]!, sidecar: false, results: t.results, statusProvider: t.provider.get, check: slow, isStarted: () => true, cri: { runtime: {} as never }, clock: t.clock, random: () => 0, managerStartedAt: 0, log, metrics: t.metrics });
+    for (let i = 0; i < 3; i++) await w.doProbe();
+    expect(await histogram(t.metrics)).toEqual({ count: 2, sum: 0.5 });
+  });
+
+  test("a worker that ends removes its series", async () => {
+    const t = setup({ type: "readiness" });
+    const done = t.worker.run();
+    await t.clock.advance(0);
+    expect(await count(t.metrics, "successful")).toBe(1);
+    t.worker.stop();
+    await done;
+    expect((await t.metrics.proberProbeTotal.get()).values).toEqual([]);
+    expect((await histogram(t.metrics)).count).toBe(0);
   });
 });

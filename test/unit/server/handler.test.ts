@@ -10,9 +10,11 @@ const podList: PodList = { apiVersion: "v1", kind: "PodList", metadata: {}, item
 function setup(extra: Partial<HandlerOptions> = {}) {
   const registry = new Registry();
   new Counter({ name: "kubelet_started_pods_total", help: "Pods started.", registers: [registry] }).inc(3);
+  const probeRegistry = new Registry();
+  new Counter({ name: "prober_probe_total", help: "Probes.", labelNames: ["probe_type", "result"], registers: [probeRegistry] }).inc({ probe_type: "Liveness", result: "successful" }, 2);
   const log = createMemoryLogger();
   const checks: HealthCheck[] = [{ name: "pleg", check: () => ({ ok: true }) }];
-  const handle = createHandler({ checks, pods: () => podList, metrics: registry, log, ...extra });
+  const handle = createHandler({ checks, pods: () => podList, metrics: registry, probeMetrics: probeRegistry, log, ...extra });
   const get = (path: string, method = "GET") => handle(new Request(`http://127.0.0.1:10255${path}`, { method }));
   return { get, log };
 }
@@ -54,7 +56,18 @@ describe("the read-only API routes", () => {
     expect(await res.text()).toContain("kubelet_started_pods_total 3\n");
   });
 
-  const notFound = ["/", "/pods/", "/metrics/cadvisor", "/stats/summary", "/healthzz"];
+  test("/metrics/probes is Prometheus text from the probe registry, and /metrics does not carry it", async () => {
+    const { get } = setup();
+    const res = await get("/metrics/probes");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toStartWith("text/plain; version=0.0.4");
+    const body = await res.text();
+    expect(body).toContain('prober_probe_total{probe_type="Liveness",result="successful"} 2\n');
+    expect(body).not.toContain("kubelet_started_pods_total");
+    expect(await (await get("/metrics")).text()).not.toContain("prober_probe_total");
+  });
+
+  const notFound = ["/", "/pods/", "/metrics/cadvisor", "/metrics/probes/", "/stats/summary", "/healthzz"];
   for (const path of notFound) {
     test(`${path} is 404`, async () => {
       const res = await setup().get(path);
@@ -63,10 +76,11 @@ describe("the read-only API routes", () => {
     });
   }
 
-  test("without a pods source or a registry, /pods and /metrics are 404", async () => {
-    const { get } = setup({ pods: undefined, metrics: undefined });
+  test("without a pods source or a registry, /pods, /metrics and /metrics/probes are 404", async () => {
+    const { get } = setup({ pods: undefined, metrics: undefined, probeMetrics: undefined });
     expect((await get("/pods")).status).toBe(404);
     expect((await get("/metrics")).status).toBe(404);
+    expect((await get("/metrics/probes")).status).toBe(404);
   });
 
   test("only GET and HEAD are allowed; HEAD has the status and no body", async () => {
@@ -89,11 +103,12 @@ describe("the read-only API routes", () => {
 });
 
 describe("the healthz port serves /healthz only", () => {
-  test("/healthz answers, /pods and /metrics are 404", async () => {
+  test("/healthz answers, /pods, /metrics and /metrics/probes are 404", async () => {
     const { get } = setup({ healthzOnly: true });
     expect(await (await get("/healthz")).text()).toBe("ok");
     expect((await get("/healthz/ping")).status).toBe(200);
     expect((await get("/pods")).status).toBe(404);
     expect((await get("/metrics")).status).toBe(404);
+    expect((await get("/metrics/probes")).status).toBe(404);
   });
 });
