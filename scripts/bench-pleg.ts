@@ -14,7 +14,7 @@ import { createCriClient, type CriClient } from "../src/cri/index.ts";
 import { createMetrics } from "../src/metrics/index.ts";
 import { createPleg, GenericPleg, PodCache, type PodLifecycleEvent } from "../src/pleg/index.ts";
 import { startFakeCri } from "../test/fake-cri/index.ts";
-import { criPodLister } from "../test/integration/pleg/cri-pod-lister.ts";
+import { runtimeViews } from "../src/runtime/index.ts";
 import { createPod, nextEvent } from "../test/integration/pleg/helpers.ts";
 
 function arg(name: string, fallback: string): string {
@@ -34,7 +34,7 @@ const time = async (fn: () => Promise<unknown>) => {
 
 function newGeneric(cri: CriClient): GenericPleg {
   const deps = {
-    runtime: criPodLister(cri),
+    runtime: runtimeViews(cri),
     cache: new PodCache(),
     events: new Channel<PodLifecycleEvent>(1_000_000),
     clock: realClock,
@@ -48,7 +48,7 @@ async function benchRelist(): Promise<void> {
   const { startTestContainerd } = await import("../test/harness/containerd.ts");
   const ctd = await startTestContainerd({ name: "bench-pleg" });
   const cri = createCriClient({ endpoint: ctd.endpoint });
-  const lister = criPodLister(cri);
+  const lister = runtimeViews(cri);
   const rows: string[] = [];
   try {
     let created = 0;
@@ -93,7 +93,7 @@ async function detectionLatency(eventedEnabled: boolean): Promise<number[]> {
   for (let i = 0; i < Math.ceil(exits / 2); i++) pods.push(await createPod(cri, `lat-${i}`, 2));
   const ids = pods.flatMap((p) => p.containerIds).slice(0, exits);
   const pleg = createPleg({
-    runtime: criPodLister(cri),
+    runtime: runtimeViews(cri),
     cri,
     cache: new PodCache(),
     clock: realClock,

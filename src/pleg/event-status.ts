@@ -10,12 +10,6 @@ import { sandboxIPs, toContainerStatus, toSandboxStatus } from "../runtime/index
 import type { PodStatus } from "../runtime/types.ts";
 import type { PodLifecycleEvent } from "./types.ts";
 
-/** The pod UID an event is about, or undefined when the runtime sent no sandbox metadata. */
-export function eventPodUID(event: ContainerEventResponse): string | undefined {
-  const uid = event.podSandboxStatus?.metadata?.uid;
-  return uid ? uid : undefined;
-}
-
 /** The pod's status as the event describes it; undefined without sandbox metadata. */
 export function podStatusFromEvent(event: ContainerEventResponse): PodStatus | undefined {
   const sandbox = event.podSandboxStatus;
