@@ -17,4 +17,4 @@ export {
   type RelistDuration,
 } from "./options.ts";
 export { formatGoDuration } from "./duration.ts";
-export type { PodLifecycleEvent, PodLifecycleEventType, PodLifecycleEventGenerator } from "./types.ts";
+export type { PodLifecycleEvent, PodLifecycleEventType } from "./types.ts";

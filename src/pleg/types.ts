@@ -14,11 +14,3 @@ export interface PodLifecycleEvent {
   /** Container (or sandbox) id. */
   data: string;
 }
-
-/** What the agent needs of a PLEG (either kind, or the pair). */
-export interface PodLifecycleEventGenerator {
-  start(): void;
-  stop(): Promise<void>;
-  /** [healthy, error message when not]. */
-  healthy(): { ok: boolean; message?: string };
-}

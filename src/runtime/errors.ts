@@ -14,12 +14,3 @@ export class BackoffError extends Error {
     this.expiresAt = expiresAt;
   }
 }
-
-/** The earliest backoff expiry among errors (0 when none is a BackoffError). */
-export function minBackoffExpiration(errors: unknown[]): number {
-  let min = 0;
-  for (const err of errors) {
-    if (err instanceof BackoffError && (min === 0 || err.expiresAt < min)) min = err.expiresAt;
-  }
-  return min;
-}

@@ -84,11 +84,6 @@ export function emptyPodStatus(uid: string, name = "", namespace = ""): PodStatu
   return { uid, name, namespace, ips: [], sandboxStatuses: [], containerStatuses: [] };
 }
 
-/** All statuses of the named container, newest first. */
-export function findContainerStatuses(status: PodStatus, name: string): RuntimeContainerStatus[] {
-  return status.containerStatuses.filter((c) => c.name === name);
-}
-
 /** The newest status of the named container. */
 export function findContainerStatus(status: PodStatus, name: string): RuntimeContainerStatus | undefined {
   return status.containerStatuses.find((c) => c.name === name);
