@@ -8,7 +8,7 @@
 import { delay, runEvery, type Clock, type Logger } from "../lib/index.ts";
 
 /** ContainerGCPeriod. */
-export const CONTAINER_GC_PERIOD_MS = 60_000;
+const CONTAINER_GC_PERIOD_MS = 60_000;
 
 export interface ContainerGCDeps {
   garbageCollect(isPodGone: (uid: string) => boolean): Promise<void>;

@@ -13,9 +13,9 @@ import type { PodManager } from "./pod-manager.ts";
 import type { PodDirs, PodWorkers, Runtime, StatusManager } from "./types.ts";
 
 /** A housekeeping pass slower than this is logged (housekeepingWarningDuration). */
-export const HOUSEKEEPING_WARNING_MS = 1000;
+const HOUSEKEEPING_WARNING_MS = 1000;
 /** Runtime pods unknown to the config are killed with this grace (seconds). */
-export const ORPHAN_GRACE_SECONDS = 1;
+const ORPHAN_GRACE_SECONDS = 1;
 
 export interface HousekeepingDeps {
   podManager: PodManager;

@@ -5,7 +5,7 @@
  */
 import type { PodList } from "../api/index.ts";
 
-export const ManifestErrorAnnotationKey = "bunlet.io/manifest-error";
+const ManifestErrorAnnotationKey = "bunlet.io/manifest-error";
 
 export function annotateManifestErrors(list: PodList, keptPodErrors: Map<string, Error>): PodList {
   if (keptPodErrors.size === 0) return list;

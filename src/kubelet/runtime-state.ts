@@ -8,9 +8,9 @@ import { delay, type Clock, type Logger } from "../lib/index.ts";
 import type { RuntimeStatusSource } from "./types.ts";
 
 /** updateRuntimeUp period. */
-export const RUNTIME_STATUS_PERIOD_MS = 5000;
+const RUNTIME_STATUS_PERIOD_MS = 5000;
 /** While the runtime is down bunlet asks more often, so it resumes soon after the runtime returns. */
-export const RUNTIME_DOWN_RECHECK_MS = 1000;
+const RUNTIME_DOWN_RECHECK_MS = 1000;
 
 type State =
   | { kind: "unknown" }

@@ -16,11 +16,11 @@ import type { PodManager } from "./pod-manager.ts";
 import type { SourcesReady } from "./sources-ready.ts";
 import type { PlegEventSource, PodUpdate, WorkQueue } from "./types.ts";
 
-export const SYNC_PERIOD_MS = 1000;
-export const HOUSEKEEPING_PERIOD_MS = 2000;
+const SYNC_PERIOD_MS = 1000;
+const HOUSEKEEPING_PERIOD_MS = 2000;
 /** Backoff while the runtime is not ready: 100 ms doubling to 5 s, back to 100 ms on success. */
-export const RUNTIME_BACKOFF_BASE_MS = 100;
-export const RUNTIME_BACKOFF_MAX_MS = 5000;
+const RUNTIME_BACKOFF_BASE_MS = 100;
+const RUNTIME_BACKOFF_MAX_MS = 5000;
 
 type LoopEvent =
   | { kind: "config"; update: PodUpdate }

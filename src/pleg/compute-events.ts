@@ -48,7 +48,7 @@ function findRef(pod: RuntimePod | undefined, cid: string): RuntimeContainerRef 
   return pod.containers.find((c) => c.id === cid) ?? pod.sandboxes.find((s) => s.id === cid);
 }
 
-export function getContainerState(pod: RuntimePod | undefined, cid: string): PlegContainerState {
+function getContainerState(pod: RuntimePod | undefined, cid: string): PlegContainerState {
   const ref = findRef(pod, cid);
   return ref ? convertState(ref.state) : "non-existent";
 }

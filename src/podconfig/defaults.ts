@@ -6,9 +6,9 @@
  */
 import type { Container, HTTPGetAction, LifecycleHandler, Pod, Probe, Volume } from "../api/index.ts";
 
-export const DefaultTerminationGracePeriodSeconds = 30;
-export const DefaultSchedulerName = "default-scheduler";
-export const TerminationMessagePathDefault = "/dev/termination-log";
+const DefaultTerminationGracePeriodSeconds = 30;
+const DefaultSchedulerName = "default-scheduler";
+const TerminationMessagePathDefault = "/dev/termination-log";
 /** 0644, the default mode of files in secret, configMap, downwardAPI and projected volumes. */
 const DefaultVolumeFileMode = 0o644;
 

@@ -57,7 +57,7 @@ export class ManifestError extends Error {
 }
 
 /** Renders a value the way the apiserver quotes it in "Invalid value: ..." details. */
-export function quote(value: unknown): string {
+function quote(value: unknown): string {
   return typeof value === "string" ? JSON.stringify(value) : String(value);
 }
 

@@ -33,8 +33,8 @@ export interface FileSourceOptions {
   onSnapshot: (pods: Pod[]) => Promise<void>;
 }
 
-export const watchRetryInitialMs = 1_000;
-export const watchRetryMaxMs = 20_000;
+const watchRetryInitialMs = 1_000;
+const watchRetryMaxMs = 20_000;
 
 type WatchEnd = "aborted" | "failed" | "changed";
 

@@ -13,8 +13,8 @@ const qualifiedName = new RegExp(`^${qualifiedNameFmt}$`);
 const labelValue = new RegExp(`^(${qualifiedNameFmt})?$`);
 const ianaSvcName = /^[-a-z0-9]+$/;
 
-export const DNS1123LabelMaxLength = 63;
-export const DNS1123SubdomainMaxLength = 253;
+const DNS1123LabelMaxLength = 63;
+const DNS1123SubdomainMaxLength = 253;
 
 export function isDNS1123Label(value: string): string[] {
   const errs: string[] = [];

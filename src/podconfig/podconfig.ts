@@ -17,7 +17,7 @@ import { PodStorage, type InvalidPodEvent, type PodUpdate } from "./storage.ts";
 
 export const defaultFileCheckFrequencyMs = 20_000;
 export const defaultHttpCheckFrequencyMs = 20_000;
-export const podUpdatesCapacity = 50;
+const podUpdatesCapacity = 50;
 
 export interface PodConfigOptions {
   /** --pod-manifest-path (staticPodPath): a directory or a single manifest file. */

@@ -9,20 +9,20 @@ import { Client, connectivityState, credentials, Metadata, status as GrpcStatus,
 import type { Clock } from "../lib/index.ts";
 import { PROBE_USER_AGENT, type ProbeOutcome } from "./probe-types.ts";
 
-export const HEALTH_CHECK_METHOD = "/grpc.health.v1.Health/Check";
+const HEALTH_CHECK_METHOD = "/grpc.health.v1.Health/Check";
 
 /** grpc.health.v1.HealthCheckResponse.ServingStatus. */
-export const SERVING_STATUS = ["UNKNOWN", "SERVING", "NOT_SERVING", "SERVICE_UNKNOWN"] as const;
+const SERVING_STATUS = ["UNKNOWN", "SERVING", "NOT_SERVING", "SERVICE_UNKNOWN"] as const;
 
 /** HealthCheckRequest { string service = 1; } */
-export function encodeHealthCheckRequest(service: string): Buffer {
+function encodeHealthCheckRequest(service: string): Buffer {
   const w = new BinaryWriter();
   if (service !== "") w.tag(1, WireType.LengthDelimited).string(service);
   return Buffer.from(w.finish());
 }
 
 /** HealthCheckResponse { ServingStatus status = 1; } → the status number (0 when absent). */
-export function decodeHealthCheckResponse(bytes: Uint8Array): number {
+function decodeHealthCheckResponse(bytes: Uint8Array): number {
   const r = new BinaryReader(bytes);
   let status = 0;
   while (r.pos < r.len) {

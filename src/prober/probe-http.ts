@@ -22,13 +22,13 @@ export interface HttpProbeRequest {
   signal?: AbortSignal;
 }
 
-export function probeURL(req: Pick<HttpProbeRequest, "scheme" | "host" | "port" | "path">): string {
+function probeURL(req: Pick<HttpProbeRequest, "scheme" | "host" | "port" | "path">): string {
   const host = req.host.includes(":") && !req.host.startsWith("[") ? `[${req.host}]` : req.host;
   const path = req.path.startsWith("/") ? req.path : `/${req.path}`;
   return `${req.scheme.toLowerCase()}://${host}:${req.port}${path}`;
 }
 
-export function probeHeaders(list: { name: string; value: string }[]): Headers {
+function probeHeaders(list: { name: string; value: string }[]): Headers {
   const headers = new Headers();
   for (const h of list) headers.append(h.name, h.value);
   if (!headers.has("User-Agent")) headers.set("User-Agent", PROBE_USER_AGENT);

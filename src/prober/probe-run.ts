@@ -25,7 +25,7 @@ export interface ProbeTarget {
   signal?: AbortSignal;
 }
 
-export function probeTimeoutMs(probe: Probe): number {
+function probeTimeoutMs(probe: Probe): number {
   return Math.max(1, probe.timeoutSeconds || 1) * 1000;
 }
 

@@ -60,7 +60,7 @@ export interface ProbeWorkerDeps {
 }
 
 /** The probe with the API defaults filled in, for pods that did not come through decoding. */
-export function withProbeDefaults(p: Probe): Required<Pick<Probe, "timeoutSeconds" | "periodSeconds" | "successThreshold" | "failureThreshold" | "initialDelaySeconds">> & Probe {
+function withProbeDefaults(p: Probe): Required<Pick<Probe, "timeoutSeconds" | "periodSeconds" | "successThreshold" | "failureThreshold" | "initialDelaySeconds">> & Probe {
   return {
     ...p,
     timeoutSeconds: p.timeoutSeconds || 1,

@@ -17,7 +17,7 @@ export interface ProbeUpdate {
 }
 
 /** The kubelet's results channel holds 20 updates; a full channel makes the workers wait. */
-export const RESULTS_UPDATES_CAPACITY = 20;
+const RESULTS_UPDATES_CAPACITY = 20;
 
 export class ResultsManager {
   readonly updates: Channel<ProbeUpdate>;

@@ -25,7 +25,7 @@ export function nanosToMs(ns: bigint): number {
   return Number(ns / 1000n) / 1000;
 }
 
-export function toContainerState(state: CriContainerState): ContainerState {
+function toContainerState(state: CriContainerState): ContainerState {
   switch (state) {
     case CriContainerState.CONTAINER_CREATED:
       return "created";

@@ -9,15 +9,15 @@ import { Backoff, type Clock } from "../lib/index.ts";
 import { hashContainer } from "./hash.ts";
 import type { PodStatus } from "./types.ts";
 
-export const CRASHLOOP_INITIAL_MS = 10_000;
-export const CRASHLOOP_MAX_MS = 300_000;
+const CRASHLOOP_INITIAL_MS = 10_000;
+const CRASHLOOP_MAX_MS = 300_000;
 
 export function newCrashLoopBackoff(clock: Clock): Backoff {
   return new Backoff(clock, { initialMs: CRASHLOOP_INITIAL_MS, maxMs: CRASHLOOP_MAX_MS, resetAfterMs: 2 * CRASHLOOP_MAX_MS });
 }
 
 /** GetStableKey: `<pod>_<ns>_<uid>_<container>_<hash>`. */
-export function stableKey(pod: Pod, container: Container): string {
+function stableKey(pod: Pod, container: Container): string {
   const m = pod.metadata;
   return `${m.name}_${m.namespace}_${m.uid}_${container.name}_${hashContainer(container)}`;
 }

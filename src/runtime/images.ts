@@ -7,8 +7,8 @@ import type { Container, Pod } from "../api/index.ts";
 import { isCriError, type CriClient, type PodSandboxConfig } from "../cri/index.ts";
 import { Backoff, type Clock, type Logger } from "../lib/index.ts";
 
-export const IMAGE_BACKOFF_INITIAL_MS = 10_000;
-export const IMAGE_BACKOFF_MAX_MS = 300_000;
+const IMAGE_BACKOFF_INITIAL_MS = 10_000;
+const IMAGE_BACKOFF_MAX_MS = 300_000;
 
 export type ImageErrorReason = "ErrImagePull" | "ImagePullBackOff" | "ErrImageNeverPull" | "InvalidImageName" | "ImageInspectError";
 

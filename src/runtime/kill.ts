@@ -16,7 +16,7 @@ import { SyncRecorder, StepError, Reason, type PodSyncResult } from "./result.ts
 import { TerminationOrdering } from "./termination-order.ts";
 import type { RuntimePod } from "./types.ts";
 
-export const MINIMUM_GRACE_PERIOD_SECONDS = 2;
+const MINIMUM_GRACE_PERIOD_SECONDS = 2;
 
 export interface KillDeps {
   cri: CriClient;

@@ -10,7 +10,7 @@ const MIN_SHARES = 2;
 const MAX_SHARES = 262144;
 const SHARES_PER_CPU = 1024;
 /** 100 ms, the kubelet's default cpuCFSQuotaPeriod, in microseconds. */
-export const QUOTA_PERIOD_US = 100_000;
+const QUOTA_PERIOD_US = 100_000;
 const MIN_QUOTA_PERIOD_US = 1000;
 
 const SUFFIX: Record<string, number> = {

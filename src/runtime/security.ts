@@ -25,7 +25,7 @@ export function namespaceOptions(pod: Pod): MessageInitShape<typeof NamespaceOpt
   };
 }
 
-export function hasPrivilegedContainer(pod: Pod): boolean {
+function hasPrivilegedContainer(pod: Pod): boolean {
   const all = [...(pod.spec.initContainers ?? []), ...pod.spec.containers, ...(pod.spec.ephemeralContainers ?? [])];
   return all.some((c) => c.securityContext?.privileged === true);
 }

@@ -8,10 +8,10 @@ import type { ContainerStatus as CriContainerStatus } from "../cri/index.ts";
 import { containerInfoFromAnnotations } from "./labels.ts";
 
 /** kubecontainer.MaxContainerTerminationMessageLength. */
-export const MAX_TERMINATION_MESSAGE_BYTES = 4096;
+const MAX_TERMINATION_MESSAGE_BYTES = 4096;
 /** MaxContainerTerminationMessageLogLength / LogLines. */
-export const MAX_TERMINATION_LOG_BYTES = 2048;
-export const MAX_TERMINATION_LOG_LINES = 80;
+const MAX_TERMINATION_LOG_BYTES = 2048;
+const MAX_TERMINATION_LOG_LINES = 80;
 
 /** The last maxBytes of a file, or undefined when it does not exist. */
 function readTail(path: string, maxBytes: number): string | undefined {

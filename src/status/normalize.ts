@@ -10,7 +10,7 @@ import { isRestartableInitContainer } from "./phase.ts";
 import { normalizeTimestamp } from "./time.ts";
 
 /** kubecontainer.MaxPodTerminationMessageLogLength */
-export const maxPodTerminationMessageLogLength = 1024 * 12;
+const maxPodTerminationMessageLogLength = 1024 * 12;
 
 /** An error message when a terminated container would come back (checkContainerStateTransition). */
 export function illegalContainerTransition(old: ApiPodStatus, next: ApiPodStatus, pod: Pod): string | undefined {
