@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { ContainerEventType, createCriClient, GrpcCode, type CriClient, type TransportKind } from "../../src/cri/index.ts";
 import { FakeClock } from "../../src/lib/index.ts";
 import { callError, containerConfig, readEvents, sandboxConfig } from "../fake-cri/fixtures.ts";
-import { startFakeCri, type FakeCri } from "../fake-cri/index.ts";
+import { startFakeCri } from "../fake-cri/index.ts";
 
 const BUSYBOX = "docker.io/library/busybox:1.36";
 const cleanups: (() => unknown)[] = [];

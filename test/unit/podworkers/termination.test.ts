@@ -4,7 +4,7 @@ import { makePod, makeRuntimePod, setupWorkers } from "./helpers.ts";
 
 describe("pod workers: syncing → terminating → terminated → finished", () => {
   test("a kill moves the pod through syncTerminatingPod and syncTerminatedPod, then the worker is finished", async () => {
-    const { workers, syncer, relist, settle, relistUntil } = setupWorkers();
+    const { workers, syncer, settle } = setupWorkers();
     const pod = makePod("a", { grace: 30 });
     workers.updatePod({ updateType: "create", pod });
     await workers.whenIdle();
@@ -40,7 +40,7 @@ describe("pod workers: syncing → terminating → terminated → finished", () 
   });
 
   test("a running sync is cancelled through its AbortSignal when the pod starts terminating", async () => {
-    const { workers, syncer, relist, settle, relistUntil } = setupWorkers();
+    const { workers, syncer, settle, relistUntil } = setupWorkers();
     syncer.next("syncPod", "hold");
     const pod = makePod("a");
     workers.updatePod({ updateType: "create", pod });
@@ -57,7 +57,7 @@ describe("pod workers: syncing → terminating → terminated → finished", () 
   });
 
   test("the grace period only shrinks, and never goes below 1 s", async () => {
-    const { workers, syncer, relist, settle, relistUntil } = setupWorkers();
+    const { workers, syncer, settle, relistUntil } = setupWorkers();
     syncer.holdAll("syncTerminatingPod");
     const pod = makePod("a", { grace: 30 });
     workers.updatePod({ updateType: "create", pod });
@@ -85,7 +85,7 @@ describe("pod workers: syncing → terminating → terminated → finished", () 
   });
 
   test("a deletion timestamp starts termination with the deletion grace period", async () => {
-    const { workers, syncer, relist, settle, relistUntil } = setupWorkers();
+    const { workers, syncer, settle } = setupWorkers();
     const pod = makePod("a", { grace: 30 });
     workers.updatePod({ updateType: "create", pod });
     await workers.whenIdle();
@@ -98,7 +98,7 @@ describe("pod workers: syncing → terminating → terminated → finished", () 
   });
 
   test("a pod that reaches a terminal phase on its own terminates at once with its own grace period", async () => {
-    const { workers, syncer, relist, workQueue, clock, settle, relistUntil } = setupWorkers();
+    const { workers, syncer, workQueue, clock, settle, relistUntil } = setupWorkers();
     syncer.next("syncPod", { isTerminal: true });
     syncer.holdAll("syncTerminatingPod");
     workers.updatePod({ updateType: "create", pod: makePod("a", { grace: 7 }) });
@@ -113,7 +113,7 @@ describe("pod workers: syncing → terminating → terminated → finished", () 
   });
 
   test("a failed terminating sync is retried and termination still completes", async () => {
-    const { workers, syncer, relist, workQueue, clock, settle, relistUntil } = setupWorkers();
+    const { workers, syncer, relist, workQueue, clock, settle } = setupWorkers();
     const pod = makePod("a");
     syncer.next("syncTerminatingPod", { error: new Error("StopContainer: deadline exceeded") });
     workers.updatePod({ updateType: "create", pod });
@@ -130,7 +130,7 @@ describe("pod workers: syncing → terminating → terminated → finished", () 
   });
 
   test("kill callbacks: the status function reaches the terminating sync, onCompleted runs once stopped", async () => {
-    const { workers, syncer, relist, settle, relistUntil } = setupWorkers();
+    const { workers, syncer, settle, relistUntil } = setupWorkers();
     const pod = makePod("a");
     syncer.holdAll("syncTerminatingPod");
     workers.updatePod({ updateType: "create", pod });
