@@ -17,4 +17,3 @@ export class FakeCriError extends Error {
 
 export const notFound = (message: string) => new FakeCriError(GrpcCode.NOT_FOUND, message);
 export const unknown = (message: string) => new FakeCriError(GrpcCode.UNKNOWN, message);
-export const invalidArgument = (message: string) => new FakeCriError(GrpcCode.INVALID_ARGUMENT, message);

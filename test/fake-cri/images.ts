@@ -30,7 +30,7 @@ export function normalizeImageRef(ref: string): string {
 }
 
 /** "docker.io/library/busybox:1.36" → "docker.io/library/busybox". */
-export function repository(normalized: string): string {
+function repository(normalized: string): string {
   const at = normalized.indexOf("@");
   if (at >= 0) return normalized.slice(0, at);
   const colon = normalized.lastIndexOf(":");
@@ -52,7 +52,7 @@ export interface ImageOptions {
 }
 
 /** A stable, realistic-looking image for `ref`: the same ref always gets the same id and digest. */
-export function makeImage(ref: string, options: ImageOptions = {}): FakeImage {
+function makeImage(ref: string, options: ImageOptions = {}): FakeImage {
   const normalized = normalizeImageRef(ref);
   const isDigest = normalized.includes("@");
   const repoDigests = isDigest ? [normalized] : options.withDigest ? [`${repository(normalized)}@sha256:${sha256(`manifest:${normalized}`)}`] : [];
