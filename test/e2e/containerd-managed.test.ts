@@ -11,19 +11,10 @@ import { deleteLink, killShims, unmountUnder } from "../harness/cleanup.ts";
 import { criVersionProbe } from "../harness/containerd.ts";
 import { ensureImages, importImages, runCommand } from "../harness/images.ts";
 import { allocateTestNetwork, type TestNetwork } from "../harness/network.ts";
-import { reapAbandoned, writeOwner } from "../harness/reap.ts";
+import { isAlive, reapAbandoned, writeOwner } from "../harness/reap.ts";
 import { requireE2e } from "../harness/require.ts";
 
 const TASK_ID = "bunlet-e2e-shim";
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function ppidOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");

@@ -1,6 +1,7 @@
 import { randomBytes, randomInt } from "node:crypto";
 import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { isAlive } from "./reap.ts";
 
 const LOCK_DIR = "/tmp/bunlet-test-subnets";
 
@@ -12,15 +13,6 @@ export interface TestNetwork {
   /** The lock file that reserves the subnet (holds our pid). */
   lockFile: string;
   release(): void;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /** link(2) is atomic and fails if the lock exists, so the lock never exists without its pid. */
@@ -49,7 +41,7 @@ export function allocateTestNetwork(): TestNetwork {
         } catch {
           // released meanwhile
         }
-        if (Number.isInteger(owner) && alive(owner)) continue;
+        if (Number.isInteger(owner) && isAlive(owner)) continue;
         rmSync(lock, { force: true }); // left by a dead test process
         if (!tryLock(lock, tmp)) continue;
       }

@@ -22,7 +22,8 @@ export function writeOwner(dir: string, record: OwnerRecord): void {
   writeFileSync(join(dir, OWNER_FILE), JSON.stringify(record));
 }
 
-function alive(pid: number): boolean {
+/** True while a process with this pid exists (EPERM: it exists but belongs to someone else). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -55,9 +56,9 @@ export function reapAbandoned(): string[] {
     if (!name.startsWith("bunlet-")) continue;
     const dir = join(tmpdir(), name);
     const owner = readOwner(dir);
-    if (!owner || alive(owner.ownerPid)) continue;
+    if (!owner || isAlive(owner.ownerPid)) continue;
     for (const pid of [owner.childPid, managedContainerdPid(dir)]) {
-      if (!pid || !alive(pid)) continue;
+      if (!pid || !isAlive(pid)) continue;
       try {
         process.kill(pid, "SIGKILL");
       } catch {
