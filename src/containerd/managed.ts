@@ -7,7 +7,7 @@ import { findContainerd, logTail, spawnContainerd, stalePid, type ContainerdChil
 import { preloadImages } from "./preload.ts";
 import { waitReady } from "./readiness.ts";
 import { terminateChild, terminatePid } from "./terminate.ts";
-import { Backoff, realClock, type BackoffOptions } from "../lib/index.ts";
+import { Backoff, delay, realClock, type BackoffOptions } from "../lib/index.ts";
 import type { Clock, Logger, ReadinessProbe } from "./types.ts";
 
 export interface ManagedContainerdOptions extends ContainerdConfigOptions, Omit<CniConflistOptions, "rootDir"> {
@@ -154,11 +154,7 @@ export async function startManagedContainerd(opts: ManagedContainerdOptions): Pr
         log: paths.logFile,
         lastLogLine: logTail(paths.logFile, 1),
       });
-      try {
-        await clock.sleep(delayMs, lifetime.signal);
-      } catch {
-        return;
-      }
+      if (!(await delay(clock, delayMs, lifetime.signal))) return;
       try {
         current = spawnOne();
       } catch (err) {
@@ -176,7 +172,7 @@ export async function startManagedContainerd(opts: ManagedContainerdOptions): Pr
           log.warn("restarted containerd does not answer yet", { endpoint, log: paths.logFile, lastError: String(again.lastError) });
         }
       } catch {
-        return; // lifetime ended
+        return; // waitChildReady throws only once the lifetime ended (stop() was called)
       }
     }
   };

@@ -220,6 +220,7 @@ async function pumpConfig(
       if (!(await send({ kind: "config", update: next.value }))) return;
     }
   } finally {
+    // Closing is best effort: the source may already have ended its stream with its own signal.
     void it.return?.().catch(() => {});
   }
   // With no source configured the stream ends at once; the loop still runs the PLEG, the resync

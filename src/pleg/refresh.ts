@@ -5,7 +5,7 @@
  * sync and carry earlier times. Reading that one pod again answers it in milliseconds. Beyond the
  * kubelet, which waits for its 2 s global update; relisting mode keeps the kubelet's behaviour.
  */
-import type { Clock, Logger } from "../lib/index.ts";
+import { delay, type Clock, type Logger } from "../lib/index.ts";
 import type { PodCache } from "./cache.ts";
 import type { PodLister } from "./deps.ts";
 import { preservedPodIPs } from "./pod-ips.ts";
@@ -62,7 +62,7 @@ export class PodRefresher {
   async #readOnce(uid: string, minTime: number): Promise<void> {
     const { cache, clock, runtime, log, signal } = this.#deps;
     // The read must start after minTime to count as newer (clocks tick in whole milliseconds).
-    if (clock.now() <= minTime) await clock.sleep(minTime - clock.now() + 1, signal).catch(() => {});
+    if (clock.now() <= minTime && !(await delay(clock, minTime - clock.now() + 1, signal))) return;
     if (signal.aborted) return;
     const known = cache.has(uid) ? cache.get(uid).status : undefined;
     if (!known?.name) {

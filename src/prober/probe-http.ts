@@ -88,6 +88,7 @@ async function readCapped(res: Response): Promise<string> {
       size += value.length;
     }
   } finally {
+    // Only releases the connection; the body read so far is the probe's answer either way.
     await reader.cancel().catch(() => undefined);
   }
   return cappedText(chunks);

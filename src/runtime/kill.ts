@@ -166,6 +166,7 @@ export async function killPodWithSyncResult(
       }
       if (failure) throw new StepError(Reason.KillPodSandboxError, failure.message);
     })
+    // The step recorded the failure and each one was logged above; rec.result() reports it.
     .catch(() => undefined);
   return rec.result();
 }
