@@ -7,7 +7,7 @@
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-packages=(containerd runc containernetworking-plugins busybox-static docker-registry skopeo iproute2 iptables)
+packages=(containerd runc containernetworking-plugins busybox-static docker-registry skopeo iproute2 iptables openssl procps)
 
 as_root=()
 if [[ "$(id -u)" -ne 0 ]]; then
