@@ -11,7 +11,7 @@ import { join } from "node:path";
 import type { Pod, PodList } from "../../../src/api/index.ts";
 import { ContainerState, createCriClient, labels, type CriClient } from "../../../src/cri/index.ts";
 import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
-import { ensureBuilt, freePort, startBunlet, type BunletProcess } from "./bunlet.ts";
+import { bunletWaiter, ensureBuilt, freePort, startBunlet, type BunletProcess } from "./bunlet.ts";
 
 const BUSYBOX = "docker.io/library/busybox:1.36";
 const STEP_MS = 60_000;
@@ -68,23 +68,7 @@ function pod(name: string, command: string[]): Pod {
   };
 }
 
-async function waitFor<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 45_000): Promise<T> {
-  const deadline = performance.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v !== undefined && v !== false) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (performance.now() > deadline) {
-      const logs = (bunlet?.lines ?? []).filter((l) => l.level !== "debug").slice(-30).map((l) => JSON.stringify(l));
-      throw new Error(`timed out waiting for ${what}${last ? ` (${String(last)})` : ""}; last bunlet logs:\n${logs.join("\n")}`);
-    }
-    await Bun.sleep(100);
-  }
-}
+const waitFor = bunletWaiter(() => bunlet, 45_000);
 
 async function podsApi(): Promise<PodList> {
   const res = await fetch(`http://127.0.0.1:${port}/pods`);

@@ -84,3 +84,32 @@ export async function startBunlet(flags: string[], readOnlyPort: number): Promis
     signal: (sig) => proc.kill(sig),
   };
 }
+
+export type Waiter = <T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs?: number) => Promise<T>;
+
+/**
+ * A waitFor that polls every 100 ms until check returns something other than undefined/false
+ * (a thrown check counts as "not yet"). On timeout it fails with what it waited for, the last
+ * error check threw and the tail of the bunlet's log, which is usually the answer.
+ */
+export function bunletWaiter(current: () => BunletProcess | undefined, defaultTimeoutMs: number): Waiter {
+  return async (what, check, timeoutMs = defaultTimeoutMs) => {
+    const deadline = performance.now() + timeoutMs;
+    let last: unknown;
+    for (;;) {
+      try {
+        const v = await check();
+        if (v !== undefined && v !== false) return v;
+      } catch (err) {
+        last = err;
+      }
+      if (performance.now() > deadline) {
+        const bunlet = current();
+        const logs = (bunlet?.lines ?? []).filter((l) => l.level !== "debug").slice(-30).map((l) => JSON.stringify(l));
+        const raw = bunlet?.raw.length ? `\nnon-JSON output:\n${bunlet.raw.join("\n")}` : "";
+        throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (${String(last)})` : ""}; last bunlet logs:\n${logs.join("\n")}${raw}`);
+      }
+      await Bun.sleep(100);
+    }
+  };
+}

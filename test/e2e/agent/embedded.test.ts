@@ -16,7 +16,7 @@ import { deleteLink, deleteNatRulesFor, killShims, shimPids, unmountUnder } from
 import { ensureImages, importImages } from "../../harness/images.ts";
 import { allocateTestNetwork, type TestNetwork } from "../../harness/network.ts";
 import { requireE2e } from "../../harness/require.ts";
-import { ensureBuilt, freePort, startBunlet, type BunletProcess } from "./bunlet.ts";
+import { bunletWaiter, ensureBuilt, freePort, startBunlet, type BunletProcess } from "./bunlet.ts";
 
 const STEP_MS = 90_000;
 let dir = "";
@@ -75,22 +75,7 @@ async function start(): Promise<BunletProcess> {
   return bunlet;
 }
 
-async function waitFor<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 60_000): Promise<T> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v !== undefined && v !== false) return v;
-    } catch {
-      // not yet
-    }
-    if (performance.now() > deadline) {
-      const logs = (bunlet?.lines ?? []).filter((l) => l.level !== "debug").slice(-20).map((l) => JSON.stringify(l));
-      throw new Error(`timed out waiting for ${what}; last bunlet logs:\n${logs.join("\n")}\n${bunlet?.raw.join("\n") ?? ""}`);
-    }
-    await Bun.sleep(100);
-  }
-}
+const waitFor = bunletWaiter(() => bunlet, 60_000);
 
 const healthy = async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).status === 200;
 const webRunning = async () => {

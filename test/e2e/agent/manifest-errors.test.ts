@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PodList } from "../../../src/api/index.ts";
 import { startFakeCri, type FakeCri } from "../../fake-cri/index.ts";
-import { ensureBuilt, freePort, startBunlet, type BunletProcess } from "./bunlet.ts";
+import { bunletWaiter, ensureBuilt, freePort, startBunlet, type BunletProcess } from "./bunlet.ts";
 
 let fake: FakeCri;
 let dir = "";
@@ -26,13 +26,7 @@ const good = (name: string, command = ["sleep", "3600"]) =>
     spec: { containers: [{ name: "main", image: "docker.io/library/busybox:1.36", command }] },
   });
 
-async function waitFor<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, ms = 20_000): Promise<T> {
-  for (const deadline = performance.now() + ms; ; await Bun.sleep(100)) {
-    const v = await check();
-    if (v !== undefined && v !== false) return v;
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-  }
-}
+const waitFor = bunletWaiter(() => bunlet, 20_000);
 
 const get = (path: string) => fetch(`http://127.0.0.1:${bunlet.readOnlyPort}${path}`);
 
