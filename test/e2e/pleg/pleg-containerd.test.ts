@@ -103,6 +103,5 @@ describe("PLEG on containerd 1.6", () => {
     expect(detectedMs).toBeLessThan(2200);
     const status = cache.get(pod.uid).status.containerStatuses.find((c) => c.id === id);
     expect(status).toMatchObject({ state: "exited", exitCode: 137 });
-    console.log(`container killed behind bunlet's back: ContainerDied after ${detectedMs.toFixed(0)} ms`);
   }, 15_000);
 });

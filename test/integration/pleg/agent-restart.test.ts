@@ -42,7 +42,6 @@ test("evented mode: the agent restarts an exited container in well under 100 ms"
   await waitFor("web Running", () => runningPod(agent!, "web"));
   await fake.events.whenSubscribers(1);
   const ms = await restartLatency();
-  console.log(`agent restart after exit, evented PLEG: ${ms.toFixed(1)} ms`);
   expect(ms).toBeLessThan(100);
   expect(agent.lines.some((l) => l.msg === "PLEG switched to generic mode")).toBe(false);
 }, 30_000);
@@ -52,7 +51,6 @@ test("generic mode: the agent restarts an exited container within about one reli
   agent = await runAgent(agentConfig(dirs, fake.endpoint, ["--feature-gates=EventedPLEG=false"]));
   await waitFor("web Running", () => runningPod(agent!, "web"));
   const ms = await restartLatency();
-  console.log(`agent restart after exit, generic PLEG (1 s relist): ${ms.toFixed(1)} ms`);
   expect(ms).toBeLessThan(1500);
   expect(fake.calls.some((c) => c.method === "GetContainerEvents")).toBe(false);
 }, 30_000);

@@ -64,7 +64,6 @@ describe("detection latency", () => {
     const genericMs = await detectExit(generic, pod.containerIds[1]!);
     expect(genericMs).toBeLessThan(200 + 300);
     expect(cache.get(pod.uid).status.containerStatuses.find((c) => c.id === pod.containerIds[1])?.state).toBe("exited");
-    console.log(`PLEG detection latency: evented ${eventedMs.toFixed(1)} ms, generic (200 ms period) ${genericMs.toFixed(1)} ms`);
   });
 });
 
