@@ -28,8 +28,7 @@ export interface Runtime {
     opts: { signal: AbortSignal },
   ): Promise<{ error?: unknown }>;
   getPodStatus(uid: string, name: string, namespace: string): Promise<PodStatus>;
-  /** Pods with a running container or a ready sandbox. */
-  /** `all: false`: only ready sandboxes and running containers (what housekeeping may kill). */
+  /** Every runtime pod by default; `all: false`: only ready sandboxes and running containers (what housekeeping may kill). */
   getPods(opts?: { all?: boolean }): Promise<RuntimePod[]>;
   /** Removes dead containers of the pod (all of them with removeAll). */
   cleanUpContainersInPod(uid: string, opts?: { removeAll?: boolean }): Promise<void>;
