@@ -8,6 +8,7 @@ import {
   generatePodReadyToStartContainersCondition,
 } from "../../../src/status/index.ts";
 import type { PodStatus, RuntimeSandboxStatus } from "../../../src/runtime/types.ts";
+import { sandbox } from "./runtime.ts";
 import { c, podWith, readyStatus, notReady, running, sidecar, started, succeeded, waitingWithLastTermination } from "./states.ts";
 
 type Expect = [status: "True" | "False", reason?: string, message?: string];
@@ -138,20 +139,6 @@ describe("Initialized condition", () => {
 });
 
 describe("PodReadyToStartContainers condition", () => {
-  const sandbox = (extra: Partial<RuntimeSandboxStatus>): RuntimeSandboxStatus => ({
-    id: "s1",
-    state: "ready",
-    createdAt: 1,
-    attempt: 0,
-    ips: ["10.0.0.10"],
-    hostNetwork: false,
-    name: "p",
-    namespace: "ns",
-    uid: "uid-1",
-    labels: {},
-    annotations: {},
-    ...extra,
-  });
   const status = (...sandboxStatuses: RuntimeSandboxStatus[]): PodStatus => ({ uid: "uid-1", name: "p", namespace: "ns", ips: [], sandboxStatuses, containerStatuses: [] });
   const cases: { name: string; hostNetwork?: boolean; status: PodStatus; expected: "True" | "False" }[] = [
     { name: "no sandbox", status: status(), expected: "False" },
