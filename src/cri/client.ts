@@ -16,7 +16,7 @@ import {
 } from "@bufbuild/protobuf";
 import { ImageService, RuntimeService } from "./gen/runtime/v1/api_pb.ts";
 import { parseEndpoint } from "./endpoint.ts";
-import { toCriError } from "./errors.ts";
+import { GrpcCode, toCriError } from "./errors.ts";
 import type { CallInvoker, TransportKind } from "./invoker.ts";
 import { createConnectInvoker } from "./invoker-connect.ts";
 import { createGrpcJsInvoker } from "./invoker-grpcjs.ts";
@@ -136,9 +136,10 @@ function bindService<S extends DescService>(
   return client as ServiceClient<S>;
 }
 
+/** Both transports report a call cut short with the gRPC numbers (connect's Code uses them too). */
 function isTimeoutLike(err: unknown): boolean {
   const code = (err as { code?: unknown })?.code;
-  return code === 4 || code === 1 || (err as { name?: string })?.name === "TimeoutError";
+  return code === GrpcCode.DEADLINE_EXCEEDED || code === GrpcCode.CANCELLED || (err as { name?: string })?.name === "TimeoutError";
 }
 
 export function createCriClient(options: CriClientOptions): CriClient {
