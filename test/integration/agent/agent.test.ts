@@ -1,53 +1,30 @@
 // The whole agent (startAgent) against the fake CRI over a real gRPC socket, on real time:
 // static pods from a manifest directory run, restart, go away, survive a bunlet restart and a
 // runtime outage.
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { ContainerState, PodSandboxState } from "../../../src/cri/index.ts";
-import { startFakeCri, type FakeCri } from "../../fake-cri/index.ts";
 import {
-  agentConfig,
   busyboxPod,
   getPods,
   healthz,
-  makeDirs,
   removeManifest,
-  runAgent,
   runningPod,
+  useAgentFixture,
   waitFor,
   writeManifest,
   type RunningAgent,
-  type TestDirs,
 } from "./helpers.ts";
 
-/** Pod status follows the runtime within ~5 s in evented mode (the PLEG's global cache period). */
 const TIMEOUT_MS = 40_000;
 
-let fake: FakeCri;
-let dirs: TestDirs;
-const agents: RunningAgent[] = [];
-
-beforeEach(async () => {
-  fake = await startFakeCri();
-  dirs = makeDirs();
-});
-
-afterEach(async () => {
-  for (const a of agents.splice(0)) await a.stop();
-  await fake.stop();
-  dirs.cleanup();
-});
-
-async function start(extra: string[] = []): Promise<RunningAgent> {
-  const agent = await runAgent(agentConfig(dirs, fake.endpoint, extra));
-  agents.push(agent);
-  return agent;
-}
+const fx = useAgentFixture();
+const start = (extra: string[] = []) => fx.start(extra);
 
 const running = (name: string) =>
-  fake.state.containers.filter((c) => c.name === name && c.state === ContainerState.CONTAINER_RUNNING);
-const countCalls = (method: string) => fake.calls.filter((c) => c.method === method).length;
+  fx.fake.state.containers.filter((c) => c.name === name && c.state === ContainerState.CONTAINER_RUNNING);
+const countCalls = (method: string) => fx.fake.calls.filter((c) => c.method === method).length;
 type Sample = { value: number; metricName?: string };
 /** A counter's value, or a histogram's sample named `sample` (e.g. its _count). */
 const metricValue = async (agent: RunningAgent, name: string, sample = name) => {
@@ -57,13 +34,13 @@ const metricValue = async (agent: RunningAgent, name: string, sample = name) => 
 
 describe("agent on the fake CRI", () => {
   test("runs a static pod: /pods shows it Running with ready containers, the start is timed", async () => {
-    writeManifest(dirs, "web.json", busyboxPod("web", { containers: ["a", "b"] }));
+    writeManifest(fx.dirs, "web.json", busyboxPod("web", { containers: ["a", "b"] }));
     const agent = await start();
     const pod = await waitFor("web Running and ready", () => runningPod(agent, "web"));
     expect(pod.status?.containerStatuses?.map((c) => c.name).sort()).toEqual(["a", "b"]);
     expect(running("a").length).toBe(1);
     expect(running("b").length).toBe(1);
-    expect(existsSync(join(dirs.root, "state", "pods", pod.metadata.uid!, "volumes"))).toBe(true);
+    expect(existsSync(join(fx.dirs.root, "state", "pods", pod.metadata.uid!, "volumes"))).toBe(true);
 
     const h = await healthz(agent);
     expect(h.status).toBe(200);
@@ -73,11 +50,11 @@ describe("agent on the fake CRI", () => {
   }, TIMEOUT_MS);
 
   test("a crashed container is restarted after the PLEG notices, and the pod stays Running", async () => {
-    writeManifest(dirs, "web.json", busyboxPod("web"));
+    writeManifest(fx.dirs, "web.json", busyboxPod("web"));
     const agent = await start();
     await waitFor("web Running", () => runningPod(agent, "web"));
     const first = running("main")[0];
-    fake.exitContainer(first.id, 1);
+    fx.fake.exitContainer(first.id, 1);
     const second = await waitFor("a new main container running", () => running("main").find((c) => c.id !== first.id));
     expect(second.attempt).toBe(1);
     const pod = await waitFor("restartCount 1 in /pods", async () => {
@@ -88,16 +65,16 @@ describe("agent on the fake CRI", () => {
   }, TIMEOUT_MS);
 
   test("a removed manifest stops the pod, and bunlet forgets its status and directory", async () => {
-    writeManifest(dirs, "web.json", busyboxPod("web"));
+    writeManifest(fx.dirs, "web.json", busyboxPod("web"));
     const agent = await start();
     const pod = await waitFor("web Running", () => runningPod(agent, "web"));
-    const podDir = join(dirs.root, "state", "pods", pod.metadata.uid!);
+    const podDir = join(fx.dirs.root, "state", "pods", pod.metadata.uid!);
     expect(existsSync(podDir)).toBe(true);
 
-    removeManifest(dirs, "web.json");
+    removeManifest(fx.dirs, "web.json");
     await waitFor("containers and sandbox stopped", () =>
-      fake.state.containers.every((c) => c.state === ContainerState.CONTAINER_EXITED) &&
-      fake.state.sandboxes.every((s) => s.state === PodSandboxState.SANDBOX_NOTREADY),
+      fx.fake.state.containers.every((c) => c.state === ContainerState.CONTAINER_EXITED) &&
+      fx.fake.state.sandboxes.every((s) => s.state === PodSandboxState.SANDBOX_NOTREADY),
     );
     await waitFor("/pods empty", async () => (await getPods(agent)).items.length === 0);
     await waitFor("pod directory removed", () => !existsSync(podDir));
@@ -105,11 +82,11 @@ describe("agent on the fake CRI", () => {
   }, TIMEOUT_MS);
 
   test("a restarted bunlet adopts running pods: nothing is stopped, created or duplicated", async () => {
-    writeManifest(dirs, "web.json", busyboxPod("web"));
+    writeManifest(fx.dirs, "web.json", busyboxPod("web"));
     const first = await start();
     await waitFor("web Running", () => runningPod(first, "web"));
     await first.stop();
-    agents.splice(agents.indexOf(first), 1);
+    fx.agents.splice(fx.agents.indexOf(first), 1);
     const before = { sandboxes: countCalls("RunPodSandbox"), creates: countCalls("CreateContainer") };
     expect(countCalls("StopContainer") + countCalls("StopPodSandbox")).toBe(0);
 
@@ -127,13 +104,13 @@ describe("agent on the fake CRI", () => {
   }, TIMEOUT_MS);
 
   test("pods removed while bunlet was down are stopped by the next bunlet's housekeeping", async () => {
-    writeManifest(dirs, "web.json", busyboxPod("web"));
-    writeManifest(dirs, "db.json", busyboxPod("db", { containers: ["db"] }));
+    writeManifest(fx.dirs, "web.json", busyboxPod("web"));
+    writeManifest(fx.dirs, "db.json", busyboxPod("db", { containers: ["db"] }));
     const first = await start();
     await waitFor("both Running", async () => (await runningPod(first, "web")) && (await runningPod(first, "db")));
     await first.stop();
-    agents.splice(agents.indexOf(first), 1);
-    removeManifest(dirs, "db.json");
+    fx.agents.splice(fx.agents.indexOf(first), 1);
+    removeManifest(fx.dirs, "db.json");
 
     const second = await start();
     await waitFor("db stopped", () => running("db").length === 0);
@@ -142,23 +119,23 @@ describe("agent on the fake CRI", () => {
   }, TIMEOUT_MS);
 
   test("shutting down leaves every pod running", async () => {
-    writeManifest(dirs, "web.json", busyboxPod("web"));
+    writeManifest(fx.dirs, "web.json", busyboxPod("web"));
     const agent = await start();
     await waitFor("web Running", () => runningPod(agent, "web"));
     await agent.stop();
-    agents.splice(0);
+    fx.agents.splice(0);
     expect(countCalls("StopContainer") + countCalls("StopPodSandbox") + countCalls("RemoveContainer")).toBe(0);
     expect(running("main").length).toBe(1);
     expect(agent.lines.at(-1)?.msg).toBe("Shutdown complete");
   }, TIMEOUT_MS);
 
   test("the runtime going away and coming back is survived, and nothing is restarted", async () => {
-    writeManifest(dirs, "web.json", busyboxPod("web"));
+    writeManifest(fx.dirs, "web.json", busyboxPod("web"));
     const agent = await start();
     await waitFor("web Running", () => runningPod(agent, "web"));
     const creates = countCalls("CreateContainer");
 
-    await fake.refuse(true);
+    await fx.fake.refuse(true);
     const down = await waitFor("healthz to report the runtime down", async () => {
       const h = await healthz(agent);
       return h.status === 500 ? h : undefined;
@@ -166,7 +143,7 @@ describe("agent on the fake CRI", () => {
     expect(down.body).toContain("[-]runtime failed");
     expect(down.body).toContain("container runtime is down");
 
-    await fake.refuse(false);
+    await fx.fake.refuse(false);
     await waitFor("healthz ok again", async () => (await healthz(agent)).status === 200);
     await waitFor("web still Running", () => runningPod(agent, "web"));
     expect(countCalls("CreateContainer")).toBe(creates);

@@ -1,5 +1,6 @@
 // A whole bunlet agent against the fake CRI: config from real flags, a manifest directory, the
 // read-only server on an ephemeral port, a logger the test can read, and condition waits.
+import { afterEach, beforeEach } from "bun:test";
 import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +9,7 @@ import type { Pod, PodList } from "../../../src/api/index.ts";
 import { parseArgs, type BunletConfig } from "../../../src/config/index.ts";
 import { startAgent, type Agent } from "../../../src/kubelet/index.ts";
 import { createLogger, type Fields } from "../../../src/lib/index.ts";
+import { startFakeCri, type FakeCri } from "../../fake-cri/index.ts";
 
 export const BUSYBOX = "docker.io/library/busybox:1.36";
 
@@ -116,4 +118,31 @@ export async function runningPod(agent: Agent, name: string): Promise<Pod | unde
   if (pod?.status?.phase !== "Running") return undefined;
   const ready = (pod.status.containerStatuses ?? []).every((c) => c.ready);
   return ready && (pod.status.containerStatuses ?? []).length > 0 ? pod : undefined;
+}
+
+/**
+ * One fake CRI and one set of temp dirs per test, and every agent a test starts stopped after it:
+ * the setup every whole-agent integration test shares. Read `fake` and `dirs` inside tests only.
+ */
+export function useAgentFixture() {
+  const fx = {
+    fake: undefined as unknown as FakeCri,
+    dirs: undefined as unknown as TestDirs,
+    agents: [] as RunningAgent[],
+    async start(extra: string[] = []): Promise<RunningAgent> {
+      const agent = await runAgent(agentConfig(fx.dirs, fx.fake.endpoint, extra));
+      fx.agents.push(agent);
+      return agent;
+    },
+  };
+  beforeEach(async () => {
+    fx.fake = await startFakeCri();
+    fx.dirs = makeDirs();
+  });
+  afterEach(async () => {
+    for (const a of fx.agents.splice(0)) await a.stop();
+    await fx.fake.stop();
+    fx.dirs.cleanup();
+  });
+  return fx;
 }

@@ -2,34 +2,15 @@
 // probe flips Ready in /pods both ways and is counted on /metrics/probes, a failing liveness
 // probe makes the agent restart the container, and an httpGet readiness probe reaches a server
 // on 127.0.0.1.
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { Pod, Probe } from "../../../src/api/index.ts";
 import { ContainerState } from "../../../src/cri/index.ts";
-import { startFakeCri, type FakeCri } from "../../fake-cri/index.ts";
-import { agentConfig, BUSYBOX, getPods, makeDirs, runAgent, waitFor, writeManifest, type RunningAgent, type TestDirs } from "../agent/helpers.ts";
+import { BUSYBOX, getPods, useAgentFixture, waitFor, writeManifest, type RunningAgent } from "../agent/helpers.ts";
 
 const TIMEOUT_MS = 40_000;
 
-let fake: FakeCri;
-let dirs: TestDirs;
-const agents: RunningAgent[] = [];
-
-beforeEach(async () => {
-  fake = await startFakeCri();
-  dirs = makeDirs();
-});
-
-afterEach(async () => {
-  for (const a of agents.splice(0)) await a.stop();
-  await fake.stop();
-  dirs.cleanup();
-});
-
-async function start(): Promise<RunningAgent> {
-  const agent = await runAgent(agentConfig(dirs, fake.endpoint));
-  agents.push(agent);
-  return agent;
-}
+const fx = useAgentFixture();
+const start = () => fx.start();
 
 function probedPod(name: string, probes: { livenessProbe?: Probe; readinessProbe?: Probe }): object {
   return {
@@ -67,19 +48,19 @@ async function probeCount(agent: RunningAgent, pod: string, probeType: string, r
 
 describe("probes in the agent", () => {
   test("a readiness probe decides Ready in /pods, and a failure takes it back", async () => {
-    fake.setExecResult(["check-ready"], { exitCode: 1, stdout: "not yet" });
+    fx.fake.setExecResult(["check-ready"], { exitCode: 1, stdout: "not yet" });
     const agent = await start();
-    writeManifest(dirs, "web.json", probedPod("web", { readinessProbe: { exec: { command: ["check-ready"] }, periodSeconds: 1, failureThreshold: 1 } }));
+    writeManifest(fx.dirs, "web.json", probedPod("web", { readinessProbe: { exec: { command: ["check-ready"] }, periodSeconds: 1, failureThreshold: 1 } }));
 
     await waitFor("the container running, not ready", async () => {
       const r = await readiness(agent, "web");
-      return r && !r.ready && r.condition === "False" && fake.calls.some((c) => c.method === "ExecSync");
+      return r && !r.ready && r.condition === "False" && fx.fake.calls.some((c) => c.method === "ExecSync");
     }, TIMEOUT_MS);
     expect(agent.lines.some((l) => l.msg === "Probe failed" && l.probeType === "readiness" && l.output === "not yet")).toBe(true);
 
     expect(await probeCount(agent, "web", "Readiness", "failed")).toBeGreaterThan(0);
 
-    fake.setExecResult(["check-ready"], { exitCode: 0 });
+    fx.fake.setExecResult(["check-ready"], { exitCode: 0 });
     await waitFor("Ready=True", async () => {
       const r = await readiness(agent, "web");
       return r?.ready && r.condition === "True";
@@ -90,7 +71,7 @@ describe("probes in the agent", () => {
     // The probe series are on /metrics/probes only, as in the kubelet.
     expect(await (await fetch(`http://127.0.0.1:${agent.readOnlyPort}/metrics`)).text()).not.toContain("prober_probe_total");
 
-    fake.setExecResult(["check-ready"], { exitCode: 1 });
+    fx.fake.setExecResult(["check-ready"], { exitCode: 1 });
     await waitFor("Ready=False again", async () => {
       const r = await readiness(agent, "web");
       return r && !r.ready && r.condition === "False";
@@ -100,23 +81,23 @@ describe("probes in the agent", () => {
   }, 60_000);
 
   test("a failing liveness probe makes the agent kill (with the probe's grace period) and restart the container", async () => {
-    fake.setExecResult(["check-alive"], { exitCode: 0 });
+    fx.fake.setExecResult(["check-alive"], { exitCode: 0 });
     const agent = await start();
-    writeManifest(dirs, "live.json", probedPod("live", { livenessProbe: { exec: { command: ["check-alive"] }, periodSeconds: 1, failureThreshold: 2, terminationGracePeriodSeconds: 5 } }));
+    writeManifest(fx.dirs, "live.json", probedPod("live", { livenessProbe: { exec: { command: ["check-alive"] }, periodSeconds: 1, failureThreshold: 2, terminationGracePeriodSeconds: 5 } }));
 
     const first = await waitFor("the container running and probed", () => {
-      const c = fake.state.containers.find((x) => x.name === "app" && x.state === ContainerState.CONTAINER_RUNNING);
-      return c && fake.calls.some((x) => x.method === "ExecSync") ? c : undefined;
+      const c = fx.fake.state.containers.find((x) => x.name === "app" && x.state === ContainerState.CONTAINER_RUNNING);
+      return c && fx.fake.calls.some((x) => x.method === "ExecSync") ? c : undefined;
     }, TIMEOUT_MS);
 
-    fake.setExecResult(["check-alive"], { exitCode: 1, stderr: "dead" });
+    fx.fake.setExecResult(["check-alive"], { exitCode: 1, stderr: "dead" });
     const second = await waitFor("a new container replacing the unhealthy one", () =>
-      fake.state.containers.find((x) => x.name === "app" && x.id !== first.id && x.state === ContainerState.CONTAINER_RUNNING),
+      fx.fake.state.containers.find((x) => x.name === "app" && x.id !== first.id && x.state === ContainerState.CONTAINER_RUNNING),
     TIMEOUT_MS);
-    fake.setExecResult(["check-alive"], { exitCode: 0 });
+    fx.fake.setExecResult(["check-alive"], { exitCode: 0 });
 
-    expect(fake.state.container(first.id)?.state ?? ContainerState.CONTAINER_EXITED).toBe(ContainerState.CONTAINER_EXITED);
-    const stop = fake.calls.find((c) => c.method === "StopContainer" && (c.request as unknown as { containerId: string }).containerId === first.id);
+    expect(fx.fake.state.container(first.id)?.state ?? ContainerState.CONTAINER_EXITED).toBe(ContainerState.CONTAINER_EXITED);
+    const stop = fx.fake.calls.find((c) => c.method === "StopContainer" && (c.request as unknown as { containerId: string }).containerId === first.id);
     expect((stop!.request as unknown as { timeout: bigint }).timeout).toBe(5n); // not the pod's 2 s
     expect(agent.lines.some((l) => l.msg === "Probe failed" && l.probeType === "liveness" && l.output === "dead")).toBe(true);
     await waitFor("restartCount 1 in /pods", async () => {
@@ -130,7 +111,7 @@ describe("probes in the agent", () => {
     const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(healthy ? "ok" : "warming up", { status: healthy ? 200 : 503 }) });
     try {
       const agent = await start();
-      writeManifest(dirs, "http.json", probedPod("http", { readinessProbe: { httpGet: { host: "127.0.0.1", port: server.port!, path: "/healthz" }, periodSeconds: 1 } }));
+      writeManifest(fx.dirs, "http.json", probedPod("http", { readinessProbe: { httpGet: { host: "127.0.0.1", port: server.port!, path: "/healthz" }, periodSeconds: 1 } }));
       await waitFor("the container running, not ready", async () => (await readiness(agent, "http"))?.ready === false, TIMEOUT_MS);
       healthy = true;
       await waitFor("Ready=True", async () => (await readiness(agent, "http"))?.condition === "True", TIMEOUT_MS);
