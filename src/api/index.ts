@@ -1,2 +1,3 @@
 export * from "./v1.ts";
-export { Quantity, QuantityError, type QuantityFormat } from "./quantity.ts";
+export { Quantity, QuantityError, resourceQuantity, type QuantityFormat } from "./quantity.ts";
+export { computePodQOS, type QOSClass } from "./qos.ts";

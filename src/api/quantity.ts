@@ -344,3 +344,9 @@ function decimalPath(str: string, value: string, s: Suffix): Amount {
   return { unscaled, exponent, format };
 }
 
+
+/** A resource of a ResourceList (ResourceList.Name): zero when it is absent. */
+export function resourceQuantity(list: Readonly<Record<string, string | number>> | undefined, name: string): Quantity {
+  const value = list?.[name];
+  return value === undefined ? Quantity.zero : Quantity.fromJSON(value);
+}
