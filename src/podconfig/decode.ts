@@ -61,8 +61,10 @@ function prefixed(prefix: string, errs: FieldError[]): FieldError[] {
 
 /** Types, defaults, identifies and validates one decoded Pod object. */
 function decodePod(obj: Record<string, unknown>, prefix: string, origin: StaticPodOrigin): Pod {
+  // A value of the wrong type stops here; a malformed quantity is dropped and reported with
+  // everything validation finds.
   const typeErrs = checkPodTypes(obj, prefix);
-  if (typeErrs.length > 0) fail(origin.source, ...typeErrs);
+  if (typeErrs.some((e) => e.code === "TypeInvalid")) fail(origin.source, ...typeErrs);
   // The decoder hands the kubelet an object without its type header: a pod served alone or in a
   // PodList hashes to the same UID.
   delete obj.apiVersion;
@@ -70,13 +72,13 @@ function decodePod(obj: Record<string, unknown>, prefix: string, origin: StaticP
   obj.metadata ??= {};
   obj.spec ??= {};
   const pod = obj as unknown as Pod;
-  if (!pod.metadata.name) fail(origin.source, ...prefixed(prefix, [fe.required("metadata.name", "a static pod needs a name")]));
+  if (!pod.metadata.name) fail(origin.source, ...typeErrs, ...prefixed(prefix, [fe.required("metadata.name", "a static pod needs a name")]));
   applyApiDefaults(pod);
   applyStaticPodDefaults(pod, origin);
-  const errs = validatePod(pod);
+  const errs = [...typeErrs, ...prefixed(prefix, validatePod(pod))];
   const reference = findAPIObjectReference(pod);
-  if (reference) errs.push(reference);
-  if (errs.length > 0) fail(origin.source, ...prefixed(prefix, errs));
+  if (reference) errs.push(...prefixed(prefix, [reference]));
+  if (errs.length > 0) fail(origin.source, ...errs);
   return pod;
 }
 
