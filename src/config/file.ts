@@ -74,7 +74,7 @@ const readers: Record<string, (x: unknown, layer: ConfigLayer, dir: string) => v
   healthzPort: (x, l) => void (l.healthzPort = v.portOrOff(int(x))),
   healthzBindAddress: (x, l) => void (l.healthzBindAddress = v.ipAddress(str(x))),
   podLogsDir: (x, l) => void (l.podLogsDir = v.absoluteDir(str(x))),
-  podCIDR: (x, l) => void (l.podCIDR = str(x) === "" ? "" : v.cidr(str(x))),
+  podCIDR: (x, l) => void (l.podCIDR = str(x) === "" ? "" : v.podCIDR(str(x))),
   containerRuntimeEndpoint: (x, l) => void (l.containerRuntimeEndpoint = v.runtimeEndpoint(str(x))),
   featureGates: (x, l) => void (l.featureGates = gateMap(x)),
 };

@@ -5,6 +5,7 @@
  * conditions with transition times carried from the previous status, host IPs.
  */
 import { computePodQOS, type ContainerStatus, type Pod, type PodCondition, type PodStatus as ApiPodStatus } from "../api/index.ts";
+import { ipFamily } from "../lib/index.ts";
 import type { PodStatus } from "../runtime/types.ts";
 import {
   DisruptionTarget,
@@ -148,7 +149,7 @@ function hasActiveRegularContainer(pod: Pod, podStatus: PodStatus): boolean {
 }
 
 function isIPv6(ip: string): boolean {
-  return ip.includes(":");
+  return ipFamily(ip) === 6;
 }
 
 /**

@@ -177,10 +177,20 @@ describe("renderCniConflist", () => {
     expect(ta!.get("")!.state).not.toBe(tb!.get("")!.state);
   });
 
+  test("IPv6 and dual-stack pod networks: one host-local range and one default route per family", () => {
+    const ipam = (podSubnet: string) => JSON.parse(renderCniConflist({ rootDir: "/r", podSubnet })).plugins[0].ipam;
+    expect(ipam("fd00:10:88::/64")).toMatchObject({ ranges: [[{ subnet: "fd00:10:88::/64" }]], routes: [{ dst: "::/0" }] });
+    expect(ipam("10.88.0.0/16,fd00:10:88::/64")).toMatchObject({
+      ranges: [[{ subnet: "10.88.0.0/16" }], [{ subnet: "fd00:10:88::/64" }]],
+      routes: [{ dst: "0.0.0.0/0" }, { dst: "::/0" }],
+    });
+  });
+
   test.each([
     ["a name longer than IFNAMSIZ", { bridgeName: "bunlet-bridge-too-long" }, /bridge name/],
     ["a name with a space", { bridgeName: "br 0" }, /bridge name/],
     ["a subnet that is not a CIDR", { podSubnet: "10.88.0.0" }, /pod subnet/],
+    ["two subnets of one family", { podSubnet: "10.88.0.0/16,10.89.0.0/16" }, /pod subnet/],
   ])("rejects %s", (_name, opts, message) => {
     expect(() => renderCniConflist({ rootDir: "/r", ...opts })).toThrow(message);
   });
