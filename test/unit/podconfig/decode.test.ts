@@ -3,7 +3,6 @@ import { ConfigHashAnnotationKey, type Pod } from "../../../src/api/index.ts";
 import {
   decodeManifest,
   decodeManifestList,
-  imageTag,
   ManifestError,
   maxConfigLength,
 } from "../../../src/podconfig/index.ts";
@@ -122,10 +121,11 @@ describe("decodeManifest applies the apiserver's defaults", () => {
     expect(p.spec.containers[0].imagePullPolicy).toBe("Never");
   });
 
-  test("imageTag reads tags like the kubelet's ParseImageName", () => {
-    expect(imageTag("localhost:5000/a/b")).toBe("latest");
-    expect(imageTag("localhost:5000/a/b:v2")).toBe("v2");
-    expect(imageTag("a@sha256:abc")).toBe("");
+  test("the pull policy follows the tag as ParseImageName reads it", () => {
+    const policy = (image: string) => decodeManifest(webYaml.replace("docker.io/library/busybox:1.36", image), file).spec.containers[0].imagePullPolicy;
+    expect(policy("localhost:5000/a/b")).toBe("Always");
+    expect(policy("localhost:5000/a/b:v2")).toBe("IfNotPresent");
+    expect(policy("a@sha256:abc")).toBe("IfNotPresent");
   });
 });
 
