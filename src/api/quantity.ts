@@ -23,10 +23,7 @@ const messages = {
 } as const;
 
 export class QuantityError extends Error {
-  constructor(
-    readonly code: keyof typeof messages,
-    readonly text: string,
-  ) {
+  constructor(readonly code: keyof typeof messages) {
     super(messages[code]);
     this.name = "QuantityError";
   }
@@ -49,7 +46,7 @@ const isDigit = (c: string | undefined) => c !== undefined && c >= "0" && c <= "
 const goSpaceAtEnds = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
 const clampInt64 = (n: bigint) => (n > maxInt64 ? maxInt64 : n < minInt64 ? minInt64 : n);
 
-/** |n| / 10^drop rounded away from zero (inf.RoundUp), for drop > 0. */
+/** n / 10^drop rounded away from zero (inf.RoundUp), for drop > 0. */
 function divideUp(n: bigint, drop: number): bigint {
   const sign = n < 0n ? -1n : 1n;
   if (drop > digits(n)) return sign;
@@ -247,7 +244,7 @@ function scan(str: string): Parts {
   while (pos < end && "eEinumkKMGTP".includes(str[pos])) pos++;
   if (pos < end && (str[pos] === "-" || str[pos] === "+")) pos++;
   while (pos < end && isDigit(str[pos])) pos++;
-  if (pos < end) throw new QuantityError("FormatWrong", str);
+  if (pos < end) throw new QuantityError("FormatWrong");
   return { positive, value, num, denom, suffix: str.slice(suffixStart) };
 }
 
@@ -277,12 +274,12 @@ interface Amount {
 }
 
 function parse(str: string): Amount {
-  if (str === "") throw new QuantityError("FormatWrong", str);
+  if (str === "") throw new QuantityError("FormatWrong");
   if (str === "0") return { unscaled: 0n, exponent: 0, format: "DecimalSI", text: str };
   const { positive, value, num, denom, suffix } = scan(str);
   const s = interpret(suffix);
-  if (!s) throw new QuantityError("Suffix", str);
-  return fastPath(str, positive, num, denom, s) ?? decimalPath(str, value, s);
+  if (!s) throw new QuantityError("Suffix");
+  return fastPath(str, positive, num, denom, s) ?? decimalPath(value, s);
 }
 
 /**
@@ -316,9 +313,9 @@ function fastPath(str: string, positive: boolean, num: string, denom: string, s:
 }
 
 /** Go's inf.Dec path: exact, then rounded up to nano and, for BinarySI, capped at 2^63-1. */
-function decimalPath(str: string, value: string, s: Suffix): Amount {
+function decimalPath(value: string, s: Suffix): Amount {
   const m = /^([+-]?)([0-9]*)(?:\.([0-9]*))?$/.exec(value);
-  if (!m || m[2] + (m[3] ?? "") === "") throw new QuantityError("Numeric", str);
+  if (!m || m[2] + (m[3] ?? "") === "") throw new QuantityError("Numeric");
   const fraction = m[3] ?? "";
   let unscaled = BigInt(m[2] + fraction);
   let exponent = -fraction.length;
@@ -343,7 +340,6 @@ function decimalPath(str: string, value: string, s: Suffix): Amount {
   if (m[1] === "-") unscaled = -unscaled;
   return { unscaled, exponent, format };
 }
-
 
 /** A resource of a ResourceList (ResourceList.Name): zero when it is absent. */
 export function resourceQuantity(list: Readonly<Record<string, string | number>> | undefined, name: string): Quantity {
