@@ -140,7 +140,7 @@ export class Quantity {
     return this.scaledValue(-3);
   }
 
-  /** The canonical form (String / MarshalJSON). */
+  /** The canonical form (String, and what MarshalJSON writes). */
   toString(): string {
     if (this.#text !== undefined) return this.#text;
     if (this.#unscaled === 0n) return "0";
@@ -149,10 +149,6 @@ export class Quantity {
     const small = this.cmp(Quantity.of(-1024, "DecimalSI")) > 0 && this.cmp(Quantity.of(1024, "DecimalSI")) < 0;
     const integer = this.#integerValue();
     return small || integer === undefined ? this.#decimalString("DecimalSI") : base1024(integer);
-  }
-
-  toJSON(): string {
-    return this.toString();
   }
 
   /** The exact integer value, or undefined when there is a fraction. */
