@@ -1,12 +1,13 @@
 /**
- * The --config file: a KubeletConfiguration (YAML or JSON) decoded strictly, as the kubelet
+ * The --config file: a KubeletConfiguration (YAML or JSON, read with YAML 1.1 scalars as the
+ * kubelet's sigs.k8s.io/yaml reads it) decoded strictly, as the kubelet
  * does: wrong apiVersion/kind, a duplicate key, an unknown field or a value of the wrong type is
  * an error naming the file and the field. Well-known kubelet fields bunlet does not act on are
  * accepted and reported as notices. A relative staticPodPath is resolved against the file's
  * folder (the kubelet's KubeletConfigurationPathRefs).
  */
 import { dirname, resolve } from "node:path";
-import { parseDocument } from "yaml";
+import { readYaml, YamlError } from "../lib/index.ts";
 import { checkGate } from "./featuregates.ts";
 import { ignoredKubeletFields, ignoredLoggingFields } from "./kubelet-fields.ts";
 import { ConfigError, type ConfigLayer, type ConfigNotice } from "./types.ts";
@@ -73,7 +74,7 @@ const readers: Record<string, (x: unknown, layer: ConfigLayer, dir: string) => v
   healthzPort: (x, l) => void (l.healthzPort = v.portOrOff(int(x))),
   healthzBindAddress: (x, l) => void (l.healthzBindAddress = v.ipAddress(str(x))),
   podLogsDir: (x, l) => void (l.podLogsDir = v.absoluteDir(str(x))),
-  podCIDR: (x, l) => void (l.podCIDR = str(x) === "" ? "" : v.cidr(str(x))),
+  podCIDR: (x, l) => void (l.podCIDR = str(x) === "" ? "" : v.podCIDR(str(x))),
   containerRuntimeEndpoint: (x, l) => void (l.containerRuntimeEndpoint = v.runtimeEndpoint(str(x))),
   featureGates: (x, l) => void (l.featureGates = gateMap(x)),
 };
@@ -93,13 +94,14 @@ export function decodeConfigFile(path: string, text: string): FileLayer {
   const fail = (field: string, problem: string): never => {
     throw new ConfigError(field, `bunlet: ${path}: ${field === "--config" ? "" : `${field}: `}${problem}`);
   };
-  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
-  if (doc.errors.length > 0) {
-    // prettyErrors puts "at line L, column C:" on the first line, then a code frame we drop.
-    const first = doc.errors[0].message.split("\n")[0].replace(/:$/, "");
-    fail("--config", `not valid YAML or JSON: ${first}`);
+  let root: unknown;
+  try {
+    root = readYaml(text);
+  } catch (err) {
+    if (!(err instanceof YamlError)) throw err;
+    if (err.path === "") fail("--config", `not valid YAML or JSON: ${err.message}`);
+    fail(err.path, err.message);
   }
-  const root: unknown = doc.toJS();
   if (!isObj(root)) fail("--config", `expected a KubeletConfiguration object, found ${describe(root ?? null)}`);
   const obj = root as Obj;
   if (obj.apiVersion !== KUBELET_CONFIG_API_VERSION) {

@@ -68,7 +68,7 @@ export const flagDefs: readonly FlagDef[] = [
     set: (s, raw) => void (s.layer.containerLogsDir = v.absoluteDir(raw)) },
   { name: "pod-cidr", type: "string", group: "Pods and runtime", field: "podCIDR", defaultText: "10.88.0.0/16",
     usage: "Pod IP range of the embedded containerd's CNI bridge (as the kubelet's standalone-mode podCIDR).",
-    set: (s, raw) => void (s.layer.podCIDR = v.cidr(raw)) },
+    set: (s, raw) => void (s.layer.podCIDR = v.podCIDR(raw)) },
   { name: "cni-bridge-name", type: "string", group: "Pods and runtime", defaultText: defaults.cniBridgeName,
     usage: "Bridge interface of the embedded containerd's CNI network (bunlet flag); give each bunlet on a host its own.",
     set: (s, raw) => void (s.layer.cniBridgeName = v.interfaceName(raw)) },

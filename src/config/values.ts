@@ -2,8 +2,8 @@
  * Value checks shared by flags and the config file. Each throws ValueError with what was
  * expected and what was found; the caller adds the flag or field name (flags.ts, file.ts).
  */
-import { isIP } from "node:net";
 import { posix } from "node:path";
+import { ipFamily, parsePodCIDRs } from "../lib/index.ts";
 import { DurationError, parseDuration } from "./duration.ts";
 import type { LoggingFormat } from "./types.ts";
 
@@ -57,17 +57,14 @@ export function boolFromString(s: string): boolean {
 }
 
 export function ipAddress(s: string): string {
-  if (isIP(s) === 0) throw new ValueError(`expected an IP address, found ${JSON.stringify(s)}`);
+  if (ipFamily(s) === undefined) throw new ValueError(`expected an IP address, found ${JSON.stringify(s)}`);
   return s;
 }
 
-/** An IPv4 or IPv6 network in CIDR notation, e.g. 10.88.0.0/16. */
-export function cidr(s: string): string {
-  const [addr, prefix, extra] = s.split("/");
-  const family = isIP(addr ?? "");
-  const bits = Number(prefix);
-  if (extra !== undefined || family === 0 || !/^\d+$/.test(prefix ?? "") || bits > (family === 4 ? 32 : 128)) {
-    throw new ValueError(`expected a CIDR such as 10.88.0.0/16, found ${JSON.stringify(s)}`);
+/** The pod CIDR: an IPv4 or IPv6 network, or one of each separated by a comma (dual stack). */
+export function podCIDR(s: string): string {
+  if (!parsePodCIDRs(s)) {
+    throw new ValueError(`expected a CIDR such as 10.88.0.0/16, or an IPv4 and an IPv6 CIDR separated by a comma, found ${JSON.stringify(s)}`);
   }
   return s;
 }

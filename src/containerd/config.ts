@@ -19,9 +19,18 @@ export interface ContainerdConfigOptions {
 
 const CRI = `plugins."io.containerd.grpc.v1.cri"`;
 
-/** TOML basic strings accept JSON's escapes for the characters paths and names can hold. */
+/** TOML 1.0 allows no control character but tab in strings and comments. */
+const controlCharacters = /[\u0000-\u0008\u000a-\u001f\u007f]/g;
+const unicodeEscape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+
+/** A TOML basic string of any path or name: quote, backslash and control characters escaped. */
 function str(value: string): string {
-  return JSON.stringify(value);
+  return `"${value.replace(/["\\]/g, "\\$&").replace(controlCharacters, unicodeEscape)}"`;
+}
+
+/** A comment line; control characters (a newline would end it) shown as escapes. */
+function comment(text: string): string {
+  return `# ${text.replace(controlCharacters, unicodeEscape)}`;
 }
 
 /**
@@ -33,7 +42,7 @@ export function renderContainerdConfig(opts: ContainerdConfigOptions): string {
   const mirrors = opts.registryMirrors ?? DEFAULT_REGISTRY_MIRRORS;
   const lines = [
     "# Rendered by bunlet; edits are overwritten at start-up.",
-    ...(paths.socketFallbackReason ? [`# ${paths.socketFallbackReason}`] : []),
+    ...(paths.socketFallbackReason ? [comment(paths.socketFallbackReason)] : []),
     "version = 2",
     `root = ${str(paths.root)}`,
     `state = ${str(paths.state)}`,

@@ -11,7 +11,6 @@ export {
 export { decodeManifest, decodeManifestList, maxConfigLength, type DecodeOptions } from "./decode.ts";
 export { ManifestError, type ManifestErrorCode, type FieldError } from "./errors.ts";
 export { staticPodUID, staticPodName } from "./static.ts";
-export { imageTag } from "./defaults.ts";
 export { FileSource, type FileSourceOptions, type ManifestErrorMetrics } from "./file-source.ts";
 export { HttpSource, type HttpSourceOptions, type PollResult } from "./http-source.ts";
 export {

@@ -3,7 +3,7 @@
  * pull it per pull policy, one pull at a time (serializeImagePulls), with a keyed backoff per
  * `<podUID>_<image>` (10 s doubling to 300 s). Failures carry the kubelet's waiting reasons.
  */
-import type { Container, Pod } from "../api/index.ts";
+import { defaultImagePullPolicy, ImageNameError, parseImageName, type Container, type Pod } from "../api/index.ts";
 import { isCriError, type CriClient, type PodSandboxConfig } from "../cri/index.ts";
 import { Backoff, type Clock, type Logger } from "../lib/index.ts";
 
@@ -26,34 +26,15 @@ export class ImageError extends Error {
   }
 }
 
-const REFERENCE =
-  /^(?:[a-zA-Z0-9.-]+(?::\d+)?\/)?[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*(?::\w[\w.-]{0,127})?(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,})?$/;
-
-interface ParsedImage {
-  tag: string;
-  digest: string;
+/** Adds ":latest" when the image has neither tag nor digest (applyDefaultImageTag); throws ImageNameError. */
+export function applyDefaultImageTag(image: string): string {
+  const p = parseImageName(image);
+  return p.digest === "" && p.tag === "latest" && !image.endsWith(":latest") ? `${image}:latest` : image;
 }
 
-function parseImage(image: string): ParsedImage | undefined {
-  if (!REFERENCE.test(image)) return undefined;
-  const [name, digest = ""] = image.split("@");
-  const lastSlash = name.lastIndexOf("/");
-  const colon = name.indexOf(":", lastSlash + 1);
-  return { tag: colon >= 0 ? name.slice(colon + 1) : "", digest };
-}
-
-/** Adds ":latest" when the image has neither tag nor digest; undefined for an invalid name. */
-export function applyDefaultImageTag(image: string): string | undefined {
-  const p = parseImage(image);
-  if (!p) return undefined;
-  return p.tag || p.digest ? image : `${image}:latest`;
-}
-
-/** The API default: Always for :latest or untagged images, IfNotPresent otherwise. */
+/** The container's pull policy, or the API default when a pod was not defaulted. */
 export function effectivePullPolicy(container: Container): "Always" | "IfNotPresent" | "Never" {
-  if (container.imagePullPolicy) return container.imagePullPolicy;
-  const p = parseImage(container.image ?? "");
-  return p && (p.digest || (p.tag && p.tag !== "latest")) ? "IfNotPresent" : "Always";
+  return container.imagePullPolicy || defaultImagePullPolicy(container.image ?? "");
 }
 
 export interface EnsuredImage {
@@ -84,8 +65,13 @@ export function createImageManager(deps: { cri: CriClient; clock: Clock; log: Lo
   return {
     async ensureImageExists(pod, container, sandboxConfig, signal) {
       const requested = container.image ?? "";
-      const image = applyDefaultImageTag(requested);
-      if (!image) throw new ImageError("InvalidImageName", `Failed to apply default image tag "${requested}": invalid reference format`);
+      let image: string;
+      try {
+        image = applyDefaultImageTag(requested);
+      } catch (err) {
+        if (!(err instanceof ImageNameError)) throw err;
+        throw new ImageError("InvalidImageName", `Failed to apply default image tag ${JSON.stringify(requested)}: ${err.message}`);
+      }
       const annotations = { ...(pod.metadata.annotations ?? {}) };
       let present: string;
       try {

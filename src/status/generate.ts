@@ -4,7 +4,8 @@
  * and startup (no probe → ready/started once running; a prober plugs in through probeResult),
  * conditions with transition times carried from the previous status, host IPs.
  */
-import type { ContainerStatus, Pod, PodCondition, PodStatus as ApiPodStatus } from "../api/index.ts";
+import { computePodQOS, type ContainerStatus, type Pod, type PodCondition, type PodStatus as ApiPodStatus } from "../api/index.ts";
+import { ipFamily } from "../lib/index.ts";
 import type { PodStatus } from "../runtime/types.ts";
 import {
   DisruptionTarget,
@@ -17,7 +18,6 @@ import {
 } from "./conditions.ts";
 import { convertToAPIContainerStatuses, type WaitingReason } from "./container-statuses.ts";
 import { getPhase, isPodPhaseTerminal, isRestartableInitContainer } from "./phase.ts";
-import { computePodQOS } from "./qos.ts";
 import { rfc3339 } from "./time.ts";
 
 /**
@@ -149,7 +149,7 @@ function hasActiveRegularContainer(pod: Pod, podStatus: PodStatus): boolean {
 }
 
 function isIPv6(ip: string): boolean {
-  return ip.includes(":");
+  return ipFamily(ip) === 6;
 }
 
 /**

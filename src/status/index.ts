@@ -30,6 +30,5 @@ export {
   PodReadyToStartContainers,
   DisruptionTarget,
 } from "./conditions.ts";
-export { computePodQOS, parseQuantity, type QOSClass } from "./qos.ts";
 export { createStatusManager, type StatusManager } from "./manager.ts";
 export { rfc3339 } from "./time.ts";

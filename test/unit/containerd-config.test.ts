@@ -10,25 +10,22 @@ import {
 
 type TomlValue = string | number | boolean | string[];
 
-/** Just enough TOML for what renderContainerdConfig writes: tables, strings, bools, ints, string arrays. */
+/**
+ * The rendered config through a real TOML parser (Bun's, TOML 1.0), as flat tables keyed by
+ * their dotted header (`plugins."io.containerd.grpc.v1.cri".cni`) with their leaf values.
+ */
 function parseToml(text: string): Map<string, Record<string, TomlValue>> {
-  const tables = new Map<string, Record<string, TomlValue>>([["", {}]]);
-  let current = tables.get("")!;
-  for (const raw of text.split("\n")) {
-    const line = raw.trim();
-    if (line === "" || line.startsWith("#")) continue;
-    const header = /^\[(.+)\]$/.exec(line);
-    if (header) {
-      const name = header[1]!;
-      if (tables.has(name)) throw new Error(`table [${name}] defined twice`);
-      current = {};
-      tables.set(name, current);
-      continue;
+  const tables = new Map<string, Record<string, TomlValue>>();
+  const walk = (obj: Record<string, unknown>, name: string) => {
+    const leaves: Record<string, TomlValue> = {};
+    for (const [k, v] of Object.entries(obj)) {
+      const key = /^[A-Za-z0-9_-]+$/.test(k) ? k : JSON.stringify(k);
+      if (v !== null && typeof v === "object" && !Array.isArray(v)) walk(v as Record<string, unknown>, name === "" ? key : `${name}.${key}`);
+      else leaves[k] = v as TomlValue;
     }
-    const kv = /^([A-Za-z0-9_]+)\s*=\s*(.+)$/.exec(line);
-    if (!kv) throw new Error(`cannot parse TOML line: ${line}`);
-    current[kv[1]!] = JSON.parse(kv[2]!) as TomlValue;
-  }
+    if (name === "" || Object.keys(leaves).length > 0) tables.set(name, leaves);
+  };
+  walk(Bun.TOML.parse(text) as Record<string, unknown>, "");
   return tables;
 }
 
@@ -93,6 +90,17 @@ describe("renderContainerdConfig", () => {
     const custom = parseToml(renderContainerdConfig({ rootDir, sandboxImage: "registry.k8s.io/pause:3.9", cniBinDir: "/opt/cni/bin" }));
     expect(table(custom, CRI).sandbox_image).toBe("registry.k8s.io/pause:3.9");
     expect(table(custom, `${CRI}.cni`).bin_dir).toBe("/opt/cni/bin");
+  });
+
+  test("any root dir makes valid TOML: quotes, backslashes and control characters are escaped", () => {
+    const odd = '/tmp/a"b\\c\u0001d\u007fe\nf\tg';
+    const parsed = parseToml(renderContainerdConfig({ rootDir: odd }));
+    expect(table(parsed, "").root).toBe(`${odd}/containerd/root`);
+    expect(table(parsed, `${CRI}.cni`).conf_dir).toBe(`${odd}/containerd/cni/net.d`);
+    const long = `${odd}/${"x".repeat(100)}`;
+    const text = renderContainerdConfig({ rootDir: long });
+    expect(table(parseToml(text), "").state).toBe(`${long}/containerd/state`);
+    expect(text.split("\n")[1]).toStartWith("# socket path /tmp/a\"b\\c\\u0001d\\u007fe\\u000af\tg/");
   });
 
   test("a relative root dir is made absolute", () => {
@@ -169,10 +177,20 @@ describe("renderCniConflist", () => {
     expect(ta!.get("")!.state).not.toBe(tb!.get("")!.state);
   });
 
+  test("IPv6 and dual-stack pod networks: one host-local range and one default route per family", () => {
+    const ipam = (podSubnet: string) => JSON.parse(renderCniConflist({ rootDir: "/r", podSubnet })).plugins[0].ipam;
+    expect(ipam("fd00:10:88::/64")).toMatchObject({ ranges: [[{ subnet: "fd00:10:88::/64" }]], routes: [{ dst: "::/0" }] });
+    expect(ipam("10.88.0.0/16,fd00:10:88::/64")).toMatchObject({
+      ranges: [[{ subnet: "10.88.0.0/16" }], [{ subnet: "fd00:10:88::/64" }]],
+      routes: [{ dst: "0.0.0.0/0" }, { dst: "::/0" }],
+    });
+  });
+
   test.each([
     ["a name longer than IFNAMSIZ", { bridgeName: "bunlet-bridge-too-long" }, /bridge name/],
     ["a name with a space", { bridgeName: "br 0" }, /bridge name/],
     ["a subnet that is not a CIDR", { podSubnet: "10.88.0.0" }, /pod subnet/],
+    ["two subnets of one family", { podSubnet: "10.88.0.0/16,10.89.0.0/16" }, /pod subnet/],
   ])("rejects %s", (_name, opts, message) => {
     expect(() => renderCniConflist({ rootDir: "/r", ...opts })).toThrow(message);
   });

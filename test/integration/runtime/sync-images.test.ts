@@ -58,6 +58,9 @@ describe("image pull policy", () => {
     const pod = makePod({ containers: [c("a", { image: "Not A Valid/Image" })] });
     await h.sync(pod);
     expect(reason(pod)?.reason).toBe("InvalidImageName");
+    expect(reason(pod)?.message).toBe(
+      'Failed to apply default image tag "Not A Valid/Image": couldn\'t parse image name "Not A Valid/Image": invalid reference format: repository name (Image) must be lowercase',
+    );
   });
 });
 

@@ -104,6 +104,11 @@ logging:
     expect(load(`${header}staticPodPath: manifests\n`).config.staticPodPath).toBe("/etc/bunlet/manifests");
   });
 
+  test("YAML 1.1 scalars, as the kubelet reads its config (sigs.k8s.io/yaml)", () => {
+    const { config } = load(`${header}featureGates: {EventedPLEG: off}\nreadOnlyPort: 10_255\nlogging: {verbosity: 0x3}\n`);
+    expect(config).toMatchObject({ featureGates: { EventedPLEG: false }, readOnlyPort: 10255, verbosity: 3 });
+  });
+
   test("an explicit null leaves the default", () => {
     expect(load(`${header}syncFrequency: null\nstaticPodPath:\n`).config).toMatchObject({ syncFrequencyMs: 60_000, staticPodPath: "" });
   });
@@ -201,6 +206,8 @@ describe("a bad config file exits 2 with one line naming the file and the field"
     ["a list", "- a\n- b\n", "--config", "expected a KubeletConfiguration object, found a list"],
     ["YAML syntax", `${header}syncFrequency: [20s\n`, "--config", "not valid YAML or JSON: "],
     ["duplicate key", `${header}syncFrequency: 20s\nsyncFrequency: 30s\n`, "--config", "not valid YAML or JSON: Map keys must be unique at line 4"],
+    ["a value JSON cannot hold", `${header}readOnlyPort: .inf\n`, "readOnlyPort", "readOnlyPort: json: unsupported value: +Inf"],
+    ["two spellings of one gate", `${header}featureGates: {EventedPLEG: on, EventedPLEG: off}\n`, "--config", "not valid YAML or JSON: Map keys must be unique"],
   ];
   for (const [name, text, field, problem] of cases) {
     test(`${name} → ${field}`, () => {

@@ -31,8 +31,13 @@ describe("image names and pull policy", () => {
     ["localhost:5000/x/busybox", "localhost:5000/x/busybox:latest"],
     ["localhost:5000/x/busybox:2", "localhost:5000/x/busybox:2"],
     [`busybox@sha256:${"a".repeat(64)}`, `busybox@sha256:${"a".repeat(64)}`],
-    ["Bad Name", undefined],
   ])("default tag of %s is %s", (image, out) => expect(applyDefaultImageTag(image)).toBe(out));
+
+  test("an invalid name is an error with distribution/reference's reason", () => {
+    expect(() => applyDefaultImageTag("Bad Name")).toThrow(
+      'couldn\'t parse image name "Bad Name": invalid reference format: repository name (library/Bad Name) must be lowercase',
+    );
+  });
 
   test.each([
     ["busybox", undefined, "Always"],
