@@ -3,8 +3,8 @@
  * else lives here. Bad input exits 2 with one line; a failed start exits 1 with the reason.
  */
 import { ConfigError, logConfigNotices, parseArgs } from "./config/index.ts";
-import { startAgent } from "./kubelet/index.ts";
-import { createLogger } from "./lib/index.ts";
+import { lockRootDir, RootDirInUseError, startAgent, type RootLock } from "./kubelet/index.ts";
+import { createLogger, realClock } from "./lib/index.ts";
 
 async function main(argv: string[]): Promise<number> {
   let parsed;
@@ -39,6 +39,28 @@ async function main(argv: string[]): Promise<number> {
   process.on("SIGTERM", () => onSignal("SIGTERM"));
   process.on("SIGINT", () => onSignal("SIGINT"));
 
+  // First thing that touches the root dir: one bunlet per root dir.
+  let lock: RootLock;
+  try {
+    lock = await lockRootDir({
+      rootDir: config.rootDir,
+      lockFile: config.lockFile,
+      exitOnLockContention: config.exitOnLockContention,
+      clock: realClock,
+      log,
+      signal: shutdown.signal,
+    });
+  } catch (err) {
+    if (shutdown.signal.aborted) return 0;
+    if (err instanceof RootDirInUseError) {
+      log.error(`bunlet: ${err.message}`, { rootDir: err.rootDir, holderPid: err.holderPid, lockFile: err.lockFile });
+    } else {
+      log.error("bunlet could not lock its root directory; exiting", { rootDir: config.rootDir, err });
+    }
+    return 1;
+  }
+  void lock.contended.then(() => shutdown.abort(new Error("another bunlet asked for the root directory lock")));
+
   try {
     const agent = await startAgent(config, { log, signal: shutdown.signal });
     await agent.done;
@@ -48,6 +70,8 @@ async function main(argv: string[]): Promise<number> {
     if (shutdown.signal.aborted) return 0;
     log.error("bunlet could not start; exiting", { err });
     return 1;
+  } finally {
+    lock.release();
   }
 }
 

@@ -17,6 +17,10 @@ export interface BunletConfig {
   containerRuntimeEndpoint: string;
   /** --root-dir: bunlet's state (embedded containerd lives under <rootDir>/containerd). */
   rootDir: string;
+  /** --lock-file: a lock file taken besides <rootDir>/bunlet.lock; "" = none. */
+  lockFile: string;
+  /** --exit-on-lock-contention: wait for the lock's holder to leave, and leave when another bunlet asks. */
+  exitOnLockContention: boolean;
   /** --pod-logs-dir / podLogsDir: <podLogsDir>/<ns>_<name>_<uid>/<container>/<n>.log */
   podLogsDir: string;
   /** --container-logs-dir (bunlet): the /var/log/containers symlinks. */
@@ -89,6 +93,8 @@ export const defaults = {
   staticPodURL: "",
   containerRuntimeEndpoint: "",
   rootDir: "/var/lib/bunlet",
+  lockFile: "",
+  exitOnLockContention: false,
   podLogsDir: "/var/log/pods",
   containerLogsDir: "/var/log/containers",
   podCIDR: "",

@@ -72,6 +72,8 @@ describe("defaults without --config (the kubelet's legacy defaults)", () => {
       staticPodURLHeader: {},
       containerRuntimeEndpoint: "",
       rootDir: "/var/lib/bunlet",
+      lockFile: "",
+      exitOnLockContention: false,
       podLogsDir: "/var/log/pods",
       containerLogsDir: "/var/log/containers",
       podCIDR: "",
