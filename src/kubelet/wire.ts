@@ -19,6 +19,7 @@ import { createRuntimeManager } from "../runtime/index.ts";
 import { syncLoopHealthCheck } from "../server/index.ts";
 import { startAgentServers } from "./agent-servers.ts";
 import { createStatusManager, generateAPIPodStatus } from "../status/index.ts";
+import { setUpPodVolumes } from "../volumes/index.ts";
 import { connectRuntime } from "./connect-runtime.ts";
 import { ContainerDeletor } from "./container-deletor.ts";
 import { runContainerGC } from "./container-gc.ts";
@@ -151,6 +152,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
       probeManager,
       isTerminationRequested: (uid) => podWorkers?.isPodTerminationRequested(uid) ?? false,
       networkNotReady: () => runtimeState.networkError(),
+      mountVolumes: (pod) => setUpPodVolumes(pod),
       clock,
       log,
       metrics,
