@@ -11,7 +11,7 @@ import { podUID, type PodList } from "../api/index.ts";
 import type { BunletConfig } from "../config/index.ts";
 import { anySignal, realClock, type Clock, type Logger } from "../lib/index.ts";
 import { createMetrics } from "../metrics/index.ts";
-import { createPleg, PodCache } from "../pleg/index.ts";
+import { createPleg, describePlegStatus, PodCache } from "../pleg/index.ts";
 import { createPodConfig } from "../podconfig/index.ts";
 import { createPodWorkers, WorkQueue } from "../podworkers/index.ts";
 import { createProbeManager } from "../prober/index.ts";
@@ -240,7 +240,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
       registry: metrics.registry,
       probeRegistry: metrics.probeRegistry,
       detail: () => ({
-        pleg: pleg.status(),
+        pleg: describePlegStatus(pleg.status(), clock.now()),
         runtime: runtimeState.runtimeError() ?? "ready",
         ...manifestErrorDetail(podConfig.lastManifestErrors()),
       }),
