@@ -186,6 +186,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
     const configCtl = new AbortController();
     const podConfig = createPodConfig({
       staticPodPath: config.staticPodPath,
+      lastGoodDir: join(config.rootDir, "static-pods"),
       staticPodURL: config.staticPodURL,
       staticPodURLHeader: config.staticPodURLHeader,
       nodeName: config.nodeName,
@@ -242,7 +243,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
       detail: () => ({
         pleg: describePlegStatus(pleg.status(), clock.now()),
         runtime: runtimeState.runtimeError() ?? "ready",
-        ...manifestErrorDetail(podConfig.lastManifestErrors()),
+        ...manifestErrorDetail(podConfig.lastManifestErrors(), podConfig.keptPodErrors()),
       }),
       log,
     });
