@@ -5,6 +5,7 @@
  */
 
 export type LoggingFormat = "text" | "json";
+export type CgroupDriver = "cgroupfs" | "systemd";
 
 export interface BunletConfig {
   /** --pod-manifest-path / staticPodPath: a directory of manifests or one file; "" = no file source. */
@@ -25,6 +26,10 @@ export interface BunletConfig {
   podLogsDir: string;
   /** --container-logs-dir (bunlet): the /var/log/containers symlinks. */
   containerLogsDir: string;
+  /** --cgroup-driver / cgroupDriver: rendered into the embedded containerd's runc options (systemd is refused there). */
+  cgroupDriver: CgroupDriver;
+  /** --resolv-conf / resolvConf: the node resolver file pods inherit (Default, ClusterFirst); "" = none. */
+  resolvConf: string;
   /** --pod-cidr / podCIDR: the embedded containerd's pod subnet (kubelet: standalone mode only); "" = 10.88.0.0/16. */
   podCIDR: string;
   /** --cni-bridge-name (bunlet): the embedded containerd's CNI bridge, so two bunlets on one host do not share one. */
@@ -66,7 +71,7 @@ export class ConfigError extends Error {
   }
 }
 
-/** Something parseArgs wants logged once a logger exists (ignored kubelet fields, inert gates). */
+/** Something parseArgs wants logged once a logger exists (the settings bunlet does not act on). */
 export interface ConfigNotice {
   level: "debug" | "warn";
   msg: string;
@@ -83,6 +88,8 @@ export interface ParseEnv {
   hostname(): string;
   /** The file's text; throws a Node-style error (with `code`) when it cannot be read. */
   readFile(path: string): string;
+  /** The names in a directory (--config-dir); the real directory when absent. Throws a Node-style error. */
+  readDir?(path: string): string[];
 }
 
 export const DEFAULT_READ_ONLY_PORT = 10255;
@@ -99,6 +106,8 @@ export const defaults = {
   containerLogsDir: "/var/log/containers",
   podCIDR: "",
   cniBridgeName: "bunlet0",
+  cgroupDriver: "cgroupfs" as CgroupDriver,
+  resolvConf: "/etc/resolv.conf",
   kubeconfig: "",
   // The kubelet binds 0.0.0.0; bunlet's read-only port has no authentication, so loopback.
   address: "127.0.0.1",

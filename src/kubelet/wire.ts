@@ -123,6 +123,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
       random,
       podLogsDir: config.podLogsDir,
       containerLogsDir: config.containerLogsDir,
+      resolvConf: config.resolvConf,
       podsDir,
       nodeName: config.nodeName,
       hostIPs,
