@@ -2,11 +2,13 @@
  * bunlet's entry point: flags and config file → startAgent → run until SIGTERM/SIGINT. Nothing
  * else lives here. Bad input exits 2 with one line; a failed start exits 1 with the reason.
  */
+import { runCrictl } from "./cli/crictl/index.ts";
 import { ConfigError, logConfigNotices, parseArgs } from "./config/index.ts";
 import { lockRootDir, RootDirInUseError, startAgent, type RootLock } from "./kubelet/index.ts";
 import { createLogger, realClock } from "./lib/index.ts";
 
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === "crictl") return crictl(argv.slice(1));
   let parsed;
   try {
     parsed = parseArgs(argv);
@@ -73,6 +75,23 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     lock.release();
   }
+}
+
+/** `bunlet crictl ...`: the CRI tool beside the agent (src/cli/crictl). */
+async function crictl(argv: string[]): Promise<number> {
+  const interrupt = new AbortController();
+  process.on("SIGINT", () => interrupt.abort(new Error("interrupted")));
+  process.on("SIGTERM", () => interrupt.abort(new Error("terminated")));
+  const status = await runCrictl(argv, {
+    out: (text) => void process.stdout.write(text),
+    err: (text) => void process.stderr.write(text),
+    env: process.env,
+    now: () => Date.now(),
+    signal: interrupt.signal,
+  });
+  // process.exit below must not cut a piped listing short.
+  await Promise.all([process.stdout, process.stderr].map((s) => new Promise<void>((resolve) => s.write("", () => resolve()))));
+  return status;
 }
 
 process.exitCode = await main(process.argv.slice(2));
