@@ -163,6 +163,21 @@ describe("bunlet crictl on the embedded containerd (found from --root-dir)", () 
     expect(t.stderr).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z oops\n$/);
   }, STEP_MS);
 
+  test("logs -f follows what the container writes next, until interrupted", async () => {
+    const follower = Bun.spawn([binary, "crictl", `--root-dir=${rootDir}`, "logs", "-f", containerId], { stdout: "pipe", stderr: "pipe" });
+    let seen = "";
+    const reading = (async () => {
+      for await (const chunk of follower.stdout) seen += new TextDecoder().decode(chunk);
+    })();
+    await waitFor("the existing line", () => seen.includes("hello\n"));
+    expect(crictl("exec", containerId, "sh", "-c", "echo later > /proc/1/fd/1").code).toBe(0);
+    await waitFor("the new line", () => seen.includes("later\n"));
+    follower.kill("SIGINT");
+    expect(await follower.exited).toBe(0);
+    await reading;
+    expect(seen).toBe("hello\nlater\n");
+  }, STEP_MS);
+
   test("exec: output and the command's exit status; an interactive session names the ctr recipe", () => {
     expect(crictl("exec", containerId, "sh", "-c", "echo hi; echo err >&2; exit 3")).toEqual({ code: 3, stdout: "hi\n", stderr: "err\n" });
     expect(crictl("exec", "-s", containerId, "cat", "/proc/1/cmdline")).toMatchObject({ code: 0, stdout: expect.stringContaining("sleep") });
