@@ -15,7 +15,7 @@ import { mkdirSync, utimesSync, watch, type FSWatcher } from "node:fs";
 import { join, resolve } from "node:path";
 import { delay, LockHeldError, tryLockFile, type Clock, type FileLock, type Logger } from "../lib/index.ts";
 
-export const ROOT_LOCK_FILE = "bunlet.lock";
+const ROOT_LOCK_FILE = "bunlet.lock";
 const CONTENTION_POLL_MS = 200;
 
 /** Another process holds the lock of this root dir (or of --lock-file). */

@@ -2,4 +2,4 @@
 export * from "./async/index.ts";
 export { realClock, FakeClock, flushMicrotasks, type Clock, type Timer } from "./clock.ts";
 export { createLogger, createMemoryLogger, silentLogger, type Logger, type Fields, type LogFormat } from "./log.ts";
-export { tryLockFile, lockHolderPid, LockHeldError, type FileLock } from "./lockfile.ts";
+export { tryLockFile, LockHeldError, type FileLock } from "./lockfile.ts";

@@ -56,7 +56,7 @@ export interface FileLock {
 }
 
 /** The pid a holder wrote into the lock file, if the file holds one. */
-export function lockHolderPid(path: string): number | undefined {
+function lockHolderPid(path: string): number | undefined {
   try {
     const pid = Number.parseInt(readFileSync(path, "utf8").trim(), 10);
     return Number.isInteger(pid) && pid > 0 ? pid : undefined;

@@ -24,7 +24,7 @@ import { splitDuplicates } from "./file-duplicates.ts";
 import type { LastGoodStore } from "./last-good-store.ts";
 
 /** How long a new bad version of a file must stay as it is before it is reported. */
-export const defaultSettleMs = 1_000;
+const defaultSettleMs = 1_000;
 
 export interface ManifestFilesOptions {
   path: string;

@@ -14,7 +14,6 @@ export { staticPodUID, staticPodName } from "./static.ts";
 export { imageTag } from "./defaults.ts";
 export { FileSource, type FileSourceOptions, type ManifestErrorMetrics } from "./file-source.ts";
 export { createLastGoodStore, type LastGoodStore } from "./last-good-store.ts";
-export { defaultSettleMs } from "./file-manifests.ts";
 export { HttpSource, type HttpSourceOptions, type PollResult } from "./http-source.ts";
 export {
   createPodConfig,

@@ -11,9 +11,6 @@
  */
 import { closeSync, mkdirSync, openSync, statSync, type Stats } from "node:fs";
 
-export const hostPathTypes = ["", "DirectoryOrCreate", "Directory", "FileOrCreate", "File", "Socket", "CharDevice", "BlockDevice"] as const;
-export type HostPathType = (typeof hostPathTypes)[number];
-
 /** The kubelet's hostutil FileType values. */
 type FileType = "Directory" | "File" | "Socket" | "CharDevice" | "BlockDevice";
 
