@@ -1,6 +1,7 @@
 /**
- * bunlet's entry point: flags and config file → startAgent → run until SIGTERM/SIGINT. Nothing
- * else lives here. Bad input exits 2 with one line; a failed start exits 1 with the reason.
+ * bunlet's entry point: flags and config file → the root-dir lock → startAgent → run until
+ * SIGTERM/SIGINT; or `bunlet crictl ...`, the CRI tool. Nothing else lives here. Bad input exits 2
+ * with one line; a root dir in use or a failed start exits 1 with the reason.
  */
 import { runCrictl } from "./cli/crictl/index.ts";
 import { ConfigError, logConfigNotices, parseArgs } from "./config/index.ts";
