@@ -10,7 +10,8 @@ export { helpText } from "./help.ts";
 export { VERSION, versionText } from "./version.ts";
 export { parseDuration, formatDuration, DurationError } from "./duration.ts";
 export { knownGates } from "./featuregates.ts";
-export { flagDefs, type FlagDef } from "./flags.ts";
+export { flagDefs, allFlagDefs, type FlagDef } from "./flags.ts";
+export { kubeletCompatFlags } from "./kubelet-flags.ts";
 export { KUBELET_CONFIG_API_VERSION, KUBELET_CONFIG_KIND } from "./file.ts";
 export {
   ConfigError,

@@ -5,7 +5,7 @@
 import { posix } from "node:path";
 import { ipFamily, parsePodCIDRs } from "../lib/index.ts";
 import { DurationError, parseDuration } from "./duration.ts";
-import type { LoggingFormat } from "./types.ts";
+import type { CgroupDriver, LoggingFormat } from "./types.ts";
 
 export class ValueError extends Error {
   override readonly name = "ValueError";
@@ -74,6 +74,12 @@ export function interfaceName(s: string): string {
   if (!/^[A-Za-z0-9_.-]{1,15}$/.test(s)) {
     throw new ValueError(`expected an interface name of 1-15 letters, digits, '.', '_' or '-', found ${JSON.stringify(s)}`);
   }
+  return s;
+}
+
+/** The kubelet's cgroup drivers. */
+export function cgroupDriver(s: string): CgroupDriver {
+  if (s !== "cgroupfs" && s !== "systemd") throw new ValueError(`expected "cgroupfs" or "systemd", found ${JSON.stringify(s)}`);
   return s;
 }
 

@@ -34,6 +34,11 @@ export interface PodSyncerDeps {
   isTerminationRequested(uid: string): boolean;
   /** Why the pod network is not ready, or undefined when it is (from the runtime health check). */
   networkNotReady(): string | undefined;
+  /**
+   * Sets up the volumes the pod's containers mount (the kubelet's WaitForAttachAndMount); throws
+   * when one cannot be set up, and then the pod gets no sandbox and no containers.
+   */
+  mountVolumes(pod: Pod): void;
   clock: Clock;
   log: Logger;
   metrics: Pick<Metrics, "podStartDuration">;
@@ -74,6 +79,7 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
 
       await podDirs.make(uid);
       signal.throwIfAborted();
+      deps.mountVolumes(pod);
       deps.probeManager?.addPod(pod);
       const result = await runtime.syncPod(pod, podStatus, { signal });
       if (result.error !== undefined) throw result.error;

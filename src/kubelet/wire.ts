@@ -11,7 +11,7 @@ import { podUID, type PodList } from "../api/index.ts";
 import type { BunletConfig } from "../config/index.ts";
 import { anySignal, realClock, type Clock, type Logger } from "../lib/index.ts";
 import { createMetrics } from "../metrics/index.ts";
-import { createPleg, PodCache } from "../pleg/index.ts";
+import { createPleg, describePlegStatus, PodCache } from "../pleg/index.ts";
 import { createPodConfig } from "../podconfig/index.ts";
 import { createPodWorkers, WorkQueue } from "../podworkers/index.ts";
 import { createProbeManager } from "../prober/index.ts";
@@ -19,6 +19,7 @@ import { createRuntimeManager } from "../runtime/index.ts";
 import { syncLoopHealthCheck } from "../server/index.ts";
 import { startAgentServers } from "./agent-servers.ts";
 import { createStatusManager, generateAPIPodStatus } from "../status/index.ts";
+import { setUpPodVolumes } from "../volumes/index.ts";
 import { connectRuntime } from "./connect-runtime.ts";
 import { ContainerDeletor } from "./container-deletor.ts";
 import { runContainerGC } from "./container-gc.ts";
@@ -122,6 +123,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
       random,
       podLogsDir: config.podLogsDir,
       containerLogsDir: config.containerLogsDir,
+      resolvConf: config.resolvConf,
       podsDir,
       nodeName: config.nodeName,
       hostIPs,
@@ -151,6 +153,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
       probeManager,
       isTerminationRequested: (uid) => podWorkers?.isPodTerminationRequested(uid) ?? false,
       networkNotReady: () => runtimeState.networkError(),
+      mountVolumes: (pod) => setUpPodVolumes(pod),
       clock,
       log,
       metrics,
@@ -184,6 +187,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
     const configCtl = new AbortController();
     const podConfig = createPodConfig({
       staticPodPath: config.staticPodPath,
+      lastGoodDir: join(config.rootDir, "static-pods"),
       staticPodURL: config.staticPodURL,
       staticPodURLHeader: config.staticPodURLHeader,
       nodeName: config.nodeName,
@@ -238,9 +242,9 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
       registry: metrics.registry,
       probeRegistry: metrics.probeRegistry,
       detail: () => ({
-        pleg: pleg.status(),
+        pleg: describePlegStatus(pleg.status(), clock.now()),
         runtime: runtimeState.runtimeError() ?? "ready",
-        ...manifestErrorDetail(podConfig.lastManifestErrors()),
+        ...manifestErrorDetail(podConfig.lastManifestErrors(), podConfig.keptPodErrors()),
       }),
       log,
     });

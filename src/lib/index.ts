@@ -4,3 +4,4 @@ export { realClock, FakeClock, flushMicrotasks, type Clock, type Timer } from ".
 export { createLogger, createMemoryLogger, silentLogger, type Logger, type Fields, type LogFormat } from "./log.ts";
 export { readYaml, YamlError } from "./yaml.ts";
 export { ipFamily, parseCIDR, parsePodCIDRs, type CIDR, type IPFamily } from "./net.ts";
+export { tryLockFile, LockHeldError, type FileLock } from "./lockfile.ts";

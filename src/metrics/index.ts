@@ -147,7 +147,13 @@ export function createMetrics(registry = new Registry(), probeRegistry = new Reg
     }),
     manifestErrors: new Counter({
       name: "bunlet_manifest_errors",
-      help: "Manifests that could not be decoded or validated, by source.",
+      help: "Bad manifest versions seen (not decoding, invalid, or duplicating another file's pod), by source.",
+      labelNames: ["source"],
+      registers: r,
+    }),
+    rejectedManifests: new Gauge({
+      name: "bunlet_rejected_manifests",
+      help: "Manifests rejected right now (not decoding, invalid, or duplicating another file's pod), by source.",
       labelNames: ["source"],
       registers: r,
     }),

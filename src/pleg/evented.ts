@@ -48,6 +48,7 @@ export class EventedPleg {
       return;
     }
     const uid = status.uid;
+    metrics.plegLastSeen.set(Math.floor(clock.now() / 1000));
     const eventTime = nanosToMs(event.createdAt);
     metrics.eventedPlegConnectionLatency.observe(Math.max(0, clock.now() - eventTime) / 1000);
     status.ips = preservedPodIPs(cache, uid, status);
@@ -77,30 +78,34 @@ export class EventedPleg {
   }
 
   /** Unhealthy only when the shared event channel is full (nobody is consuming). */
-  healthy(inUse: boolean): Health {
-    const { events, clock, metrics } = this.#deps;
+  healthy(): Health {
+    const { events } = this.#deps;
     if (events.length >= events.capacity) {
       return { ok: false, message: `EventedPLEG: pleg event channel capacity is full with ${events.length} events` };
     }
-    if (inUse) metrics.plegLastSeen.set(Math.floor(clock.now() / 1000));
     return { ok: true };
   }
 
   /**
    * Moves the cache's global timestamp every period until the signal aborts: a stream can miss
-   * an event without noticing, and a worker waiting on getNewerThan must not wait forever.
+   * an event without noticing, and a worker waiting on getNewerThan must not wait forever. Each
+   * tick also marks the PLEG as seen active: in evented mode a quiet node has no events and
+   * relists only every 300 s, yet its PLEG is working.
    * It starts only when `cacheFilled` resolves (the first successful relist): before that the
    * cache is empty, and a global timestamp would let a pod worker take that empty status as
    * current and create a second sandbox for a pod the runtime already runs.
    */
   async runGlobalCacheUpdates(periodMs: number, signal: AbortSignal, cacheFilled: Promise<void>): Promise<void> {
-    const { cache, clock, log } = this.#deps;
+    const { cache, clock, log, metrics } = this.#deps;
     if (!(await resolvedBefore(cacheFilled, signal))) return;
     await runEvery(
       clock,
       () => periodMs,
       signal,
-      () => cache.updateTime(clock.now()),
+      () => {
+        cache.updateTime(clock.now());
+        metrics.plegLastSeen.set(Math.floor(clock.now() / 1000));
+      },
       (err) => log.error("could not update the pod cache timestamp", { err, next: "retrying next period" }),
     );
   }

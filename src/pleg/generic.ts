@@ -118,7 +118,6 @@ export class GenericPleg {
 
   healthy(): Health {
     if (this.#relistTime === 0) return { ok: false, message: "pleg has yet to be successful" };
-    this.#deps.metrics.plegLastSeen.set(Math.floor(this.#relistTime / 1000));
     const elapsed = this.#deps.clock.now() - this.#relistTime;
     const threshold = this.#duration.thresholdMs;
     if (elapsed > threshold) {
@@ -164,6 +163,8 @@ export class GenericPleg {
         return;
       }
       this.#relistTime = timestamp;
+      // Set where the PLEG is active, not when someone asks /healthz (alerts read the gauge).
+      metrics.plegLastSeen.set(Math.floor(timestamp / 1000));
       setRunningMetricsFromRelist(metrics, pods);
       this.#records.setCurrent(pods);
       await this.#diffAndUpdate();

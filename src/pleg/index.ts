@@ -17,4 +17,5 @@ export {
   type RelistDuration,
 } from "./options.ts";
 export { formatGoDuration } from "./duration.ts";
+export { describePlegStatus } from "./status-text.ts";
 export type { PodLifecycleEvent, PodLifecycleEventType } from "./types.ts";

@@ -136,7 +136,7 @@ class PlegController implements Pleg {
     const generic = this.#generic.healthy();
     if (!generic.ok) failures.push(`generic: ${generic.message}`);
     if (this.#deps.eventedEnabled) {
-      const evented = this.#evented.healthy(this.#state.kind === "evented");
+      const evented = this.#evented.healthy();
       if (!evented.ok) failures.push(`evented: ${evented.message}`);
     }
     return failures.length === 0 ? { ok: true } : { ok: false, message: failures.join("; ") };

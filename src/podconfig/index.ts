@@ -12,6 +12,7 @@ export { decodeManifest, decodeManifestList, maxConfigLength, type DecodeOptions
 export { ManifestError, type ManifestErrorCode, type FieldError } from "./errors.ts";
 export { staticPodUID, staticPodName } from "./static.ts";
 export { FileSource, type FileSourceOptions, type ManifestErrorMetrics } from "./file-source.ts";
+export { createLastGoodStore, type LastGoodStore } from "./last-good-store.ts";
 export { HttpSource, type HttpSourceOptions, type PollResult } from "./http-source.ts";
 export {
   createPodConfig,

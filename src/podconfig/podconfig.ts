@@ -13,6 +13,7 @@ import { anySignal, Channel, type Clock, type Logger } from "../lib/index.ts";
 import type { ManifestError } from "./errors.ts";
 import { FileSource, type ManifestErrorMetrics } from "./file-source.ts";
 import { HttpSource } from "./http-source.ts";
+import { createLastGoodStore } from "./last-good-store.ts";
 import { PodStorage, type InvalidPodEvent, type PodUpdate } from "./storage.ts";
 
 export const defaultFileCheckFrequencyMs = 20_000;
@@ -22,6 +23,8 @@ const podUpdatesCapacity = 50;
 export interface PodConfigOptions {
   /** --pod-manifest-path (staticPodPath): a directory or a single manifest file. */
   staticPodPath?: string;
+  /** Where the last good version of each manifest file outlives a restart (`<root-dir>/static-pods`). */
+  lastGoodDir?: string;
   /** --manifest-url (staticPodURL). */
   staticPodURL?: string;
   /** --manifest-url-header, by header name (a name may carry several values). */
@@ -69,6 +72,7 @@ export function createPodConfig(opts: PodConfigOptions): PodConfig {
           checkFrequencyMs: opts.fileCheckFrequencyMs ?? defaultFileCheckFrequencyMs,
           metrics: opts.metrics,
           onSnapshot: (pods) => deliver(FileSourceName, pods),
+          store: opts.lastGoodDir ? createLastGoodStore(opts.lastGoodDir) : undefined,
         })
       : undefined;
   const http =

@@ -38,6 +38,8 @@ export interface RuntimeManagerDeps {
   nodeName: string;
   /** Resolver settings for ClusterFirst/Default pods; default: the host's /etc/resolv.conf. */
   dnsConfig?: DnsConfig;
+  /** resolvConf: the file the node resolver settings come from when dnsConfig is absent; "" = none. */
+  resolvConf?: string;
   /** The node's IPs, for the downward API's status.hostIP(s). */
   hostIPs?: string[];
   /** Liveness/startup results from the prober; default: every probe passes. */
@@ -106,7 +108,7 @@ export function createRuntimeManager(deps: RuntimeManagerDeps): RuntimeManager {
       cpuCapacityMilli: cpus().length * 1000,
       memoryCapacity: totalmem(),
     },
-    sandbox: { podLogsDir: deps.podLogsDir, nodeDns: deps.dnsConfig ?? hostDnsConfig() },
+    sandbox: { podLogsDir: deps.podLogsDir, nodeDns: deps.dnsConfig ?? hostDnsConfig(deps.resolvConf) },
     recordTimeline: (uid, timeline) => timelines.set(uid, timeline),
   };
 

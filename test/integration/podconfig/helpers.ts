@@ -4,6 +4,7 @@ import { mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Pod } from "../../../src/api/index.ts";
+import type { FakeClock } from "../../../src/lib/index.ts";
 
 export const nodeName = "node-a";
 
@@ -41,6 +42,22 @@ export async function waitFor<T>(what: string, check: () => T | undefined, timeo
     const got = check();
     if (got !== undefined) return got;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/**
+ * Moves a FakeClock on by `stepMs` at a time until check() returns something: a new bad manifest
+ * is reported only after it stays unchanged for the settle time, and the relist that noticed it
+ * runs on real inotify, so the test cannot know the exact moment to advance.
+ */
+export async function advanceUntil<T>(clock: FakeClock, what: string, check: () => T | undefined, stepMs = 1_000, timeoutMs = 3_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const got = check();
+    if (got !== undefined) return got;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await clock.advance(stepMs);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }

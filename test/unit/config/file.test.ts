@@ -126,7 +126,7 @@ authorization:
 cgroupDriver: systemd
 clusterDNS: [10.96.0.10]
 clusterDomain: cluster.local
-containerRuntimeEndpoint: ""
+containerRuntimeEndpoint: unix:///var/run/containerd/containerd.sock
 cpuManagerReconcilePeriod: 0s
 evictionPressureTransitionPeriod: 0s
 fileCheckFrequency: 0s
@@ -152,7 +152,7 @@ streamingConnectionIdleTimeout: 0s
 syncFrequency: 0s
 volumeStatsAggPeriod: 0s
 `;
-  test("it loads; 0s durations mean the default, as in the kubelet; each ignored field is a debug notice", () => {
+  test("it loads; 0s durations mean the default, as in the kubelet; one warning lists every field not acted on", () => {
     const { config, notices } = load(kubeadm);
     expect(config).toMatchObject({
       staticPodPath: "/etc/kubernetes/manifests",
@@ -160,21 +160,87 @@ volumeStatsAggPeriod: 0s
       fileCheckFrequencyMs: 20_000,
       httpCheckFrequencyMs: 20_000,
       runtimeRequestTimeoutMs: 120_000,
-      containerRuntimeEndpoint: "",
+      containerRuntimeEndpoint: "unix:///var/run/containerd/containerd.sock",
+      cgroupDriver: "systemd",
       readOnlyPort: 0,
       healthzPort: 10248,
     });
-    const ignored = notices.filter((n: ConfigNotice) => n.level === "debug").map((n) => n.fields.field);
-    expect(ignored).toEqual(expect.arrayContaining(["authentication", "cgroupDriver", "rotateCertificates", "logging.flushFrequency", "logging.options"]));
-    expect(ignored).not.toContain("staticPodPath");
+    expect(notices).toHaveLength(1);
+    const n: ConfigNotice = notices[0];
+    expect(n).toMatchObject({ level: "warn", msg: "kubelet settings accepted for compatibility but not acted on by bunlet" });
+    expect(String(n.fields.settings).split(", ")).toEqual([
+      "authentication",
+      "authorization",
+      "clusterDNS",
+      "clusterDomain",
+      "cpuManagerReconcilePeriod",
+      "evictionPressureTransitionPeriod",
+      "imageMaximumGCAge",
+      "imageMinimumGCAge",
+      "logging.flushFrequency",
+      "logging.options",
+      "memorySwap",
+      "nodeStatusReportFrequency",
+      "nodeStatusUpdateFrequency",
+      "rotateCertificates",
+      "shutdownGracePeriod",
+      "shutdownGracePeriodCriticalPods",
+      "streamingConnectionIdleTimeout",
+      "volumeStatsAggPeriod",
+      "cgroupDriver=systemd (the runtime's own setting applies)",
+    ]);
   });
 
-  test("a kubelet gate set away from its default warns that bunlet ignores it", () => {
+  test("a kubelet gate set away from its default is listed; one left at its default behaves as asked and is not", () => {
     const { notices } = load(`${header}featureGates: {NodeLogQuery: true, ContainerCheckpoint: true}\n`);
     expect(notices).toEqual([
-      { level: "warn", msg: expect.any(String), fields: { gate: "NodeLogQuery", value: true, default: false } },
-      { level: "debug", msg: expect.any(String), fields: { gate: "ContainerCheckpoint", value: true, default: true } },
+      { level: "warn", msg: "kubelet settings accepted for compatibility but not acted on by bunlet", fields: { settings: "featureGates.NodeLogQuery=true" } },
     ]);
+  });
+
+  test("file fields and flags land in the same one line", () => {
+    const { notices } = load(`${header}maxPods: 50\n`, "--fail-swap-on=false");
+    expect(notices.map((x) => x.fields.settings)).toEqual(["maxPods, --fail-swap-on (failSwapOn)"]);
+  });
+
+  test("cgroupDriver: systemd with the embedded containerd is refused, naming the field", () => {
+    const err = failure(`${header}cgroupDriver: systemd\n`);
+    expect(err.flagOrField).toBe("cgroupDriver");
+    expect(err.message).toStartWith('bunlet: cgroupDriver "systemd" is not supported with the embedded containerd');
+  });
+
+  test("resolvConf is read: \"\" means no host resolver", () => {
+    expect(load(`${header}resolvConf: ""\n`).config.resolvConf).toBe("");
+    expect(load(`${header}resolvConf: /run/systemd/resolve/resolv.conf\n`).config.resolvConf).toBe("/run/systemd/resolve/resolv.conf");
+  });
+});
+
+describe("--config-dir: drop-ins over --config, in file name order", () => {
+  const files = {
+    "/etc/bunlet/config.yaml": `${header}syncFrequency: 30s\nfeatureGates: {EventedPLEG: false}\nstaticPodPath: /etc/kubernetes/manifests\n`,
+    "/etc/bunlet/conf.d/20-late.conf": `${header}syncFrequency: 45s\n`,
+    "/etc/bunlet/conf.d/10-early.conf": `${header}syncFrequency: 10s\nfileCheckFrequency: 5s\nfeatureGates: {NodeLogQuery: true}\n`,
+    "/etc/bunlet/conf.d/99-ignored.yaml": "not: even: yaml: [",
+  };
+  const dirEnv: ParseEnv = {
+    ...envWith(files),
+    readDir: (path) => {
+      if (path !== "/etc/bunlet/conf.d") throw Object.assign(new Error("ENOENT"), { code: "ENOENT" });
+      return ["99-ignored.yaml", "20-late.conf", "10-early.conf"];
+    },
+  };
+
+  test("later drop-ins win field by field; gates merge per gate; flags still win", () => {
+    const r = parseArgs(["--config=/etc/bunlet/config.yaml", "--config-dir=/etc/bunlet/conf.d", "--file-check-frequency=2s"], dirEnv);
+    if (r.kind !== "run") throw new Error(r.kind);
+    expect(r.config).toMatchObject({ syncFrequencyMs: 45_000, fileCheckFrequencyMs: 2_000, staticPodPath: "/etc/kubernetes/manifests" });
+    expect(r.config.featureGates).toMatchObject({ EventedPLEG: false, NodeLogQuery: true });
+  });
+
+  test("a drop-in's error names the drop-in; a missing directory names the flag", () => {
+    const bad: ParseEnv = { ...dirEnv, readFile: (p) => (p.endsWith("20-late.conf") ? `${header}syncFrequency: soon\n` : envWith(files).readFile(p)) };
+    expect(() => parseArgs(["--config-dir=/etc/bunlet/conf.d"], bad)).toThrow('bunlet: /etc/bunlet/conf.d/20-late.conf: syncFrequency: invalid duration "soon"');
+    expect(() => parseArgs(["--config-dir=/nope"], dirEnv)).toThrow('bunlet: cannot read config directory "/nope": no such file or directory');
   });
 });
 

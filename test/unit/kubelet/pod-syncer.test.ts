@@ -16,6 +16,8 @@ function harness() {
   const podManager = new PodManager(() => clock.now());
   const terminationRequested = new Set<string>();
   let networkNotReady: string | undefined;
+  const mounted: string[] = [];
+  let volumeError: Error | undefined;
   const metrics = createMetrics(new Registry());
   const log = createMemoryLogger();
   const syncer = createPodSyncer({
@@ -26,6 +28,10 @@ function harness() {
     podManager,
     isTerminationRequested: (uid) => terminationRequested.has(uid),
     networkNotReady: () => networkNotReady,
+    mountVolumes: (pod) => {
+      mounted.push(pod.metadata.name ?? "");
+      if (volumeError) throw volumeError;
+    },
     clock,
     log,
     metrics,
@@ -41,6 +47,8 @@ function harness() {
     log,
     syncer,
     setNetworkNotReady: (m: string | undefined) => (networkNotReady = m),
+    mounted,
+    failVolumes: (err: Error) => (volumeError = err),
     signal: new AbortController().signal,
   };
 }
@@ -89,6 +97,19 @@ describe("syncPod", () => {
 
     await h.syncer.syncPod(h.signal, "create", makePod("h", { hostNetwork: true }), undefined, podStatus("uid-h"));
     expect(h.runtime.calls).toEqual(["syncPod:h"]);
+  });
+
+  test("volumes are set up after the pod directory; a failed setup starts nothing and is the sync's error", async () => {
+    const h = harness();
+    const failure = new Error("unmounted volumes=[data]: MountVolume.SetUp failed for volume \"data\" : hostPath type check failed: /x is not a file");
+    h.failVolumes(failure);
+    const err = await h.syncer.syncPod(h.signal, "create", makePod("a"), undefined, podStatus("uid-a")).catch((e) => e);
+    expect(err).toBe(failure);
+    expect(h.mounted).toEqual(["a"]);
+    expect(h.podDirs.dirs).toEqual(new Set(["uid-a"]));
+    expect(h.runtime.calls).toEqual([]);
+    // The pod stays Pending (its containers in ContainerCreating) until the volumes can be set up.
+    expect(h.statusManager.history).toEqual([{ uid: "uid-a", phase: "Pending" }]);
   });
 
   test("a runtime sync error is thrown as is, so the workers can honour a BackoffError", async () => {

@@ -103,6 +103,7 @@ describe("pod syncer and housekeeping drive the probe workers", () => {
       probeManager,
       isTerminationRequested: () => false,
       networkNotReady: () => undefined,
+      mountVolumes: () => undefined,
       clock,
       log: createMemoryLogger(),
       metrics: createMetrics(new Registry()),
