@@ -4,7 +4,7 @@
  * Pod specs may come without API defaults applied, so the defaults are applied here.
  */
 import type { Container, Pod, RestartPolicy } from "../api/index.ts";
-import { findContainerStatus, type PodStatus, type RuntimeContainerStatus } from "./types.ts";
+import { findContainerStatus, type RuntimePodStatus, type RuntimeContainerStatus } from "./types.ts";
 
 export function podRestartPolicy(pod: Pod): RestartPolicy {
   return pod.spec.restartPolicy ?? "Always";
@@ -34,7 +34,7 @@ export function isInitContainerFailed(status: RuntimeContainerStatus): boolean {
   return status.state === "unknown";
 }
 
-export function containerSucceeded(container: Container, podStatus: PodStatus): boolean {
+export function containerSucceeded(container: Container, podStatus: RuntimePodStatus): boolean {
   const s = findContainerStatus(podStatus, container.name);
   return s !== undefined && s.state === "exited" && s.exitCode === 0;
 }
@@ -44,7 +44,7 @@ export function containerSucceeded(container: Container, podStatus: PodStatus): 
  * its network namespace mode no longer matches hostNetwork, or a pod-network sandbox lost its IP.
  * attempt is the newest sandbox's attempt, +1 when a new one is needed.
  */
-export function podSandboxChanged(pod: Pod, podStatus: PodStatus): { changed: boolean; attempt: number; sandboxId: string } {
+export function podSandboxChanged(pod: Pod, podStatus: RuntimePodStatus): { changed: boolean; attempt: number; sandboxId: string } {
   const newest = podStatus.sandboxStatuses[0];
   if (!newest) return { changed: true, attempt: 0, sandboxId: "" };
   const ready = podStatus.sandboxStatuses.filter((s) => s.state === "ready").length;
@@ -58,7 +58,7 @@ export function podSandboxChanged(pod: Pod, podStatus: PodStatus): { changed: bo
 }
 
 /** Whether a container that is not running should be started again (kubecontainer.ShouldContainerBeRestarted). */
-export function shouldContainerBeRestarted(container: Container, pod: Pod, podStatus: PodStatus): boolean {
+export function shouldContainerBeRestarted(container: Container, pod: Pod, podStatus: RuntimePodStatus): boolean {
   if (pod.metadata.deletionTimestamp) return false;
   const status = findContainerStatus(podStatus, container.name);
   if (!status) return true;

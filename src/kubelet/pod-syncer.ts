@@ -4,13 +4,13 @@
  * status, records it in the status manager, prepares the pod's directories and hands the CRI work
  * to the runtime manager. The pod workers own the lifecycle and call these in order.
  */
-import { podRef, podUID, type Pod, type PodStatus as ApiPodStatus } from "../api/index.ts";
+import { podRef, podUID, type Pod, type PodStatus } from "../api/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
 // The workers retry a pod that failed with this after ~1 s instead of their error backoff.
 import { NetworkNotReadyError } from "../podworkers/index.ts";
-import { runningPodFromStatus } from "../runtime/index.ts";
 import type { ProbeManager } from "../prober/index.ts";
+import { runningPodFromStatus } from "../container/index.ts";
 import type { PodManager } from "./pod-manager.ts";
 import type { PodDirs, PodSyncer, Runtime, StatusGenerator, StatusManager, UpdateType } from "./types.ts";
 
@@ -42,7 +42,7 @@ export interface PodSyncerDeps {
 export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
   const { runtime, statusManager, generateStatus, podDirs, podManager, clock, log, metrics } = deps;
 
-  function observePodStart(pod: Pod, old: ApiPodStatus | undefined, next: ApiPodStatus): void {
+  function observePodStart(pod: Pod, old: PodStatus | undefined, next: PodStatus): void {
     // Only a transition we watched counts: a pod adopted Running after a bunlet restart has no
     // meaningful start duration.
     if (old?.phase !== "Pending" || next.phase !== "Running") return;

@@ -3,9 +3,9 @@
  * richer API; wire.ts adapts the real modules to these shapes, and the unit tests use fakes that
  * implement only this much. Nothing here is implemented in src/kubelet except PodSyncer.
  */
-import type { Pod, PodStatus as ApiPodStatus } from "../api/index.ts";
+import type { Pod, PodStatus } from "../api/index.ts";
 import type { PodLifecycleEvent } from "../pleg/types.ts";
-import type { PodStatus, RuntimePod } from "../runtime/types.ts";
+import type { RuntimePodStatus, RuntimePod } from "../container/index.ts";
 
 /** What the config sources deliver (src/podconfig). */
 export type PodOperation = "ADD" | "UPDATE" | "DELETE" | "REMOVE" | "RECONCILE";
@@ -19,7 +19,7 @@ export interface PodUpdate {
 /** The runtime manager (src/runtime) as the pod syncer, housekeeping and GC use it. */
 export interface Runtime {
   /** Converges the pod's containers to its spec; the error (if any) is returned, not thrown. */
-  syncPod(pod: Pod, podStatus: PodStatus, opts: { signal: AbortSignal }): Promise<{ error?: unknown }>;
+  syncPod(pod: Pod, podStatus: RuntimePodStatus, opts: { signal: AbortSignal }): Promise<{ error?: unknown }>;
   /** Stops every container, then every sandbox; the first failure (if any) is returned, not thrown. */
   killPod(
     pod: Pod | undefined,
@@ -27,7 +27,7 @@ export interface Runtime {
     gracePeriodOverrideSeconds: number | undefined,
     opts: { signal: AbortSignal },
   ): Promise<{ error?: unknown }>;
-  getPodStatus(uid: string, name: string, namespace: string): Promise<PodStatus>;
+  getPodStatus(uid: string, name: string, namespace: string): Promise<RuntimePodStatus>;
   /** Every runtime pod by default; `all: false`: only ready sandboxes and running containers (what housekeeping may kill). */
   getPods(opts?: { all?: boolean }): Promise<RuntimePod[]>;
   /** Removes dead containers of the pod (all of them with removeAll). */
@@ -43,22 +43,22 @@ export interface RuntimeStatusSource {
 
 /** The status manager (src/status): the API status of every pod bunlet runs. */
 export interface StatusManager {
-  setPodStatus(pod: Pod, status: ApiPodStatus): void;
-  getPodStatus(uid: string): ApiPodStatus | undefined;
+  setPodStatus(pod: Pod, status: PodStatus): void;
+  getPodStatus(uid: string): PodStatus | undefined;
   terminatePod(pod: Pod): void;
   removeOrphanedStatuses(keep: Set<string>): void;
   deletePodStatus(uid: string): void;
 }
 
 /** generateAPIPodStatus bound to the node (host IPs, clock, waiting reasons, old status). */
-export type StatusGenerator = (pod: Pod, podStatus: PodStatus, opts: { podIsTerminal: boolean }) => ApiPodStatus;
+export type StatusGenerator = (pod: Pod, podStatus: RuntimePodStatus, opts: { podIsTerminal: boolean }) => PodStatus;
 
 export type UpdateType = "create" | "update" | "sync" | "kill";
 
 export interface KillPodOptions {
   gracePeriodSecondsOverride?: number;
   evict?: boolean;
-  podStatusFn?: (status: ApiPodStatus) => void;
+  podStatusFn?: (status: PodStatus) => void;
   onCompleted?: () => void;
 }
 
@@ -110,15 +110,15 @@ export interface PodSyncer {
     updateType: UpdateType,
     pod: Pod,
     mirrorPod: Pod | undefined,
-    podStatus: PodStatus,
+    podStatus: RuntimePodStatus,
   ): Promise<{ isTerminal: boolean }>;
   syncTerminatingPod(
     signal: AbortSignal,
     pod: Pod,
-    podStatus: PodStatus,
+    podStatus: RuntimePodStatus,
     gracePeriodSeconds: number | undefined,
-    podStatusFn?: (status: ApiPodStatus) => void,
+    podStatusFn?: (status: PodStatus) => void,
   ): Promise<void>;
   syncTerminatingRuntimePod(signal: AbortSignal, runningPod: RuntimePod): Promise<void>;
-  syncTerminatedPod(signal: AbortSignal, pod: Pod, podStatus: PodStatus): Promise<void>;
+  syncTerminatedPod(signal: AbortSignal, pod: Pod, podStatus: RuntimePodStatus): Promise<void>;
 }

@@ -5,8 +5,7 @@
  */
 import { ContainerEventType, type ContainerEventResponse } from "../cri/index.ts";
 import { runEvery, type Channel, type Clock, type Logger } from "../lib/index.ts";
-import { nanosToMs } from "../runtime/index.ts";
-import type { PodStatus } from "../runtime/types.ts";
+import { nanosToMs, type RuntimePodStatus } from "../container/index.ts";
 import type { PodCache } from "./cache.ts";
 import type { PlegMetrics } from "./deps.ts";
 import { lifecycleEventsFor, podStatusFromEvent } from "./event-status.ts";
@@ -105,13 +104,13 @@ export class EventedPleg {
     );
   }
 
-  #set(uid: string, status: PodStatus, eventTime: number, before: PodStatus | undefined): boolean {
+  #set(uid: string, status: RuntimePodStatus, eventTime: number, before: RuntimePodStatus | undefined): boolean {
     const updated = this.#deps.cache.set(uid, status, undefined, eventTime);
     if (updated) applyRunningMetricsDelta(this.#deps.metrics, before, status);
     return updated;
   }
 
-  #send(event: PodLifecycleEvent, status: PodStatus): void {
+  #send(event: PodLifecycleEvent, status: RuntimePodStatus): void {
     if (this.#deps.events.trySend(event)) return;
     this.#deps.metrics.plegDiscardEvents.inc();
     this.#deps.log.error("event channel is full, discarding a container event", {
@@ -136,6 +135,6 @@ function resolvedBefore(p: Promise<void>, signal: AbortSignal): Promise<boolean>
   });
 }
 
-function podRef(status: PodStatus): string {
+function podRef(status: RuntimePodStatus): string {
   return `${status.namespace}/${status.name}`;
 }

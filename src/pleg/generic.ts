@@ -5,7 +5,7 @@
  * relist (stream failure, tests) never runs alongside the periodic one.
  */
 import { anySignal, delay, type Channel, type Clock, type Logger } from "../lib/index.ts";
-import { emptyPodStatus, type RuntimePod } from "../runtime/types.ts";
+import { emptyPodStatus, type RuntimePod } from "../container/index.ts";
 import type { PodCache } from "./cache.ts";
 import { computePodEvents } from "./compute-events.ts";
 import type { PlegMetrics, PodLister } from "./deps.ts";

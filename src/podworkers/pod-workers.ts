@@ -11,7 +11,7 @@
  */
 import { isStaticPod, podFullName, podUID, type Pod } from "../api/index.ts";
 import { anySignal, jitter, Mailbox } from "../lib/index.ts";
-import type { PodStatus, RuntimePod } from "../runtime/types.ts";
+import type { RuntimePodStatus, RuntimePod } from "../container/index.ts";
 import { PodLifecycleSteps, runCallbacks, type PodWorkersDeps } from "./lifecycle-steps.ts";
 import { workerBackOffPeriodJitterFactor } from "./requeue.ts";
 import { runWork, type PodWork } from "./run-work.ts";
@@ -286,7 +286,7 @@ class PodWorkersImpl extends PodLifecycleSteps implements PodWorkers {
 }
 
 /** No running container and no ready sandbox in the cached runtime status. */
-function isPodStatusCacheTerminal(status: PodStatus): boolean {
+function isPodStatusCacheTerminal(status: RuntimePodStatus): boolean {
   const running = status.containerStatuses.some((c) => c.state === "running");
   return !running && !status.sandboxStatuses.some((s) => s.state === "ready");
 }

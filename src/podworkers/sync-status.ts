@@ -8,7 +8,7 @@
  * A finished UID takes no more updates until syncKnownPods forgets it. The status outlives its
  * worker (the async loop): the loop ends when the pod is finished, the status stays until purged.
  */
-import type { Pod, PodStatus as ApiPodStatus } from "../api/index.ts";
+import type { Pod, PodStatus } from "../api/index.ts";
 import type { Mailbox } from "../lib/index.ts";
 import type { KillPodOptions, PodWorkType, UpdatePodOptions } from "./types.ts";
 
@@ -28,7 +28,7 @@ export interface WorkerHandle {
   lifetime: AbortController;
 }
 
-export type PodStatusFn = (status: ApiPodStatus) => void;
+export type PodStatusFn = (status: PodStatus) => void;
 
 export class PodSyncStatus {
   readonly fullName: string;

@@ -1,5 +1,3 @@
-// Lifecycle hook runners (exec via CRI ExecSync, httpGet, sleep).
-export { HookError, runHandler, type HookOptions } from "./hooks.ts";
 // Liveness, readiness and startup probes: the manager with its workers and result caches.
 export { createProbeManager, type ProbeManager, type ProbeManagerDeps, type ProbeStatusLookup } from "./manager.ts";
 export { INITIAL_RESULT, type PodProbeView, type ProbeMetrics, type StatusProvider } from "./probe-worker.ts";

@@ -11,7 +11,7 @@ import { podRef, type Container, type Pod, type Probe } from "../api/index.ts";
 import type { CriClient } from "../cri/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
-import type { PodStatus } from "../runtime/types.ts";
+import type { RuntimePodStatus } from "../container/index.ts";
 import type { ContainerChecker, ProbeType } from "./probe-check.ts";
 import type { ProbeResult, ResultsManager } from "./results.ts";
 
@@ -20,7 +20,7 @@ export interface PodProbeView {
   /** The latest pod (deletionTimestamp, restartPolicy). */
   pod: Pod;
   /** The runtime's view of the pod (the pod cache entry). */
-  podStatus: PodStatus;
+  podStatus: RuntimePodStatus;
   /** Default host of network probes ("" when the pod has none yet). */
   podIP: string;
   /** The API phase last computed, when known; a terminal phase ends the workers. */

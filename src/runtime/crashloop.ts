@@ -6,8 +6,7 @@
  */
 import type { Container, Pod } from "../api/index.ts";
 import { Backoff, type Clock } from "../lib/index.ts";
-import { hashContainer } from "./hash.ts";
-import type { PodStatus } from "./types.ts";
+import { hashContainer, type RuntimePodStatus } from "../container/index.ts";
 
 const CRASHLOOP_INITIAL_MS = 10_000;
 const CRASHLOOP_MAX_MS = 300_000;
@@ -44,7 +43,7 @@ export type BackoffDecision = { inBackoff: false } | { inBackoff: true; message:
  * Whether the container must wait before its next start. When it may start, the backoff grows
  * (measured from the last exit), so the following crash waits longer.
  */
-export function doBackOff(backoff: Backoff, pod: Pod, container: Container, podStatus: PodStatus): BackoffDecision {
+export function doBackOff(backoff: Backoff, pod: Pod, container: Container, podStatus: RuntimePodStatus): BackoffDecision {
   const exited = podStatus.containerStatuses.find((c) => c.name === container.name && c.state === "exited");
   if (!exited) return { inBackoff: false };
   const key = stableKey(pod, container);

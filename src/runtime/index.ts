@@ -8,11 +8,7 @@ export {
   type ProbeResult,
   type ProbeResultsView,
 } from "./actions-types.ts";
-export { hashContainer } from "./hash.ts";
-export { podSandboxChanged, shouldContainerBeRestarted } from "./policy.ts";
 export { createRuntimeManager, type RuntimeManager, type RuntimeManagerDeps } from "./manager.ts";
-export { runningPodFromStatus } from "./sync.ts";
-export { nanosToMs, sandboxIPs, toContainerStatus, toSandboxStatus } from "./convert.ts";
 export { runtimeViews, type RuntimeViews } from "./views.ts";
 export { Reason, type PodSyncResult, type SyncAction, type SyncStep } from "./result.ts";
 export { StepError, PodSyncError } from "./result.ts";

@@ -7,14 +7,18 @@
 import type { Container, Pod } from "../api/index.ts";
 import { isNotFound, type CriClient } from "../cri/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
-import { runHandler } from "../prober/index.ts";
 import type { KillReason } from "./actions-types.ts";
 import { formatPod } from "./crashloop.ts";
-import { containerInfoFromAnnotations, containerInfoFromLabels, DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from "./labels.ts";
-import { hasRestartableInitContainer } from "./policy.ts";
+import { runHandler } from "../lifecycle/index.ts";
+import {
+  containerInfoFromAnnotations,
+  containerInfoFromLabels,
+  DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS,
+  hasRestartableInitContainer,
+  type RuntimePod,
+} from "../container/index.ts";
 import { SyncRecorder, StepError, Reason, type PodSyncResult } from "./result.ts";
 import { TerminationOrdering } from "./termination-order.ts";
-import type { RuntimePod } from "./types.ts";
 
 const MINIMUM_GRACE_PERIOD_SECONDS = 2;
 

@@ -7,11 +7,11 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
-import type { Pod } from "../api/index.ts";
-import { podRef } from "../api/index.ts";
+import { podRef, type Pod } from "../api/index.ts";
 import type { CriClient } from "../cri/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
+import type { RuntimePodStatus, RuntimePod } from "../container/index.ts";
 import { probesAlwaysSucceed, type ProbeResultsView } from "./actions-types.ts";
 import { newCrashLoopBackoff } from "./crashloop.ts";
 import { hostDnsConfig, type DnsConfig } from "./dns.ts";
@@ -22,7 +22,6 @@ import { ReasonCache, type PodSyncResult } from "./result.ts";
 import { runtimeStatus } from "./runtime-status.ts";
 import { syncPod, type SyncDeps } from "./sync.ts";
 import type { StartTimeline } from "./timeline.ts";
-import type { PodStatus, RuntimePod } from "./types.ts";
 import { getPodStatus, runtimeViews, type RuntimeViews } from "./views.ts";
 
 export interface RuntimeManagerDeps {
@@ -52,7 +51,7 @@ interface Opts {
 
 /** getPods: every sandbox and container by default; `all: false` only ready sandboxes and running containers. */
 export interface RuntimeManager extends RuntimeViews {
-  syncPod(pod: Pod, podStatus: PodStatus, opts?: Opts): Promise<PodSyncResult>;
+  syncPod(pod: Pod, podStatus: RuntimePodStatus, opts?: Opts): Promise<PodSyncResult>;
   /** Kill all containers (parallel, preStop hooks) then stop all sandboxes. pod may be undefined for an orphan (rebuild grace/preStop from annotations). */
   killPod(pod: Pod | undefined, runningPod: RuntimePod, gracePeriodOverrideSeconds?: number, opts?: Opts): Promise<PodSyncResult>;
   /** After ContainerDied: remove dead containers of the pod beyond the newest one per container name (minDeadContainerInPod = 1); all of them if removeAll. */

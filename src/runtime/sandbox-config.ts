@@ -6,8 +6,8 @@
 import { create } from "@bufbuild/protobuf";
 import type { ContainerPort, Pod } from "../api/index.ts";
 import { PodSandboxConfigSchema, Protocol, type PodSandboxConfig } from "../cri/index.ts";
+import { newPodAnnotations, newPodLabels } from "../container/index.ts";
 import { podDnsConfig, type DnsConfig } from "./dns.ts";
-import { newPodAnnotations, newPodLabels } from "./labels.ts";
 import { podLogsDirectory } from "./logs.ts";
 import { sandboxSecurityContext } from "./security.ts";
 

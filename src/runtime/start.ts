@@ -7,16 +7,15 @@ import { mkdirSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { Container, Pod } from "../api/index.ts";
 import { isCriError, type PodSandboxConfig } from "../cri/index.ts";
-import { runHandler } from "../prober/index.ts";
 import { generateContainerConfig } from "./container-config.ts";
 import { ContainerConfigError, type EnvContext } from "./env.ts";
 import { ImageError, type ImageManager } from "./images.ts";
 import { killContainer, type KillDeps } from "./kill.ts";
-import type { ContainerKind } from "./labels.ts";
+import { runHandler } from "../lifecycle/index.ts";
+import { findContainerStatus, type ContainerKind, type RuntimePodStatus } from "../container/index.ts";
 import { containerLogsDirectory, legacyLogSymlink, restartCountFromLogDir } from "./logs.ts";
 import { Reason, StepError } from "./result.ts";
 import type { StartTimeline } from "./timeline.ts";
-import { findContainerStatus, type PodStatus } from "./types.ts";
 
 export interface StartDeps extends KillDeps {
   images: ImageManager;
@@ -32,7 +31,7 @@ export interface StartDeps extends KillDeps {
 
 export interface StartTarget {
   pod: Pod;
-  podStatus: PodStatus;
+  podStatus: RuntimePodStatus;
   sandboxId: string;
   sandboxConfig: PodSandboxConfig;
   podIPs: string[];

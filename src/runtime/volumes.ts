@@ -10,8 +10,8 @@ import { join } from "node:path";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { Container, Pod, VolumeMount } from "../api/index.ts";
 import { MountPropagation, type MountSchema } from "../cri/index.ts";
+import { DEFAULT_TERMINATION_MESSAGE_PATH } from "../container/index.ts";
 import { ContainerConfigError } from "./env.ts";
-import { DEFAULT_TERMINATION_MESSAGE_PATH } from "./labels.ts";
 
 type MountInit = MessageInitShape<typeof MountSchema>;
 

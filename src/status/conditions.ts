@@ -5,7 +5,7 @@
  * added by the caller.
  */
 import type { ContainerStatus, Pod, PodCondition, PodPhase } from "../api/index.ts";
-import type { PodStatus } from "../runtime/types.ts";
+import type { RuntimePodStatus } from "../container/index.ts";
 import { hasAnyRegularContainerStarted, isRestartableInitContainer } from "./phase.ts";
 
 export const UnknownContainerStatuses = "UnknownContainerStatuses";
@@ -123,7 +123,7 @@ export function generatePodInitializedCondition(pod: Pod, statuses: ContainerSta
  * PodReadyToStartContainers: the pod has its sandbox with networking (the runtime would not
  * have to create a new one; kuberuntime PodSandboxChanged).
  */
-export function generatePodReadyToStartContainersCondition(pod: Pod, podStatus: PodStatus): PodCondition {
+export function generatePodReadyToStartContainersCondition(pod: Pod, podStatus: RuntimePodStatus): PodCondition {
   return condition(PodReadyToStartContainers, !podSandboxChanged(pod, podStatus));
 }
 
@@ -137,7 +137,7 @@ export function terminalPhaseReadyConditions(phase: PodPhase): PodCondition[] {
 }
 
 /** True when the runtime would have to (re)create the pod sandbox. */
-export function podSandboxChanged(pod: Pod, podStatus: PodStatus): boolean {
+export function podSandboxChanged(pod: Pod, podStatus: RuntimePodStatus): boolean {
   const sandboxes = podStatus.sandboxStatuses;
   const newest = sandboxes[0];
   if (newest === undefined) return true;

@@ -7,7 +7,7 @@
  * ErrImagePull, ...) from the runtime manager's reason cache.
  */
 import type { Container, ContainerState, ContainerStatus, Pod } from "../api/index.ts";
-import { findContainerStatus, type PodStatus, type RuntimeContainerStatus } from "../runtime/types.ts";
+import { findContainerStatus, type RuntimePodStatus, type RuntimeContainerStatus } from "../container/index.ts";
 import { rfc3339 } from "./time.ts";
 
 export const ContainerCreating = "ContainerCreating";
@@ -18,7 +18,7 @@ export type WaitingReason = (containerName: string) => { reason: string; message
 
 export interface ConvertOptions {
   pod: Pod;
-  podStatus: PodStatus;
+  podStatus: RuntimePodStatus;
   /** The statuses last reported for these containers (status manager, else pod.status). */
   previous: ContainerStatus[] | undefined;
   containers: Container[];
@@ -30,7 +30,7 @@ export interface ConvertOptions {
 }
 
 /** ShouldContainerBeRestarted: would the next syncPod start this container (again)? */
-export function shouldContainerBeRestarted(container: Container, pod: Pod, podStatus: PodStatus): boolean {
+export function shouldContainerBeRestarted(container: Container, pod: Pod, podStatus: RuntimePodStatus): boolean {
   if (pod.metadata.deletionTimestamp !== undefined) return false;
   const status = findContainerStatus(podStatus, container.name);
   if (status === undefined) return true;

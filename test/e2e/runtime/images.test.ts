@@ -1,8 +1,8 @@
 /** Image pulls through CRI from the harness's local registry: pull policies, a missing image, backoff. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { runningPodFromStatus } from "../../../src/runtime/index.ts";
 import { BackoffError } from "../../../src/runtime/errors.ts";
 import { startTestRegistry, type TestRegistry } from "../../harness/registry.ts";
+import { runningPodFromStatus } from "../../../src/container/index.ts";
 import { busybox, e2ePod, eventually, startE2eRuntime, type E2eRuntime } from "./setup.ts";
 
 let registry: TestRegistry;

@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { runningPodFromStatus } from "../../../src/runtime/index.ts";
 import { BackoffError } from "../../../src/runtime/errors.ts";
+import { runningPodFromStatus } from "../../../src/container/index.ts";
 import { busybox, e2ePod, eventually, startE2eRuntime, type E2eRuntime } from "./setup.ts";
 
 let rt: E2eRuntime;

@@ -8,8 +8,8 @@ import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
 import { createMemoryLogger, realClock } from "../../../src/lib/index.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
 import { createRuntimeManager, type PodSyncResult, type RuntimeManager } from "../../../src/runtime/index.ts";
-import type { PodStatus } from "../../../src/runtime/types.ts";
 import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
+import type { RuntimePodStatus } from "../../../src/container/index.ts";
 
 export interface E2eRuntime {
   ctd: TestContainerd;
@@ -17,7 +17,7 @@ export interface E2eRuntime {
   rm: RuntimeManager;
   log: ReturnType<typeof createMemoryLogger>;
   dirs: { root: string; podLogsDir: string; containerLogsDir: string; podsDir: string };
-  status(pod: Pod): Promise<PodStatus>;
+  status(pod: Pod): Promise<RuntimePodStatus>;
   sync(pod: Pod): Promise<PodSyncResult>;
   stop(): Promise<void>;
 }

@@ -7,8 +7,8 @@ import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
 import { createMetrics, type Metrics } from "../../../src/metrics/index.ts";
 import { createRuntimeManager, type PodSyncResult, type ProbeResultsView, type RuntimeManager } from "../../../src/runtime/index.ts";
-import type { PodStatus } from "../../../src/runtime/types.ts";
 import { startFakeCri, type FakeCri } from "../../fake-cri/index.ts";
+import type { RuntimePodStatus } from "../../../src/container/index.ts";
 
 export const BUSYBOX = "docker.io/library/busybox:1.36";
 
@@ -20,7 +20,7 @@ export interface Harness {
   log: ReturnType<typeof createMemoryLogger>;
   metrics: Metrics;
   dirs: { root: string; podLogsDir: string; containerLogsDir: string; podsDir: string };
-  status(pod: Pod): Promise<PodStatus>;
+  status(pod: Pod): Promise<RuntimePodStatus>;
   /** Reads the status, clears the recorded calls, syncs: `calls()` then shows only the sync's calls. */
   sync(pod: Pod): Promise<PodSyncResult>;
   /** Names of the calls recorded since the last sync started, without status reads. */

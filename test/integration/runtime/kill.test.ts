@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { ContainerState, PodSandboxState } from "../../../src/cri/index.ts";
-import { runningPodFromStatus } from "../../../src/runtime/index.ts";
+import { runningPodFromStatus } from "../../../src/container/index.ts";
 import { c, containersNamed, makePod, startHarness, type Harness } from "./harness.ts";
 
 let h: Harness;

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { hashContainer, runningPodFromStatus } from "../../../src/runtime/index.ts";
+import { hashContainer, runningPodFromStatus } from "../../../src/container/index.ts";
 import { BUSYBOX, c, containersNamed, makePod, startHarness, type Harness } from "./harness.ts";
 
 let h: Harness;

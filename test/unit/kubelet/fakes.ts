@@ -1,6 +1,5 @@
 // In-memory stand-ins for the subsystems the kubelet core drives; each records what it was asked.
-import type { Pod, PodStatus as ApiPodStatus } from "../../../src/api/index.ts";
-import { ConfigSourceAnnotationKey } from "../../../src/api/index.ts";
+import { ConfigSourceAnnotationKey, type Pod, type PodStatus } from "../../../src/api/index.ts";
 import type {
   PodDirs,
   PodWorkers,
@@ -10,8 +9,7 @@ import type {
   StatusManager,
   UpdatePodOptions,
 } from "../../../src/kubelet/types.ts";
-import type { PodStatus, RuntimeContainerStatus, RuntimePod } from "../../../src/runtime/types.ts";
-import { emptyPodStatus } from "../../../src/runtime/types.ts";
+import { emptyPodStatus, type RuntimePodStatus, type RuntimeContainerStatus, type RuntimePod } from "../../../src/container/index.ts";
 
 export function makePod(name: string, opts: { uid?: string; created?: string; hostNetwork?: boolean; deleting?: boolean } = {}): Pod {
   return {
@@ -50,7 +48,7 @@ export function container(name: string, state: RuntimeContainerStatus["state"], 
   };
 }
 
-export function podStatus(uid: string, containers: RuntimeContainerStatus[] = []): PodStatus {
+export function podStatus(uid: string, containers: RuntimeContainerStatus[] = []): RuntimePodStatus {
   return { ...emptyPodStatus(uid, "p", "default"), containerStatuses: containers };
 }
 
@@ -93,7 +91,7 @@ export class FakeRuntime implements Runtime {
   syncError: unknown;
   killError: unknown;
   /** What getPodStatus returns after a kill. */
-  statusAfterKill: PodStatus | undefined;
+  statusAfterKill: RuntimePodStatus | undefined;
   runtimePods: RuntimePod[] = [];
   getPodsError: unknown;
   killed: { pod?: Pod; runningPod: RuntimePod; grace?: number }[] = [];
@@ -126,13 +124,13 @@ export class FakeRuntime implements Runtime {
 }
 
 export class FakeStatusManager implements StatusManager {
-  statuses = new Map<string, ApiPodStatus>();
+  statuses = new Map<string, PodStatus>();
   history: { uid: string; phase?: string; message?: string }[] = [];
   terminated: string[] = [];
   deleted: string[] = [];
   kept: Set<string>[] = [];
 
-  setPodStatus(pod: Pod, status: ApiPodStatus) {
+  setPodStatus(pod: Pod, status: PodStatus) {
     this.statuses.set(pod.metadata.uid!, status);
     this.history.push({ uid: pod.metadata.uid!, phase: status.phase, ...(status.message ? { message: status.message } : {}) });
   }

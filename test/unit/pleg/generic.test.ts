@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { Channel, FakeClock, createMemoryLogger } from "../../../src/lib/index.ts";
 import { GenericPleg, PodCache, type PodLifecycleEvent, type RelistDuration } from "../../../src/pleg/index.ts";
-import type { RuntimeSandboxStatus } from "../../../src/runtime/types.ts";
+import type { RuntimeSandboxStatus } from "../../../src/container/index.ts";
 import { drain, histogramCount, metricValue, podStatus, ref, runtimePod, ScriptedRuntime, testMetrics } from "./helpers.ts";
 
 const ONE_SECOND: RelistDuration = { periodMs: 1000, thresholdMs: 180_000 };

@@ -5,9 +5,9 @@ import { parseResolvConf, podDnsConfig } from "../../../src/runtime/dns.ts";
 import { expand, mappingFor } from "../../../src/runtime/expansion.ts";
 import { applyDefaultImageTag, effectivePullPolicy } from "../../../src/runtime/images.ts";
 import { terminationGracePeriod } from "../../../src/runtime/kill.ts";
-import { containerInfoFromAnnotations, newContainerAnnotations } from "../../../src/runtime/labels.ts";
 import { legacyLogSymlink, restartCountFromLogDir } from "../../../src/runtime/logs.ts";
 import { podHostname, sysctlWithDots } from "../../../src/runtime/sandbox-config.ts";
+import { containerInfoFromAnnotations, newContainerAnnotations } from "../../../src/container/index.ts";
 
 describe("$(VAR) expansion", () => {
   const mapping = mappingFor(new Map([["A", "1"], ["EMPTY", ""]]));
