@@ -297,6 +297,9 @@ export const ConfigHashAnnotationKey = "kubernetes.io/config.hash";
 export const ConfigMirrorAnnotationKey = "kubernetes.io/config.mirror";
 export const ConfigFirstSeenAnnotationKey = "kubernetes.io/config.seen";
 
+/** The API default of spec.terminationGracePeriodSeconds (pkg/apis/core/v1 defaults). */
+export const DefaultTerminationGracePeriodSeconds = 30;
+
 export const FileSource = "file";
 export const HTTPSource = "http";
 export const ApiserverSource = "api";

@@ -8,7 +8,7 @@ import type { ConfigNotice } from "./types.ts";
 export { parseArgs, processEnv } from "./parse.ts";
 export { helpText } from "./help.ts";
 export { VERSION, versionText } from "./version.ts";
-export { parseDuration, formatDuration, DurationError } from "./duration.ts";
+export { parseDuration, DurationError } from "./duration.ts";
 export { knownGates } from "./featuregates.ts";
 export { flagDefs, type FlagDef } from "./flags.ts";
 export { KUBELET_CONFIG_API_VERSION, KUBELET_CONFIG_KIND } from "./file.ts";

@@ -20,6 +20,8 @@ export {
   isRestartableInitContainer,
   podRestartPolicy,
   podSandboxChanged,
+  resolveContainerPort,
+  runtimePodRef,
   shouldContainerBeRestarted,
   shouldRestartOnFailure,
 } from "./helpers.ts";
@@ -27,7 +29,6 @@ export { containerChanged, hashContainer } from "./hash.ts";
 export {
   containerInfoFromAnnotations,
   containerInfoFromLabels,
-  DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS,
   DEFAULT_TERMINATION_MESSAGE_PATH,
   newContainerAnnotations,
   newContainerLabels,

@@ -5,7 +5,8 @@
  * pods nobody wants are killed, and statuses and pod directories of pods gone for good are removed.
  * It only queues work for the pod workers; it never kills anything itself.
  */
-import { podUID, type Pod } from "../api/index.ts";
+import { podUID, podRef, type Pod } from "../api/index.ts";
+import { runtimePodRef } from "../container/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
 import type { ProbeManager } from "../prober/index.ts";
@@ -85,7 +86,7 @@ export function createHousekeeping(deps: HousekeepingDeps): { run(): Promise<voi
     for (const pod of desired) {
       const uid = podUID(pod);
       if (working.has(uid) || isInactive(pod)) continue;
-      log.info("Pod will be restarted: it is desired and no pod worker knows it (UID reused)", { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, podUID: uid });
+      log.info("Pod will be restarted: it is desired and no pod worker knows it (UID reused)", { pod: podRef(pod), podUID: uid });
       podWorkers.updatePod({ updateType: "create", pod });
       working.set(uid, { state: "SyncPod", orphan: false });
     }
@@ -94,7 +95,7 @@ export function createHousekeeping(deps: HousekeepingDeps): { run(): Promise<voi
     for (const runningPod of runtimePods) {
       if (working.has(runningPod.uid)) continue;
       log.info("Killing orphaned runtime pod", {
-        pod: `${runningPod.namespace}/${runningPod.name}`,
+        pod: runtimePodRef(runningPod),
         podUID: runningPod.uid,
         gracePeriodSeconds: ORPHAN_GRACE_SECONDS,
       });

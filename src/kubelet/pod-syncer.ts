@@ -10,7 +10,7 @@ import type { Metrics } from "../metrics/index.ts";
 // The workers retry a pod that failed with this after ~1 s instead of their error backoff.
 import { NetworkNotReadyError } from "../podworkers/index.ts";
 import type { ProbeManager } from "../prober/index.ts";
-import { runningPodFromStatus } from "../container/index.ts";
+import { runningPodFromStatus, runtimePodRef } from "../container/index.ts";
 import type { PodManager } from "./pod-manager.ts";
 import type { PodDirs, PodSyncer, Runtime, StatusGenerator, StatusManager, UpdateType } from "./types.ts";
 
@@ -102,7 +102,7 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
     async syncTerminatingRuntimePod(signal, runningPod) {
       // An orphan has no spec (so no grace period of its own): the kubelet gives it one second.
       log.info("Killing a runtime pod that no config source knows", {
-        pod: `${runningPod.namespace}/${runningPod.name}`,
+        pod: runtimePodRef(runningPod),
         podUID: runningPod.uid,
       });
       const killed = await runtime.killPod(undefined, runningPod, 1, { signal });

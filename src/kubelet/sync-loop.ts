@@ -8,6 +8,7 @@
  * PLEG's own buffer fill, as in the kubelet). A tick pump sends one tick and waits for it to be
  * taken before timing the next, so ticks coalesce while the loop is busy, like a Go ticker.
  */
+import { podRef } from "../api/index.ts";
 import { Channel, ChannelClosedError, delay, type Clock, type Logger } from "../lib/index.ts";
 import type { PodLifecycleEvent } from "../pleg/types.ts";
 import type { ProbeType, ProbeUpdate } from "../prober/index.ts";
@@ -129,7 +130,7 @@ async function dispatch(deps: SyncLoopDeps, event: LoopEvent): Promise<void> {
   switch (event.kind) {
     case "config": {
       const { op, source, pods } = event.update;
-      const names = pods.map((p) => `${p.metadata.namespace}/${p.metadata.name}`);
+      const names = pods.map(podRef);
       if (op === "RECONCILE") log.debug("SyncLoop RECONCILE", { source, pods: names }, 4);
       else if (pods.length > 0) log.info(`SyncLoop ${op}`, { source, pods: names });
       switch (op) {
@@ -177,7 +178,7 @@ async function dispatch(deps: SyncLoopDeps, event: LoopEvent): Promise<void> {
         return;
       }
       const status = probe === "liveness" ? "unhealthy" : probe === "readiness" ? (update.result === "Success" ? "ready" : "") : update.result === "Success" ? "started" : "unhealthy";
-      log.debug("SyncLoop (probe)", { probe, status, pod: `${pod.metadata.namespace}/${pod.metadata.name}`, containerName: update.containerName }, 1);
+      log.debug("SyncLoop (probe)", { probe, status, pod: podRef(pod), containerName: update.containerName }, 1);
       handlers.handlePodSyncs([pod]);
       return;
     }

@@ -2,3 +2,4 @@
 export * from "./async/index.ts";
 export { realClock, FakeClock, flushMicrotasks, type Clock, type Timer } from "./clock.ts";
 export { createLogger, createMemoryLogger, silentLogger, type Logger, type Fields, type LogFormat } from "./log.ts";
+export { formatGoDuration } from "./duration.ts";

@@ -5,7 +5,7 @@
  */
 import { ContainerEventType, type ContainerEventResponse } from "../cri/index.ts";
 import { runEvery, type Channel, type Clock, type Logger } from "../lib/index.ts";
-import { nanosToMs, type RuntimePodStatus } from "../container/index.ts";
+import { nanosToMs, runtimePodRef, type RuntimePodStatus } from "../container/index.ts";
 import type { PodCache } from "./cache.ts";
 import type { PlegMetrics } from "./deps.ts";
 import { lifecycleEventsFor, podStatusFromEvent } from "./event-status.ts";
@@ -69,7 +69,7 @@ export class EventedPleg {
       send = this.#set(uid, status, eventTime, before?.status);
     }
     if (!send) {
-      log.debug("container event older than the cached pod status; ignoring it", { pod: podRef(status), containerID: event.containerId }, 5);
+      log.debug("container event older than the cached pod status; ignoring it", { pod: runtimePodRef(status), containerID: event.containerId }, 5);
       return;
     }
     for (const e of lifecycleEventsFor(uid, event)) this.#send(e, status);
@@ -114,7 +114,7 @@ export class EventedPleg {
     if (this.#deps.events.trySend(event)) return;
     this.#deps.metrics.plegDiscardEvents.inc();
     this.#deps.log.error("event channel is full, discarding a container event", {
-      pod: podRef(status),
+      pod: runtimePodRef(status),
       event: event.type,
       containerID: event.data,
       next: "the pod is synced at its next resync",
@@ -133,8 +133,4 @@ function resolvedBefore(p: Promise<void>, signal: AbortSignal): Promise<boolean>
       resolve(!signal.aborted);
     });
   });
-}
-
-function podRef(status: RuntimePodStatus): string {
-  return `${status.namespace}/${status.name}`;
 }

@@ -4,12 +4,11 @@
  * lifecycle events. It owns its relist loop (start/stop) and serialises relists, so a forced
  * relist (stream failure, tests) never runs alongside the periodic one.
  */
-import { anySignal, delay, type Channel, type Clock, type Logger } from "../lib/index.ts";
-import { emptyPodStatus, type RuntimePod } from "../container/index.ts";
+import { anySignal, delay, formatGoDuration, type Channel, type Clock, type Logger } from "../lib/index.ts";
+import { emptyPodStatus, runtimePodRef, type RuntimePod } from "../container/index.ts";
 import type { PodCache } from "./cache.ts";
 import { computePodEvents } from "./compute-events.ts";
 import type { PlegMetrics, PodLister } from "./deps.ts";
-import { formatGoDuration } from "./duration.ts";
 import type { RelistDuration } from "./options.ts";
 import { preservedPodIPs } from "./pod-ips.ts";
 import { PodRecords } from "./pod-records.ts";
@@ -215,7 +214,7 @@ export class GenericPleg {
     } catch (err) {
       if (signal?.aborted) return { updated: false, failed: true };
       log.error("could not read pod status from the runtime", {
-        pod: `${pod.namespace}/${pod.name}`,
+        pod: runtimePodRef(pod),
         err,
         next: "reinspecting at the next relist",
       });
@@ -232,7 +231,7 @@ export class GenericPleg {
     if (this.#deps.events.trySend(event)) return;
     this.#deps.metrics.plegDiscardEvents.inc();
     this.#deps.log.error("event channel is full, discarding this relist's event", {
-      pod: pod ? `${pod.namespace}/${pod.name}` : event.id,
+      pod: pod ? runtimePodRef(pod) : event.id,
       event: event.type,
       containerID: event.data,
       next: "the pod is synced at its next resync",

@@ -16,5 +16,4 @@ export {
   type PlegOptions,
   type RelistDuration,
 } from "./options.ts";
-export { formatGoDuration } from "./duration.ts";
 export type { PodLifecycleEvent, PodLifecycleEventType } from "./types.ts";

@@ -13,7 +13,6 @@ export {
 export {
   calculateEffectiveGracePeriod,
   naturalGracePeriod,
-  defaultTerminationGracePeriodSeconds,
   lifecycleTransitions,
   type WorkerLifecycle,
 } from "./sync-status.ts";

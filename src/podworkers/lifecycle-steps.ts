@@ -4,6 +4,8 @@
  * plus the bookkeeping every step shares: idle tracking for whenIdle, the worker duration
  * metric, pod-scoped logs. Each method is one synchronous state change.
  */
+import { podRef } from "../api/index.ts";
+import { runtimePodRef } from "../container/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
 import { defaultBackOffPeriodMs, requeueDelay } from "./requeue.ts";
@@ -154,7 +156,7 @@ export abstract class PodLifecycleSteps extends PodQueries {
 
   protected workLog(uid: string, work: PodWork): Logger {
     const { pod, runningPod } = work.options;
-    const ref = pod ? `${pod.metadata.namespace}/${pod.metadata.name}` : `${runningPod?.namespace}/${runningPod?.name}`;
+    const ref = pod ? podRef(pod) : runningPod ? runtimePodRef(runningPod) : uid;
     return this.podLog(ref, uid).with({ workType: work.workType });
   }
 

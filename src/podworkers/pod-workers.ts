@@ -9,9 +9,9 @@
  * only awaits are inside runWork, where updatePod may replace the pending update or cancel the
  * sync in flight through its AbortSignal.
  */
-import { isStaticPod, podFullName, podUID, type Pod } from "../api/index.ts";
+import { isStaticPod, podFullName, podUID, podRef, type Pod } from "../api/index.ts";
 import { anySignal, jitter, Mailbox } from "../lib/index.ts";
-import type { RuntimePodStatus, RuntimePod } from "../container/index.ts";
+import { runtimePodRef, type RuntimePodStatus, type RuntimePod } from "../container/index.ts";
 import { PodLifecycleSteps, runCallbacks, type PodWorkersDeps } from "./lifecycle-steps.ts";
 import { workerBackOffPeriodJitterFactor } from "./requeue.ts";
 import { runWork, type PodWork } from "./run-work.ts";
@@ -159,14 +159,14 @@ class PodWorkersImpl extends PodLifecycleSteps implements PodWorkers {
     const { pod, runningPod } = options;
     if (pod !== undefined) {
       if (runningPod !== undefined) options.runningPod = undefined;
-      const ref = `${pod.metadata.namespace}/${pod.metadata.name}`;
+      const ref = podRef(pod);
       return { uid: podUID(pod), fullName: podFullName(pod), ref, isRuntimePod: false };
     }
     if (runningPod === undefined) {
       this.deps.log.error("Pod update ignored: it carries neither a pod nor a runtime pod", { updateType: options.updateType });
       return undefined;
     }
-    const ref = `${runningPod.namespace}/${runningPod.name}`;
+    const ref = runtimePodRef(runningPod);
     if (options.updateType !== "kill") {
       this.podLog(ref, runningPod.uid).info("Pod update ignored: runtime pods can only be killed", {
         updateType: options.updateType,

@@ -8,7 +8,7 @@
  * A finished UID takes no more updates until syncKnownPods forgets it. The status outlives its
  * worker (the async loop): the loop ends when the pod is finished, the status stays until purged.
  */
-import type { Pod, PodStatus } from "../api/index.ts";
+import { DefaultTerminationGracePeriodSeconds, type Pod, type PodStatus } from "../api/index.ts";
 import type { Mailbox } from "../lib/index.ts";
 import type { KillPodOptions, PodWorkType, UpdatePodOptions } from "./types.ts";
 
@@ -192,15 +192,12 @@ export function calculateEffectiveGracePeriod(
   return { gracePeriod, shortened: current !== 0 && current !== gracePeriod };
 }
 
-/** The API default of terminationGracePeriodSeconds (pkg/apis/core/v1 defaults). */
-export const defaultTerminationGracePeriodSeconds = 30;
-
 /**
  * The grace period of a terminating sync that no kill set (a pod that finished on its own):
  * what the kubelet's killPod falls back to when it gets no override.
  */
 export function naturalGracePeriod(pod: Pod): number {
   const grace =
-    pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? defaultTerminationGracePeriodSeconds;
+    pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? DefaultTerminationGracePeriodSeconds;
   return Math.max(1, grace);
 }

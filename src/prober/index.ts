@@ -2,6 +2,6 @@
 export { createProbeManager, type ProbeManager, type ProbeManagerDeps, type ProbeStatusLookup } from "./manager.ts";
 export { INITIAL_RESULT, type PodProbeView, type ProbeMetrics, type StatusProvider } from "./probe-worker.ts";
 export { checkContainer, MAX_PROBE_RETRIES, type CheckRequest, type ContainerChecker, type ProbeType } from "./probe-check.ts";
-export { runProbe, resolvePort, type ProbeTarget } from "./probe-run.ts";
+export { runProbe, type ProbeTarget } from "./probe-run.ts";
 export { PROBE_USER_AGENT, ProbeError, type ProbeOutcome, type ProbeOutcomeResult } from "./probe-types.ts";
 export { parseContainerId, ResultsManager, type ProbeResult, type ProbeUpdate } from "./results.ts";

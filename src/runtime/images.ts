@@ -3,7 +3,7 @@
  * pull it per pull policy, one pull at a time (serializeImagePulls), with a keyed backoff per
  * `<podUID>_<image>` (10 s doubling to 300 s). Failures carry the kubelet's waiting reasons.
  */
-import type { Container, Pod } from "../api/index.ts";
+import { podRef, type Container, type Pod } from "../api/index.ts";
 import { isCriError, type CriClient, type PodSandboxConfig } from "../cri/index.ts";
 import { Backoff, type Clock, type Logger } from "../lib/index.ts";
 
@@ -103,7 +103,7 @@ export function createImageManager(deps: { cri: CriClient; clock: Clock; log: Lo
       if (backoff.isInBackOffSinceUpdate(key)) {
         throw new ImageError("ImagePullBackOff", `Back-off pulling image "${requested}"`, backoff.expiresAt(key));
       }
-      const fields = { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, image: requested };
+      const fields = { pod: podRef(pod), image: requested };
       log.info("Pulling image", fields);
       const queued = clock.now();
       const pull = pullQueue.then(async () => {

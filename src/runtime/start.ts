@@ -5,7 +5,7 @@
  */
 import { mkdirSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import type { Container, Pod } from "../api/index.ts";
+import { podRef, type Container, type Pod } from "../api/index.ts";
 import { isCriError, type PodSandboxConfig } from "../cri/index.ts";
 import { generateContainerConfig } from "./container-config.ts";
 import { ContainerConfigError, type EnvContext } from "./env.ts";
@@ -45,7 +45,7 @@ function criDetail(err: unknown): string {
 export async function startContainer(deps: StartDeps, t: StartTarget, container: Container, kind: ContainerKind, signal?: AbortSignal): Promise<void> {
   const { cri, clock, log } = deps;
   const { pod } = t;
-  const fields = { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, container: container.name };
+  const fields = { pod: podRef(pod), container: container.name };
 
   let imageRef: string;
   try {

@@ -5,8 +5,8 @@
  * added by the caller.
  */
 import type { ContainerStatus, Pod, PodCondition, PodPhase } from "../api/index.ts";
-import type { RuntimePodStatus } from "../container/index.ts";
-import { hasAnyRegularContainerStarted, isRestartableInitContainer } from "./phase.ts";
+import { isRestartableInitContainer, podSandboxChanged, type RuntimePodStatus } from "../container/index.ts";
+import { hasAnyRegularContainerStarted } from "./phase.ts";
 
 export const UnknownContainerStatuses = "UnknownContainerStatuses";
 export const PodCompleted = "PodCompleted";
@@ -124,7 +124,7 @@ export function generatePodInitializedCondition(pod: Pod, statuses: ContainerSta
  * have to create a new one; kuberuntime PodSandboxChanged).
  */
 export function generatePodReadyToStartContainersCondition(pod: Pod, podStatus: RuntimePodStatus): PodCondition {
-  return condition(PodReadyToStartContainers, !podSandboxChanged(pod, podStatus));
+  return condition(PodReadyToStartContainers, !podSandboxChanged(pod, podStatus).changed);
 }
 
 export function generatePodScheduledCondition(): PodCondition {
@@ -134,16 +134,4 @@ export function generatePodScheduledCondition(): PodCondition {
 /** Ready / ContainersReady of a pod in a terminal phase: always False, with the phase as reason. */
 export function terminalPhaseReadyConditions(phase: PodPhase): PodCondition[] {
   return [condition(PodReady, false, terminalReason(phase)), condition(ContainersReady, false, terminalReason(phase))];
-}
-
-/** True when the runtime would have to (re)create the pod sandbox. */
-export function podSandboxChanged(pod: Pod, podStatus: RuntimePodStatus): boolean {
-  const sandboxes = podStatus.sandboxStatuses;
-  const newest = sandboxes[0];
-  if (newest === undefined) return true;
-  if (sandboxes.filter((s) => s.state === "ready").length > 1) return true;
-  if (newest.state !== "ready") return true;
-  const hostNetwork = pod.spec.hostNetwork === true;
-  if (newest.hostNetwork !== hostNetwork) return true;
-  return !hostNetwork && newest.ips.length === 0;
 }

@@ -5,7 +5,7 @@
  * conditions with transition times carried from the previous status, host IPs.
  */
 import type { ContainerStatus, Pod, PodCondition, PodStatus } from "../api/index.ts";
-import type { RuntimePodStatus } from "../container/index.ts";
+import { isRestartableInitContainer, type RuntimePodStatus } from "../container/index.ts";
 import {
   DisruptionTarget,
   generateContainersReadyCondition,
@@ -16,7 +16,7 @@ import {
   kubeletOwnedConditions,
 } from "./conditions.ts";
 import { convertToAPIContainerStatuses, type WaitingReason } from "./container-statuses.ts";
-import { getPhase, isPodPhaseTerminal, isRestartableInitContainer } from "./phase.ts";
+import { getPhase, isPodPhaseTerminal } from "./phase.ts";
 import { computePodQOS } from "./qos.ts";
 import { rfc3339 } from "./time.ts";
 

@@ -1,10 +1,9 @@
 // Pod status: phase, conditions and container statuses (kubelet_pods.go, status/generate.go) and
 // the status manager that holds what bunlet reports for every pod (status/status_manager.go).
-export { getPhase, isPodPhaseTerminal, isRestartableInitContainer, hasAnyRegularContainerStarted } from "./phase.ts";
+export { getPhase, isPodPhaseTerminal, hasAnyRegularContainerStarted } from "./phase.ts";
 export { generateAPIPodStatus, withTransitionTime, type GenerateOptions, type ProbeResult } from "./generate.ts";
 export {
   convertToAPIContainerStatuses,
-  shouldContainerBeRestarted,
   ContainerCreating,
   PodInitializing,
   ContainerStatusUnknown,
@@ -15,7 +14,6 @@ export {
   generatePodReadyCondition,
   generatePodInitializedCondition,
   generatePodReadyToStartContainersCondition,
-  podSandboxChanged,
   kubeletOwnedConditions,
   UnknownContainerStatuses,
   PodCompleted,

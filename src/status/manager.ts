@@ -6,12 +6,13 @@
  * and each condition's transition time, and ignores writes that change nothing.
  */
 import { isStaticPod, podRef, podUID, type ContainerStatus, type Pod, type PodStatus } from "../api/index.ts";
+import { isRestartableInitContainer } from "../container/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import { DisruptionTarget, kubeletOwnedConditions, terminalPhaseReadyConditions } from "./conditions.ts";
 import { ContainerStatusUnknown } from "./container-statuses.ts";
 import { withTransitionTime } from "./generate.ts";
 import { illegalContainerTransition, isPodStatusByKubeletEqual, normalizeStatus } from "./normalize.ts";
-import { isPodPhaseTerminal, isRestartableInitContainer } from "./phase.ts";
+import { isPodPhaseTerminal } from "./phase.ts";
 import { rfc3339 } from "./time.ts";
 
 export interface StatusManager {

@@ -5,8 +5,8 @@
  * conditions the kubelet does not own are the same.
  */
 import type { ContainerState, ContainerStatus, Pod, PodStatus } from "../api/index.ts";
+import { isRestartableInitContainer } from "../container/index.ts";
 import { DisruptionTarget, kubeletOwnedConditions } from "./conditions.ts";
-import { isRestartableInitContainer } from "./phase.ts";
 import { normalizeTimestamp } from "./time.ts";
 
 /** kubecontainer.MaxPodTerminationMessageLogLength */

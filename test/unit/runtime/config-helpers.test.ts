@@ -1,6 +1,5 @@
 import { describe, expect, test } from "bun:test";
 import type { Pod } from "../../../src/api/index.ts";
-import { goDuration } from "../../../src/runtime/crashloop.ts";
 import { parseResolvConf, podDnsConfig } from "../../../src/runtime/dns.ts";
 import { expand, mappingFor } from "../../../src/runtime/expansion.ts";
 import { applyDefaultImageTag, effectivePullPolicy } from "../../../src/runtime/images.ts";
@@ -133,13 +132,4 @@ describe("logs", () => {
   test("a missing log dir gives restart count 0", () => {
     expect(restartCountFromLogDir("/nonexistent/dir")).toBe(0);
   });
-});
-
-describe("Go durations in backoff messages", () => {
-  test.each([
-    [10_000, "10s"],
-    [80_000, "1m20s"],
-    [300_000, "5m0s"],
-    [3_600_000, "1h0m0s"],
-  ])("%d ms is %s", (ms, out) => expect(goDuration(ms)).toBe(out));
 });
