@@ -31,7 +31,7 @@ export interface HousekeepingDeps {
   metrics: Pick<Metrics, "orphanedRuntimePods">;
 }
 
-export function createHousekeeping(deps: HousekeepingDeps): { run(): Promise<void> } {
+export function createHousekeeping(deps: HousekeepingDeps): { run(signal: AbortSignal): Promise<void> } {
   const { podManager, podWorkers, runtime, statusManager, podDirs, clock, log, metrics } = deps;
 
   /** A pod that reached a terminal phase and is not being terminated stays down (filterOutInactivePods). */
@@ -55,7 +55,7 @@ export function createHousekeeping(deps: HousekeepingDeps): { run(): Promise<voi
     }
   }
 
-  async function run(): Promise<void> {
+  async function run(signal: AbortSignal): Promise<void> {
     const start = clock.now();
     const desired = podManager.pods();
     const working = podWorkers.syncKnownPods(desired);
@@ -65,8 +65,9 @@ export function createHousekeeping(deps: HousekeepingDeps): { run(): Promise<voi
 
     let runtimePods;
     try {
-      runtimePods = await runtime.getPods({ all: false });
+      runtimePods = await runtime.getPods({ all: false, signal });
     } catch (err) {
+      if (signal.aborted) return;
       log.error("Housekeeping could not list runtime pods; retrying at the next housekeeping", { err });
       return;
     }

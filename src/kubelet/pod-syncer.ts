@@ -8,11 +8,12 @@ import { podRef, podUID, type Pod, type PodStatus } from "../api/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
 // The workers retry a pod that failed with this after ~1 s instead of their error backoff.
-import { NetworkNotReadyError } from "../podworkers/index.ts";
+import { NetworkNotReadyError, type PodSyncer, type SyncPodType } from "../podworkers/index.ts";
 import type { ProbeManager } from "../prober/index.ts";
 import { runningPodFromStatus, runtimePodRef } from "../container/index.ts";
 import type { PodManager } from "./pod-manager.ts";
-import type { PodDirs, PodSyncer, Runtime, StatusGenerator, StatusManager, UpdateType } from "./types.ts";
+import type { StatusGenerator } from "../status/index.ts";
+import type { PodDirs, Runtime, StatusManager } from "./types.ts";
 
 /** KillPod reported success but a container still runs (kubelet: "CRI violation"). */
 export class ContainersStillRunningError extends Error {
@@ -54,7 +55,7 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
   }
 
   return {
-    async syncPod(signal, updateType: UpdateType, pod, _mirrorPod, podStatus) {
+    async syncPod(signal, updateType: SyncPodType, pod, _mirrorPod, podStatus) {
       const uid = podUID(pod);
       const apiStatus = generateStatus(pod, podStatus, { podIsTerminal: false });
       if (apiStatus.phase === "Succeeded" || apiStatus.phase === "Failed") {
@@ -89,10 +90,10 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
       statusManager.setPodStatus(pod, apiStatus);
 
       log.debug("Pod terminating", { pod: podRef(pod), podUID: podUID(pod), gracePeriodSeconds }, 2);
-      const killed = await runtime.killPod(pod, runningPodFromStatus(podStatus), gracePeriodSeconds, { signal });
+      const killed = await runtime.killPod(pod, runningPodFromStatus(podStatus), { gracePeriodOverride: gracePeriodSeconds, signal });
       if (killed.error !== undefined) throw killed.error;
 
-      const stopped = await runtime.getPodStatus(podUID(pod), pod.metadata.name ?? "", pod.metadata.namespace ?? "");
+      const stopped = await runtime.getPodStatus(podUID(pod), pod.metadata.name ?? "", pod.metadata.namespace ?? "", { signal });
       const running = stopped.containerStatuses.filter((c) => c.state === "running").map((c) => c.id);
       if (running.length > 0) throw new ContainersStillRunningError(pod, running);
       deps.probeManager?.removePod(podUID(pod));
@@ -105,7 +106,7 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
         pod: runtimePodRef(runningPod),
         podUID: runningPod.uid,
       });
-      const killed = await runtime.killPod(undefined, runningPod, 1, { signal });
+      const killed = await runtime.killPod(undefined, runningPod, { gracePeriodOverride: 1, signal });
       if (killed.error !== undefined) throw killed.error;
     },
 

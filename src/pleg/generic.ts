@@ -23,7 +23,7 @@ export interface GenericPlegDeps {
   log: Logger;
   metrics: PlegMetrics;
   /** Aborts in-flight runtime calls when the agent shuts down. */
-  signal?: AbortSignal;
+  signal: AbortSignal;
 }
 
 export type Health = { ok: boolean; message?: string };
@@ -150,7 +150,7 @@ export class GenericPleg {
 
   async #relistOnce(): Promise<void> {
     const { clock, metrics, log, runtime, signal } = this.#deps;
-    if (signal?.aborted) return;
+    if (signal.aborted) return;
     const timestamp = clock.now();
     if (this.#relistTime !== 0) metrics.plegRelistInterval.observe((timestamp - this.#relistTime) / 1000);
     try {
@@ -158,7 +158,7 @@ export class GenericPleg {
       try {
         pods = await runtime.getPods({ all: true, signal });
       } catch (err) {
-        if (signal?.aborted) return;
+        if (signal.aborted) return;
         log.error("relist failed: could not list pods from the runtime", { err, next: "retrying at the next relist" });
         return;
       }
@@ -166,7 +166,7 @@ export class GenericPleg {
       setRunningMetricsFromRelist(metrics, pods);
       this.#records.setCurrent(pods);
       await this.#diffAndUpdate();
-      if (signal?.aborted) return;
+      if (signal.aborted) return;
       // After every pod above is in the cache: releases workers waiting on pods that did not change.
       this.#deps.cache.updateTime(timestamp);
       this.#firstRelist.resolve();
@@ -183,7 +183,7 @@ export class GenericPleg {
       const events = computePodEvents(oldPod, pod);
       if (events.length === 0 && !this.#podsToReinspect.has(uid)) continue;
       const result = await this.#updateCache(uid, pod);
-      if (this.#deps.signal?.aborted) return;
+      if (this.#deps.signal.aborted) return;
       if (result.failed) {
         // Keep the old record: the same change is detected, and its events sent, next time.
         needsReinspection.add(uid);
@@ -212,7 +212,7 @@ export class GenericPleg {
       status.ips = preservedPodIPs(cache, uid, status);
       return { updated: cache.set(uid, status, undefined, timestamp), failed: false };
     } catch (err) {
-      if (signal?.aborted) return { updated: false, failed: true };
+      if (signal.aborted) return { updated: false, failed: true };
       log.error("could not read pod status from the runtime", {
         pod: runtimePodRef(pod),
         err,

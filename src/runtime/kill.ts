@@ -27,7 +27,7 @@ export interface KillDeps {
   clock: Clock;
   log: Logger;
   /** The pod's IPs, for httpGet preStop hooks without a host (read lazily, only when needed). */
-  podIPs(uid: string, name: string, namespace: string, signal?: AbortSignal): Promise<string[]>;
+  podIPs(uid: string, name: string, namespace: string, signal: AbortSignal): Promise<string[]>;
 }
 
 export interface KillOptions {

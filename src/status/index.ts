@@ -30,4 +30,5 @@ export {
 } from "./conditions.ts";
 export { computePodQOS, parseQuantity, type QOSClass } from "./qos.ts";
 export { createStatusManager, type StatusManager } from "./manager.ts";
+export { createStatusGenerator, type StatusGenerator, type StatusGeneratorDeps } from "./generator.ts";
 export { rfc3339 } from "./time.ts";

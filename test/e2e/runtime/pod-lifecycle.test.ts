@@ -42,9 +42,9 @@ describe("runtime manager on containerd", () => {
     // A later sync adopts what runs: nothing to do.
     expect((await rt.sync(pod)).steps.filter((x) => x.action === "StartContainer")).toEqual([]);
 
-    const killed = await rt.rm.killPod(pod, runningPodFromStatus(await rt.status(pod)), 2);
+    const killed = await rt.rm.killPod(pod, runningPodFromStatus(await rt.status(pod)), { gracePeriodOverride: 2, signal: rt.signal });
     expect(killed.error).toBeUndefined();
-    await rt.rm.garbageCollect((uid) => uid === pod.metadata.uid);
+    await rt.rm.garbageCollect((uid) => uid === pod.metadata.uid, { signal: rt.signal });
     const { items } = await rt.cri.runtime.listPodSandbox({ filter: { labelSelector: { "io.kubernetes.pod.uid": pod.metadata.uid! } } });
     const { containers } = await rt.cri.runtime.listContainers({ filter: { labelSelector: { "io.kubernetes.pod.uid": pod.metadata.uid! } } });
     expect(items).toEqual([]);
@@ -81,7 +81,7 @@ describe("runtime manager on containerd", () => {
     expect(rt.rm.getContainerWaitingReason(pod.metadata.uid!, "c")?.message).toStartWith("back-off 20s");
     const s = await rt.status(pod);
     expect(s.containerStatuses[0]).toMatchObject({ restartCount: 2, exitCode: 3, reason: "Error" });
-    await rt.rm.killPod(pod, runningPodFromStatus(s), 2);
+    await rt.rm.killPod(pod, runningPodFromStatus(s), { gracePeriodOverride: 2, signal: rt.signal });
   }, 60_000);
 
   test("under Never an exited container stays exited and the pod's sandbox is stopped", async () => {
@@ -108,7 +108,7 @@ describe("runtime manager on containerd", () => {
     });
     await rt.sync(pod);
     await eventually("the container to run", async () => (await rt.status(pod)).containerStatuses.find((c) => c.state === "running"));
-    await rt.rm.killPod(pod, runningPodFromStatus(await rt.status(pod)));
+    await rt.rm.killPod(pod, runningPodFromStatus(await rt.status(pod)), { signal: rt.signal });
     const events = readFileSync(join(rt.dirs.podsDir, pod.metadata.uid!, "volumes", "kubernetes.io~empty-dir", "out", "events"), "utf8");
     expect(events.split("\n").filter(Boolean)).toEqual(["prestop", "term"]);
     expect((await rt.status(pod)).containerStatuses[0]).toMatchObject({ state: "exited", exitCode: 0 });

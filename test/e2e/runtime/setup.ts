@@ -18,6 +18,8 @@ export interface E2eRuntime {
   log: ReturnType<typeof createMemoryLogger>;
   dirs: { root: string; podLogsDir: string; containerLogsDir: string; podsDir: string };
   status(pod: Pod): Promise<RuntimePodStatus>;
+  /** The signal every runtime call of a test takes; aborted by stop(). */
+  signal: AbortSignal;
   sync(pod: Pod): Promise<PodSyncResult>;
   stop(): Promise<void>;
 }
@@ -29,7 +31,9 @@ export async function startE2eRuntime(name: string, registryHost?: string): Prom
   const dirs = { root, podLogsDir: join(root, "log-pods"), containerLogsDir: join(root, "log-containers"), podsDir: join(root, "pods") };
   const log = createMemoryLogger();
   const rm = createRuntimeManager({ cri, clock: realClock, log, metrics: createMetrics(), ...dirs, nodeName: "e2e-node" });
-  const status = (pod: Pod) => rm.getPodStatus(pod.metadata.uid!, pod.metadata.name!, pod.metadata.namespace!);
+  const lifetime = new AbortController();
+  const signal = lifetime.signal;
+  const status = (pod: Pod) => rm.getPodStatus(pod.metadata.uid!, pod.metadata.name!, pod.metadata.namespace!, { signal });
   return {
     ctd,
     cri,
@@ -37,8 +41,10 @@ export async function startE2eRuntime(name: string, registryHost?: string): Prom
     log,
     dirs,
     status,
-    sync: async (pod) => rm.syncPod(pod, await status(pod)),
+    sync: async (pod) => rm.syncPod(pod, await status(pod), { signal }),
+    signal,
     async stop() {
+      lifetime.abort();
       cri.close();
       await ctd.stop();
       rmSync(root, { recursive: true, force: true });

@@ -25,6 +25,8 @@ export interface Harness {
   sync(pod: Pod): Promise<PodSyncResult>;
   /** Names of the calls recorded since the last sync started, without status reads. */
   calls(): string[];
+  /** The signal every runtime call of a test takes; aborted by close(). */
+  signal: AbortSignal;
   close(): Promise<void>;
 }
 
@@ -49,7 +51,9 @@ export async function startHarness(opts: { probeResults?: ProbeResultsView } = {
     hostIPs: ["192.168.1.5"],
     probeResults: opts.probeResults,
   });
-  const status = (pod: Pod) => rm.getPodStatus(pod.metadata.uid!, pod.metadata.name!, pod.metadata.namespace!);
+  const lifetime = new AbortController();
+  const signal = lifetime.signal;
+  const status = (pod: Pod) => rm.getPodStatus(pod.metadata.uid!, pod.metadata.name!, pod.metadata.namespace!, { signal });
   return {
     fake,
     cri,
@@ -62,10 +66,12 @@ export async function startHarness(opts: { probeResults?: ProbeResultsView } = {
     async sync(pod) {
       const s = await status(pod);
       fake.clearCalls();
-      return rm.syncPod(pod, s);
+      return rm.syncPod(pod, s, { signal });
     },
     calls: () => fake.callNames(),
+    signal,
     async close() {
+      lifetime.abort();
       cri.close();
       await fake.stop();
       rmSync(root, { recursive: true, force: true });

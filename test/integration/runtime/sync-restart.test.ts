@@ -134,7 +134,7 @@ describe("spec changes", () => {
     const status = await h.status(pod);
     status.containerStatuses[0].state = "unknown";
     h.fake.clearCalls();
-    await h.rm.syncPod(pod, status);
+    await h.rm.syncPod(pod, status, { signal: h.signal });
     expect(h.calls().slice(0, 2)).toEqual(["StopContainer", "ImageStatus"]);
     expect(h.calls()).toContain("StartContainer");
   });

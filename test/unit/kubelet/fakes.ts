@@ -1,14 +1,8 @@
 // In-memory stand-ins for the subsystems the kubelet core drives; each records what it was asked.
 import { ConfigSourceAnnotationKey, type Pod, type PodStatus } from "../../../src/api/index.ts";
-import type {
-  PodDirs,
-  PodWorkers,
-  PodWorkerState,
-  Runtime,
-  StatusGenerator,
-  StatusManager,
-  UpdatePodOptions,
-} from "../../../src/kubelet/types.ts";
+import type { PodDirs, PodWorkers, Runtime, StatusManager } from "../../../src/kubelet/types.ts";
+import type { PodWorkType, UpdatePodOptions } from "../../../src/podworkers/index.ts";
+import type { StatusGenerator } from "../../../src/status/index.ts";
 import { emptyPodStatus, type RuntimePodStatus, type RuntimeContainerStatus, type RuntimePod } from "../../../src/container/index.ts";
 
 export function makePod(name: string, opts: { uid?: string; created?: string; hostNetwork?: boolean; deleting?: boolean } = {}): Pod {
@@ -58,7 +52,7 @@ export function runtimePod(uid: string, name = "orphan"): RuntimePod {
 
 export class FakePodWorkers implements PodWorkers {
   updates: UpdatePodOptions[] = [];
-  states = new Map<string, { state: PodWorkerState; orphan: boolean }>();
+  states = new Map<string, { state: PodWorkType; orphan: boolean }>();
   terminationRequested = new Set<string>();
   knownTerminated = new Set<string>();
   contentRemovable = new Set<string>();
@@ -98,12 +92,13 @@ export class FakeRuntime implements Runtime {
 
   async syncPod(pod: Pod) {
     this.calls.push(`syncPod:${pod.metadata.name}`);
-    return this.syncError === undefined ? {} : { error: this.syncError };
+    return this.syncError === undefined ? { steps: [] } : { steps: [], error: this.syncError as Error };
   }
-  async killPod(pod: Pod | undefined, runningPod: RuntimePod, grace: number | undefined) {
+  async killPod(pod: Pod | undefined, runningPod: RuntimePod, opts: { gracePeriodOverride?: number }) {
+    const grace = opts.gracePeriodOverride;
     this.calls.push(`killPod:${pod?.metadata.name ?? runningPod.uid}:${grace}`);
     this.killed.push({ pod, runningPod, grace });
-    return this.killError === undefined ? {} : { error: this.killError };
+    return this.killError === undefined ? { steps: [] } : { steps: [], error: this.killError as Error };
   }
   async getPodStatus(uid: string) {
     this.calls.push(`getPodStatus:${uid}`);
@@ -114,9 +109,6 @@ export class FakeRuntime implements Runtime {
     this.getPodsAll.push(opts?.all);
     if (this.getPodsError !== undefined) throw this.getPodsError;
     return this.runtimePods;
-  }
-  async cleanUpContainersInPod(uid: string, opts?: { removeAll?: boolean }) {
-    this.calls.push(`cleanUp:${uid}:${opts?.removeAll ?? false}`);
   }
   forgetPod(uid: string) {
     this.calls.push(`forget:${uid}`);

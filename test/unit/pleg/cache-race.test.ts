@@ -13,7 +13,7 @@ function setup() {
   const runtime = new ScriptedRuntime();
   const metrics = testMetrics();
   const shared = { cache, events, clock, log: silentLogger, metrics };
-  const generic = new GenericPleg({ ...shared, runtime }, { periodMs: 300_000, thresholdMs: 600_000 });
+  const generic = new GenericPleg({ ...shared, runtime, signal: new AbortController().signal }, { periodMs: 300_000, thresholdMs: 600_000 });
   const evented = new EventedPleg(shared);
   return { clock, cache, events, runtime, generic, evented };
 }

@@ -13,7 +13,7 @@ function setup(opts: { capacity?: number; duration?: RelistDuration } = {}) {
   const events = new Channel<PodLifecycleEvent>(opts.capacity ?? 1000);
   const log = createMemoryLogger();
   const metrics = testMetrics();
-  const pleg = new GenericPleg({ runtime, cache, events, clock, log, metrics }, opts.duration ?? ONE_SECOND);
+  const pleg = new GenericPleg({ runtime, cache, events, clock, log, metrics, signal: new AbortController().signal }, opts.duration ?? ONE_SECOND);
   return { clock, runtime, cache, events, log, metrics, pleg };
 }
 
