@@ -7,10 +7,10 @@
 import { podRef, podUID, type Pod, type PodStatus } from "../api/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
-// The workers retry a pod that failed with this after ~1 s instead of their error backoff.
-import { NetworkNotReadyError, type PodSyncer, type SyncPodType } from "../podworkers/index.ts";
+import type { PodSyncer, SyncPodType } from "../podworkers/index.ts";
 import type { ProbeManager } from "../prober/index.ts";
 import { runningPodFromStatus, runtimePodRef } from "../container/index.ts";
+import { Reason, SyncError } from "../runtime/index.ts";
 import type { PodManager } from "./pod-manager.ts";
 import type { StatusGenerator } from "../status/index.ts";
 import type { PodDirs, Runtime, StatusManager } from "./types.ts";
@@ -71,7 +71,8 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
         return { isTerminal: false };
       }
       const networkProblem = deps.networkNotReady();
-      if (networkProblem !== undefined && !pod.spec.hostNetwork) throw new NetworkNotReadyError(networkProblem);
+      // The workers retry a pod that failed with NetworkNotReady after ~1 s instead of their error backoff.
+      if (networkProblem !== undefined && !pod.spec.hostNetwork) throw new SyncError(Reason.NetworkNotReady, `network is not ready: ${networkProblem}`);
 
       await podDirs.make(uid);
       signal.throwIfAborted();

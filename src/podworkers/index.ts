@@ -2,9 +2,7 @@
 export { createPodWorkers, type PodWorkersDeps } from "./pod-workers.ts";
 export { WorkQueue } from "./work-queue.ts";
 export {
-  NetworkNotReadyError,
   requeueDelay,
-  earliestBackoffExpiry,
   defaultBackOffPeriodMs,
   backOffOnTransientErrorPeriodMs,
   workerResyncIntervalJitterFactor,

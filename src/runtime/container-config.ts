@@ -2,7 +2,7 @@
  * The ContainerConfig for CreateContainer (generateContainerConfig): command and args with $(VAR)
  * expansion against the container's environment, env, mounts, the log path
  * `<container>/<restartCount>.log` (its directory created 0755), tty/stdin, Linux resources and
- * security context, and the kubelet's labels and annotations. Failures are ContainerConfigErrors.
+ * security context, and the kubelet's labels and annotations. Failures are SyncErrors with reason CreateContainerConfigError.
  */
 import { mkdirSync } from "node:fs";
 import { create } from "@bufbuild/protobuf";

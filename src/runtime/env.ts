@@ -5,16 +5,9 @@
  * (CreateContainerConfigError) unless marked optional, as a standalone kubelet does.
  */
 import type { Container, EnvVar, Pod } from "../api/index.ts";
+import { containerConfigError } from "./errors.ts";
 import { expand, mappingFor } from "./expansion.ts";
 import { memoryBytes, milliCpu, parseQuantity } from "./resources.ts";
-
-/** A spec the kubelet cannot turn into a container config; its reason is CreateContainerConfigError. */
-export class ContainerConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ContainerConfigError";
-  }
-}
 
 export interface EnvContext {
   nodeName: string;
@@ -31,7 +24,7 @@ export function makeEnvironmentVariables(pod: Pod, container: Container, ctx: En
     const ref = from.configMapRef ?? from.secretRef;
     const kind = from.configMapRef ? "configmap" : "secret";
     if (ref && !ref.optional) {
-      throw new ContainerConfigError(`couldn't get ${kind} ${pod.metadata.namespace}/${ref.name ?? ""}: no apiserver client (standalone node)`);
+      throw containerConfigError(`couldn't get ${kind} ${pod.metadata.namespace}/${ref.name ?? ""}: no apiserver client (standalone node)`);
     }
   }
   const mapping = mappingFor(env);
@@ -53,7 +46,7 @@ function valueFrom(pod: Pod, container: Container, e: EnvVar, ctx: EnvContext): 
   const ref = from.configMapKeyRef ?? from.secretKeyRef;
   const kind = from.configMapKeyRef ? "configmap" : "secret";
   if (ref?.optional) return undefined;
-  throw new ContainerConfigError(
+  throw containerConfigError(
     `couldn't get ${kind} ${pod.metadata.namespace}/${ref?.name ?? ""} for env ${e.name}: no apiserver client (standalone node)`,
   );
 }
@@ -86,7 +79,7 @@ function podField(pod: Pod, path: string, ctx: EnvContext): string {
     case "status.podIPs":
       return ctx.podIPs.join(",");
     default:
-      throw new ContainerConfigError(`unsupported fieldRef fieldPath ${JSON.stringify(path)}`);
+      throw containerConfigError(`unsupported fieldRef fieldPath ${JSON.stringify(path)}`);
   }
 }
 
@@ -107,7 +100,7 @@ function resourceField(
   const target = ref.containerName
     ? [...(pod.spec.initContainers ?? []), ...pod.spec.containers].find((c) => c.name === ref.containerName)
     : self;
-  if (!target) throw new ContainerConfigError(`resourceFieldRef names unknown container ${JSON.stringify(ref.containerName)}`);
+  if (!target) throw containerConfigError(`resourceFieldRef names unknown container ${JSON.stringify(ref.containerName)}`);
   const r = target.resources;
   const divisor = parseQuantity(ref.divisor ?? "1") || 1;
   switch (ref.resource) {
@@ -124,6 +117,6 @@ function resourceField(
       return String(Math.ceil(bytes / divisor));
     }
     default:
-      throw new ContainerConfigError(`unsupported resourceFieldRef resource ${JSON.stringify(ref.resource)}`);
+      throw containerConfigError(`unsupported resourceFieldRef resource ${JSON.stringify(ref.resource)}`);
   }
 }

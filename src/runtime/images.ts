@@ -6,25 +6,10 @@
 import { podRef, type Container, type Pod } from "../api/index.ts";
 import { isCriError, type CriClient, type PodSandboxConfig } from "../cri/index.ts";
 import { Backoff, type Clock, type Logger } from "../lib/index.ts";
+import { Reason, SyncError } from "./errors.ts";
 
 const IMAGE_BACKOFF_INITIAL_MS = 10_000;
 const IMAGE_BACKOFF_MAX_MS = 300_000;
-
-export type ImageErrorReason = "ErrImagePull" | "ImagePullBackOff" | "ErrImageNeverPull" | "InvalidImageName" | "ImageInspectError";
-
-export class ImageError extends Error {
-  /** For ImagePullBackOff: when the next pull may be tried. */
-  readonly expiresAt: number;
-  constructor(
-    readonly reason: ImageErrorReason,
-    message: string,
-    expiresAt = 0,
-  ) {
-    super(message);
-    this.name = "ImageError";
-    this.expiresAt = expiresAt;
-  }
-}
 
 const REFERENCE =
   /^(?:[a-zA-Z0-9.-]+(?::\d+)?\/)?[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*(?::\w[\w.-]{0,127})?(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,})?$/;
@@ -85,23 +70,23 @@ export function createImageManager(deps: { cri: CriClient; clock: Clock; log: Lo
     async ensureImageExists(pod, container, sandboxConfig, signal) {
       const requested = container.image ?? "";
       const image = applyDefaultImageTag(requested);
-      if (!image) throw new ImageError("InvalidImageName", `Failed to apply default image tag "${requested}": invalid reference format`);
+      if (!image) throw new SyncError(Reason.InvalidImageName, `Failed to apply default image tag "${requested}": invalid reference format`);
       const annotations = { ...(pod.metadata.annotations ?? {}) };
       let present: string;
       try {
         present = await imageRefOf(image, annotations, signal);
       } catch (err) {
-        throw new ImageError("ImageInspectError", `Failed to inspect image "${requested}": ${(err as Error).message}`);
+        throw new SyncError(Reason.ImageInspectError, `Failed to inspect image "${requested}": ${(err as Error).message}`);
       }
       const policy = effectivePullPolicy(container);
       if (policy === "Never" || (policy === "IfNotPresent" && present)) {
         if (present) return { imageRef: present, pullMs: 0 };
-        throw new ImageError("ErrImageNeverPull", `Container image "${requested}" is not present with pull policy of Never`);
+        throw new SyncError(Reason.ErrImageNeverPull, `Container image "${requested}" is not present with pull policy of Never`);
       }
 
       const key = `${pod.metadata.uid}_${requested}`;
       if (backoff.isInBackOffSinceUpdate(key)) {
-        throw new ImageError("ImagePullBackOff", `Back-off pulling image "${requested}"`, backoff.expiresAt(key));
+        throw new SyncError(Reason.ImagePullBackOff, `Back-off pulling image "${requested}"`, backoff.expiresAt(key));
       }
       const fields = { pod: podRef(pod), image: requested };
       log.info("Pulling image", fields);
@@ -121,7 +106,7 @@ export function createImageManager(deps: { cri: CriClient; clock: Clock; log: Lo
         backoff.next(key);
         const message = isCriError(err) ? err.detail : (err as Error).message;
         log.warn("Failed to pull image; bunlet backs off before the next attempt", { ...fields, err: message, backoffMs: backoff.get(key) });
-        throw new ImageError("ErrImagePull", message);
+        throw new SyncError(Reason.ErrImagePull, message);
       }
     },
     forgetPod(uid) {

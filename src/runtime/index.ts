@@ -10,6 +10,6 @@ export {
 } from "./actions-types.ts";
 export { createRuntimeManager, type RuntimeManager, type RuntimeManagerDeps } from "./manager.ts";
 export { runtimeViews, type RuntimeViews } from "./views.ts";
-export { Reason, type PodSyncResult, type SyncAction, type SyncStep } from "./result.ts";
-export { StepError, PodSyncError } from "./result.ts";
+export { Reason, SyncError } from "./errors.ts";
+export type { PodSyncResult, SyncAction, SyncStep } from "./result.ts";
 export type { DnsConfig } from "./dns.ts";

@@ -17,7 +17,8 @@ import {
   runtimePodRef,
   type RuntimePod,
 } from "../container/index.ts";
-import { SyncRecorder, StepError, Reason, type PodSyncResult } from "./result.ts";
+import { Reason, SyncError } from "./errors.ts";
+import { SyncRecorder, type PodSyncResult } from "./result.ts";
 import { TerminationOrdering } from "./termination-order.ts";
 
 const MINIMUM_GRACE_PERIOD_SECONDS = 2;
@@ -168,7 +169,7 @@ export async function killPodWithSyncResult(
           deps.log.error("Failed to stop sandbox; the pod worker retries", { pod: runtimePodRef(runningPod), sandboxId: s.id, err });
         }
       }
-      if (failure) throw new StepError(Reason.KillPodSandboxError, failure.message);
+      if (failure) throw new SyncError(Reason.KillPodSandboxError, failure.message);
     })
     // The step recorded the failure and each one was logged above; rec.result() reports it.
     .catch(() => undefined);

@@ -24,7 +24,8 @@ import type { ProbeResultsView } from "./actions-types.ts";
 import { doBackOff, formatPod } from "./crashloop.ts";
 import { pruneInitContainersBeforeStart, purgeInitContainers, type GcDeps } from "./gc.ts";
 import { killContainer, killPodWithSyncResult } from "./kill.ts";
-import { Reason, StepError, SyncRecorder, type PodSyncResult } from "./result.ts";
+import { Reason, SyncError } from "./errors.ts";
+import { SyncRecorder, type PodSyncResult } from "./result.ts";
 import { generatePodSandboxConfig, type SandboxConfigOptions } from "./sandbox-config.ts";
 import { startContainer, type StartDeps, type StartTarget } from "./start.ts";
 import { StartTimeline } from "./timeline.ts";
@@ -111,14 +112,14 @@ export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: RuntimePodSta
       const backoff = doBackOff(deps.crashLoopBackoff, pod, container, podStatus);
       if (backoff.inBackoff) {
         log.info("Back-off restarting failed container", { ...fields, container: container.name, message: backoff.message });
-        throw new StepError(Reason.CrashLoopBackOff, backoff.message, backoff.expiresAt);
+        throw new SyncError(Reason.CrashLoopBackOff, backoff.message, backoff.expiresAt);
       }
       const label = kind === "init" ? "init_container" : kind === "ephemeral" ? "ephemeral_container" : "container";
       deps.metrics.startedContainers.inc({ container_type: label });
       try {
         await startContainer(deps, target, container, kind, signal);
       } catch (err) {
-        const reason = err instanceof StepError ? err.reason : Reason.RunContainerError;
+        const reason = err instanceof SyncError ? err.reason : Reason.RunContainerError;
         deps.metrics.startedContainersErrors.inc({ container_type: label, code: reason });
         const level = reason === Reason.ImagePullBackOff ? "info" : "warn";
         log[level]("Container start failed in pod; the pod worker retries", { ...fields, container: container.name, reason, err });

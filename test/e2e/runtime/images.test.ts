@@ -1,8 +1,8 @@
 /** Image pulls through CRI from the harness's local registry: pull policies, a missing image, backoff. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { BackoffError } from "../../../src/runtime/errors.ts";
 import { startTestRegistry, type TestRegistry } from "../../harness/registry.ts";
 import { runningPodFromStatus } from "../../../src/container/index.ts";
+import { SyncError } from "../../../src/runtime/index.ts";
 import { busybox, e2ePod, eventually, startE2eRuntime, type E2eRuntime } from "./setup.ts";
 
 let registry: TestRegistry;
@@ -53,7 +53,8 @@ describe("image pulls from the local registry", () => {
     expect(rt.rm.getContainerWaitingReason(pod.metadata.uid!, "c")?.message).toContain("not found");
     const second = await rt.sync(pod);
     expect(rt.rm.getContainerWaitingReason(pod.metadata.uid!, "c")).toEqual({ reason: "ImagePullBackOff", message: `Back-off pulling image "${missing}"` });
-    expect(second.error).toBeInstanceOf(BackoffError);
+    expect(second.error).toBeInstanceOf(SyncError);
+    expect((second.error as SyncError).backoffUntil).toBeGreaterThan(0);
     expect((await rt.status(pod)).containerStatuses).toEqual([]);
     await rt.rm.killPod(pod, runningPodFromStatus(await rt.status(pod)), { gracePeriodOverride: 2, signal: rt.signal });
   }, 60_000);

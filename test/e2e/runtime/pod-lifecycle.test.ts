@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { BackoffError } from "../../../src/runtime/errors.ts";
 import { runningPodFromStatus } from "../../../src/container/index.ts";
+import { SyncError } from "../../../src/runtime/index.ts";
 import { busybox, e2ePod, eventually, startE2eRuntime, type E2eRuntime } from "./setup.ts";
 
 let rt: E2eRuntime;
@@ -68,8 +68,9 @@ describe("runtime manager on containerd", () => {
 
     const second = await eventually("the second exit", () => exitedCount(2));
     const blocked = await rt.sync(pod);
-    expect(blocked.error).toBeInstanceOf(BackoffError);
-    const expiresAt = (blocked.error as BackoffError).expiresAt;
+    expect(blocked.error).toBeInstanceOf(SyncError);
+    const expiresAt = (blocked.error as SyncError).backoffUntil;
+    expect(expiresAt).toBeGreaterThan(0);
     expect(expiresAt - second.containerStatuses[0].finishedAt).toBe(10_000);
     expect(rt.rm.getContainerWaitingReason(pod.metadata.uid!, "c")?.message).toStartWith("back-off 10s restarting failed container=c pod=crash_e2e(");
 
