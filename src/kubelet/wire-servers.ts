@@ -6,7 +6,7 @@
  */
 import type { PodList } from "../api/index.ts";
 import type { BunletConfig } from "../config/index.ts";
-import { startServer, type HealthCheck, type ServerHandle } from "../server/index.ts";
+import { healthzRoutes, listen, readOnlyRoutes, type HealthCheck, type ListenOptions, type Routes } from "../server/index.ts";
 import { deferLogged } from "./teardown.ts";
 import type { WireBase } from "./wire-runtime.ts";
 
@@ -27,35 +27,20 @@ export interface ServerOptions {
 export function wireServers(config: BunletConfig, base: WireBase, opts: ServerOptions): ServerParts {
   const { log, metrics } = base;
   const stack = new AsyncDisposableStack();
-  const serve = (name: string, start: () => ServerHandle) => {
-    const handle = start();
-    deferLogged(stack, log, name, () => handle.stop());
+  const health = healthzRoutes({ checks: opts.checks, detail: opts.detail, log });
+  const serve = (options: ListenOptions, routes: Routes) => {
+    const handle = listen(options, routes);
+    deferLogged(stack, log, `${options.name} server`, () => handle.stop());
     return handle;
   };
   try {
-    const readOnly = serve("read-only server", () =>
-      startServer({
-        address: config.address,
-        port: config.readOnlyPort,
-        randomPort: opts.randomPorts && config.readOnlyPort !== 0,
-        checks: opts.checks,
-        pods: opts.pods,
-        metrics: metrics.registry,
-        probeMetrics: metrics.probeRegistry,
-        detail: opts.detail,
-        log,
-      }),
+    const readOnly = serve(
+      { name: "read-only", address: config.address, port: config.readOnlyPort, randomPort: opts.randomPorts && config.readOnlyPort !== 0, log },
+      { ...health, ...readOnlyRoutes({ pods: opts.pods, metrics: metrics.registry, probeMetrics: metrics.probeRegistry }) },
     );
-    const healthz = serve("healthz server", () =>
-      startServer({
-        address: config.healthzBindAddress,
-        port: config.healthzPort,
-        randomPort: opts.randomPorts && config.healthzPort !== 0,
-        healthzOnly: true,
-        checks: opts.checks,
-        detail: opts.detail,
-        log,
-      }),
+    const healthz = serve(
+      { name: "healthz", address: config.healthzBindAddress, port: config.healthzPort, randomPort: opts.randomPorts && config.healthzPort !== 0, log },
+      health,
     );
     return {
       readOnlyPort: readOnly.port,

@@ -12,10 +12,11 @@
 import { watch } from "node:fs";
 import { stat } from "node:fs/promises";
 import { basename, dirname } from "node:path";
-import type { Pod } from "../api/index.ts";
+import { FileSource as FileSourceName, type Pod } from "../api/index.ts";
 import { Backoff, delay, isAbortError, type Clock, type Logger } from "../lib/index.ts";
 import type { ManifestError } from "./errors.ts";
 import { ManifestFiles, type ListResult } from "./file-manifests.ts";
+import type { PodSource } from "./source.ts";
 
 /** The slice of bunlet's metrics this source writes. */
 export interface ManifestErrorMetrics {
@@ -51,7 +52,8 @@ interface WatchTarget {
   ino: number;
 }
 
-export class FileSource {
+export class FileSource implements PodSource {
+  readonly name = FileSourceName;
   readonly #opts: FileSourceOptions;
   readonly #files: ManifestFiles;
   #current?: Promise<void>;

@@ -12,6 +12,7 @@ export { decodeManifest, decodeManifestList, maxConfigLength, type DecodeOptions
 export { ManifestError, type ManifestErrorCode, type FieldError } from "./errors.ts";
 export { staticPodUID, staticPodName } from "./static.ts";
 export { imageTag } from "./defaults.ts";
+export type { PodSource } from "./source.ts";
 export { FileSource, type FileSourceOptions, type ManifestErrorMetrics } from "./file-source.ts";
 export { HttpSource, type HttpSourceOptions, type PollResult } from "./http-source.ts";
 export {
