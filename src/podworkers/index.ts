@@ -8,12 +8,7 @@ export {
   workerResyncIntervalJitterFactor,
   workerBackOffPeriodJitterFactor,
 } from "./requeue.ts";
-export {
-  calculateEffectiveGracePeriod,
-  naturalGracePeriod,
-  lifecycleTransitions,
-  type WorkerLifecycle,
-} from "./sync-status.ts";
+export { calculateEffectiveGracePeriod, naturalGracePeriod } from "./sync-status.ts";
 export type {
   SyncPodType,
   PodWorkType,
