@@ -302,7 +302,7 @@ export const DefaultTerminationGracePeriodSeconds = 30;
 
 export const FileSource = "file";
 export const HTTPSource = "http";
-export const ApiserverSource = "api";
+const ApiserverSource = "api";
 
 /** A static pod is any pod whose config source is not the apiserver (types.IsStaticPod). */
 export function isStaticPod(pod: Pod): boolean {

@@ -4,7 +4,7 @@
  */
 import pkg from "../../package.json";
 
-export const VERSION: string = pkg.version;
+const VERSION: string = pkg.version;
 
 /** The line `bunlet --version` prints. */
 export function versionText(): string {

@@ -10,7 +10,7 @@
  */
 import { podRef } from "../api/index.ts";
 import { Channel, ChannelClosedError, delay, type Clock, type Logger } from "../lib/index.ts";
-import type { PodLifecycleEvent } from "../pleg/types.ts";
+import type { PodLifecycleEvent } from "../pleg/index.ts";
 import type { PodUpdate } from "../podconfig/index.ts";
 import type { ProbeType, ProbeUpdate } from "../prober/index.ts";
 import type { PodHandlers } from "./handlers.ts";

@@ -1,5 +1,5 @@
 // The library layer: no imports from the rest of bunlet.
 export * from "./async/index.ts";
 export { realClock, FakeClock, flushMicrotasks, type Clock, type Timer } from "./clock.ts";
-export { createLogger, createMemoryLogger, silentLogger, type Logger, type Fields, type LogFormat } from "./log.ts";
+export { createLogger, createMemoryLogger, silentLogger, type Logger, type Fields } from "./log.ts";
 export { formatGoDuration } from "./duration.ts";

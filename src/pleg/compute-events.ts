@@ -9,7 +9,7 @@ import type { PodLifecycleEvent } from "./types.ts";
 export type PlegContainerState = "running" | "exited" | "unknown" | "non-existent";
 
 /** The kubelet does not use "created" yet, so it reads as unknown. */
-export function convertState(state: ContainerState): PlegContainerState {
+function convertState(state: ContainerState): PlegContainerState {
   switch (state) {
     case "running":
       return "running";

@@ -16,8 +16,8 @@ import { HttpSource } from "./http-source.ts";
 import type { PodSource } from "./source.ts";
 import { PodStorage, type InvalidPodEvent, type PodUpdate } from "./storage.ts";
 
-export const defaultFileCheckFrequencyMs = 20_000;
-export const defaultHttpCheckFrequencyMs = 20_000;
+const defaultFileCheckFrequencyMs = 20_000;
+const defaultHttpCheckFrequencyMs = 20_000;
 const podUpdatesCapacity = 50;
 
 export interface PodConfigOptions {

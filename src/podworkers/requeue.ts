@@ -7,9 +7,9 @@
 import { jitter } from "../lib/index.ts";
 import { Reason, SyncError } from "../runtime/index.ts";
 
-export const workerResyncIntervalJitterFactor = 0.5;
+const workerResyncIntervalJitterFactor = 0.5;
 export const workerBackOffPeriodJitterFactor = 0.5;
-export const backOffOnTransientErrorPeriodMs = 1_000;
+const backOffOnTransientErrorPeriodMs = 1_000;
 export const defaultBackOffPeriodMs = 10_000;
 
 export interface RequeueInput {

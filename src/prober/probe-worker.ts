@@ -61,7 +61,7 @@ const PROBE_TYPE_LABEL: Record<ProbeType, string> = { liveness: "Liveness", read
 const RESULT_LABEL: Record<ProbeResult, string> = { Success: "successful", Failure: "failed", Unknown: "unknown" };
 
 /** The kubelet's value before the first result: not ready, alive, not yet known to have started. */
-export const INITIAL_RESULT: Record<ProbeType, ProbeResult> = { readiness: "Failure", liveness: "Success", startup: "Unknown" };
+const INITIAL_RESULT: Record<ProbeType, ProbeResult> = { readiness: "Failure", liveness: "Success", startup: "Unknown" };
 
 export interface ProbeWorkerDeps {
   probeType: ProbeType;

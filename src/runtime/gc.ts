@@ -25,7 +25,7 @@ interface Opts {
 }
 
 /** ContainerStatus (for the symlink's name), the symlink, then RemoveContainer. */
-export async function removeContainer(deps: GcDeps, containerId: string, opts: Opts = {}): Promise<void> {
+async function removeContainer(deps: GcDeps, containerId: string, opts: Opts = {}): Promise<void> {
   const res = await deps.cri.runtime.containerStatus({ containerId }, opts);
   const info = containerInfoFromLabels(res.status?.labels ?? {});
   rmSync(legacyLogSymlink(deps.containerLogsDir, info.podName, info.podNamespace, info.containerName, containerId), { force: true });

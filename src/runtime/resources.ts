@@ -18,7 +18,7 @@ const SUFFIX: Record<string, number> = {
   Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60,
 };
 
-export class QuantityError extends Error {
+class QuantityError extends Error {
   constructor(readonly quantity: string) {
     super(`invalid resource quantity ${JSON.stringify(quantity)}`);
     this.name = "QuantityError";

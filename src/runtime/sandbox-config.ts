@@ -31,7 +31,7 @@ function toProtocol(p: ContainerPort["protocol"]): Protocol {
 }
 
 /** Every declared port of the regular containers, a repeated name (or identical mapping) once. */
-export function portMappings(pod: Pod) {
+function portMappings(pod: Pod) {
   const out: { protocol: Protocol; containerPort: number; hostPort: number; hostIp: string }[] = [];
   for (const c of pod.spec.containers) {
     const seen = new Set<string>();

@@ -16,7 +16,7 @@ import { containerConfigError } from "./errors.ts";
 
 type SecurityProfileInit = MessageInitShape<typeof SecurityProfileSchema>;
 
-export function namespaceOptions(pod: Pod): MessageInitShape<typeof NamespaceOptionSchema> {
+function namespaceOptions(pod: Pod): MessageInitShape<typeof NamespaceOptionSchema> {
   return {
     network: pod.spec.hostNetwork ? NamespaceMode.NODE : NamespaceMode.POD,
     ipc: pod.spec.hostIPC ? NamespaceMode.NODE : NamespaceMode.POD,
@@ -31,7 +31,7 @@ function hasPrivilegedContainer(pod: Pod): boolean {
 }
 
 /** fsGroup first, then supplementalGroups. */
-export function supplementalGroups(pod: Pod): bigint[] {
+function supplementalGroups(pod: Pod): bigint[] {
   const sc = pod.spec.securityContext;
   const groups: bigint[] = [];
   if (sc?.fsGroup !== undefined) groups.push(BigInt(sc.fsGroup));

@@ -40,7 +40,7 @@ export function runtimeViews(cri: CriClient): RuntimeViews {
  * `all: false` only ready sandboxes and running containers (the kubelet's GetPods(false)), which is
  * what housekeeping kills as orphans: dead leftovers are the container GC's business.
  */
-export async function getPods(cri: CriClient, opts: Opts & { all?: boolean }): Promise<RuntimePod[]> {
+async function getPods(cri: CriClient, opts: Opts & { all?: boolean }): Promise<RuntimePod[]> {
   const all = opts.all ?? true;
   const call = { signal: opts.signal };
   const [{ items }, { containers }] = await Promise.all([

@@ -15,7 +15,7 @@ import { containerConfigError } from "./errors.ts";
 
 type MountInit = MessageInitShape<typeof MountSchema>;
 
-export function podDir(podsDir: string, uid: string): string {
+function podDir(podsDir: string, uid: string): string {
   return join(podsDir, uid);
 }
 

@@ -4,7 +4,7 @@
  * and port, over TLS when given a certificate. The kubelet's wiring starts one listener per port
  * and stops them on shutdown.
  */
-export { listen, ServerError, type ListenOptions, type ServerHandle } from "./serve.ts";
-export { createHandler, healthzRoutes, readOnlyRoutes, type RouteHandler, type Routes } from "./handler.ts";
-export { healthz, healthzOne, pingCheck, type HealthCheck, type HealthzQuery, type HealthzResponse } from "./healthz.ts";
-export { syncLoopHealthCheck, syncLoopThresholdMs } from "./checks.ts";
+export { listen, type ListenOptions } from "./serve.ts";
+export { healthzRoutes, readOnlyRoutes, type Routes } from "./handler.ts";
+export type { HealthCheck } from "./healthz.ts";
+export { syncLoopHealthCheck } from "./checks.ts";

@@ -8,18 +8,18 @@ import type { ContainerStatus, Pod, PodCondition, PodPhase } from "../api/index.
 import { isRestartableInitContainer, podSandboxChanged, type RuntimePodStatus } from "../container/index.ts";
 import { hasAnyRegularContainerStarted } from "./phase.ts";
 
-export const UnknownContainerStatuses = "UnknownContainerStatuses";
-export const PodCompleted = "PodCompleted";
-export const PodFailed = "PodFailed";
-export const ContainersNotReady = "ContainersNotReady";
-export const ContainersNotInitialized = "ContainersNotInitialized";
-export const ReadinessGatesNotReady = "ReadinessGatesNotReady";
+const UnknownContainerStatuses = "UnknownContainerStatuses";
+const PodCompleted = "PodCompleted";
+const PodFailed = "PodFailed";
+const ContainersNotReady = "ContainersNotReady";
+const ContainersNotInitialized = "ContainersNotInitialized";
+const ReadinessGatesNotReady = "ReadinessGatesNotReady";
 
-export const PodScheduled = "PodScheduled";
-export const PodReady = "Ready";
-export const PodInitialized = "Initialized";
-export const ContainersReady = "ContainersReady";
-export const PodReadyToStartContainers = "PodReadyToStartContainers";
+const PodScheduled = "PodScheduled";
+const PodReady = "Ready";
+const PodInitialized = "Initialized";
+const ContainersReady = "ContainersReady";
+const PodReadyToStartContainers = "PodReadyToStartContainers";
 export const DisruptionTarget = "DisruptionTarget";
 
 /** Conditions only the kubelet writes (kubetypes.PodConditionByKubelet). */

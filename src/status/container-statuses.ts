@@ -10,8 +10,8 @@ import type { Container, ContainerState, ContainerStatus, Pod } from "../api/ind
 import { findContainerStatus, shouldContainerBeRestarted, type RuntimeContainerStatus, type RuntimePodStatus } from "../container/index.ts";
 import { rfc3339 } from "./time.ts";
 
-export const ContainerCreating = "ContainerCreating";
-export const PodInitializing = "PodInitializing";
+const ContainerCreating = "ContainerCreating";
+const PodInitializing = "PodInitializing";
 export const ContainerStatusUnknown = "ContainerStatusUnknown";
 
 export type WaitingReason = (containerName: string) => { reason: string; message: string } | undefined;

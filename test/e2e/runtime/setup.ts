@@ -7,7 +7,8 @@ import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
 import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
 import { createMemoryLogger, realClock } from "../../../src/lib/index.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
-import { createRuntimeManager, type PodSyncResult, type RuntimeManager } from "../../../src/runtime/index.ts";
+import { createRuntimeManager, type RuntimeManager } from "../../../src/runtime/index.ts";
+import type { PodSyncResult } from "../../../src/runtime/result.ts";
 import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
 import type { RuntimePodStatus } from "../../../src/container/index.ts";
 

@@ -6,7 +6,9 @@ import type { Container, Pod } from "../../../src/api/index.ts";
 import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
 import { createMetrics, type Metrics } from "../../../src/metrics/index.ts";
-import { createRuntimeManager, type PodSyncResult, type ProbeResultsView, type RuntimeManager } from "../../../src/runtime/index.ts";
+import { createRuntimeManager, type RuntimeManager } from "../../../src/runtime/index.ts";
+import type { PodSyncResult } from "../../../src/runtime/result.ts";
+import type { ProbeResultsView } from "../../../src/runtime/actions-types.ts";
 import { startFakeCri, type FakeCri } from "../../fake-cri/index.ts";
 import type { RuntimePodStatus } from "../../../src/container/index.ts";
 

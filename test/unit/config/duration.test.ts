@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { DurationError, parseDuration } from "../../../src/config/index.ts";
+import { DurationError, parseDuration } from "../../../src/config/duration.ts";
 import { formatGoDuration } from "../../../src/lib/index.ts";
 
 describe("parseDuration reads Go durations into milliseconds", () => {

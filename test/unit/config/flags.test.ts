@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { ConfigError, parseArgs, type BunletConfig, type ParseEnv } from "../../../src/config/index.ts";
+import { ConfigError, parseArgs, type BunletConfig } from "../../../src/config/index.ts";
+import type { ParseEnv } from "../../../src/config/types.ts";
 
 const env: ParseEnv = {
   hostname: () => "Edge-Node-1",

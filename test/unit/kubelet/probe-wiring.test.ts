@@ -12,7 +12,7 @@ import { runSyncLoop, SyncLoopMonitor } from "../../../src/kubelet/sync-loop.ts"
 import type { PodUpdate } from "../../../src/podconfig/index.ts";
 import { Channel, createMemoryLogger, FakeClock, flushMicrotasks, silentLogger } from "../../../src/lib/index.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
-import type { PodLifecycleEvent } from "../../../src/pleg/types.ts";
+import type { PodLifecycleEvent } from "../../../src/pleg/index.ts";
 import type { ProbeType, ProbeUpdate } from "../../../src/prober/index.ts";
 import { container, fakeGenerateStatus, FakePodDirs, FakePodWorkers, FakeRuntime, FakeStatusManager, makePod, podStatus } from "../kubelet/fakes.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { flushMicrotasks, KeyedSequencer, Mailbox } from "../../../src/lib/index.ts";
+import { flushMicrotasks, Mailbox } from "../../../src/lib/index.ts";
 
 describe("Mailbox (latest wins)", () => {
   test("put replaces the waiting value and returns the one it replaced", async () => {
@@ -31,65 +31,5 @@ describe("Mailbox (latest wins)", () => {
     box.put(3);
     expect(await box.take(ac.signal)).toBe(3);
     expect(await box.take(ac.signal)).toBeUndefined();
-  });
-});
-
-describe("KeyedSequencer", () => {
-  const deferred = () => {
-    let resolve!: () => void;
-    const promise = new Promise<void>((r) => (resolve = r));
-    return { promise, resolve };
-  };
-
-  test("tasks of one key run one at a time, in submission order", async () => {
-    const seq = new KeyedSequencer<string>();
-    const log: string[] = [];
-    const first = deferred();
-    const a = seq.run("pod", async () => {
-      log.push("a start");
-      await first.promise;
-      log.push("a end");
-    });
-    const b = seq.run("pod", async () => {
-      log.push("b");
-    });
-    await flushMicrotasks();
-    expect(log).toEqual(["a start"]);
-    first.resolve();
-    await Promise.all([a, b]);
-    expect(log).toEqual(["a start", "a end", "b"]);
-  });
-
-  test("different keys run concurrently and a failure does not block the next task", async () => {
-    const seq = new KeyedSequencer<string>();
-    const gate = deferred();
-    const slow = seq.run("a", () => gate.promise);
-    const fast = seq.run("b", async () => "done");
-    expect(await fast).toBe("done");
-    const failing = seq.run("a", async () => {
-      throw new Error("task failed");
-    });
-    const after = seq.run("a", async () => "after");
-    gate.resolve();
-    await slow;
-    await expect(failing).rejects.toThrow("task failed");
-    expect(await after).toBe("after");
-  });
-
-  test("whenIdle resolves once every queued task settled; idle keys are forgotten", async () => {
-    const seq = new KeyedSequencer<number>();
-    const gate = deferred();
-    let done = false;
-    void seq.run(1, () => gate.promise).then(() => (done = true));
-    expect(seq.size).toBe(1);
-    let idle = false;
-    const waiting = seq.whenIdle().then(() => (idle = true));
-    await flushMicrotasks();
-    expect(idle).toBe(false);
-    gate.resolve();
-    await waiting;
-    expect(done).toBe(true);
-    await flushMicrotasks();
-    expect(seq.size).toBe(0);
   });
 });

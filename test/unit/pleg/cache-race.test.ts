@@ -3,7 +3,8 @@
 import { describe, expect, test } from "bun:test";
 import { ContainerEventType, ContainerState } from "../../../src/cri/index.ts";
 import { Channel, FakeClock, silentLogger } from "../../../src/lib/index.ts";
-import { EventedPleg, GenericPleg, PodCache, type PodLifecycleEvent } from "../../../src/pleg/index.ts";
+import { GenericPleg, PodCache, type PodLifecycleEvent } from "../../../src/pleg/index.ts";
+import { EventedPleg } from "../../../src/pleg/evented.ts";
 import { containerEvent, drain, podStatus, ref, runtimePod, ScriptedRuntime, testMetrics } from "./helpers.ts";
 
 function setup() {

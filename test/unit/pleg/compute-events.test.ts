@@ -1,5 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { computeEvents, computePodEvents, containerIdsOf, generateEvents, type PlegContainerState } from "../../../src/pleg/index.ts";
+import {
+  computeEvents,
+  computePodEvents,
+  containerIdsOf,
+  generateEvents,
+  type PlegContainerState,
+} from "../../../src/pleg/compute-events.ts";
 import type { ContainerState } from "../../../src/container/index.ts";
 import { ref, runtimePod } from "./helpers.ts";
 

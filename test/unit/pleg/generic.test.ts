@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { Channel, FakeClock, createMemoryLogger } from "../../../src/lib/index.ts";
-import { GenericPleg, PodCache, type PodLifecycleEvent, type RelistDuration } from "../../../src/pleg/index.ts";
+import { GenericPleg, PodCache, type PodLifecycleEvent } from "../../../src/pleg/index.ts";
+import type { RelistDuration } from "../../../src/pleg/options.ts";
 import type { RuntimeSandboxStatus } from "../../../src/container/index.ts";
 import { drain, histogramCount, metricValue, podStatus, ref, runtimePod, ScriptedRuntime, testMetrics } from "./helpers.ts";
 

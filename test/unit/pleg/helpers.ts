@@ -11,7 +11,7 @@ import {
 } from "../../../src/cri/index.ts";
 import { Channel } from "../../../src/lib/index.ts";
 import { createMetrics, type Metrics } from "../../../src/metrics/index.ts";
-import type { ContainerEventSource, PodLister } from "../../../src/pleg/index.ts";
+import type { ContainerEventSource, PodLister } from "../../../src/pleg/deps.ts";
 import type { ContainerState, RuntimePodStatus, RuntimeContainerRef, RuntimePod } from "../../../src/container/index.ts";
 
 export function ref(id: string, state: ContainerState, name = id): RuntimeContainerRef {

@@ -5,7 +5,7 @@
 import { ConfigSourceAnnotationKey, type Pod, type PodStatus } from "../../../src/api/index.ts";
 import { FakeClock, createMemoryLogger, flushMicrotasks } from "../../../src/lib/index.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
-import { PodCache } from "../../../src/pleg/cache.ts";
+import { PodCache } from "../../../src/pleg/index.ts";
 import { createPodWorkers, WorkQueue, type PodSyncer, type SyncPodType } from "../../../src/podworkers/index.ts";
 import type { RuntimePodStatus, RuntimePod } from "../../../src/container/index.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { flushMicrotasks } from "../../../src/lib/index.ts";
-import { requeueDelay } from "../../../src/podworkers/index.ts";
+import { requeueDelay } from "../../../src/podworkers/requeue.ts";
 import { Reason, SyncError } from "../../../src/runtime/index.ts";
 import { makePod, setupWorkers } from "./helpers.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { Pod } from "../../../src/api/index.ts";
-import { calculateEffectiveGracePeriod, naturalGracePeriod } from "../../../src/podworkers/index.ts";
+import { calculateEffectiveGracePeriod, naturalGracePeriod } from "../../../src/podworkers/sync-status.ts";
 import { PodSyncStatus } from "../../../src/podworkers/sync-status.ts";
 import { makePod, makeRuntimePod } from "./helpers.ts";
 

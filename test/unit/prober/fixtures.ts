@@ -2,7 +2,9 @@
 // and a scripted checker that records what it was asked to probe.
 import type { Container, Pod, Probe } from "../../../src/api/index.ts";
 import { FakeClock, silentLogger } from "../../../src/lib/index.ts";
-import type { CheckRequest, ContainerChecker, PodProbeView, ProbeResult } from "../../../src/prober/index.ts";
+import type { CheckRequest, ContainerChecker } from "../../../src/prober/probe-check.ts";
+import type { PodProbeView } from "../../../src/prober/probe-worker.ts";
+import type { ProbeResult } from "../../../src/prober/results.ts";
 import type { RuntimePodStatus, RuntimeContainerStatus } from "../../../src/container/index.ts";
 
 export const UID = "uid-1";

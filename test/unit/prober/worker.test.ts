@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Container, Pod } from "../../../src/api/index.ts";
-import { ResultsManager, type ProbeResult, type ProbeType, type ProbeUpdate } from "../../../src/prober/index.ts";
+import type { ProbeType, ProbeUpdate } from "../../../src/prober/index.ts";
+import { ResultsManager, type ProbeResult } from "../../../src/prober/results.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
 import { ProbeWorker } from "../../../src/prober/probe-worker.ts";
 import type { RuntimePodStatus } from "../../../src/container/index.ts";

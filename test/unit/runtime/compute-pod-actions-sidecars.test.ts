@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Pod } from "../../../src/api/index.ts";
-import { computePodActions, type PodActions } from "../../../src/runtime/index.ts";
+import { computePodActions } from "../../../src/runtime/actions.ts";
+import type { PodActions } from "../../../src/runtime/actions-types.ts";
 import type { RuntimePodStatus } from "../../../src/container/index.ts";
 import { containerStatus, FakeProbeResults, makeBasePodAndStatusWithRestartableInitContainers, noAction } from "./fixtures.ts";
 

@@ -1,6 +1,6 @@
 // Pods and runtime statuses for the computePodActions tables (upstream's makeBasePodAndStatus*).
 import type { Container, Pod } from "../../../src/api/index.ts";
-import type { PodActions, ProbeResult, ProbeResultsView } from "../../../src/runtime/index.ts";
+import type { PodActions, ProbeResult, ProbeResultsView } from "../../../src/runtime/actions-types.ts";
 import {
   hashContainer,
   type RuntimePodStatus,

@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { Counter, Registry } from "prom-client";
 import type { Pod, PodList } from "../../../src/api/index.ts";
 import { createMemoryLogger } from "../../../src/lib/index.ts";
-import { createHandler, healthzRoutes, readOnlyRoutes, type HealthCheck } from "../../../src/server/index.ts";
+import { healthzRoutes, readOnlyRoutes, type HealthCheck } from "../../../src/server/index.ts";
+import { createHandler } from "../../../src/server/handler.ts";
 
 const pod: Pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "web-node-a", namespace: "default", uid: "u1" }, spec: { containers: [] } } as unknown as Pod;
 const podList: PodList = { apiVersion: "v1", kind: "PodList", metadata: {}, items: [pod] };

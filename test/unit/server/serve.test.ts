@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createMemoryLogger } from "../../../src/lib/index.ts";
-import { healthzRoutes, listen, ServerError, type ServerHandle } from "../../../src/server/index.ts";
+import { healthzRoutes, listen } from "../../../src/server/index.ts";
+import { ServerError, type ServerHandle } from "../../../src/server/serve.ts";
 
 const started: ServerHandle[] = [];
 afterEach(async () => {

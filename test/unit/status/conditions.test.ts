@@ -6,7 +6,7 @@ import {
   generatePodInitializedCondition,
   generatePodReadyCondition,
   generatePodReadyToStartContainersCondition,
-} from "../../../src/status/index.ts";
+} from "../../../src/status/conditions.ts";
 import type { RuntimePodStatus, RuntimeSandboxStatus } from "../../../src/container/index.ts";
 import { sandbox } from "./runtime.ts";
 import { c, podWith, readyStatus, notReady, running, sidecar, started, succeeded, waitingWithLastTermination } from "./states.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { Container, ContainerStatus, Pod } from "../../../src/api/index.ts";
-import { convertToAPIContainerStatuses, type WaitingReason } from "../../../src/status/index.ts";
+import { convertToAPIContainerStatuses, type WaitingReason } from "../../../src/status/container-statuses.ts";
 import type { RuntimePodStatus } from "../../../src/container/index.ts";
 import { c, podWith, running } from "./states.ts";
 import { exited, iso, rc, runtimeStatus, T0 } from "./runtime.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { Pod, PodStatus } from "../../../src/api/index.ts";
-import { generateAPIPodStatus, type GenerateOptions } from "../../../src/status/index.ts";
+import { generateAPIPodStatus, type GenerateOptions } from "../../../src/status/generate.ts";
 import type { RuntimePodStatus } from "../../../src/container/index.ts";
 import { c, podWith, sidecar } from "./states.ts";
 import { exited, iso, rc, runtimeStatus, sandbox, T0 } from "./runtime.ts";

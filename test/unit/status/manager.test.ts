@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import type { PodStatus } from "../../../src/api/index.ts";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
-import { createStatusManager, generateAPIPodStatus } from "../../../src/status/index.ts";
+import { createStatusManager } from "../../../src/status/index.ts";
+import { generateAPIPodStatus } from "../../../src/status/generate.ts";
 import { c, podWith, running, stopped, waiting } from "./states.ts";
 import { exited, iso, rc, runtimeStatus } from "./runtime.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { Container } from "../../../src/api/index.ts";
-import { computePodQOS, parseQuantity } from "../../../src/status/index.ts";
+import { computePodQOS, parseQuantity } from "../../../src/status/qos.ts";
 import { c, podWith } from "./states.ts";
 
 describe("parseQuantity", () => {
