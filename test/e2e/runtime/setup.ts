@@ -10,6 +10,7 @@ import { createMetrics } from "../../../src/metrics/index.ts";
 import { createRuntimeManager, type RuntimeManager } from "../../../src/runtime/index.ts";
 import type { PodSyncResult } from "../../../src/runtime/result.ts";
 import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
+import { waitFor } from "../../harness/wait.ts";
 import type { RuntimePodStatus } from "../../../src/container/index.ts";
 
 export interface E2eRuntime {
@@ -71,12 +72,6 @@ export const busybox = (name: string, command: string[], extra: Partial<Containe
 });
 
 /** Polls until check returns a value (real containers take real time; no fixed sleeps). */
-export async function eventually<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await Bun.sleep(100);
-  }
+export function eventually<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+  return waitFor(what, check, { timeoutMs, intervalMs: 100 });
 }

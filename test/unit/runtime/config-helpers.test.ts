@@ -6,7 +6,6 @@ import { applyDefaultImageTag, effectivePullPolicy } from "../../../src/runtime/
 import { terminationGracePeriod } from "../../../src/runtime/kill.ts";
 import { legacyLogSymlink, restartCountFromLogDir } from "../../../src/runtime/logs.ts";
 import { podHostname, sysctlWithDots } from "../../../src/runtime/sandbox-config.ts";
-import { containerInfoFromAnnotations, newContainerAnnotations } from "../../../src/container/index.ts";
 
 describe("$(VAR) expansion", () => {
   const mapping = mappingFor(new Map([["A", "1"], ["EMPTY", ""]]));
@@ -57,37 +56,6 @@ describe("termination grace period", () => {
     ["the probe's for a liveness kill", pod({}, 45), "LivenessProbe", 3],
     ["the pod's for a startup kill without a probe value", pod({}, 45), "StartupProbe", 45],
   ] as const)("%s", (_n, p, reason, out) => expect(terminationGracePeriod(p, container, reason)).toBe(out));
-});
-
-describe("labels and annotations round-trip", () => {
-  test("what bunlet writes, it reads back to rebuild an orphan", () => {
-    const p: Pod = { metadata: { name: "p", deletionGracePeriodSeconds: 4 }, spec: { containers: [], terminationGracePeriodSeconds: 12 } };
-    const container = {
-      name: "c",
-      image: "busybox",
-      ports: [{ containerPort: 80, name: "http" }],
-      lifecycle: { preStop: { httpGet: { path: "/stop", port: "http" } } },
-    };
-    const info = containerInfoFromAnnotations(newContainerAnnotations(container, p, 3));
-    expect(info).toMatchObject({
-      restartCount: 3,
-      podDeletionGracePeriod: 4,
-      podTerminationGracePeriod: 12,
-      terminationMessagePath: "/dev/termination-log",
-      terminationMessagePolicy: "File",
-      preStopHandler: container.lifecycle.preStop,
-      containerPorts: container.ports,
-    });
-  });
-
-  test("missing or malformed annotations read as zero and undefined", () => {
-    expect(containerInfoFromAnnotations({ "io.kubernetes.container.restartCount": "x" })).toMatchObject({
-      hash: "",
-      restartCount: 0,
-      podTerminationGracePeriod: undefined,
-      preStopHandler: undefined,
-    });
-  });
 });
 
 describe("sandbox details", () => {
