@@ -11,8 +11,8 @@ import type { PodSyncer, SyncPodType } from "../podworkers/index.ts";
 import type { ProbeManager } from "../prober/index.ts";
 import { runningPodFromStatus, runtimePodRef } from "../container/index.ts";
 import { Reason, SyncError } from "../runtime/index.ts";
-import type { PodManager } from "./pod-manager.ts";
 import type { StatusGenerator } from "../status/index.ts";
+import type { PodManager } from "./pod-manager.ts";
 import type { PodDirs, Runtime, StatusManager } from "./types.ts";
 
 /** KillPod reported success but a container still runs (kubelet: "CRI violation"). */

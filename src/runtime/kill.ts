@@ -7,8 +7,6 @@
 import { podRef, DefaultTerminationGracePeriodSeconds, type Container, type Pod } from "../api/index.ts";
 import { isNotFound, type CriClient } from "../cri/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
-import type { KillReason } from "./actions-types.ts";
-import { formatPod } from "./crashloop.ts";
 import { runHandler } from "../lifecycle/index.ts";
 import {
   containerInfoFromAnnotations,
@@ -17,6 +15,8 @@ import {
   runtimePodRef,
   type RuntimePod,
 } from "../container/index.ts";
+import type { KillReason } from "./actions-types.ts";
+import { formatPod } from "./crashloop.ts";
 import { Reason, SyncError } from "./errors.ts";
 import { SyncRecorder, type PodSyncResult } from "./result.ts";
 import { TerminationOrdering } from "./termination-order.ts";

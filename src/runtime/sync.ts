@@ -5,8 +5,8 @@
  * containers in order (a failing regular one stops the sync), and the regular containers. Every
  * start first checks the crash-loop backoff.
  */
-import { podRef, type Container, type Pod } from "../api/index.ts";
 import { mkdirSync } from "node:fs";
+import { podRef, type Container, type Pod } from "../api/index.ts";
 import type { Backoff } from "../lib/index.ts";
 import type { PodSandboxConfig } from "../cri/index.ts";
 import type { Metrics } from "../metrics/index.ts";
