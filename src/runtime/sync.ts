@@ -17,7 +17,6 @@ import {
   sandboxIPs,
   type ContainerKind,
   type RuntimePodStatus,
-  type RuntimePod,
 } from "../container/index.ts";
 import { computePodActions } from "./actions.ts";
 import type { ProbeResultsView } from "./actions-types.ts";
