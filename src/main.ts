@@ -3,7 +3,7 @@
  * SIGTERM/SIGINT; or `bunlet crictl ...`, the CRI tool. Nothing else lives here. Bad input exits 2
  * with one line; a root dir in use or a failed start exits 1 with the reason.
  */
-import { runCrictl } from "./cli/crictl/index.ts";
+import { runCrictl } from "./cli/index.ts";
 import { ConfigError, logConfigNotices, parseArgs } from "./config/index.ts";
 import { lockRootDir, RootDirInUseError, startAgent, type RootLock } from "./kubelet/index.ts";
 import { createLogger, realClock } from "./lib/index.ts";

@@ -13,8 +13,8 @@ import { ignoredKubeletFields, ignoredLoggingFields } from "./kubelet-fields.ts"
 import { ConfigError, type ConfigLayer } from "./types.ts";
 import * as v from "./values.ts";
 
-export const KUBELET_CONFIG_API_VERSION = "kubelet.config.k8s.io/v1beta1";
-export const KUBELET_CONFIG_KIND = "KubeletConfiguration";
+const KUBELET_CONFIG_API_VERSION = "kubelet.config.k8s.io/v1beta1";
+const KUBELET_CONFIG_KIND = "KubeletConfiguration";
 
 type Obj = Record<string, unknown>;
 const isObj = (x: unknown): x is Obj => typeof x === "object" && x !== null && !Array.isArray(x);

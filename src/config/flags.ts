@@ -3,7 +3,7 @@
  * `--flag value`, bools as `--flag` or `--flag=false`, `-v 4` / `-v=4` / `-v4`, `_` read as `-`
  * (the kubelet's word-separator normalisation). The first problem, left to right, is the error.
  */
-import { formatDuration } from "./duration.ts";
+import { formatGoDuration } from "../lib/index.ts";
 import { checkCompatValue, kubeletCompatFlags } from "./kubelet-flags.ts";
 import { parseGateList } from "./featuregates.ts";
 import { ConfigError, defaults, DEFAULT_READ_ONLY_PORT, type ConfigLayer } from "./types.ts";
@@ -37,7 +37,7 @@ export interface FlagDef {
   set(state: FlagState, raw: string): void;
 }
 
-const dur = (ms: number) => formatDuration(ms);
+const dur = (ms: number) => formatGoDuration(ms);
 
 export const flagDefs: readonly FlagDef[] = [
   { name: "config", type: "string", group: "Configuration", usage: "Path to a KubeletConfiguration file (YAML or JSON, kubelet.config.k8s.io/v1beta1). Flags override its fields.",

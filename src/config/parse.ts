@@ -24,7 +24,7 @@ import {
 } from "./types.ts";
 import { versionText } from "./version.ts";
 
-export const processEnv: ParseEnv = {
+const processEnv: ParseEnv = {
   hostname: () => hostname(),
   readFile: (path) => readFileSync(path, "utf8"),
   readDir: (path) => readdirSync(path),

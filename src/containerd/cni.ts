@@ -3,7 +3,7 @@ import { containerdPaths } from "./paths.ts";
 
 export const DEFAULT_BRIDGE_NAME = "bunlet0";
 export const DEFAULT_POD_SUBNET = "10.88.0.0/16";
-export const CNI_NETWORK_NAME = "bunlet";
+const CNI_NETWORK_NAME = "bunlet";
 
 export interface CniConflistOptions {
   rootDir: string;

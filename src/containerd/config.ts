@@ -4,8 +4,8 @@ import { containerdPaths } from "./paths.ts";
 export const PAUSE_IMAGE = "docker.io/bunlet/pause:3.9";
 /** The busybox image that scripts/build-images.sh builds locally. */
 export const BUSYBOX_IMAGE = "docker.io/library/busybox:1.36";
-export const DEFAULT_CNI_BIN_DIR = "/usr/lib/cni";
-export const DEFAULT_REGISTRY_MIRRORS: readonly string[] = ["127.0.0.1:5000"];
+const DEFAULT_CNI_BIN_DIR = "/usr/lib/cni";
+const DEFAULT_REGISTRY_MIRRORS: readonly string[] = ["127.0.0.1:5000"];
 
 export interface ContainerdConfigOptions {
   rootDir: string;

@@ -5,8 +5,7 @@
  */
 import { ContainerEventType, type ContainerEventResponse } from "../cri/index.ts";
 import { runEvery, type Channel, type Clock, type Logger } from "../lib/index.ts";
-import { nanosToMs } from "../runtime/index.ts";
-import type { PodStatus } from "../runtime/types.ts";
+import { nanosToMs, runtimePodRef, type RuntimePodStatus } from "../container/index.ts";
 import type { PodCache } from "./cache.ts";
 import type { PlegMetrics } from "./deps.ts";
 import { lifecycleEventsFor, podStatusFromEvent } from "./event-status.ts";
@@ -71,7 +70,7 @@ export class EventedPleg {
       send = this.#set(uid, status, eventTime, before?.status);
     }
     if (!send) {
-      log.debug("container event older than the cached pod status; ignoring it", { pod: podRef(status), containerID: event.containerId }, 5);
+      log.debug("container event older than the cached pod status; ignoring it", { pod: runtimePodRef(status), containerID: event.containerId }, 5);
       return;
     }
     for (const e of lifecycleEventsFor(uid, event)) this.#send(e, status);
@@ -110,17 +109,17 @@ export class EventedPleg {
     );
   }
 
-  #set(uid: string, status: PodStatus, eventTime: number, before: PodStatus | undefined): boolean {
+  #set(uid: string, status: RuntimePodStatus, eventTime: number, before: RuntimePodStatus | undefined): boolean {
     const updated = this.#deps.cache.set(uid, status, undefined, eventTime);
     if (updated) applyRunningMetricsDelta(this.#deps.metrics, before, status);
     return updated;
   }
 
-  #send(event: PodLifecycleEvent, status: PodStatus): void {
+  #send(event: PodLifecycleEvent, status: RuntimePodStatus): void {
     if (this.#deps.events.trySend(event)) return;
     this.#deps.metrics.plegDiscardEvents.inc();
     this.#deps.log.error("event channel is full, discarding a container event", {
-      pod: podRef(status),
+      pod: runtimePodRef(status),
       event: event.type,
       containerID: event.data,
       next: "the pod is synced at its next resync",
@@ -139,8 +138,4 @@ function resolvedBefore(p: Promise<void>, signal: AbortSignal): Promise<boolean>
       resolve(!signal.aborted);
     });
   });
-}
-
-function podRef(status: PodStatus): string {
-  return `${status.namespace}/${status.name}`;
 }

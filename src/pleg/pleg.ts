@@ -6,10 +6,9 @@
  * back when one stays up. Every switch is logged once at info level with its reason.
  */
 import type { CriClient } from "../cri/index.ts";
-import { Channel, delay, type Clock, type Logger } from "../lib/index.ts";
+import { Channel, delay, formatGoDuration, type Clock, type Logger } from "../lib/index.ts";
 import type { PodCache } from "./cache.ts";
 import { criEventSource, type ContainerEventSource, type PlegMetrics, type PodLister } from "./deps.ts";
-import { formatGoDuration } from "./duration.ts";
 import { EventedPleg } from "./evented.ts";
 import { GenericPleg, type Health } from "./generic.ts";
 import { initialModeState, modeOf, transition, type PlegMode, type PlegModeInput, type PlegModeState } from "./mode.ts";

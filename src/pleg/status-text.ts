@@ -3,7 +3,7 @@
  * and how long ago), why, how often it relists, and, after a fallback, when the event stream is
  * tried again. Times are relative to `now` so the line reads the same under a FakeClock.
  */
-import { formatGoDuration } from "./duration.ts";
+import { formatGoDuration } from "../lib/index.ts";
 import type { PlegStatus } from "./pleg.ts";
 
 function utc(ms: number): string {

@@ -4,9 +4,17 @@
  * ones to static pods before it hashes them, so a manifest means the same thing here as it would
  * through the API. Only fields bunlet models are defaulted; the pod is changed in place.
  */
-import { defaultImagePullPolicy, type Container, type HTTPGetAction, type LifecycleHandler, type Pod, type Probe, type Volume } from "../api/index.ts";
+import {
+  defaultImagePullPolicy,
+  DefaultTerminationGracePeriodSeconds,
+  type Container,
+  type HTTPGetAction,
+  type LifecycleHandler,
+  type Pod,
+  type Probe,
+  type Volume,
+} from "../api/index.ts";
 
-const DefaultTerminationGracePeriodSeconds = 30;
 const DefaultSchedulerName = "default-scheduler";
 const TerminationMessagePathDefault = "/dev/termination-log";
 /** 0644, the default mode of files in secret, configMap, downwardAPI and projected volumes. */

@@ -12,11 +12,12 @@
 import { watch } from "node:fs";
 import { stat } from "node:fs/promises";
 import { basename, dirname } from "node:path";
-import type { Pod } from "../api/index.ts";
+import { FileSource as FileSourceName, type Pod } from "../api/index.ts";
 import { Backoff, delay, isAbortError, type Clock, type Logger, type Timer } from "../lib/index.ts";
 import type { ManifestError } from "./errors.ts";
 import { ManifestFiles, type ListResult } from "./file-manifests.ts";
 import type { LastGoodStore } from "./last-good-store.ts";
+import type { PodSource } from "./source.ts";
 
 /** The slice of bunlet's metrics the sources write. */
 export interface ManifestErrorMetrics {
@@ -59,7 +60,8 @@ interface WatchTarget {
   ino: number;
 }
 
-export class FileSource {
+export class FileSource implements PodSource {
+  readonly name = FileSourceName;
   readonly #opts: FileSourceOptions;
   readonly #files: ManifestFiles;
   #current?: Promise<void>;

@@ -7,11 +7,12 @@
  * pods it gave before stay as they are. Failures are logged at warning level for the first three
  * and then at most once a minute.
  */
-import type { Pod } from "../api/index.ts";
+import { HTTPSource as HTTPSourceName, type Pod } from "../api/index.ts";
 import { isAbortError, runEvery, type Clock, type Logger } from "../lib/index.ts";
 import { decodeManifestList, maxConfigLength } from "./decode.ts";
 import { ManifestError } from "./errors.ts";
 import type { ManifestErrorMetrics } from "./file-source.ts";
+import type { PodSource } from "./source.ts";
 
 export interface HttpSourceOptions {
   url: string;
@@ -53,7 +54,8 @@ async function readAtMost(res: Response, max: number): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-export class HttpSource {
+export class HttpSource implements PodSource {
+  readonly name = HTTPSourceName;
   readonly #opts: HttpSourceOptions;
   readonly #timeoutMs: number;
   readonly #fetch: typeof fetch;

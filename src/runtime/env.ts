@@ -6,15 +6,8 @@
  */
 import type { Container, EnvVar, Pod } from "../api/index.ts";
 import { Quantity, resourceQuantity } from "../api/index.ts";
+import { containerConfigError } from "./errors.ts";
 import { expand, mappingFor } from "./expansion.ts";
-
-/** A spec the kubelet cannot turn into a container config; its reason is CreateContainerConfigError. */
-export class ContainerConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ContainerConfigError";
-  }
-}
 
 export interface EnvContext {
   nodeName: string;
@@ -31,7 +24,7 @@ export function makeEnvironmentVariables(pod: Pod, container: Container, ctx: En
     const ref = from.configMapRef ?? from.secretRef;
     const kind = from.configMapRef ? "configmap" : "secret";
     if (ref && !ref.optional) {
-      throw new ContainerConfigError(`couldn't get ${kind} ${pod.metadata.namespace}/${ref.name ?? ""}: no apiserver client (standalone node)`);
+      throw containerConfigError(`couldn't get ${kind} ${pod.metadata.namespace}/${ref.name ?? ""}: no apiserver client (standalone node)`);
     }
   }
   const mapping = mappingFor(env);
@@ -53,7 +46,7 @@ function valueFrom(pod: Pod, container: Container, e: EnvVar, ctx: EnvContext): 
   const ref = from.configMapKeyRef ?? from.secretKeyRef;
   const kind = from.configMapKeyRef ? "configmap" : "secret";
   if (ref?.optional) return undefined;
-  throw new ContainerConfigError(
+  throw containerConfigError(
     `couldn't get ${kind} ${pod.metadata.namespace}/${ref?.name ?? ""} for env ${e.name}: no apiserver client (standalone node)`,
   );
 }
@@ -86,7 +79,7 @@ function podField(pod: Pod, path: string, ctx: EnvContext): string {
     case "status.podIPs":
       return ctx.podIPs.join(",");
     default:
-      throw new ContainerConfigError(`unsupported fieldRef fieldPath ${JSON.stringify(path)}`);
+      throw containerConfigError(`unsupported fieldRef fieldPath ${JSON.stringify(path)}`);
   }
 }
 
@@ -112,7 +105,7 @@ function nodeAllocatable(name: string, ctx: EnvContext): Quantity | undefined {
   if (name === "cpu") return Quantity.ofMilli(ctx.cpuCapacityMilli, "DecimalSI");
   if (name === "memory") return Quantity.of(ctx.memoryCapacity, "BinarySI");
   if (name === "ephemeral-storage") {
-    throw new ContainerConfigError("limits.ephemeral-storage is unset and bunlet does not know the node's allocatable ephemeral storage");
+    throw containerConfigError("limits.ephemeral-storage is unset and bunlet does not know the node's allocatable ephemeral storage");
   }
   return undefined;
 }
@@ -133,14 +126,14 @@ function resourceField(
   if (ref.containerName) {
     const regular = pod.spec.containers.find((c) => c.name === ref.containerName);
     const found = regular ?? (pod.spec.initContainers ?? []).find((c) => c.name === ref.containerName);
-    if (!found) throw new ContainerConfigError(`container ${ref.containerName} not found`);
+    if (!found) throw containerConfigError(`container ${ref.containerName} not found`);
     [container, merged] = [found, regular !== undefined];
   }
   const dot = ref.resource.indexOf(".");
   const [kind, name] = [ref.resource.slice(0, dot), ref.resource.slice(dot + 1)];
   const known = ["cpu", "memory", "ephemeral-storage"].includes(name) || name.startsWith("hugepages-");
   if ((kind !== "limits" && kind !== "requests") || !known) {
-    throw new ContainerConfigError(`unsupported container resource : ${ref.resource}`);
+    throw containerConfigError(`unsupported container resource : ${ref.resource}`);
   }
   let quantity = resourceQuantity(container.resources?.[kind], name);
   if (kind === "limits" && merged && quantity.isZero()) quantity = nodeAllocatable(name, ctx) ?? quantity;

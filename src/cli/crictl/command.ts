@@ -67,7 +67,7 @@ export function goTimeString(nanos: bigint): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 19)}${frac ? `.${frac}` : ""} +0000 UTC`;
 }
 
-export function sortedEntries(map: Record<string, string> | undefined): [string, string][] {
+function sortedEntries(map: Record<string, string> | undefined): [string, string][] {
   return Object.entries(map ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 

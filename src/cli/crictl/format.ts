@@ -6,7 +6,7 @@
  */
 import { toJson, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 
-export const truncatedIdLength = 13;
+const truncatedIdLength = 13;
 
 /** Go's text/tabwriter with minwidth 20, tabwidth 1, padding 3, padchar ' ', no flags. */
 export function table(rows: readonly (readonly string[])[]): string {

@@ -54,7 +54,7 @@ function commandHelp(c: Command): string {
 }
 
 /** The CRI endpoint to use, and the image endpoint (the same unless given). */
-export function resolveEndpoint(flags: { runtime?: string; rootDir?: string }, env: Record<string, string | undefined>): string {
+function resolveEndpoint(flags: { runtime?: string; rootDir?: string }, env: Record<string, string | undefined>): string {
   if (flags.runtime) return flags.runtime;
   if (env.CONTAINER_RUNTIME_ENDPOINT) return env.CONTAINER_RUNTIME_ENDPOINT;
   return `unix://${containerdPaths(flags.rootDir || DEFAULT_ROOT_DIR).socketPath}`;

@@ -21,7 +21,7 @@ async function sample(ctx: CrictlContext, parsed: Parsed, id: string): Promise<C
 }
 
 /** One table of the second sample against the first. */
-export function statsTable(before: readonly ContainerStats[], after: readonly ContainerStats[], all: boolean): string {
+function statsTable(before: readonly ContainerStats[], after: readonly ContainerStats[], all: boolean): string {
   const old = new Map(before.map((s) => [s.attributes?.id ?? "", s]));
   const rows = [["CONTAINER", "NAME", "CPU %", "MEM", "DISK", "INODES", "SWAP"]];
   for (const s of after) {

@@ -7,7 +7,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from "node:path";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
-import { createLastGoodStore, FileSource } from "../../../src/podconfig/index.ts";
+import { FileSource } from "../../../src/podconfig/file-source.ts";
+import { createLastGoodStore } from "../../../src/podconfig/last-good-store.ts";
 import { advanceUntil, nodeName, podManifest, SnapshotRecorder, tempDir, withNames, writeAtomically } from "./helpers.ts";
 
 const cleanups: (() => void | Promise<void>)[] = [];

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { ConfigSourceAnnotationKey } from "../../../src/api/index.ts";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
-import { createPodConfig, type PodConfig, type PodConfigOptions, type PodUpdate } from "../../../src/podconfig/index.ts";
+import { createPodConfig, type PodConfig, type PodUpdate } from "../../../src/podconfig/index.ts";
+import type { PodConfigOptions } from "../../../src/podconfig/podconfig.ts";
 import { advanceUntil, names, nodeName, podManifest, tempDir, waitFor } from "./helpers.ts";
 
 const cleanups: (() => void | Promise<void>)[] = [];

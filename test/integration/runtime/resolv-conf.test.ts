@@ -43,7 +43,8 @@ async function sandboxDns(resolvConf: string) {
   });
   const pod = makePod({ containers: [c("main")] });
   fake.clearCalls();
-  await rm.syncPod(pod, await rm.getPodStatus(pod.metadata.uid!, pod.metadata.name!, pod.metadata.namespace!));
+  const signal = new AbortController().signal;
+  await rm.syncPod(pod, await rm.getPodStatus(pod.metadata.uid!, pod.metadata.name!, pod.metadata.namespace!, { signal }), { signal });
   const sandbox = fake.state.sandboxes.find((s) => s.config.metadata?.uid === pod.metadata.uid);
   return sandbox?.config.dnsConfig;
 }

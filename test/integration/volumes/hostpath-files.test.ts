@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } f
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setUpHostPath } from "../../../src/volumes/index.ts";
+import { setUpHostPath } from "../../../src/volumes/hostpath.ts";
 
 describe("setUpHostPath on real files", () => {
   let dir = "";

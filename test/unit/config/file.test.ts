@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { ConfigError, parseArgs, type ConfigNotice, type ParseEnv } from "../../../src/config/index.ts";
+import { ConfigError, parseArgs } from "../../../src/config/index.ts";
+import type { ConfigNotice, ParseEnv } from "../../../src/config/types.ts";
 
 const header = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n";
 

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { ConfigError, parseArgs, type BunletConfig, type ParseEnv } from "../../../src/config/index.ts";
+import { ConfigError, parseArgs, type BunletConfig } from "../../../src/config/index.ts";
+import type { ParseEnv } from "../../../src/config/types.ts";
 
 const env: ParseEnv = {
   hostname: () => "Edge-Node-1",
@@ -153,7 +154,7 @@ describe("the kubelet's other flags are accepted, type-checked, and listed once 
 
 describe("the flag tables", () => {
   test("every kubelet compatibility flag names a config field bunlet knows as a kubelet field", async () => {
-    const { kubeletCompatFlags } = await import("../../../src/config/index.ts");
+    const { kubeletCompatFlags } = await import("../../../src/config/kubelet-flags.ts");
     const { ignoredKubeletFields, ignoredLoggingFields } = await import("../../../src/config/kubelet-fields.ts");
     for (const f of kubeletCompatFlags) {
       if (!f.field) continue;
@@ -164,7 +165,8 @@ describe("the flag tables", () => {
   });
 
   test("no flag is defined twice, and --help lists the compatibility flags by name", async () => {
-    const { allFlagDefs, helpText } = await import("../../../src/config/index.ts");
+    const { allFlagDefs } = await import("../../../src/config/flags.ts");
+    const { helpText } = await import("../../../src/config/help.ts");
     const names = allFlagDefs.map((d) => d.name);
     expect(new Set(names).size).toBe(names.length);
     const help = helpText();

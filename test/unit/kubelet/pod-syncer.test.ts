@@ -1,11 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { Registry } from "prom-client";
 import { ContainersStillRunningError, createPodSyncer } from "../../../src/kubelet/pod-syncer.ts";
-import { NetworkNotReadyError } from "../../../src/podworkers/index.ts";
 import { PodManager } from "../../../src/kubelet/pod-manager.ts";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
-import { BackoffError } from "../../../src/runtime/errors.ts";
+import { Reason, SyncError } from "../../../src/runtime/index.ts";
 import { container, fakeGenerateStatus, FakePodDirs, FakeRuntime, FakeStatusManager, makePod, podStatus } from "./fakes.ts";
 
 function harness() {
@@ -91,7 +90,8 @@ describe("syncPod", () => {
     const h = harness();
     h.setNetworkNotReady("cni config uninitialized");
     const err = await h.syncer.syncPod(h.signal, "create", makePod("a"), undefined, podStatus("uid-a")).catch((e) => e);
-    expect(err).toBeInstanceOf(NetworkNotReadyError);
+    expect(err).toBeInstanceOf(SyncError);
+    expect(err.reason).toBe(Reason.NetworkNotReady);
     expect(err.message).toBe("network is not ready: cni config uninitialized");
     expect(h.runtime.calls).toEqual([]);
 
@@ -112,9 +112,9 @@ describe("syncPod", () => {
     expect(h.statusManager.history).toEqual([{ uid: "uid-a", phase: "Pending" }]);
   });
 
-  test("a runtime sync error is thrown as is, so the workers can honour a BackoffError", async () => {
+  test("a runtime sync error is thrown as is, so the workers can honour its backoff", async () => {
     const h = harness();
-    const backoff = new BackoffError("CrashLoopBackOff", "back-off 10s restarting failed container", 123);
+    const backoff = new SyncError("CrashLoopBackOff", "back-off 10s restarting failed container", 123);
     h.runtime.syncError = backoff;
     const err = await h.syncer.syncPod(h.signal, "sync", makePod("a"), undefined, podStatus("uid-a")).catch((e) => e);
     expect(err).toBe(backoff);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { ipFamily, parseCIDR, parsePodCIDRs } from "../../../src/lib/index.ts";
+import { ipFamily, parseCIDR, parsePodCIDRs } from "../../../src/lib/net.ts";
 
 describe("IP addresses and networks, as Go's net package reads them", () => {
   test.each([

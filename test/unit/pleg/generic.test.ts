@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { Channel, FakeClock, createMemoryLogger } from "../../../src/lib/index.ts";
-import { GenericPleg, PodCache, type PodLifecycleEvent, type RelistDuration } from "../../../src/pleg/index.ts";
-import type { RuntimeSandboxStatus } from "../../../src/runtime/types.ts";
+import { GenericPleg, PodCache, type PodLifecycleEvent } from "../../../src/pleg/index.ts";
+import type { RelistDuration } from "../../../src/pleg/options.ts";
+import type { RuntimeSandboxStatus } from "../../../src/container/index.ts";
 import { drain, histogramCount, metricValue, podStatus, ref, runtimePod, ScriptedRuntime, testMetrics } from "./helpers.ts";
 
 const ONE_SECOND: RelistDuration = { periodMs: 1000, thresholdMs: 180_000 };
@@ -13,7 +14,7 @@ function setup(opts: { capacity?: number; duration?: RelistDuration } = {}) {
   const events = new Channel<PodLifecycleEvent>(opts.capacity ?? 1000);
   const log = createMemoryLogger();
   const metrics = testMetrics();
-  const pleg = new GenericPleg({ runtime, cache, events, clock, log, metrics }, opts.duration ?? ONE_SECOND);
+  const pleg = new GenericPleg({ runtime, cache, events, clock, log, metrics, signal: new AbortController().signal }, opts.duration ?? ONE_SECOND);
   return { clock, runtime, cache, events, log, metrics, pleg };
 }
 

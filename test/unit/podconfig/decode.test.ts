@@ -1,11 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { ConfigHashAnnotationKey, type Pod } from "../../../src/api/index.ts";
-import {
-  decodeManifest,
-  decodeManifestList,
-  ManifestError,
-  maxConfigLength,
-} from "../../../src/podconfig/index.ts";
+import { decodeManifest, decodeManifestList, maxConfigLength } from "../../../src/podconfig/decode.ts";
+import { ManifestError } from "../../../src/podconfig/errors.ts";
 
 const file = { source: "/etc/bunlet/manifests/web.yaml", nodeName: "Node-A", isFile: true };
 const url = { source: "http://127.0.0.1:9999/pods", nodeName: "Node-A", isFile: false };

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { decodeManifest, decodeManifestList, ManifestError, type ManifestErrorCode } from "../../../src/podconfig/index.ts";
+import { decodeManifest, decodeManifestList } from "../../../src/podconfig/decode.ts";
+import { ManifestError, type ManifestErrorCode } from "../../../src/podconfig/errors.ts";
 
 const source = "examples/web.yaml";
 const origin = { source, nodeName: "node-a", isFile: true };

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Container, Pod, ResourceRequirements } from "../../../src/api/index.ts";
-import { ContainerConfigError, makeEnvironmentVariables } from "../../../src/runtime/env.ts";
+import { makeEnvironmentVariables } from "../../../src/runtime/env.ts";
+import { containerConfigError } from "../../../src/runtime/errors.ts";
 
 const ctx = { nodeName: "n1", podIPs: [], hostIPs: [], cpuCapacityMilli: 4000, memoryCapacity: 2 ** 33 };
 
@@ -57,7 +58,7 @@ describe("downward API resource values (ExtractContainerResourceValue)", () => {
   });
 
   test("unknown resources and containers fail the container config", () => {
-    expect(() => resourceEnv({}, "limits.gpu")).toThrow(new ContainerConfigError("unsupported container resource : limits.gpu"));
-    expect(() => resourceEnv({}, "limits.cpu", undefined, "nope")).toThrow(new ContainerConfigError("container nope not found"));
+    expect(() => resourceEnv({}, "limits.gpu")).toThrow(containerConfigError("unsupported container resource : limits.gpu"));
+    expect(() => resourceEnv({}, "limits.cpu", undefined, "nope")).toThrow(containerConfigError("container nope not found"));
   });
 });

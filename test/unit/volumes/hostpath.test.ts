@@ -3,7 +3,8 @@
 import { describe, expect, test } from "bun:test";
 import type { Stats } from "node:fs";
 import type { Pod } from "../../../src/api/index.ts";
-import { HostPathError, mountedVolumeNames, setUpHostPath, setUpPodVolumes, VolumeSetUpError, type HostPathFs } from "../../../src/volumes/index.ts";
+import { HostPathError, setUpHostPath, type HostPathFs } from "../../../src/volumes/hostpath.ts";
+import { mountedVolumeNames, setUpPodVolumes, VolumeSetUpError } from "../../../src/volumes/manager.ts";
 
 type Kind = "dir" | "file" | "socket" | "char" | "block" | "fifo";
 

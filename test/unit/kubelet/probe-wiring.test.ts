@@ -9,10 +9,10 @@ import { PodManager } from "../../../src/kubelet/pod-manager.ts";
 import { createPodSyncer } from "../../../src/kubelet/pod-syncer.ts";
 import { SourcesReady } from "../../../src/kubelet/sources-ready.ts";
 import { runSyncLoop, SyncLoopMonitor } from "../../../src/kubelet/sync-loop.ts";
-import type { PodUpdate } from "../../../src/kubelet/types.ts";
+import type { PodUpdate } from "../../../src/podconfig/index.ts";
 import { Channel, createMemoryLogger, FakeClock, flushMicrotasks, silentLogger } from "../../../src/lib/index.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
-import type { PodLifecycleEvent } from "../../../src/pleg/types.ts";
+import type { PodLifecycleEvent } from "../../../src/pleg/index.ts";
 import type { ProbeType, ProbeUpdate } from "../../../src/prober/index.ts";
 import { container, fakeGenerateStatus, FakePodDirs, FakePodWorkers, FakeRuntime, FakeStatusManager, makePod, podStatus } from "../kubelet/fakes.ts";
 
@@ -144,7 +144,7 @@ describe("pod syncer and housekeeping drive the probe workers", () => {
       log: createMemoryLogger(),
       metrics: createMetrics(new Registry()),
     });
-    await hk.run();
+    await hk.run(new AbortController().signal);
     expect(pm.calls).toEqual(["cleanup:uid-a,uid-b"]);
   });
 });

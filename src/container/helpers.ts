@@ -1,10 +1,11 @@
 /**
- * Small pure rules shared by the plan and the actions: restart policy, sandbox freshness
- * (kuberuntime/util PodSandboxChanged) and ShouldContainerBeRestarted (kubecontainer helpers).
- * Pod specs may come without API defaults applied, so the defaults are applied here.
+ * Small pure rules that the runtime manager's plan, the status generator and the prober share:
+ * restart policy, sidecars, sandbox freshness (kuberuntime/util PodSandboxChanged),
+ * ShouldContainerBeRestarted (kubecontainer helpers) and container port references. Pod specs
+ * may come without API defaults applied, so the defaults are applied here.
  */
 import type { Container, Pod, RestartPolicy } from "../api/index.ts";
-import { findContainerStatus, type PodStatus, type RuntimeContainerStatus } from "./types.ts";
+import { findContainerStatus, type RuntimePodStatus, type RuntimeContainerStatus } from "./types.ts";
 
 export function podRestartPolicy(pod: Pod): RestartPolicy {
   return pod.spec.restartPolicy ?? "Always";
@@ -34,7 +35,7 @@ export function isInitContainerFailed(status: RuntimeContainerStatus): boolean {
   return status.state === "unknown";
 }
 
-export function containerSucceeded(container: Container, podStatus: PodStatus): boolean {
+export function containerSucceeded(container: Container, podStatus: RuntimePodStatus): boolean {
   const s = findContainerStatus(podStatus, container.name);
   return s !== undefined && s.state === "exited" && s.exitCode === 0;
 }
@@ -44,7 +45,7 @@ export function containerSucceeded(container: Container, podStatus: PodStatus): 
  * its network namespace mode no longer matches hostNetwork, or a pod-network sandbox lost its IP.
  * attempt is the newest sandbox's attempt, +1 when a new one is needed.
  */
-export function podSandboxChanged(pod: Pod, podStatus: PodStatus): { changed: boolean; attempt: number; sandboxId: string } {
+export function podSandboxChanged(pod: Pod, podStatus: RuntimePodStatus): { changed: boolean; attempt: number; sandboxId: string } {
   const newest = podStatus.sandboxStatuses[0];
   if (!newest) return { changed: true, attempt: 0, sandboxId: "" };
   const ready = podStatus.sandboxStatuses.filter((s) => s.state === "ready").length;
@@ -57,15 +58,35 @@ export function podSandboxChanged(pod: Pod, podStatus: PodStatus): { changed: bo
   return { changed: false, attempt: newest.attempt, sandboxId: newest.id };
 }
 
-/** Whether a container that is not running should be started again (kubecontainer.ShouldContainerBeRestarted). */
-export function shouldContainerBeRestarted(container: Container, pod: Pod, podStatus: PodStatus): boolean {
+/**
+ * Whether a container that is not running should be started again (kubecontainer
+ * ShouldContainerBeRestarted). An exited container follows its own restartPolicy when it has one
+ * (a sidecar's Always; the ContainerRestartRules gate, on by default since 1.35), else the pod's.
+ */
+export function shouldContainerBeRestarted(container: Container, pod: Pod, podStatus: RuntimePodStatus): boolean {
   if (pod.metadata.deletionTimestamp) return false;
   const status = findContainerStatus(podStatus, container.name);
   if (!status) return true;
   if (status.state === "running") return false;
   if (status.state === "unknown" || status.state === "created") return true;
-  const policy = podRestartPolicy(pod);
+  const policy = container.restartPolicy ?? podRestartPolicy(pod);
   if (policy === "Never") return false;
   if (policy === "OnFailure" && status.exitCode === 0) return false;
   return true;
+}
+
+/**
+ * A port number, a number in a string, or the name of one of the container's ports (the
+ * kubelet's lifecycle resolvePort and probe ResolveContainerPort); undefined for an unknown name.
+ */
+export function resolveContainerPort(port: number | string, container: Pick<Container, "ports">): number | undefined {
+  if (typeof port === "number") return port;
+  const named = container.ports?.find((p) => p.name === port);
+  if (named) return named.containerPort;
+  return /^\d+$/.test(port) ? Number(port) : undefined;
+}
+
+/** "ns/name" of a runtime pod or its status, the form logs use for a pod. */
+export function runtimePodRef(pod: { namespace: string; name: string }): string {
+  return `${pod.namespace}/${pod.name}`;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { hashContainer } from "../../../src/runtime/index.ts";
+import { hashContainer } from "../../../src/container/index.ts";
 
 describe("hashContainer", () => {
   test("matches the kubelet's value for upstream's fixture container (0x8e45cbd0)", () => {

@@ -14,7 +14,7 @@ import {
   type PodSandboxStatus,
 } from "../cri/index.ts";
 import { containerInfoFromAnnotations, containerInfoFromLabels } from "./labels.ts";
-import type { ContainerState, RuntimeContainerRef, RuntimeContainerStatus, RuntimeSandboxStatus } from "./types.ts";
+import type { ContainerState, RuntimeContainerRef, RuntimeContainerStatus, RuntimePod, RuntimePodStatus, RuntimeSandboxStatus } from "./types.ts";
 
 /**
  * Milliseconds with the microseconds kept as a fraction: the evented PLEG stamps the pod cache
@@ -117,5 +117,26 @@ export function sandboxRef(s: PodSandbox): RuntimeContainerRef {
     hash: "",
     sandboxId: s.id,
     image: "",
+  };
+}
+
+/** The running part of a pod status, for killPod (kubecontainer.ConvertPodStatusToRunningPod). */
+export function runningPodFromStatus(status: RuntimePodStatus): RuntimePod {
+  return {
+    uid: status.uid,
+    name: status.name,
+    namespace: status.namespace,
+    sandboxes: status.sandboxStatuses.map((s) => ({
+      id: s.id,
+      name: L.PodInfraContainerName,
+      state: s.state === "ready" ? "running" : "exited",
+      createdAt: s.createdAt,
+      hash: "",
+      sandboxId: s.id,
+      image: "",
+    })),
+    containers: status.containerStatuses
+      .filter((c) => c.state === "running")
+      .map((c) => ({ id: c.id, name: c.name, state: c.state, createdAt: c.createdAt, hash: c.hash, sandboxId: c.sandboxId, image: c.image })),
   };
 }

@@ -48,7 +48,7 @@ export interface RuntimeSandboxStatus {
   annotations: Record<string, string>;
 }
 
-export interface PodStatus {
+export interface RuntimePodStatus {
   uid: string;
   name: string;
   namespace: string;
@@ -80,11 +80,11 @@ export interface RuntimeContainerRef {
   image: string;
 }
 
-export function emptyPodStatus(uid: string, name = "", namespace = ""): PodStatus {
+export function emptyPodStatus(uid: string, name = "", namespace = ""): RuntimePodStatus {
   return { uid, name, namespace, ips: [], sandboxStatuses: [], containerStatuses: [] };
 }
 
 /** The newest status of the named container. */
-export function findContainerStatus(status: PodStatus, name: string): RuntimeContainerStatus | undefined {
+export function findContainerStatus(status: RuntimePodStatus, name: string): RuntimeContainerStatus | undefined {
   return status.containerStatuses.find((c) => c.name === name);
 }

@@ -3,14 +3,12 @@
  * does (kuberuntime/labels.go), and their readers. They are the only memory that survives a bunlet
  * restart: restart counts, hashes, grace periods and preStop hooks of orphans are read back here.
  */
-import type { Container, ContainerPort, LifecycleHandler, Pod } from "../api/index.ts";
+import { DefaultTerminationGracePeriodSeconds, type Container, type ContainerPort, type LifecycleHandler, type Pod } from "../api/index.ts";
 import { labels as L } from "../cri/index.ts";
 import { hashContainer } from "./hash.ts";
 
 export type ContainerKind = "init" | "container" | "ephemeral";
 
-/** API default when a spec arrives without it. */
-export const DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS = 30;
 export const DEFAULT_TERMINATION_MESSAGE_PATH = "/dev/termination-log";
 
 export function newPodLabels(pod: Pod): Record<string, string> {
@@ -47,7 +45,7 @@ export function newContainerAnnotations(container: Container, pod: Pod, restartC
   if (pod.metadata.deletionGracePeriodSeconds !== undefined) {
     a[L.PodDeletionGracePeriodLabel] = String(pod.metadata.deletionGracePeriodSeconds);
   }
-  a[L.PodTerminationGracePeriodLabel] = String(pod.spec.terminationGracePeriodSeconds ?? DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS);
+  a[L.PodTerminationGracePeriodLabel] = String(pod.spec.terminationGracePeriodSeconds ?? DefaultTerminationGracePeriodSeconds);
   if (container.lifecycle?.preStop) a[L.ContainerPreStopHandlerLabel] = JSON.stringify(container.lifecycle.preStop);
   if (container.ports?.length) a[L.ContainerPortsLabel] = JSON.stringify(container.ports);
   return a;

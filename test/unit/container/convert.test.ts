@@ -2,9 +2,8 @@
 import { create } from "@bufbuild/protobuf";
 import { describe, expect, test } from "bun:test";
 import { ContainerState, ContainerStatusSchema, labels } from "../../../src/cri/index.ts";
-import { nanosToMs, runningPodFromStatus, toContainerStatus } from "../../../src/runtime/index.ts";
-import type { PodStatus } from "../../../src/runtime/types.ts";
-import { containerStatus, sandboxStatus } from "./fixtures.ts";
+import { containerStatus, sandboxStatus } from "../runtime/fixtures.ts";
+import { nanosToMs, runningPodFromStatus, toContainerStatus, type RuntimePodStatus } from "../../../src/container/index.ts";
 
 describe("nanoseconds become milliseconds with the microseconds kept", () => {
   const cases: [string, bigint, number][] = [
@@ -66,7 +65,7 @@ describe("toContainerStatus", () => {
 });
 
 test("runningPodFromStatus keeps running containers and every sandbox", () => {
-  const status: PodStatus = {
+  const status: RuntimePodStatus = {
     uid: "u",
     name: "p",
     namespace: "default",

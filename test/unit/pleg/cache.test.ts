@@ -2,9 +2,9 @@
 import { describe, expect, test } from "bun:test";
 import { flushMicrotasks } from "../../../src/lib/index.ts";
 import { PodCache } from "../../../src/pleg/cache.ts";
-import type { PodStatus } from "../../../src/runtime/types.ts";
+import type { RuntimePodStatus } from "../../../src/container/index.ts";
 
-const status = (uid: string, name: string): PodStatus => ({ uid, name, namespace: "ns", ips: [], sandboxStatuses: [], containerStatuses: [] });
+const status = (uid: string, name: string): RuntimePodStatus => ({ uid, name, namespace: "ns", ips: [], sandboxStatuses: [], containerStatuses: [] });
 
 /** Tracks whether a promise settled, without awaiting it. */
 function track<T>(p: Promise<T>) {

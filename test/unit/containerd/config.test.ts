@@ -1,12 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import {
-  containerdPaths,
-  DEFAULT_BRIDGE_NAME,
-  DEFAULT_POD_SUBNET,
-  PAUSE_IMAGE,
-  renderCniConflist,
-  renderContainerdConfig,
-} from "../../src/containerd/index.ts";
+import { renderCniConflist } from "../../../src/containerd/cni.ts";
+import { renderContainerdConfig } from "../../../src/containerd/config.ts";
+import { containerdPaths, DEFAULT_BRIDGE_NAME, DEFAULT_POD_SUBNET, PAUSE_IMAGE } from "../../../src/containerd/index.ts";
 
 type TomlValue = string | number | boolean | string[];
 

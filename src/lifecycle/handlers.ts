@@ -5,6 +5,7 @@
  * failure counts, as for the kubelet: any HTTP status is an answer.
  */
 import type { ContainerPort, LifecycleHandler } from "../api/index.ts";
+import { resolveContainerPort } from "../container/index.ts";
 import type { CriClient } from "../cri/index.ts";
 import { anySignal, type Clock } from "../lib/index.ts";
 
@@ -54,18 +55,11 @@ async function runExec(command: string[], opts: HookOptions): Promise<void> {
   }
 }
 
-function resolvePort(port: number | string, ports: ContainerPort[] | undefined): number {
-  if (typeof port === "number") return port;
-  if (/^\d+$/.test(port)) return Number(port);
-  const named = ports?.find((p) => p.name === port);
-  if (!named) throw new HookError(`couldn't find port ${JSON.stringify(port)} in the container's ports`);
-  return named.containerPort;
-}
-
 async function runHttpGet(action: NonNullable<LifecycleHandler["httpGet"]>, opts: HookOptions): Promise<void> {
   const host = action.host || opts.podIP;
   if (!host) throw new HookError("HTTP lifecycle hook failed - error: the pod has no IP and the hook names no host");
-  const port = resolvePort(action.port, opts.ports);
+  const port = resolveContainerPort(action.port, { ports: opts.ports });
+  if (port === undefined) throw new HookError(`couldn't find port ${JSON.stringify(action.port)} in the container's ports`);
   const scheme = (action.scheme ?? "HTTP").toLowerCase();
   const path = action.path ? (action.path.startsWith("/") ? action.path : `/${action.path}`) : "/";
   const url = `${scheme}://${host.includes(":") ? `[${host}]` : host}:${port}${path}`;

@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
 import { FakeClock } from "../../../src/lib/index.ts";
-import { HookError, runHandler } from "../../../src/prober/index.ts";
 import { startFakeCri, type FakeCri } from "../../fake-cri/index.ts";
+import { runHandler } from "../../../src/lifecycle/index.ts";
+import { HookError } from "../../../src/lifecycle/handlers.ts";
 
 let fake: FakeCri;
 let cri: CriClient;
