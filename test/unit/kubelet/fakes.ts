@@ -90,8 +90,12 @@ export class FakeRuntime implements Runtime {
   getPodsError: unknown;
   killed: { pod?: Pod; runningPod: RuntimePod; grace?: number }[] = [];
 
+  /** Runs inside syncPod (what the real runtime changes while syncing, e.g. its reason cache). */
+  onSync: (() => void) | undefined;
+
   async syncPod(pod: Pod) {
     this.calls.push(`syncPod:${pod.metadata.name}`);
+    this.onSync?.();
     return this.syncError === undefined ? { steps: [] } : { steps: [], error: this.syncError as Error };
   }
   async killPod(pod: Pod | undefined, runningPod: RuntimePod, opts: { gracePeriodOverride?: number }) {
