@@ -65,6 +65,11 @@ export class FakePodWorkers implements PodWorkers {
     this.syncKnownCalls.push(desired);
     return new Map(this.states);
   }
+  /** What each observeRuntimePods call was told (runtime pod UIDs). */
+  observedRuntime: string[][] = [];
+  observeRuntimePods(pods: readonly RuntimePod[]) {
+    this.observedRuntime.push(pods.map((p) => p.uid));
+  }
   isPodKnownTerminated(uid: string) {
     return this.knownTerminated.has(uid);
   }
