@@ -72,6 +72,8 @@ export function createHousekeeping(deps: HousekeepingDeps): { run(signal: AbortS
       return;
     }
 
+    // Static pods wait while another pod of their full name still runs (one killed just below).
+    podWorkers.observeRuntimePods(runtimePods);
     statusManager.removeOrphanedStatuses(podManager.uids());
 
     // Pod directories stay while anyone may still use them: desired pods, runtime pods, workers.

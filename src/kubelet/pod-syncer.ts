@@ -84,7 +84,13 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
       deps.mountVolumes(pod);
       deps.probeManager?.addPod(pod);
       const result = await runtime.syncPod(pod, podStatus, { signal });
-      if (result.error !== undefined) throw result.error;
+      if (result.error !== undefined) {
+        // The failure (CrashLoopBackOff, ImagePullBackOff, ErrImagePull, ...) is now in the
+        // runtime's reason cache: show it at once rather than at the next sync, which may be
+        // 10-15 s away, so /pods says why the container waits for the whole wait.
+        statusManager.setPodStatus(pod, generateStatus(pod, podStatus, { podIsTerminal: false }));
+        throw result.error;
+      }
       return { isTerminal: false };
     },
 

@@ -23,7 +23,10 @@ export type StatusManager = Pick<OwnStatusManager, "setPodStatus" | "getPodStatu
 
 /** The pod workers as the sync loop's handlers and housekeeping drive them. */
 export interface PodWorkers
-  extends Pick<OwnPodWorkers, "updatePod" | "isPodKnownTerminated" | "isPodTerminationRequested" | "shouldPodContentBeRemoved"> {
+  extends Pick<
+    OwnPodWorkers,
+    "updatePod" | "isPodKnownTerminated" | "isPodTerminationRequested" | "shouldPodContentBeRemoved" | "observeRuntimePods"
+  > {
   /** The owner's syncKnownPods; housekeeping reads (and adds to) what each worker is doing. */
   syncKnownPods(desired: Pod[]): Map<string, Pick<KnownPodWorker, "state" | "orphan">>;
 }

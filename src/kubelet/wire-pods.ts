@@ -101,6 +101,20 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
   const housekeeping = createHousekeeping({ podManager, podWorkers, runtime, statusManager, podDirs, probeManager, clock, log, metrics });
   const monitor = new SyncLoopMonitor();
 
+  /**
+   * Tells the pod workers what the runtime already runs before the first config update is
+   * routed, so the new version of a static pod edited while bunlet was stopped waits for the old
+   * one, which the first housekeeping kills.
+   */
+  async function observeRuntimeAtStart(signal: AbortSignal): Promise<void> {
+    try {
+      podWorkers.observeRuntimePods(await runtime.getPods({ all: false, signal }));
+    } catch (err) {
+      if (signal.aborted) return;
+      log.warn("Could not list the runtime's pods at start-up; static pods are held back for old versions from the first housekeeping on", { err });
+    }
+  }
+
   return {
     podList: () => podManager.podList((uid) => statusManager.getPodStatus(uid)),
     checks: [
@@ -114,24 +128,26 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
       // The loops end when their controller aborts, which is the first thing this area's teardown does.
       const loops = new AbortController();
       const running = Promise.all([
-        runSyncLoop(
-          {
-            updates: sources.podConfig.updates,
-            pleg: rt.pleg.events,
-            probeUpdates: probeManager.updates,
-            sourcesReady,
-            handlers,
-            podManager,
-            workQueue,
-            housekeeping,
-            containerDeletor: containerGC,
-            shouldPodContentBeRemoved: (uid) => podWorkers.shouldPodContentBeRemoved(uid),
-            runtimeError: () => rt.runtimeState.runtimeError(),
-            monitor,
-            clock,
-            log,
-          },
-          loops.signal,
+        observeRuntimeAtStart(loops.signal).then(() =>
+          runSyncLoop(
+            {
+              updates: sources.podConfig.updates,
+              pleg: rt.pleg.events,
+              probeUpdates: probeManager.updates,
+              sourcesReady,
+              handlers,
+              podManager,
+              workQueue,
+              housekeeping,
+              containerDeletor: containerGC,
+              shouldPodContentBeRemoved: (uid) => podWorkers.shouldPodContentBeRemoved(uid),
+              runtimeError: () => rt.runtimeState.runtimeError(),
+              monitor,
+              clock,
+              log,
+            },
+            loops.signal,
+          ),
         ),
         containerGC.run(loops.signal),
       ]);

@@ -66,9 +66,14 @@ export class LifecycleSteps {
    * after its 10-15 s retry (the kubelet waits for that retry).
    */
   releaseStaticName(fullName: string, uid: string): void {
+    this.table.gate.release(fullName, uid);
+    this.wakeStaticWaiters(fullName);
+  }
+
+  /** Queues the pods waiting for fullName for the next sync tick, if nobody holds it any more. */
+  wakeStaticWaiters(fullName: string): void {
     const { gate } = this.table;
-    if (gate.holder(fullName) !== uid) return;
-    gate.release(fullName, uid);
+    if (gate.holder(fullName) !== undefined) return;
     for (const waiter of gate.waiting(fullName)) this.deps.workQueue.enqueue(waiter, 0);
   }
 

@@ -30,6 +30,7 @@ export function createPodWorkers(deps: PodWorkersDeps): PodWorkers {
     ...workers.queries,
     updatePod: (options) => workers.updatePod(options),
     syncKnownPods: (desired) => workers.syncKnownPods(desired),
+    observeRuntimePods: (pods) => workers.observeRuntimePods(pods),
     whenIdle: () => workers.idle.whenIdle(),
     stop: () => workers.stop(),
   };
@@ -174,6 +175,11 @@ class PodWorkersImpl {
     return workers;
   }
 
+  observeRuntimePods(pods: readonly RuntimePod[]): void {
+    const freed = this.#table.gate.observeRuntime(pods.map((p) => ({ fullName: runtimePodFullName(p), uid: p.uid })));
+    for (const fullName of freed) this.#steps.wakeStaticWaiters(fullName);
+  }
+
   async stop(): Promise<void> {
     this.#stopper.abort(new DOMException("pod workers stopped", "AbortError"));
     await Promise.allSettled([...this.#loops]);
@@ -197,7 +203,7 @@ class PodWorkersImpl {
       });
       return undefined;
     }
-    return { uid: runningPod.uid, fullName: `${runningPod.name}_${runningPod.namespace}`, ref, isRuntimePod: true };
+    return { uid: runningPod.uid, fullName: runtimePodFullName(runningPod), ref, isRuntimePod: true };
   }
 
   #newStatus(uid: string, fullName: string, pod: Pod | undefined, now: number): PodSyncStatus {
@@ -296,6 +302,11 @@ class PodWorkersImpl {
     const status = this.#table.statuses.get(uid);
     return status !== undefined && !status.isTerminationRequested();
   }
+}
+
+/** kubecontainer.BuildPodFullName from the runtime's labels, as podFullName builds it from a pod. */
+function runtimePodFullName(pod: RuntimePod): string {
+  return `${pod.name}_${pod.namespace}`;
 }
 
 /** No running container and no ready sandbox in the cached runtime status. */

@@ -1,8 +1,12 @@
 /**
  * When a pod worker syncs a pod again after a sync (pod_workers.go completeWork), as a pure
  * decision: at once after a lifecycle step, after the resync interval on success, after 1 s
- * while the pod network is not ready, at the backoff expiry for crash-loop and image backoff,
- * else after the 10 s error backoff. Every delay except "at once" is jittered by up to 50%.
+ * while the pod network is not ready, else after the 10 s error backoff; every one of these is
+ * jittered by up to 50%. A crash-loop or image-pull backoff error is retried like any other
+ * error (10-15 s, so each sync during a long backoff regenerates the pod's status with its
+ * CrashLoopBackOff reason, as the kubelet's workers do), but never later than the backoff's
+ * expiry (clamped to the resync interval, not jittered), so the container restarts as soon as it
+ * may.
  */
 import { jitter } from "../lib/index.ts";
 import { Reason, SyncError } from "../runtime/index.ts";
@@ -32,7 +36,8 @@ export function requeueDelay(input: RequeueInput): number {
   if (syncError?.reason === Reason.NetworkNotReady) {
     return jitter(backOffOnTransientErrorPeriodMs, workerBackOffPeriodJitterFactor, random);
   }
-  let backoff = input.backOffPeriodMs;
-  if (syncError?.backoffUntil) backoff = Math.min(Math.max(syncError.backoffUntil - now, 0), resyncIntervalMs);
-  return jitter(backoff, workerBackOffPeriodJitterFactor, random);
+  const retry = jitter(input.backOffPeriodMs, workerBackOffPeriodJitterFactor, random);
+  if (!syncError?.backoffUntil) return retry;
+  const expiry = Math.min(Math.max(syncError.backoffUntil - now, 0), resyncIntervalMs);
+  return Math.min(retry, expiry);
 }

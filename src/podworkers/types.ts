@@ -84,6 +84,13 @@ export interface PodWorkers {
    * re-creates desired pods that are missing from the answer.
    */
   syncKnownPods(desired: Pod[]): Map<string, KnownPodWorker>;
+  /**
+   * The pods the runtime runs now (housekeeping passes them, and start-up before any pod syncs): a
+   * static pod does not start while a pod of its full name with another UID still runs there, so
+   * the new version of a manifest edited while bunlet was stopped waits until housekeeping killed
+   * the old one.
+   */
+  observeRuntimePods(pods: readonly RuntimePod[]): void;
   /** True once syncTerminatingPod succeeded for the pod (no container can be running). */
   isPodKnownTerminated(uid: string): boolean;
   /** True unless the pod is known to be stopped (true for unknown pods until the first syncKnownPods). */

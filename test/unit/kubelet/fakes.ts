@@ -65,6 +65,11 @@ export class FakePodWorkers implements PodWorkers {
     this.syncKnownCalls.push(desired);
     return new Map(this.states);
   }
+  /** What each observeRuntimePods call was told (runtime pod UIDs). */
+  observedRuntime: string[][] = [];
+  observeRuntimePods(pods: readonly RuntimePod[]) {
+    this.observedRuntime.push(pods.map((p) => p.uid));
+  }
   isPodKnownTerminated(uid: string) {
     return this.knownTerminated.has(uid);
   }
@@ -90,8 +95,12 @@ export class FakeRuntime implements Runtime {
   getPodsError: unknown;
   killed: { pod?: Pod; runningPod: RuntimePod; grace?: number }[] = [];
 
+  /** Runs inside syncPod (what the real runtime changes while syncing, e.g. its reason cache). */
+  onSync: (() => void) | undefined;
+
   async syncPod(pod: Pod) {
     this.calls.push(`syncPod:${pod.metadata.name}`);
+    this.onSync?.();
     return this.syncError === undefined ? { steps: [] } : { steps: [], error: this.syncError as Error };
   }
   async killPod(pod: Pod | undefined, runningPod: RuntimePod, opts: { gracePeriodOverride?: number }) {

@@ -50,6 +50,8 @@ describe("housekeeping", () => {
     expect((await h.metrics.orphanedRuntimePods.get()).values[0].value).toBe(1);
     // Only running pods are candidates (the kubelet's GetPods(false)): dead leftovers are GC's.
     expect(h.runtime.getPodsAll).toEqual([false]);
+    // The pod workers hear what runs, so a static pod waits while an old version of it still does.
+    expect(h.podWorkers.observedRuntime).toEqual([["uid-a", "uid-terminating", "uid-stray"]]);
   });
 
   test("a desired pod whose worker was purged (UID reused) is created again, unless it finished", async () => {

@@ -120,6 +120,34 @@ describe("syncPod", () => {
     expect(err).toBe(backoff);
   });
 
+  test("a failed runtime sync records the status again, with the waiting reason the sync just found", async () => {
+    const h = harness();
+    const reasons = new Map<string, string>();
+    const syncer = createPodSyncer({
+      runtime: h.runtime,
+      statusManager: h.statusManager,
+      // The real generator reads the runtime's reason cache; this one reads `reasons`.
+      generateStatus: (pod, status, opts) => ({ ...fakeGenerateStatus(pod, status, opts), message: reasons.get(pod.metadata.uid!) }),
+      podDirs: h.podDirs,
+      podManager: h.podManager,
+      isTerminationRequested: () => false,
+      networkNotReady: () => undefined,
+      mountVolumes: () => {},
+      clock: h.clock,
+      log: h.log,
+      metrics: h.metrics,
+    });
+    const backoff = new SyncError("CrashLoopBackOff", "back-off 20s restarting failed container", 123);
+    h.runtime.syncError = backoff;
+    h.runtime.onSync = () => reasons.set("uid-a", "CrashLoopBackOff");
+    const err = await syncer.syncPod(h.signal, "sync", makePod("a"), undefined, podStatus("uid-a")).catch((e) => e);
+    expect(err).toBe(backoff);
+    expect(h.statusManager.history).toEqual([
+      { uid: "uid-a", phase: "Pending" },
+      { uid: "uid-a", phase: "Pending", message: "CrashLoopBackOff" },
+    ]);
+  });
+
   test("the Pending → Running transition records the time since the pod was first seen", async () => {
     const h = harness();
     const pod = makePod("a");

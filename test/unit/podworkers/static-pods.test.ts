@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
+import { flushMicrotasks } from "../../../src/lib/index.ts";
 import { StaticPodStartGate } from "../../../src/podworkers/static-pods.ts";
-import { makePod, setupWorkers } from "./helpers.ts";
+import { makePod, makeRuntimePod, setupWorkers } from "./helpers.ts";
 
 describe("StaticPodStartGate", () => {
   const alive = () => true;
@@ -31,6 +32,33 @@ describe("StaticPodStartGate", () => {
     gate.enqueue("b_default", "b1");
     expect(gate.tryStart("b_default", "b1", alive)).toBe(true);
     expect(gate.tryStart("a_default", "a1", alive)).toBe(true);
+  });
+
+  test("a runtime pod of the same full name blocks every other UID until the runtime stops reporting it", () => {
+    const gate = new StaticPodStartGate();
+    expect(gate.observeRuntime([{ fullName: "web_default", uid: "old" }])).toEqual([]);
+    gate.enqueue("web_default", "new");
+    expect(gate.tryStart("web_default", "new", alive)).toBe(false);
+    expect(gate.observeRuntime([])).toEqual(["web_default"]);
+    expect(gate.tryStart("web_default", "new", alive)).toBe(true);
+  });
+
+  test("a runtime pod's UID is freed when its worker releases it (the orphan was killed)", () => {
+    const gate = new StaticPodStartGate();
+    gate.observeRuntime([{ fullName: "web_default", uid: "old" }]);
+    gate.enqueue("web_default", "new");
+    gate.release("web_default", "old");
+    expect(gate.tryStart("web_default", "new", alive)).toBe(true);
+  });
+
+  test("a desired pod already running in the runtime starts before the waiters ahead of it in line", () => {
+    const gate = new StaticPodStartGate();
+    gate.observeRuntime([{ fullName: "web_default", uid: "adopted" }]);
+    gate.enqueue("web_default", "other");
+    gate.enqueue("web_default", "adopted");
+    expect(gate.tryStart("web_default", "other", alive)).toBe(false);
+    expect(gate.tryStart("web_default", "adopted", alive)).toBe(true);
+    expect(gate.waiting("web_default")).toEqual(["other"]);
   });
 
   test("release by a UID that does not hold the name changes nothing", () => {
@@ -84,6 +112,49 @@ describe("pod workers: static pods with the same full name start one at a time",
     expect(syncer.methods()).toEqual(["syncPod:v1:create"]);
     expect(workers.shouldPodBeFinished("v2")).toBe(true);
     expect(completed).toBe(true);
+  });
+
+  test("an edit made while bunlet was stopped: the new version waits until the orphaned old one is killed", async () => {
+    const { workers, syncer, workQueue, clock, settle } = setupWorkers({ random: () => 0.5 });
+    const old = { ...makeRuntimePod("old"), name: "web" };
+    // Start-up: the runtime still runs the old version; the new one arrives from the manifest.
+    workers.observeRuntimePods([old]);
+    const fresh = makePod("new", { name: "web", static: true });
+    workers.updatePod({ updateType: "create", pod: fresh });
+    await workers.whenIdle();
+    expect(syncer.methods()).toEqual([]);
+    expect(workQueue.dueAt("new")).toBe(clock.now() + 12_500);
+
+    // Housekeeping: the old pod is still listed, so it holds the name, and it is killed.
+    syncer.holdAll("syncTerminatingRuntimePod");
+    workers.observeRuntimePods([old]);
+    workers.syncKnownPods([fresh]);
+    workers.updatePod({ updateType: "kill", runningPod: old, killPodOptions: { gracePeriodSecondsOverride: 1 } });
+    await syncer.waitForCalls(1);
+    workers.updatePod({ updateType: "sync", pod: fresh });
+    await flushMicrotasks();
+    expect(syncer.methods()).toEqual(["syncTerminatingRuntimePod:old"]);
+
+    // The old pod stopped: the new one is due at once and starts.
+    syncer.last().release();
+    await settle();
+    expect(workQueue.dueAt("new")).toBe(clock.now());
+    workers.updatePod({ updateType: "sync", pod: fresh });
+    await settle();
+    expect(syncer.methods()).toEqual(["syncTerminatingRuntimePod:old", "syncPod:new:sync"]);
+  });
+
+  test("a runtime pod that vanished on its own frees the name at the next look at the runtime", async () => {
+    const { workers, syncer, workQueue, clock, settle } = setupWorkers();
+    workers.observeRuntimePods([{ ...makeRuntimePod("old"), name: "web" }]);
+    const fresh = makePod("new", { name: "web", static: true });
+    workers.updatePod({ updateType: "create", pod: fresh });
+    await workers.whenIdle();
+    workers.observeRuntimePods([]);
+    expect(workQueue.dueAt("new")).toBe(clock.now());
+    workers.updatePod({ updateType: "sync", pod: fresh });
+    await settle();
+    expect(syncer.methods()).toEqual(["syncPod:new:sync"]);
   });
 
   test("pods that are not static never wait for each other, even with the same name", async () => {
