@@ -12,18 +12,29 @@ import type {
 } from "../../../src/kubelet/types.ts";
 import type { PodStatus, RuntimeContainerStatus, RuntimePod } from "../../../src/runtime/types.ts";
 import { emptyPodStatus } from "../../../src/runtime/types.ts";
+import { generateAPIPodStatus } from "../../../src/status/index.ts";
 
-export function makePod(name: string, opts: { uid?: string; created?: string; hostNetwork?: boolean; deleting?: boolean } = {}): Pod {
+export interface MakePodOptions {
+  uid?: string;
+  created?: string;
+  hostNetwork?: boolean;
+  deleting?: boolean;
+  restartPolicy?: "Always" | "OnFailure" | "Never";
+  /** The config source; "file" (a static pod) unless told, "api" for an apiserver pod. */
+  source?: string;
+}
+
+export function makePod(name: string, opts: MakePodOptions = {}): Pod {
   return {
     metadata: {
       name,
       namespace: "default",
       uid: opts.uid ?? `uid-${name}`,
       creationTimestamp: opts.created ?? "2026-01-01T00:00:00Z",
-      annotations: { [ConfigSourceAnnotationKey]: "file" },
+      annotations: { [ConfigSourceAnnotationKey]: opts.source ?? "file" },
       ...(opts.deleting ? { deletionTimestamp: "2026-01-01T00:00:00Z", deletionGracePeriodSeconds: 30 } : {}),
     },
-    spec: { containers: [{ name: "c", image: "busybox" }], hostNetwork: opts.hostNetwork },
+    spec: { containers: [{ name: "c", image: "busybox" }], hostNetwork: opts.hostNetwork, restartPolicy: opts.restartPolicy },
   };
 }
 
@@ -169,12 +180,18 @@ export class FakePodDirs implements PodDirs {
 }
 
 /**
- * A status generator for tests: phase Running when a container runs, Succeeded when every
- * container exited 0, Pending otherwise; podIsTerminal forces a terminal phase.
+ * The agent's own status generator (the pure generateAPIPodStatus, as wired in kubelet/wire.ts)
+ * with fixed node facts and the status manager's last status as the old one: the phase follows
+ * restartPolicy, init containers and sidecars exactly as in the agent, so a test cannot pass on a
+ * status the kubelet never reports.
  */
-export const fakeGenerateStatus: StatusGenerator = (_pod, status, { podIsTerminal }) => {
-  const cs = status.containerStatuses;
-  if (cs.some((c) => c.state === "running")) return { phase: podIsTerminal ? "Failed" : "Running" };
-  if (cs.length > 0 && cs.every((c) => c.state === "exited" && c.exitCode === 0)) return { phase: "Succeeded" };
-  return { phase: podIsTerminal ? "Failed" : "Pending" };
-};
+export function statusGenerator(statusManager: Pick<StatusManager, "getPodStatus">): StatusGenerator {
+  return (pod, status, { podIsTerminal }) =>
+    generateAPIPodStatus(pod, status, {
+      oldStatus: statusManager.getPodStatus(pod.metadata.uid ?? ""),
+      podIsTerminal,
+      waitingReason: () => undefined,
+      hostIPs: ["10.0.0.1"],
+      now: Date.UTC(2026, 0, 1),
+    });
+}

@@ -6,7 +6,7 @@ import { PodManager } from "../../../src/kubelet/pod-manager.ts";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
 import { BackoffError } from "../../../src/runtime/errors.ts";
-import { container, fakeGenerateStatus, FakePodDirs, FakeRuntime, FakeStatusManager, makePod, podStatus } from "./fakes.ts";
+import { container, statusGenerator, FakePodDirs, FakeRuntime, FakeStatusManager, makePod, podStatus } from "./fakes.ts";
 
 function harness() {
   const clock = new FakeClock();
@@ -21,7 +21,7 @@ function harness() {
   const syncer = createPodSyncer({
     runtime,
     statusManager,
-    generateStatus: fakeGenerateStatus,
+    generateStatus: statusGenerator(statusManager),
     podDirs,
     podManager,
     isTerminationRequested: (uid) => terminationRequested.has(uid),
@@ -59,7 +59,7 @@ describe("syncPod", () => {
   test("a pod that reached a terminal phase is reported terminal and nothing is started", async () => {
     const h = harness();
     const done = { ...container("c", "exited"), exitCode: 0 };
-    const result = await h.syncer.syncPod(h.signal, "sync", makePod("a"), undefined, podStatus("uid-a", [done]));
+    const result = await h.syncer.syncPod(h.signal, "sync", makePod("a", { restartPolicy: "Never" }), undefined, podStatus("uid-a", [done]));
     expect(result).toEqual({ isTerminal: true });
     expect(h.statusManager.history).toEqual([{ uid: "uid-a", phase: "Succeeded" }]);
     expect(h.runtime.calls).toEqual([]);
@@ -130,7 +130,8 @@ describe("syncPod", () => {
 describe("syncTerminatingPod", () => {
   test("kills the running pod with the worker's grace, then records a terminal status", async () => {
     const h = harness();
-    const pod = makePod("a");
+    // An apiserver pod: static pods never get a terminal phase from the kill (kubernetes#116484).
+    const pod = makePod("a", { source: "api" });
     const running = podStatus("uid-a", [container("c", "running"), container("old", "exited", "old-id")]);
     h.runtime.statusAfterKill = podStatus("uid-a", [{ ...container("c", "exited"), exitCode: 137 }]);
     await h.syncer.syncTerminatingPod(h.signal, pod, running, 7);
@@ -144,10 +145,12 @@ describe("syncTerminatingPod", () => {
 
   test("the status function of the kill is applied to the first status", async () => {
     const h = harness();
-    await h.syncer.syncTerminatingPod(h.signal, makePod("a"), podStatus("uid-a"), 1, (s) => (s.message = "preempted"));
-    // The terminal status after the kill is computed fresh.
+    h.runtime.statusAfterKill = podStatus("uid-a", [{ ...container("c", "exited"), exitCode: 137 }]);
+    const running = podStatus("uid-a", [container("c", "running")]);
+    await h.syncer.syncTerminatingPod(h.signal, makePod("a", { source: "api" }), running, 1, (s) => (s.message = "preempted"));
+    // The terminal status after the kill is computed fresh: a new phase drops the old message.
     expect(h.statusManager.history).toEqual([
-      { uid: "uid-a", phase: "Pending", message: "preempted" },
+      { uid: "uid-a", phase: "Running", message: "preempted" },
       { uid: "uid-a", phase: "Failed" },
     ]);
   });
@@ -189,7 +192,7 @@ describe("syncTerminatedPod", () => {
 
   test("a completed pod that is still desired keeps its directory and final status", async () => {
     const h = harness();
-    const pod = makePod("a");
+    const pod = makePod("a", { restartPolicy: "OnFailure" });
     h.podManager.upsert(pod);
     h.podDirs.dirs.add("uid-a");
     await h.syncer.syncTerminatedPod(h.signal, pod, podStatus("uid-a", [{ ...container("c", "exited"), exitCode: 0 }]));
