@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { ContainerState, PodSandboxState } from "../../../src/cri/index.ts";
-import { runningPodFromStatus } from "../../../src/runtime/index.ts";
+import { PodSyncError, runningPodFromStatus } from "../../../src/runtime/index.ts";
 import { c, containersNamed, makePod, startHarness, type Harness } from "./harness.ts";
 
 let h: Harness;
@@ -129,7 +129,11 @@ describe("killPod", () => {
     h.fake.failNext("StopContainer", 14);
     const result = await h.rm.killPod(pod, runningPodFromStatus(await h.status(pod)));
     expect(result.steps.find((s) => s.action === "KillContainer")?.error?.reason).toBe("KillContainerError");
-    expect(result.error).toBeDefined();
+    // The pod's error is the failed kill (and only it): the sandbox stop after it succeeded.
+    expect(result.error).toBeInstanceOf(PodSyncError);
+    const failed = (result.error as PodSyncError).failed.map((s) => [s.action, s.target, s.error?.reason]);
+    expect(failed).toEqual([["KillContainer", "a", "KillContainerError"]]);
+    expect(result.error?.message).toContain("injected UNAVAILABLE for StopContainer");
     expect(h.fake.state.sandboxes[0].state).toBe(PodSandboxState.SANDBOX_NOTREADY);
   });
 });
