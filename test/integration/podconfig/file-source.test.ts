@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync, symlinkSync, watch, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
 import { FileSource } from "../../../src/podconfig/index.ts";
-import { nodeName, podManifest, SnapshotRecorder, tempDir, waitFor, withNames, writeAtomically } from "./helpers.ts";
+import { inotifyWatchesOn, nodeName, podManifest, SnapshotRecorder, tempDir, waitFor, withNames, writeAtomically } from "./helpers.ts";
 
 const period = 20_000;
 const cleanups: (() => void | Promise<void>)[] = [];
@@ -228,13 +228,23 @@ describe("file source: bad manifests (beyond the kubelet: the last good pod stay
 
   test("stopping ends run() and sends nothing more", async () => {
     const d = dir();
-    const { recorder, stop, running } = startSource(d);
+    const { recorder, stop, running, clock } = startSource(d);
     await recorder.next("the first list");
+    expect(inotifyWatchesOn(d)).toBe(1);
     stop.abort();
     await running;
     const count = recorder.snapshots.length;
+    // Nothing is left that could list again: no timer on the clock, no inotify watch on the dir.
+    expect(clock.pending).toBe(0);
+    expect(inotifyWatchesOn(d)).toBe(0);
+    // A late file reaches a watcher of the test's own; the stopped source sends nothing for it,
+    // nor when its relist period comes round.
+    const seen = Promise.withResolvers<void>();
+    const witness = watch(d, (_event, name) => name === "late.yaml" && seen.resolve());
+    cleanups.push(() => witness.close());
     writeFileSync(join(d, "late.yaml"), podManifest("late"));
-    await Bun.sleep(0);
+    await seen.promise;
+    await clock.advance(period);
     expect(recorder.snapshots.length).toBe(count);
   });
 });

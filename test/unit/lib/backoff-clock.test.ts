@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { anySignal, Backoff, delay, FakeClock, isAbortError, jitter, runEvery } from "../../../src/lib/index.ts";
+import { anySignal, Backoff, delay, FakeClock, flushMicrotasks, isAbortError, jitter, runEvery } from "../../../src/lib/index.ts";
 
 describe("Backoff (keyed, exponential)", () => {
   test("the delay starts at initialMs, doubles on every next() and stops at maxMs", () => {
@@ -152,6 +152,25 @@ describe("FakeClock", () => {
     await clock.advance(300);
     await loop;
     expect(wakeups).toEqual([100, 200, 300]);
+  });
+
+  test("whenTimer resolves with the due time once a timer of that delay waits, and ignores other timers", async () => {
+    const clock = new FakeClock(0);
+    let resolved: number | undefined;
+    const waiting = clock.whenTimer(20_000).then((due) => (resolved = due));
+    clock.setTimer(10_000, () => {}); // another delay: not the one waited for
+    await flushMicrotasks();
+    expect(resolved).toBeUndefined();
+    await clock.advance(5);
+    clock.setTimer(20_000, () => {});
+    expect(await waiting).toBe(20_005);
+    // One already waiting counts; a cancelled or fired one does not.
+    expect(await clock.whenTimer(10_000)).toBe(10_000);
+    await clock.advance(20_000);
+    const ac = new AbortController();
+    const late = clock.whenTimer(10_000, ac.signal);
+    ac.abort(new Error("gave up"));
+    await expect(late).rejects.toThrow("gave up");
   });
 
   test("sleep rejects with the signal's reason when aborted, and its timer is dropped", async () => {
