@@ -16,6 +16,10 @@ bash scripts/build-images.sh >/dev/null || { echo "image build failed"; echo "0 
 bash scripts/build.sh || { echo "build failed"; echo "0 passed, 1 failed"; exit 1; }
 
 BUN=node_modules/.bin/bun
+# A guard against hangs, not a speed limit: bun's default (5 s per test, and bunfig.toml cannot
+# change it) failed slow e2e and contract steps on a busy machine, and a timed-out test has its
+# child processes killed (a containerd, taking every later test in the file with it).
+TEST_TIMEOUT_MS=${TEST_TIMEOUT_MS:-120000}
 paths=("$@")
 full=0
 if [ ${#paths[@]} -eq 0 ]; then
@@ -34,7 +38,7 @@ run_suite() {
   local existing=() p log status passed failed
   for p in "$@"; do [ -e "$p" ] && existing+=("$p"); done
   log=$(mktemp)
-  ( "$BUN" test "${existing[@]}" 2>&1 | tee "$log"; exit "${PIPESTATUS[0]}" ) &
+  ( "$BUN" test --timeout "$TEST_TIMEOUT_MS" "${existing[@]}" 2>&1 | tee "$log"; exit "${PIPESTATUS[0]}" ) &
   suite_pid=$!
   wait "$suite_pid"
   status=$?
