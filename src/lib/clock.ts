@@ -41,6 +41,8 @@ export const realClock: Clock = {
 };
 
 interface FakeTimer {
+  /** The delay it was set with. */
+  ms: number;
   due: number;
   seq: number;
   fn: () => void;
@@ -52,6 +54,7 @@ export class FakeClock implements Clock {
   #now: number;
   #seq = 0;
   #timers: FakeTimer[] = [];
+  #timerWaiters = new Set<(timer: FakeTimer) => boolean>();
 
   constructor(start = Date.UTC(2026, 0, 1)) {
     this.#now = start;
@@ -62,8 +65,9 @@ export class FakeClock implements Clock {
   }
 
   setTimer(ms: number, fn: () => void): Timer {
-    const timer: FakeTimer = { due: this.#now + Math.max(0, ms), seq: this.#seq++, fn, cancelled: false };
+    const timer: FakeTimer = { ms, due: this.#now + Math.max(0, ms), seq: this.#seq++, fn, cancelled: false };
     this.#timers.push(timer);
+    for (const waiter of [...this.#timerWaiters]) if (waiter(timer)) this.#timerWaiters.delete(waiter);
     return {
       cancel: () => {
         timer.cancelled = true;
@@ -78,6 +82,32 @@ export class FakeClock implements Clock {
   /** Number of timers still waiting to fire. */
   get pending(): number {
     return this.#timers.filter((t) => !t.cancelled).length;
+  }
+
+  /**
+   * Resolves with its due time once a timer set for `ms` waits on this clock (one already waiting
+   * counts). Code under test that does real I/O goes to sleep on the clock at a moment the test
+   * cannot know; waiting for the very timer that matters, rather than for a count of timers, is
+   * what makes the following advance() safe.
+   */
+  whenTimer(ms: number, signal?: AbortSignal): Promise<number> {
+    const waiting = this.#timers.find((t) => !t.cancelled && t.ms === ms);
+    if (waiting) return Promise.resolve(waiting.due);
+    return new Promise((resolve, reject) => {
+      const waiter = (t: FakeTimer) => {
+        if (t.ms !== ms) return false;
+        signal?.removeEventListener("abort", onAbort);
+        resolve(t.due);
+        return true;
+      };
+      const onAbort = () => {
+        this.#timerWaiters.delete(waiter);
+        reject(signal!.reason);
+      };
+      if (signal?.aborted) return reject(signal.reason);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#timerWaiters.add(waiter);
+    });
   }
 
   /**

@@ -1,8 +1,8 @@
 /**
  * Crash-loop backoff (doBackOff): keyed per pod, container and spec hash. The first restart after
  * an exit goes at once; each later one waits 10 s, 20 s, ... up to 300 s after the last exit; the
- * key is forgotten after 10 minutes without a new backoff (a container that ran that long starts
- * over at 10 s).
+ * key is forgotten 10 minutes after the restart it last allowed (a container that ran that long
+ * starts over at 10 s).
  */
 import type { Container, Pod } from "../api/index.ts";
 import { Backoff, formatGoDuration, type Clock } from "../lib/index.ts";
@@ -29,8 +29,9 @@ export function formatPod(pod: Pod): string {
 export type BackoffDecision = { inBackoff: false } | { inBackoff: true; message: string; expiresAt: number };
 
 /**
- * Whether the container must wait before its next start. When it may start, the backoff grows
- * (measured from the last exit), so the following crash waits longer.
+ * Whether the container must wait before its next start: the wait runs from the container's exit
+ * (FinishedAt), whenever the sync happens. When it may start, the backoff grows, so the following
+ * crash waits longer.
  */
 export function doBackOff(backoff: Backoff, pod: Pod, container: Container, podStatus: RuntimePodStatus): BackoffDecision {
   const exited = podStatus.containerStatuses.find((c) => c.name === container.name && c.state === "exited");
@@ -44,6 +45,6 @@ export function doBackOff(backoff: Backoff, pod: Pod, container: Container, podS
       expiresAt: exited.finishedAt + delay,
     };
   }
-  backoff.next(key, exited.finishedAt);
+  backoff.next(key);
   return { inBackoff: false };
 }

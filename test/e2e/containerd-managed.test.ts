@@ -15,7 +15,9 @@ import { isAlive, reapAbandoned, writeOwner } from "../harness/reap.ts";
 import { requireE2e } from "../harness/require.ts";
 import { waitFor } from "../harness/wait.ts";
 
-const TASK_ID = "bunlet-e2e-shim";
+// ctr puts a task in the cgroup /<namespace>/<id>: an id of its own per test process, so two test
+// runs on one host (CI jobs, engineers) never share one and kill each other's task.
+const TASK_ID = `bunlet-e2e-shim-${process.pid}`;
 
 function ppidOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");

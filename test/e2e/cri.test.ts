@@ -17,14 +17,15 @@ import {
 } from "../../src/cri/index.ts";
 import { BUSYBOX_IMAGE } from "../../src/containerd/index.ts";
 import { startTestContainerd, type TestContainerd } from "../harness/containerd.ts";
-import { waitFor } from "../harness/wait.ts";
+import { watchedLogger } from "../integration/pleg/helpers.ts";
 
 let ctd: TestContainerd;
+const log = watchedLogger();
 let logDir: string;
 const clients: Record<string, CriClient> = {};
 
 beforeAll(async () => {
-  ctd = await startTestContainerd({ name: "cri-e2e" });
+  ctd = await startTestContainerd({ name: "cri-e2e", log, restartBackoff: { initialMs: 3000, maxMs: 30_000 } });
   logDir = mkdtempSync(join(tmpdir(), "bunlet-cri-logs-"));
   clients["grpc-js"] = createCriClient({ endpoint: ctd.endpoint, transport: "grpc-js" });
   clients["connect"] = createCriClient({ endpoint: ctd.endpoint, transport: "connect" });
@@ -121,20 +122,16 @@ test("a dead runtime is UNAVAILABLE and the client recovers when it comes back",
   const pid = ctd.managed.pid;
   expect(pid).toBeDefined();
   process.kill(pid!, "SIGKILL");
-  let lastErr: unknown;
-  await waitFor(
-    "the runtime to answer again",
-    async () => {
-      try {
-        return await cri.runtime.version({}, { timeoutMs: 1000 });
-      } catch (err) {
-        lastErr = err;
-        throw err;
-      }
-    },
-    { timeoutMs: 30_000, intervalMs: 100 },
+  // The managed containerd logs the exit, then waits its restart backoff (3 s here) before
+  // starting a new one: a call made after the line meets a dead socket.
+  await log.when((l) => l.msg === "containerd exited unexpectedly; restarting it", 10_000);
+  const dead = await cri.runtime.version({}, { timeoutMs: 1000 }).then(
+    () => undefined,
+    (err: unknown) => err,
   );
-  // The managed containerd restarts it; calls in between fail with a CriError, then succeed.
-  expect(lastErr === undefined || isCriError(lastErr, GrpcCode.UNAVAILABLE)).toBe(true);
-  expect(ctd.managed.restarts).toBeGreaterThanOrEqual(1);
+  expect(isCriError(dead, GrpcCode.UNAVAILABLE)).toBe(true);
+  // The same client answers again once the new containerd is ready.
+  await log.when((l) => l.msg === "containerd is ready again", 30_000);
+  expect((await cri.runtime.version({})).runtimeName).toBe("containerd");
+  expect(ctd.managed.restarts).toBe(1);
 });

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startManagedContainerd, type ManagedContainerd } from "../../src/containerd/index.ts";
 import { createCriClient, type CriClient } from "../../src/cri/index.ts";
-import { silentLogger, type Logger } from "../../src/lib/index.ts";
+import { silentLogger, type BackoffOptions, type Logger } from "../../src/lib/index.ts";
 import { deleteLink, deleteNatRulesFor, killShims, unmountUnder } from "./cleanup.ts";
 import { ensureImages, importImages, runCommand } from "./images.ts";
 import { allocateTestNetwork } from "./network.ts";
@@ -19,6 +19,8 @@ export interface TestContainerdOptions {
   /** Skip importing the local busybox and pause images. */
   skipImages?: boolean;
   log?: Logger;
+  /** How the managed containerd is restarted after it dies (default: 1 s doubling to 30 s). */
+  restartBackoff?: BackoffOptions;
 }
 
 export interface TestContainerd {
@@ -78,6 +80,7 @@ export async function startTestContainerd(opts: TestContainerdOptions): Promise<
       bridgeName: net.bridgeName,
       podSubnet: net.podSubnet,
       registryMirrors: opts.registryHost ? [opts.registryHost] : [],
+      restartBackoff: opts.restartBackoff,
     });
     writeOwner(rootDir, { ...owner, childPid: managed.pid });
     if (managed.endpoint !== endpointGuess) throw new Error(`unexpected endpoint ${managed.endpoint}, wanted ${endpointGuess}`);

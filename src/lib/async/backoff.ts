@@ -2,8 +2,9 @@ import type { Clock } from "../clock.ts";
 
 /**
  * A keyed exponential backoff, the kubelet's flowcontrol.Backoff: each key has a current delay that
- * starts at `initialMs`, doubles on every next() up to `maxMs`, and is forgotten once nothing
- * touched it for `resetAfterMs` (the kubelet resets crash-loop backoff after 2 x max = 10 min).
+ * starts at `initialMs`, doubles on every next() up to `maxMs`, and is forgotten once `resetAfterMs`
+ * passed since its last next() (the kubelet resets crash-loop backoff 10 min after the restart it
+ * last allowed: HasExpiredFunc plus backOff.GC in housekeeping).
  */
 export interface BackoffOptions {
   initialMs: number;
@@ -14,7 +15,7 @@ export interface BackoffOptions {
 
 interface Entry {
   delayMs: number;
-  /** When next() last ran for this key (the start of the current backoff window). */
+  /** When next() last ran for this key: when the caller last went ahead (flowcontrol's lastUpdate). */
   lastUpdate: number;
 }
 
@@ -34,12 +35,16 @@ export class Backoff {
     return e?.delayMs ?? 0;
   }
 
-  /** Grows the delay for key (or starts it at initialMs) and stamps the window at eventTime. */
-  next(key: string, eventTime = this.#clock.now()): number {
+  /**
+   * Grows the delay for key (or starts it at initialMs) and stamps it now, as flowcontrol's Next
+   * does: the reset counts from when the caller went ahead, not from the event that led to it (a
+   * crash-looping container's 5-minute wait does not count as 5 minutes of running).
+   */
+  next(key: string): number {
     const now = this.#clock.now();
     const e = this.#live(key, now);
     const delayMs = e ? Math.min(e.delayMs * 2, this.#opts.maxMs) : this.#opts.initialMs;
-    this.#entries.set(key, { delayMs, lastUpdate: eventTime });
+    this.#entries.set(key, { delayMs, lastUpdate: now });
     return delayMs;
   }
 

@@ -139,15 +139,16 @@ describe("dist/bunlet on containerd", () => {
     expect((await containersOf("web")).length).toBe(containersBefore);
   }, STEP_MS);
 
-  test("SIGTERM stops bunlet within a few seconds and leaves the pods running", async () => {
+  test("SIGTERM stops bunlet cleanly and leaves the pods running", async () => {
     const before = await runningIds("web");
-    const t0 = performance.now();
     bunlet!.signal("SIGTERM");
     const code = await bunlet!.exited;
     expect(code).toBe(0);
-    expect(performance.now() - t0).toBeLessThan(5_000);
     expect(await runningIds("web")).toEqual(before);
-    expect(bunlet!.lines.some((l) => l.msg === "Shutdown complete")).toBe(true);
+    // The shutdown ran its course (no second signal, no forced exit), in order.
+    const msgs = bunlet!.lines.map((l) => l.msg);
+    const order = ["shutting down; pods keep running", "Shutdown complete", "bunlet stopped"].map((m) => msgs.indexOf(m));
+    expect(order.every((i, n) => i >= 0 && (n === 0 || i > order[n - 1]!))).toBe(true);
   }, STEP_MS);
 
   test("a removed manifest stops the pod's containers", async () => {

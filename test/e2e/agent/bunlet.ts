@@ -74,14 +74,15 @@ export async function startBunlet(flags: string[], readOnlyPort: number): Promis
       }
     }
   };
-  void pump(proc.stderr);
-  void pump(proc.stdout);
+  // The process can be reaped before its last lines are read: `exited` waits for both pipes to
+  // end, so a test that reads `lines` after it sees everything the process wrote.
+  const drained = Promise.all([pump(proc.stderr), pump(proc.stdout)]);
   return {
     pid: proc.pid,
     readOnlyPort,
     lines,
     raw,
-    exited: proc.exited,
+    exited: Promise.all([proc.exited, drained]).then(([code]) => code),
     signal: (sig) => proc.kill(sig),
   };
 }

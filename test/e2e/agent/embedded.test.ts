@@ -120,14 +120,16 @@ describe("dist/bunlet with its embedded containerd", () => {
     expect(await runningContainerIds()).toHaveLength(1);
   }, STEP_MS);
 
-  test("SIGTERM stops bunlet and its containerd in seconds; the pod keeps running in its shim", async () => {
+  test("SIGTERM stops bunlet and its containerd cleanly; the pod keeps running in its shim", async () => {
     const ids = await runningContainerIds();
     const socket = containerdPaths(rootDir).socketPath;
-    const t0 = performance.now();
     bunlet!.signal("SIGTERM");
     expect(await bunlet!.exited).toBe(0);
-    expect(performance.now() - t0).toBeLessThan(10_000);
-    expect(bunlet!.lines.some((l) => l.msg === "containerd stopped; containers keep running in their shims")).toBe(true);
+    // In order, and containerd left on SIGTERM: no fallback to SIGKILL after its 10 s timeout.
+    const msgs = bunlet!.lines.map((l) => l.msg);
+    const order = ["shutting down; pods keep running", "containerd stopped; containers keep running in their shims", "bunlet stopped"].map((m) => msgs.indexOf(m));
+    expect(order.every((i, n) => i >= 0 && (n === 0 || i > order[n - 1]!))).toBe(true);
+    expect(msgs).not.toContain("containerd did not exit after SIGTERM; sending SIGKILL");
     expect(shimPids(socket).length).toBeGreaterThan(0);
     // containerd itself is gone: no process runs with this root's config any more.
     expect(containerdPids(rootDir)).toEqual([]);
@@ -137,20 +139,17 @@ describe("dist/bunlet with its embedded containerd", () => {
     expect(await runningContainerIds()).toEqual(ids);
   }, STEP_MS);
 
-  test("a container killed behind bunlet's back is restarted within about two relist periods (containerd 1.6: generic PLEG at 1 s)", async () => {
+  test("a container killed behind bunlet's back is restarted (containerd 1.6: the generic PLEG's relist notices it)", async () => {
     const [victim] = await runningContainerIds();
     const socket = containerdPaths(rootDir).socketPath;
     const killed = Bun.spawnSync(["ctr", "--address", socket, "-n", "k8s.io", "tasks", "kill", "-s", "SIGKILL", victim]);
     expect(killed.exitCode).toBe(0);
-    const t0 = performance.now();
+    // How soon: scripts/bench-pleg.ts (generic PLEG on containerd, kill → ContainerDied).
     const [replacement] = await waitFor("a new running container", async () => {
       const ids = await runningContainerIds();
       return ids.length === 1 && ids[0] !== victim ? ids : undefined;
-    }, 15_000);
-    const seconds = (performance.now() - t0) / 1000;
+    }, 30_000);
     expect(replacement).not.toBe(victim);
-    // Two relist periods plus the container start, with room for a loaded CI machine.
-    expect(seconds).toBeLessThan(5);
     // /pods catches up at the pod's next sync.
     const restarted = await waitFor("restartCount 1 in /pods", async () => {
       const pod = await webRunning();

@@ -93,8 +93,15 @@ test("a broken edit keeps the last good pod, annotated in /pods, listed in /heal
   expect(healthz).toContain("web.json");
   const metrics = await (await get("/metrics")).text();
   expect(metrics).toMatch(/bunlet_manifest_errors\{source="file"\} [3-9]/);
-  // Relists keep the pod: nothing was stopped or started.
-  await Bun.sleep(2500);
+  // Relists keep the pod: after two more file relists that logged the broken file, and two more
+  // housekeeping passes (the runtime pods it could kill: ready sandboxes only), nothing was
+  // stopped or started.
+  const webErrors = () => bunlet.lines.filter((l) => l.level === "error" && l.file === join(manifests, "web.json")).length;
+  const housekeepingLists = () =>
+    fake.calls.filter((c) => c.method === "ListPodSandbox" && (c.request as { filter?: { state?: unknown } }).filter?.state !== undefined).length;
+  const [errorsNow, listsNow] = [webErrors(), housekeepingLists()];
+  await waitFor("two more relists of the broken file", () => webErrors() >= errorsNow + 2);
+  await waitFor("two more housekeeping passes", () => housekeepingLists() >= listsNow + 2);
   const after = fake.state.containers.filter((c) => c.state === 1).map((c) => c.id);
   expect(after).toEqual(before);
   expect(fake.callNames().filter((n) => n === "StopContainer")).toEqual([]);

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync, symlinkSync, watch, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
 import { FileSource } from "../../../src/podconfig/file-source.ts";
-import { advanceUntil, nodeName, podManifest, SnapshotRecorder, tempDir, waitFor, withNames, writeAtomically } from "./helpers.ts";
+import { advanceUntil, inotifyWatchesOn, nodeName, podManifest, SnapshotRecorder, tempDir, waitFor, withNames, writeAtomically } from "./helpers.ts";
 
 const period = 20_000;
 const cleanups: (() => void | Promise<void>)[] = [];
@@ -198,6 +198,7 @@ describe("file source: bad manifests (beyond the kubelet: the last good pod stay
     const logged = errorLines().length;
     await clock.advance(period);
     await waitFor("the periodic relist to log it again", () => (errorLines().length > logged ? true : undefined));
+    expect(errorLines().length).toBe(logged + 1);
     expect(await manifestErrorCount()).toBe(1);
 
     writeAtomically(file, podManifest("web", { command: ["sleep", "1"] }));
@@ -286,13 +287,23 @@ describe("file source: bad manifests (beyond the kubelet: the last good pod stay
 
   test("stopping ends run() and sends nothing more", async () => {
     const d = dir();
-    const { recorder, stop, running } = startSource(d);
+    const { recorder, stop, running, clock } = startSource(d);
     await recorder.next("the first list");
+    expect(inotifyWatchesOn(d)).toBe(1);
     stop.abort();
     await running;
     const count = recorder.snapshots.length;
+    // Nothing is left that could list again: no timer on the clock, no inotify watch on the dir.
+    expect(clock.pending).toBe(0);
+    expect(inotifyWatchesOn(d)).toBe(0);
+    // A late file reaches a watcher of the test's own; the stopped source sends nothing for it,
+    // nor when its relist period comes round.
+    const seen = Promise.withResolvers<void>();
+    const witness = watch(d, (_event, name) => name === "late.yaml" && seen.resolve());
+    cleanups.push(() => witness.close());
     writeFileSync(join(d, "late.yaml"), podManifest("late"));
-    await Bun.sleep(0);
+    await seen.promise;
+    await clock.advance(period);
     expect(recorder.snapshots.length).toBe(count);
   });
 });

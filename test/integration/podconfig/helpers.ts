@@ -1,6 +1,6 @@
 // Shared pieces of the pod-source tests: temp directories, manifests, and bounded waits for
 // things real inotify or a real HTTP server make happen (never a fixed sleep).
-import { mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Pod } from "../../../src/api/index.ts";
@@ -57,6 +57,28 @@ export function advanceUntil<T>(clock: FakeClock, what: string, check: () => T |
     },
     { timeoutMs, intervalMs: 5 },
   );
+}
+
+/**
+ * How many inotify watches this process holds on `path`, from the kernel's own table
+ * (/proc/self/fdinfo of every inotify descriptor): 0 proves a watcher was really closed.
+ */
+export function inotifyWatchesOn(path: string): number {
+  const ino = `ino:${statSync(path).ino.toString(16)} `;
+  let count = 0;
+  for (const fd of readdirSync("/proc/self/fd")) {
+    let target: string;
+    try {
+      target = readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      continue; // closed while we looked (the readdir's own descriptor, for one)
+    }
+    if (target !== "anon_inode:inotify") continue;
+    for (const line of readFileSync(`/proc/self/fdinfo/${fd}`, "utf8").split("\n")) {
+      if (line.startsWith("inotify ") && line.includes(ino)) count++;
+    }
+  }
+  return count;
 }
 
 /** Names of the pods in a snapshot ("web-node-a", ...). */

@@ -155,11 +155,15 @@ describe("HTTP source", () => {
     const server = manifestServer({ status: 200, body: podManifest("web") });
     const { src, clock } = source(server.url);
     const stop = new AbortController();
+    const startedAt = clock.now();
     const running = src.run(stop.signal);
-    await waitFor("the first poll", () => (server.requests.length === 1 ? true : undefined));
-    await waitFor("the next poll to be scheduled", () => (clock.pending === 1 ? true : undefined));
-    await clock.advance(19_999);
+    // The next poll is scheduled once the first one has finished. Wait for that very timer: the
+    // first request's own 10 s deadline is a pending timer too, while the answer is on its way.
+    const due = await clock.whenTimer(20_000, AbortSignal.timeout(5_000));
     expect(server.requests.length).toBe(1);
+    expect(due).toBe(startedAt + 20_000);
+    await clock.advance(19_999);
+    expect(await clock.whenTimer(20_000)).toBe(due); // still waiting: no second poll yet
     await clock.advance(1);
     await waitFor("the second poll", () => (server.requests.length === 2 ? true : undefined));
     stop.abort();
@@ -181,7 +185,7 @@ describe("HTTP source", () => {
       onSnapshot: async () => {},
     });
     const result = src.poll();
-    await waitFor("the request deadline to be set", () => (clock.pending === 1 ? true : undefined));
+    await clock.whenTimer(10_000, AbortSignal.timeout(5_000));
     await clock.advance(10_000);
     expect(await result).toBe("failed");
   });

@@ -52,11 +52,13 @@ describe("probes in the agent", () => {
     const agent = await start();
     writeManifest(fx.dirs, "web.json", probedPod("web", { readinessProbe: { exec: { command: ["check-ready"] }, periodSeconds: 1, failureThreshold: 1 } }));
 
-    await waitFor("the container running, not ready", async () => {
+    // The failed probe's own log line, not the ExecSync call's arrival (its answer may still be on
+    // the way back), is what says a probe ran and failed.
+    const failedProbe = (l: Record<string, unknown>) => l.msg === "Probe failed" && l.probeType === "readiness" && l.output === "not yet";
+    await waitFor("the container running, probed and not ready", async () => {
       const r = await readiness(agent, "web");
-      return r && !r.ready && r.condition === "False" && fx.fake.calls.some((c) => c.method === "ExecSync");
+      return r && !r.ready && r.condition === "False" && agent.lines.some(failedProbe);
     }, TIMEOUT_MS);
-    expect(agent.lines.some((l) => l.msg === "Probe failed" && l.probeType === "readiness" && l.output === "not yet")).toBe(true);
 
     expect(await probeCount(agent, "web", "Readiness", "failed")).toBeGreaterThan(0);
 
@@ -108,11 +110,18 @@ describe("probes in the agent", () => {
 
   test("an httpGet readiness probe reaches its host and port", async () => {
     let healthy = false;
-    const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(healthy ? "ok" : "warming up", { status: healthy ? 200 : 503 }) });
+    const paths: string[] = [];
+    const server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: (req) => (paths.push(new URL(req.url).pathname), new Response(healthy ? "ok" : "warming up", { status: healthy ? 200 : 503 })),
+    });
     try {
       const agent = await start();
       writeManifest(fx.dirs, "http.json", probedPod("http", { readinessProbe: { httpGet: { host: "127.0.0.1", port: server.port!, path: "/healthz" }, periodSeconds: 1 } }));
-      await waitFor("the container running, not ready", async () => (await readiness(agent, "http"))?.ready === false, TIMEOUT_MS);
+      const failedProbe = (l: Record<string, unknown>) => l.msg === "Probe failed" && l.probeType === "readiness";
+      await waitFor("a probe answered 503, the container not ready", async () => agent.lines.some(failedProbe) && (await readiness(agent, "http"))?.ready === false, TIMEOUT_MS);
+      expect(paths[0]).toBe("/healthz");
       healthy = true;
       await waitFor("Ready=True", async () => (await readiness(agent, "http"))?.condition === "True", TIMEOUT_MS);
     } finally {

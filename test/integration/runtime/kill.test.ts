@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { ContainerState, PodSandboxState } from "../../../src/cri/index.ts";
 import { runningPodFromStatus } from "../../../src/container/index.ts";
+import { SyncError } from "../../../src/runtime/index.ts";
 import { c, containersNamed, makePod, startHarness, type Harness } from "./harness.ts";
 
 let h: Harness;
@@ -129,7 +130,14 @@ describe("killPod", () => {
     h.fake.failNext("StopContainer", 14);
     const result = await h.rm.killPod(pod, runningPodFromStatus(await h.status(pod)), { signal: h.signal });
     expect(result.steps.find((s) => s.action === "KillContainer")?.error?.reason).toBe("KillContainerError");
-    expect(result.error).toBeDefined();
+    // The pod's error is the failed kill (and only it): the sandbox stop after it succeeded.
+    const failed = result.steps.filter((s) => s.error).map((s) => [s.action, s.target, s.error?.reason]);
+    expect(failed).toEqual([["KillContainer", "a", "KillContainerError"]]);
+    expect(result.error).toBeInstanceOf(SyncError);
+    expect((result.error as SyncError).reason).toBe("KillContainerError");
+    expect((result.error as SyncError).backoffUntil).toBe(0);
+    expect(result.error?.message).toStartWith('failed to "KillContainer" for "a" with KillContainerError: ');
+    expect(result.error?.message).toContain("injected UNAVAILABLE for StopContainer");
     expect(h.fake.state.sandboxes[0].state).toBe(PodSandboxState.SANDBOX_NOTREADY);
   });
 });

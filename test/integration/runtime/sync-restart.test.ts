@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { ContainerState, PodSandboxState } from "../../../src/cri/index.ts";
+import { hashContainer } from "../../../src/container/index.ts";
 import { SyncError } from "../../../src/runtime/index.ts";
 import { c, containersNamed, makePod, startHarness, type Harness } from "./harness.ts";
 
@@ -78,6 +79,53 @@ describe("crash-loop backoff", () => {
     await h.clock.advance(1_000);
     await h.sync(pod);
     expect(h.calls()).toContain("StartContainer");
+  });
+
+  test("a sync that comes seconds after the exit still waits from the exit, not from the sync", async () => {
+    const pod = makePod({ containers: [c("a")] });
+    const uid = pod.metadata.uid!;
+    await h.sync(pod);
+    h.fake.exitContainer(lastId("a"), 1);
+    await h.sync(pod);
+    await h.clock.advance(30_000);
+    h.fake.exitContainer(lastId("a"), 1);
+    const exitedAt = h.clock.now();
+    await h.clock.advance(4_000); // a late PLEG event, a busy worker
+    const result = await h.sync(pod);
+    expect(h.calls()).toEqual([]);
+    expect(result.error).toBeInstanceOf(SyncError);
+    expect((result.error as SyncError).reason).toBe("CrashLoopBackOff");
+    expect((result.error as SyncError).backoffUntil).toBe(exitedAt + 10_000);
+    expect(h.rm.getContainerWaitingReason(uid, "a")?.message).toStartWith("back-off 10s restarting failed container=a");
+    await h.clock.advance(5_999);
+    await h.sync(pod);
+    expect(h.calls()).toEqual([]);
+    await h.clock.advance(1);
+    await h.sync(pod);
+    expect(h.calls()).toContain("StartContainer");
+  });
+
+  test("a new image during a crash loop starts the new container at once, and its backoff starts over", async () => {
+    h.fake.addImage("docker.io/library/busybox:1.37");
+    const pod = makePod({ containers: [c("a")] });
+    const uid = pod.metadata.uid!;
+    await h.sync(pod);
+    for (const wait of [0, 10_000, 20_000]) {
+      h.fake.exitContainer(lastId("a"), 1);
+      await h.clock.advance(wait);
+      await h.sync(pod);
+    }
+    h.fake.exitContainer(lastId("a"), 1);
+    await h.sync(pod);
+    expect(h.rm.getContainerWaitingReason(uid, "a")?.message).toStartWith("back-off 40s");
+    pod.spec.containers[0].image = "docker.io/library/busybox:1.37";
+    await h.sync(pod);
+    expect(h.calls()).toContain("StartContainer");
+    expect(containersNamed(h, "a").at(-1)!.annotations["io.kubernetes.container.hash"]).toBe(hashContainer(pod.spec.containers[0]));
+    h.fake.exitContainer(lastId("a"), 1);
+    await h.sync(pod);
+    expect(h.calls()).toEqual([]);
+    expect(h.rm.getContainerWaitingReason(uid, "a")?.message).toStartWith("back-off 10s");
   });
 
   test("a container that ran longer than 10 minutes restarts at once and starts over at 10 s", async () => {

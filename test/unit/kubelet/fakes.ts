@@ -1,21 +1,32 @@
 // In-memory stand-ins for the subsystems the kubelet core drives; each records what it was asked.
 import { ConfigSourceAnnotationKey, type Pod, type PodStatus } from "../../../src/api/index.ts";
 import type { PodDirs, PodWorkers, Runtime, StatusManager } from "../../../src/kubelet/types.ts";
+import { FakeClock } from "../../../src/lib/index.ts";
 import type { PodWorkType, UpdatePodOptions } from "../../../src/podworkers/index.ts";
-import type { StatusGenerator } from "../../../src/status/index.ts";
+import { createStatusGenerator, type StatusGenerator } from "../../../src/status/index.ts";
 import { emptyPodStatus, type RuntimePodStatus, type RuntimeContainerStatus, type RuntimePod } from "../../../src/container/index.ts";
 
-export function makePod(name: string, opts: { uid?: string; created?: string; hostNetwork?: boolean; deleting?: boolean } = {}): Pod {
+export interface MakePodOptions {
+  uid?: string;
+  created?: string;
+  hostNetwork?: boolean;
+  deleting?: boolean;
+  restartPolicy?: "Always" | "OnFailure" | "Never";
+  /** The config source; "file" (a static pod) unless told, "api" for an apiserver pod. */
+  source?: string;
+}
+
+export function makePod(name: string, opts: MakePodOptions = {}): Pod {
   return {
     metadata: {
       name,
       namespace: "default",
       uid: opts.uid ?? `uid-${name}`,
       creationTimestamp: opts.created ?? "2026-01-01T00:00:00Z",
-      annotations: { [ConfigSourceAnnotationKey]: "file" },
+      annotations: { [ConfigSourceAnnotationKey]: opts.source ?? "file" },
       ...(opts.deleting ? { deletionTimestamp: "2026-01-01T00:00:00Z", deletionGracePeriodSeconds: 30 } : {}),
     },
-    spec: { containers: [{ name: "c", image: "busybox" }], hostNetwork: opts.hostNetwork },
+    spec: { containers: [{ name: "c", image: "busybox" }], hostNetwork: opts.hostNetwork, restartPolicy: opts.restartPolicy },
   };
 }
 
@@ -168,12 +179,21 @@ export class FakePodDirs implements PodDirs {
 }
 
 /**
- * A status generator for tests: phase Running when a container runs, Succeeded when every
- * container exited 0, Pending otherwise; podIsTerminal forces a terminal phase.
+ * The agent's own status generator (createStatusGenerator, the pure generateAPIPodStatus as wired
+ * in kubelet/wire-pods.ts) with fixed node facts, no probe results, and the status manager's last
+ * status as the old one: the phase follows restartPolicy, init containers and sidecars exactly as
+ * in the agent, so a test cannot pass on a status the kubelet never reports. `waitingReason`
+ * stands in for the runtime manager's reason cache (none unless told).
  */
-export const fakeGenerateStatus: StatusGenerator = (_pod, status, { podIsTerminal }) => {
-  const cs = status.containerStatuses;
-  if (cs.some((c) => c.state === "running")) return { phase: podIsTerminal ? "Failed" : "Running" };
-  if (cs.length > 0 && cs.every((c) => c.state === "exited" && c.exitCode === 0)) return { phase: "Succeeded" };
-  return { phase: podIsTerminal ? "Failed" : "Pending" };
-};
+export function statusGenerator(
+  statusManager: Pick<StatusManager, "getPodStatus">,
+  waitingReason: (uid: string, containerName: string) => { reason: string; message: string } | undefined = () => undefined,
+): StatusGenerator {
+  return createStatusGenerator({
+    statusManager,
+    waitingReason,
+    probeResult: () => () => undefined,
+    hostIPs: ["10.0.0.1"],
+    clock: new FakeClock(Date.UTC(2026, 0, 1)),
+  });
+}

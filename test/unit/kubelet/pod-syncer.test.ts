@@ -5,7 +5,7 @@ import { PodManager } from "../../../src/kubelet/pod-manager.ts";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
 import { Reason, SyncError } from "../../../src/runtime/index.ts";
-import { container, fakeGenerateStatus, FakePodDirs, FakeRuntime, FakeStatusManager, makePod, podStatus } from "./fakes.ts";
+import { container, statusGenerator, FakePodDirs, FakeRuntime, FakeStatusManager, makePod, podStatus } from "./fakes.ts";
 
 function harness() {
   const clock = new FakeClock();
@@ -22,7 +22,7 @@ function harness() {
   const syncer = createPodSyncer({
     runtime,
     statusManager,
-    generateStatus: fakeGenerateStatus,
+    generateStatus: statusGenerator(statusManager),
     podDirs,
     podManager,
     isTerminationRequested: (uid) => terminationRequested.has(uid),
@@ -66,7 +66,7 @@ describe("syncPod", () => {
   test("a pod that reached a terminal phase is reported terminal and nothing is started", async () => {
     const h = harness();
     const done = { ...container("c", "exited"), exitCode: 0 };
-    const result = await h.syncer.syncPod(h.signal, "sync", makePod("a"), undefined, podStatus("uid-a", [done]));
+    const result = await h.syncer.syncPod(h.signal, "sync", makePod("a", { restartPolicy: "Never" }), undefined, podStatus("uid-a", [done]));
     expect(result).toEqual({ isTerminal: true });
     expect(h.statusManager.history).toEqual([{ uid: "uid-a", phase: "Succeeded" }]);
     expect(h.runtime.calls).toEqual([]);
@@ -122,12 +122,12 @@ describe("syncPod", () => {
 
   test("a failed runtime sync records the status again, with the waiting reason the sync just found", async () => {
     const h = harness();
-    const reasons = new Map<string, string>();
+    const reasons = new Map<string, { reason: string; message: string }>();
     const syncer = createPodSyncer({
       runtime: h.runtime,
       statusManager: h.statusManager,
-      // The real generator reads the runtime's reason cache; this one reads `reasons`.
-      generateStatus: (pod, status, opts) => ({ ...fakeGenerateStatus(pod, status, opts), message: reasons.get(pod.metadata.uid!) }),
+      // The real generator, reading `reasons` where the agent reads the runtime's reason cache.
+      generateStatus: statusGenerator(h.statusManager, (uid, name) => reasons.get(`${uid}/${name}`)),
       podDirs: h.podDirs,
       podManager: h.podManager,
       isTerminationRequested: () => false,
@@ -137,14 +137,24 @@ describe("syncPod", () => {
       log: h.log,
       metrics: h.metrics,
     });
+    const waiting: unknown[] = [];
+    const setPodStatus = h.statusManager.setPodStatus.bind(h.statusManager);
+    h.statusManager.setPodStatus = (pod, status) => {
+      waiting.push(status.containerStatuses?.map((c) => c.state?.waiting));
+      setPodStatus(pod, status);
+    };
     const backoff = new SyncError("CrashLoopBackOff", "back-off 20s restarting failed container", 123);
     h.runtime.syncError = backoff;
-    h.runtime.onSync = () => reasons.set("uid-a", "CrashLoopBackOff");
+    h.runtime.onSync = () => reasons.set("uid-a/c", { reason: "CrashLoopBackOff", message: backoff.message });
     const err = await syncer.syncPod(h.signal, "sync", makePod("a"), undefined, podStatus("uid-a")).catch((e) => e);
     expect(err).toBe(backoff);
     expect(h.statusManager.history).toEqual([
       { uid: "uid-a", phase: "Pending" },
-      { uid: "uid-a", phase: "Pending", message: "CrashLoopBackOff" },
+      { uid: "uid-a", phase: "Pending" },
+    ]);
+    expect(waiting).toEqual([
+      [{ reason: "ContainerCreating" }],
+      [{ reason: "CrashLoopBackOff", message: "back-off 20s restarting failed container" }],
     ]);
   });
 
@@ -179,7 +189,8 @@ describe("syncPod", () => {
 describe("syncTerminatingPod", () => {
   test("kills the running pod with the worker's grace, then records a terminal status", async () => {
     const h = harness();
-    const pod = makePod("a");
+    // An apiserver pod: static pods never get a terminal phase from the kill (kubernetes#116484).
+    const pod = makePod("a", { source: "api" });
     const running = podStatus("uid-a", [container("c", "running"), container("old", "exited", "old-id")]);
     h.runtime.statusAfterKill = podStatus("uid-a", [{ ...container("c", "exited"), exitCode: 137 }]);
     await h.syncer.syncTerminatingPod(h.signal, pod, running, 7);
@@ -193,10 +204,12 @@ describe("syncTerminatingPod", () => {
 
   test("the status function of the kill is applied to the first status", async () => {
     const h = harness();
-    await h.syncer.syncTerminatingPod(h.signal, makePod("a"), podStatus("uid-a"), 1, (s) => (s.message = "preempted"));
-    // The terminal status after the kill is computed fresh.
+    h.runtime.statusAfterKill = podStatus("uid-a", [{ ...container("c", "exited"), exitCode: 137 }]);
+    const running = podStatus("uid-a", [container("c", "running")]);
+    await h.syncer.syncTerminatingPod(h.signal, makePod("a", { source: "api" }), running, 1, (s) => (s.message = "preempted"));
+    // The terminal status after the kill is computed fresh: a new phase drops the old message.
     expect(h.statusManager.history).toEqual([
-      { uid: "uid-a", phase: "Pending", message: "preempted" },
+      { uid: "uid-a", phase: "Running", message: "preempted" },
       { uid: "uid-a", phase: "Failed" },
     ]);
   });
@@ -238,7 +251,7 @@ describe("syncTerminatedPod", () => {
 
   test("a completed pod that is still desired keeps its directory and final status", async () => {
     const h = harness();
-    const pod = makePod("a");
+    const pod = makePod("a", { restartPolicy: "OnFailure" });
     h.podManager.upsert(pod);
     h.podDirs.dirs.add("uid-a");
     await h.syncer.syncTerminatedPod(h.signal, pod, podStatus("uid-a", [{ ...container("c", "exited"), exitCode: 0 }]));

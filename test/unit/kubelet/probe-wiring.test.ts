@@ -14,7 +14,7 @@ import { Channel, createMemoryLogger, FakeClock, flushMicrotasks, silentLogger }
 import { createMetrics } from "../../../src/metrics/index.ts";
 import type { PodLifecycleEvent } from "../../../src/pleg/index.ts";
 import type { ProbeType, ProbeUpdate } from "../../../src/prober/index.ts";
-import { container, fakeGenerateStatus, FakePodDirs, FakePodWorkers, FakeRuntime, FakeStatusManager, makePod, podStatus } from "../kubelet/fakes.ts";
+import { container, statusGenerator, FakePodDirs, FakePodWorkers, FakeRuntime, FakeStatusManager, makePod, podStatus } from "../kubelet/fakes.ts";
 
 /** Records what the agent asked of the probe manager. */
 class RecordingProbeManager {
@@ -94,10 +94,11 @@ describe("sync loop dispatch of probe updates", () => {
 describe("pod syncer and housekeeping drive the probe workers", () => {
   function syncer(probeManager: RecordingProbeManager) {
     const clock = new FakeClock();
+    const statusManager = new FakeStatusManager();
     return createPodSyncer({
       runtime: new FakeRuntime(),
-      statusManager: new FakeStatusManager(),
-      generateStatus: fakeGenerateStatus,
+      statusManager,
+      generateStatus: statusGenerator(statusManager),
       podDirs: new FakePodDirs(),
       podManager: new PodManager(() => clock.now()),
       probeManager,
@@ -116,7 +117,7 @@ describe("pod syncer and housekeeping drive the probe workers", () => {
     const s = syncer(pm);
     await s.syncPod(signal, "create", makePod("a"), undefined, podStatus("uid-a", [container("c", "running")]));
     await s.syncPod(signal, "sync", makePod("b", { deleting: true }), undefined, podStatus("uid-b"));
-    await s.syncPod(signal, "sync", makePod("c"), undefined, podStatus("uid-c", [{ ...container("c", "exited"), exitCode: 0 }]));
+    await s.syncPod(signal, "sync", makePod("c", { restartPolicy: "Never" }), undefined, podStatus("uid-c", [{ ...container("c", "exited"), exitCode: 0 }]));
     expect(pm.calls).toEqual(["add:uid-a"]);
   });
 

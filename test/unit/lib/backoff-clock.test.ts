@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { anySignal, Backoff, delay, FakeClock, isAbortError, jitter, runEvery } from "../../../src/lib/index.ts";
+import { anySignal, Backoff, delay, FakeClock, flushMicrotasks, isAbortError, jitter, runEvery } from "../../../src/lib/index.ts";
 
 describe("Backoff (keyed, exponential)", () => {
   test("the delay starts at initialMs, doubles on every next() and stops at maxMs", () => {
@@ -16,7 +16,7 @@ describe("Backoff (keyed, exponential)", () => {
     const clock = new FakeClock();
     const b = new Backoff(clock, { initialMs: 10_000, maxMs: 300_000 });
     const finishedAt = clock.now();
-    b.next("c", finishedAt);
+    b.next("c");
     expect(b.expiresAt("c")).toBe(finishedAt + 10_000);
     expect(b.isInBackOffSince("c", finishedAt)).toBe(true);
     expect(b.isInBackOffSinceUpdate("c")).toBe(true);
@@ -39,6 +39,57 @@ describe("Backoff (keyed, exponential)", () => {
     await clock.advance(1);
     expect(b.get("c")).toBe(0);
     expect(b.next("c")).toBe(10_000);
+  });
+
+  test("the reset window counts from the last next(), not from the event that led to it", async () => {
+    const clock = new FakeClock();
+    const b = new Backoff(clock, { initialMs: 10_000, maxMs: 300_000 });
+    const exitedAt = clock.now();
+    await clock.advance(300_000); // the caller waited out a backoff before going ahead
+    b.next("c");
+    await clock.advance(360_000); // 11 minutes after the event, 6 after next()
+    expect(b.isInBackOffSince("c", clock.now())).toBe(true);
+    expect(b.isInBackOffSince("c", exitedAt)).toBe(false); // the window itself runs from the event
+    await clock.advance(240_001);
+    expect(b.get("c")).toBe(0);
+  });
+
+  // flowcontrol backoff_test.go TestIsInBackOffSinceUpdate (1 s steps, 10 s max): the image-pull
+  // path, where the window runs from the last next() and a key idle for 2 x max starts over.
+  test.each([
+    [0, false, 0],
+    [1, false, 1],
+    [2, true, 2],
+    [3, false, 2],
+    [4, true, 4],
+    [6, true, 4],
+    [7, false, 4],
+    [8, true, 8],
+    [14, true, 8],
+    [15, false, 8],
+    [16, true, 10],
+    [24, true, 10],
+    [25, false, 10],
+    [26, true, 10],
+    [34, true, 10],
+    [35, false, 10],
+    [56, false, 0],
+    [57, false, 1],
+  ])("isInBackOffSinceUpdate at tick %d s: %p (delay %d s while in backoff)", async (tick, inBackOff, value) => {
+    const clock = new FakeClock(0);
+    const b = new Backoff(clock, { initialMs: 1_000, maxMs: 10_000 });
+    // Replays the upstream table up to this tick: next() runs at every tick not in backoff.
+    const ticks = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 56, 57];
+    for (const t of ticks) {
+      await clock.advance(t * 1000 - clock.now());
+      const now = b.isInBackOffSinceUpdate("id");
+      if (t === tick) {
+        expect(now).toBe(inBackOff);
+        if (inBackOff) expect(b.get("id")).toBe(value * 1000);
+        return;
+      }
+      if (!now) b.next("id");
+    }
   });
 
   test("reset, resetPrefix and gc forget keys", async () => {
@@ -101,6 +152,25 @@ describe("FakeClock", () => {
     await clock.advance(300);
     await loop;
     expect(wakeups).toEqual([100, 200, 300]);
+  });
+
+  test("whenTimer resolves with the due time once a timer of that delay waits, and ignores other timers", async () => {
+    const clock = new FakeClock(0);
+    let resolved: number | undefined;
+    const waiting = clock.whenTimer(20_000).then((due) => (resolved = due));
+    clock.setTimer(10_000, () => {}); // another delay: not the one waited for
+    await flushMicrotasks();
+    expect(resolved).toBeUndefined();
+    await clock.advance(5);
+    clock.setTimer(20_000, () => {});
+    expect(await waiting).toBe(20_005);
+    // One already waiting counts; a cancelled or fired one does not.
+    expect(await clock.whenTimer(10_000)).toBe(10_000);
+    await clock.advance(20_000);
+    const ac = new AbortController();
+    const late = clock.whenTimer(10_000, ac.signal);
+    ac.abort(new Error("gave up"));
+    await expect(late).rejects.toThrow("gave up");
   });
 
   test("sleep rejects with the signal's reason when aborted, and its timer is dropped", async () => {

@@ -134,6 +134,23 @@ describe("computePodActions with init containers", () => {
         actions: (b) => noAction(b),
       },
       {
+        // After a node reboot every container is exited; the init containers' statuses may be gone.
+        name: "exited regular containers do not prove initialization; with no init container status left, start the first init container",
+        mutatePod: (p) => (p.spec.restartPolicy = "Always"),
+        mutateStatus: (s, p) => {
+          s.containerStatuses = p.spec.containers.map((c, i) => containerStatus(`id${i + 1}`, c, { state: "exited", exitCode: 0 }));
+        },
+        actions: (b) => plan(b, { initContainersToStart: [0] }),
+      },
+      {
+        name: "a running regular container proves initialization even when the init containers' statuses are gone",
+        mutatePod: (p) => (p.spec.restartPolicy = "Always"),
+        mutateStatus: (s, p) => {
+          s.containerStatuses = [containerStatus("id1", p.spec.containers[0])];
+        },
+        actions: (b) => plan(b, { containersToStart: [1, 2] }),
+      },
+      {
         name: "an init container is in the created state due to an unknown error when starting container; restart it",
         mutatePod: (p) => (p.spec.restartPolicy = "Always"),
         mutateStatus: (s) => (s.containerStatuses[2].state = "created"),

@@ -182,6 +182,16 @@ const cases: Case[] = [
     actions: (b) => plan(b, { killPod: true }),
   },
   {
+    // An exited sidecar would be restarted, but a pod that is being killed keeps nothing alive.
+    name: "kill the pod when all main containers succeeded under Never; an exited sidecar is not restarted",
+    mutatePod: never,
+    mutateStatus: (s, p) => {
+      s.containerStatuses[0].state = "exited";
+      allRegular(s, p, { state: "exited", exitCode: 0 });
+    },
+    actions: (b) => plan(b, { killPod: true }),
+  },
+  {
     name: "some of the init container statuses are missing but the last init container is running, restart restartable init and regular containers",
     mutatePod: always,
     mutateStatus: (s) => (s.containerStatuses = s.containerStatuses.slice(2)),

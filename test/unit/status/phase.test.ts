@@ -166,6 +166,17 @@ table("getPhase, restartPolicy OnFailure", { containers: AB, restartPolicy: "OnF
   { name: "backoff crashloop container", regular: [running("containerA"), waitingWithLastTermination("containerB")], expected: "Running" },
 ]);
 
+// Under OnFailure a failed init container is restarted: the pod stays Pending, it does not fail.
+table("getPhase, restartPolicy OnFailure with an init container", { initContainers: [c("containerX")], containers: AB, restartPolicy: "OnFailure" }, [
+  { name: "empty, waiting", expected: "Pending" },
+  { name: "init container running", init: [running("containerX")], expected: "Pending" },
+  { name: "init container terminated non-zero", init: [failed("containerX")], expected: "Pending" },
+  { name: "init container waiting, terminated non-zero", init: [waitingWithLastTermination("containerX", -1)], expected: "Pending" },
+  { name: "init container waiting, terminated zero", init: [waitingWithLastTermination("containerX")], expected: "Pending" },
+  { name: "init container succeeded", init: [succeeded("containerX")], regular: [running("containerA"), running("containerB")], expected: "Running" },
+  { name: "init container succeeded, all regular succeeded", init: [succeeded("containerX")], regular: [succeeded("containerA"), succeeded("containerB")], expected: "Succeeded" },
+]);
+
 table("getPhase, default restartPolicy is Always", { containers: AB }, [
   { name: "all stopped", regular: [stopped("containerA"), failed("containerB")], expected: "Running" },
 ]);
