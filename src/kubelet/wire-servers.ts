@@ -1,13 +1,13 @@
 /**
  * The servers area of the wiring: the read-only port (/healthz with every area's checks, /pods,
- * /metrics, /metrics/probes, /stats/summary from the stats provider) and the healthz port, which serves the same /healthz (the kubelet's
+ * /metrics, /metrics/probes, /stats/summary and /spec/ from the stats provider) and the healthz port, which serves the same /healthz (the kubelet's
  * 10248 only pings; bunlet's names the failing check there too, so a node's health can be probed
  * without exposing /pods). The agent stops both on shutdown.
  */
 import type { PodList } from "../api/index.ts";
 import type { BunletConfig } from "../config/index.ts";
 import { healthzRoutes, listen, readOnlyRoutes, statsRoutes, type HealthCheck, type ListenOptions, type Routes } from "../server/index.ts";
-import { summaryJson, type StatsProvider } from "../stats/index.ts";
+import { statsJson, type StatsProvider } from "../stats/index.ts";
 import { deferLogged } from "./teardown.ts";
 import type { WireBase } from "./wire-runtime.ts";
 
@@ -31,7 +31,10 @@ export function wireServers(config: BunletConfig, base: WireBase, opts: ServerOp
   const stack = new AsyncDisposableStack();
   const health = healthzRoutes({ checks: opts.checks, detail: opts.detail, log });
   // Shared with the kubelet API port once it is served.
-  const stats = statsRoutes({ summary: async (query) => summaryJson(await opts.stats.summary({ ...query, signal: base.signal })) });
+  const stats = statsRoutes({
+    summary: async (query) => statsJson(await opts.stats.summary({ ...query, signal: base.signal })),
+    spec: async () => statsJson(await opts.stats.machineInfo()),
+  });
   const serve = (options: ListenOptions, routes: Routes) => {
     const handle = listen(options, routes);
     deferLogged(stack, log, `${options.name} server`, () => handle.stop());

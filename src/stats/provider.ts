@@ -1,5 +1,5 @@
 /**
- * The stats provider behind /stats/summary: one Summary per request from the CRI (sandboxes,
+ * The stats provider behind /stats/summary and /spec/: one Summary per request from the CRI (sandboxes,
  * containers, container stats, image filesystem) and the host (/proc, statfs). The containerd
  * releases bunlet supports have no ListPodSandboxStats (and bunlet's CRI proto leaves it out), so
  * pod CPU and memory are the sums of their containers', the kubelet's fallback. Each request
@@ -13,6 +13,7 @@ import type { Clock } from "../lib/index.ts";
 import { podStatsFromCri } from "./convert.ts";
 import { CpuUsageCache } from "./cpu-usage.ts";
 import { diskUsage, fsInfoOf, nodeMemory, parseKeyValues, parseProcStat, readProc } from "./host.ts";
+import { machineInfo, type MachineInfo } from "./machine.ts";
 import { metaTime, type DiskUsage, type FsInfo, type FsStats, type NodeStats, type PodStats, type Summary } from "./types.ts";
 
 export interface StatsProviderDeps {
@@ -33,6 +34,8 @@ export interface SummaryOptions {
 
 export interface StatsProvider {
   summary(opts?: SummaryOptions): Promise<Summary>;
+  /** cadvisor's MachineInfo for /spec/ (the parts bunlet reads). */
+  machineInfo(): Promise<MachineInfo>;
 }
 
 const NODE_CPU_KEY = "node";
@@ -82,6 +85,7 @@ export function createStatsProvider(deps: StatsProviderDeps): StatsProvider {
   }
 
   return {
+    machineInfo: () => machineInfo(clock.now()),
     async summary(opts = {}) {
       const { signal } = opts;
       const nowMs = clock.now();

@@ -91,8 +91,8 @@ export function metaTime(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z");
 }
 
-/** The Summary as the kubelet writes it: uint64 fields as exact JSON numbers. */
-export function summaryJson(summary: Summary): string {
+/** A Summary (or MachineInfo) as the kubelet writes it: uint64 fields as exact JSON numbers. */
+export function statsJson(value: object): string {
   const raw = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
-  return JSON.stringify(summary, (_key, value: unknown) => (typeof value === "bigint" ? raw(value.toString()) : value));
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? raw(v.toString()) : v));
 }

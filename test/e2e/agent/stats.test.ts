@@ -2,11 +2,11 @@
  * Issue 18 item 9: dist/bunlet serves the kubelet's /stats/summary on the read-only port from a
  * real containerd's CRI stats: the static pod with its container, that container's CPU time and
  * working set, its writable layer and log usage, the pod's sums, and the node's CPU, memory,
- * filesystem and image filesystem.
+ * filesystem and image filesystem; and cadvisor's /spec/.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import type { PodList } from "../../../src/api/index.ts";
 import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
@@ -162,4 +162,13 @@ test("?only_cpu_and_memory=true leaves the filesystems out", async () => {
   expect(pod?.containers[0]?.rootfs).toBeUndefined();
   expect(pod?.containers[0]?.logs).toBeUndefined();
   expect(pod?.containers[0]?.memory?.workingSetBytes).toBeGreaterThan(0);
+});
+
+test("/spec/ gives the machine's cores, memory and identities", async () => {
+  const res = await fetch(`http://127.0.0.1:${bunlet!.readOnlyPort}/spec/`);
+  expect(res.status).toBe(200);
+  const spec = (await res.json()) as Record<string, unknown>;
+  expect(spec.num_cores).toBe(cpus().length);
+  expect(spec.memory_capacity).toBe(totalmem());
+  expect(spec.boot_id).toBe(readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim());
 });

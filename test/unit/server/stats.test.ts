@@ -4,7 +4,7 @@ import { statsRoutes } from "../../../src/server/index.ts";
 import { createHandler } from "../../../src/server/handler.ts";
 
 function setup(summary: (q: { onlyCpuAndMemory: boolean }) => Promise<string>) {
-  const handle = createHandler(statsRoutes({ summary }), createMemoryLogger());
+  const handle = createHandler(statsRoutes({ summary, spec: async () => '{"num_cores":2}' }), createMemoryLogger());
   return (path: string) => handle(new Request(`http://127.0.0.1:10255${path}`));
 }
 
@@ -31,4 +31,13 @@ describe("/stats/summary", () => {
     expect(res.status).toBe(500);
     expect(await res.text()).toContain("ListContainerStats: unavailable");
   });
+});
+
+test("/spec/ (and /spec) answer the machine info", async () => {
+  const get = setup(async () => "{}");
+  for (const path of ["/spec/", "/spec"]) {
+    const res = await get(path);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ num_cores: 2 });
+  }
 });

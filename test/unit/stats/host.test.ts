@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { nodeMemory, parseKeyValues, parseProcStat } from "../../../src/stats/host.ts";
-import { metaTime, summaryJson } from "../../../src/stats/types.ts";
+import { metaTime, statsJson } from "../../../src/stats/types.ts";
 
 describe("the node's numbers from /proc", () => {
   test("/proc/stat: busy CPU time in core-nanoseconds (USER_HZ 100) and the boot time", () => {
@@ -29,7 +29,7 @@ describe("the node's numbers from /proc", () => {
 describe("the Summary's JSON", () => {
   test("times are whole seconds in UTC, and uint64 counters keep every digit", () => {
     expect(metaTime(Date.UTC(2026, 0, 1, 12, 0, 0, 999))).toBe("2026-01-01T12:00:00Z");
-    const json = summaryJson({
+    const json = statsJson({
       node: { nodeName: "n", startTime: "2026-01-01T00:00:00Z", cpu: { time: "2026-01-01T00:00:00Z", usageCoreNanoSeconds: 18_446_744_073_709_551_615n } },
       pods: [],
     });
