@@ -90,11 +90,13 @@ export function createStatsProvider(deps: StatsProviderDeps): StatsProvider {
       const { signal } = opts;
       const nowMs = clock.now();
       const withFs = !opts.onlyCpuAndMemory;
-      // statfs once per filesystem per request; a mountpoint statfs cannot read is left out.
+      // statfs once per filesystem per request. A mountpoint bunlet cannot see (the runtime's, in
+      // another mount namespace, or not readable) leaves its capacity out, as the kubelet does;
+      // any other failure fails the request.
       const statfsCache = new Map<string, Promise<FsInfo | undefined>>();
       const statfsOf = (path: string) => {
         let info = statfsCache.get(path);
-        if (!info) statfsCache.set(path, (info = fsInfoOf(path, nowMs).catch(() => undefined)));
+        if (!info) statfsCache.set(path, (info = fsInfoOf(path, nowMs).catch(unlessUnreachable)));
         return info;
       };
       const [sandboxes, containers, stats, imageFs] = await Promise.all([
@@ -136,6 +138,12 @@ export function createStatsProvider(deps: StatsProviderDeps): StatsProvider {
       return { node, pods: opts.onlyCpuAndMemory ? pods.map(cpuAndMemoryOnly) : pods };
     },
   };
+}
+
+function unlessUnreachable(err: unknown): undefined {
+  const code = (err as { code?: unknown }).code;
+  if (code === "ENOENT" || code === "EACCES" || code === "EPERM") return undefined;
+  throw err;
 }
 
 /** GetCPUAndMemoryStats' pod entries: no filesystems. */
