@@ -40,7 +40,9 @@ const allowed: Record<string, readonly string[]> = {
   server: [...subsystem],
   volumes: [...subsystem],
   podworkers: [...subsystem, "runtime"],
-  kubelet: ["api", "config", "container", "containerd", "cri", "lib", "metrics", "pleg", "podconfig", "podworkers", "prober", "runtime", "server", "status", "volumes"],
+  // The Summary API from CRI stats and the host; the servers get it through the wiring.
+  stats: ["container", "cri", "lib"],
+  kubelet: ["api", "config", "container", "containerd", "cri", "lib", "metrics", "pleg", "podconfig", "podworkers", "prober", "runtime", "server", "stats", "status", "volumes"],
   // Subcommands beside the agent (`bunlet crictl`): the CRI client and the embedded containerd's paths.
   cli: ["containerd", "cri", "lib"],
 };

@@ -102,7 +102,7 @@ export const flagDefs: readonly FlagDef[] = [
     usage: "IP address the read-only port listens on (the kubelet uses 0.0.0.0; the port has no authentication).",
     set: (s, raw) => void (s.layer.address = v.ipAddress(raw)) },
   { name: "read-only-port", type: "int32", group: "HTTP", field: "readOnlyPort", defaultText: `${DEFAULT_READ_ONLY_PORT}, or 0 with --config`,
-    usage: "Port of the read-only API (/healthz, /pods, /metrics); 0 = off.",
+    usage: "Port of the read-only API (/healthz, /pods, /metrics, /stats/summary, /spec/); 0 = off.",
     set: (s, raw) => void (s.layer.readOnlyPort = v.portOrOff(v.intFromString(raw))) },
   { name: "healthz-port", type: "int32", group: "HTTP", field: "healthzPort", defaultText: String(defaults.healthzPort),
     usage: "Port of the /healthz-only endpoint; 0 = off.",

@@ -1,7 +1,8 @@
 /**
  * The runtime area of the wiring: the connection to the container runtime (the embedded
  * containerd when no endpoint is given), the runtime manager, the probe workers whose liveness
- * and startup results it consults, the runtime health check, and the PLEG with its pod cache.
+ * and startup results it consults, the runtime health check, the PLEG with its pod cache, and the
+ * stats provider over the same CRI client.
  * It returns once the runtime answered, its status was read once, and the first relist filled the
  * cache with what the runtime already runs (adoption: a pod worker reading an empty cache would
  * create a second sandbox).
@@ -14,6 +15,7 @@ import { createPleg, describePlegStatus, PodCache, type Pleg } from "../pleg/ind
 import { createProbeManager, statusProviderFrom, type ProbeManager, type StatusSources } from "../prober/index.ts";
 import { createRuntimeManager, type RuntimeManager } from "../runtime/index.ts";
 import type { HealthCheck } from "../server/index.ts";
+import { createStatsProvider, type StatsProvider } from "../stats/index.ts";
 import { connectRuntime } from "./connect-runtime.ts";
 import { plegHealthCheck, runtimeHealthCheck } from "./health.ts";
 import { RuntimeState } from "./runtime-state.ts";
@@ -36,6 +38,8 @@ export interface RuntimeParts extends AsyncDisposable {
   cache: PodCache;
   pleg: Pleg;
   probeManager: ProbeManager;
+  /** /stats/summary's numbers, from this runtime's CRI stats and the host. */
+  stats: StatsProvider;
   /** The /healthz checks of this area: pleg and runtime. */
   checks: HealthCheck[];
   /** /healthz?verbose lines of this area. */
@@ -120,6 +124,7 @@ export async function wireRuntime(config: BunletConfig, base: WireBase, opts: Ru
     cache,
     pleg,
     probeManager,
+    stats: createStatsProvider({ cri, clock, nodeName: config.nodeName, rootDir: config.rootDir, podLogsDir: config.podLogsDir }),
     checks: [plegHealthCheck(pleg), runtimeHealthCheck(() => runtimeState.runtimeError())],
     detail: () => ({ pleg: describePlegStatus(pleg.status(), clock.now()), runtime: runtimeState.runtimeError() ?? "ready" }),
     [Symbol.asyncDispose]: () => owned.disposeAsync(),

@@ -1,12 +1,13 @@
 /**
  * The servers area of the wiring: the read-only port (/healthz with every area's checks, /pods,
- * /metrics, /metrics/probes) and the healthz port, which serves the same /healthz (the kubelet's
+ * /metrics, /metrics/probes, /stats/summary and /spec/ from the stats provider) and the healthz port, which serves the same /healthz (the kubelet's
  * 10248 only pings; bunlet's names the failing check there too, so a node's health can be probed
  * without exposing /pods). The agent stops both on shutdown.
  */
 import type { PodList } from "../api/index.ts";
 import type { BunletConfig } from "../config/index.ts";
-import { healthzRoutes, listen, readOnlyRoutes, type HealthCheck, type ListenOptions, type Routes } from "../server/index.ts";
+import { healthzRoutes, listen, readOnlyRoutes, statsRoutes, type HealthCheck, type ListenOptions, type Routes } from "../server/index.ts";
+import { statsJson, type StatsProvider } from "../stats/index.ts";
 import { deferLogged } from "./teardown.ts";
 import type { WireBase } from "./wire-runtime.ts";
 
@@ -22,12 +23,18 @@ export interface ServerOptions {
   checks: HealthCheck[];
   pods: () => PodList;
   detail: () => Record<string, unknown>;
+  stats: StatsProvider;
 }
 
 export function wireServers(config: BunletConfig, base: WireBase, opts: ServerOptions): ServerParts {
   const { log, metrics } = base;
   const stack = new AsyncDisposableStack();
   const health = healthzRoutes({ checks: opts.checks, detail: opts.detail, log });
+  // Shared with the kubelet API port once it is served.
+  const stats = statsRoutes({
+    summary: async (query) => statsJson(await opts.stats.summary({ ...query, signal: base.signal })),
+    spec: async () => statsJson(await opts.stats.machineInfo()),
+  });
   const serve = (options: ListenOptions, routes: Routes) => {
     const handle = listen(options, routes);
     deferLogged(stack, log, `${options.name} server`, () => handle.stop());
@@ -36,7 +43,7 @@ export function wireServers(config: BunletConfig, base: WireBase, opts: ServerOp
   try {
     const readOnly = serve(
       { name: "read-only", address: config.address, port: config.readOnlyPort, randomPort: opts.randomPorts && config.readOnlyPort !== 0, log },
-      { ...health, ...readOnlyRoutes({ pods: opts.pods, metrics: metrics.registry, probeMetrics: metrics.probeRegistry }) },
+      { ...health, ...readOnlyRoutes({ pods: opts.pods, metrics: metrics.registry, probeMetrics: metrics.probeRegistry }), ...stats },
     );
     const healthz = serve(
       { name: "healthz", address: config.healthzBindAddress, port: config.healthzPort, randomPort: opts.randomPorts && config.healthzPort !== 0, log },

@@ -77,6 +77,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
       checks: [...pods.checks, ...runtime.checks],
       pods: podList,
       detail: () => ({ ...runtime.detail(), ...sources.detail() }),
+      stats: runtime.stats,
     }),
   );
   pods.start();

@@ -1,0 +1,174 @@
+/**
+ * Issue 18 item 9: dist/bunlet serves the kubelet's /stats/summary on the read-only port from a
+ * real containerd's CRI stats: the static pod with its container, that container's CPU time and
+ * working set, its writable layer and log usage, the pod's sums, and the node's CPU, memory,
+ * filesystem and image filesystem; and cadvisor's /spec/.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
+import type { PodList } from "../../../src/api/index.ts";
+import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
+import { bunletWaiter, ensureBuilt, freePort, startBunlet, type BunletProcess } from "./bunlet.ts";
+
+let ctd: TestContainerd;
+let dir = "";
+let bunlet: BunletProcess | undefined;
+
+const waitFor = bunletWaiter(() => bunlet, 60_000);
+
+// Some CPU and memory use, and a log line, before it settles.
+const manifest = `
+apiVersion: v1
+kind: Pod
+metadata:
+  name: stats
+spec:
+  terminationGracePeriodSeconds: 2
+  containers:
+  - name: worker
+    image: docker.io/library/busybox:1.36
+    command: [sh, -c, "head -c 4000000 /dev/urandom | md5sum; exec sleep 3600"]
+`;
+
+interface Fs {
+  time: string;
+  availableBytes?: number;
+  capacityBytes?: number;
+  usedBytes?: number;
+  inodesFree?: number;
+  inodes?: number;
+  inodesUsed?: number;
+}
+interface Cpu {
+  time: string;
+  usageNanoCores?: number;
+  usageCoreNanoSeconds?: number;
+}
+interface Memory {
+  time: string;
+  workingSetBytes?: number;
+  usageBytes?: number;
+  availableBytes?: number;
+}
+interface ContainerStats {
+  name: string;
+  startTime: string;
+  cpu?: Cpu;
+  memory?: Memory;
+  rootfs?: Fs;
+  logs?: Fs;
+}
+interface Summary {
+  node: { nodeName: string; startTime: string; cpu?: Cpu; memory?: Memory; fs?: Fs; runtime?: { imageFs?: Fs } };
+  pods: { podRef: { name: string; namespace: string; uid: string }; startTime: string; containers: ContainerStats[]; cpu?: Cpu; memory?: Memory; "ephemeral-storage"?: Fs }[];
+}
+
+async function summary(query = ""): Promise<Summary> {
+  const res = await fetch(`http://127.0.0.1:${bunlet!.readOnlyPort}/stats/summary${query}`);
+  if (res.status !== 200) throw new Error(`/stats/summary answered ${res.status}: ${await res.text()}`);
+  return (await res.json()) as Summary;
+}
+
+const statsPod = (s: Summary) => s.pods.find((p) => p.podRef.name === "stats-e2e-node" && p.podRef.namespace === "default");
+
+beforeAll(async () => {
+  ensureBuilt();
+  ctd = await startTestContainerd({ name: "stats-e2e" });
+  dir = mkdtempSync(join(tmpdir(), "bunlet-stats-e2e-"));
+  const manifests = join(dir, "manifests");
+  mkdirSync(manifests);
+  writeFileSync(join(manifests, "stats.yaml"), manifest);
+  bunlet = await startBunlet(
+    [
+      `--container-runtime-endpoint=${ctd.endpoint}`,
+      `--pod-manifest-path=${manifests}`,
+      `--root-dir=${join(dir, "state")}`,
+      `--pod-logs-dir=${join(dir, "logs", "pods")}`,
+      `--container-logs-dir=${join(dir, "logs", "containers")}`,
+      "--hostname-override=e2e-node",
+      "--file-check-frequency=1s",
+      `--healthz-port=${await freePort()}`,
+    ],
+    await freePort(),
+  );
+}, 180_000);
+
+afterAll(async () => {
+  bunlet?.signal("SIGKILL");
+  await bunlet?.exited;
+  await ctd?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+}, 120_000);
+
+test("/stats/summary shows the static pod with its container's CPU, memory, rootfs and logs", async () => {
+  // containerd has no CPU and memory numbers for a container in the moment after it started.
+  const pod = await waitFor("the stats pod's worker with CPU, memory and its log written", async () => {
+    const p = statsPod(await summary());
+    const worker = p?.containers.find((c) => c.name === "worker");
+    return worker?.logs?.usedBytes && worker.cpu && worker.memory ? p : undefined;
+  });
+  const pods = (await (await fetch(`http://127.0.0.1:${bunlet!.readOnlyPort}/pods`)).json()) as PodList;
+  expect(pod.podRef.uid).toBe(pods.items.find((p) => p.metadata.name === "stats-e2e-node")!.metadata.uid!);
+  expect(pod.containers.map((c) => c.name)).toEqual(["worker"]);
+  const worker = pod.containers[0]!;
+  expect(worker.startTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  expect(worker.cpu?.usageCoreNanoSeconds).toBeGreaterThan(0);
+  expect(worker.memory?.workingSetBytes).toBeGreaterThan(0);
+  expect(worker.rootfs?.capacityBytes).toBeGreaterThan(0);
+  expect(worker.rootfs?.usedBytes).toBeNumber();
+  expect(worker.logs?.capacityBytes).toBeGreaterThan(0);
+  // One container: the pod's sums are its numbers (sampled in the same request).
+  expect(pod.cpu?.usageCoreNanoSeconds).toBe(worker.cpu!.usageCoreNanoSeconds!);
+  expect(pod.memory?.workingSetBytes).toBe(worker.memory!.workingSetBytes!);
+  expect(pod["ephemeral-storage"]?.usedBytes).toBe((worker.rootfs?.usedBytes ?? 0) + worker.logs!.usedBytes!);
+}, 90_000);
+
+test("a later request carries usageNanoCores, computed from the previous sample", async () => {
+  const worker = await waitFor("a worker CPU rate", async () => {
+    const w = statsPod(await summary())?.containers.find((c) => c.name === "worker");
+    return w?.cpu?.usageNanoCores !== undefined ? w : undefined;
+  });
+  expect(worker.cpu!.usageNanoCores).toBeGreaterThanOrEqual(0);
+  const node = (await summary()).node;
+  expect(node.cpu?.usageNanoCores).toBeNumber();
+}, 90_000);
+
+test("the node's name, start time, CPU, memory, filesystem and image filesystem", async () => {
+  // containerd counts the image filesystem's usage in the background (every 10 s or so): 0 until then.
+  const { node } = await waitFor("containerd's first count of the image filesystem", async () => {
+    const s = await summary();
+    return s.node.runtime?.imageFs?.usedBytes ? s : undefined;
+  });
+  expect(node.nodeName).toBe("e2e-node");
+  expect(node.startTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  expect(node.cpu?.usageCoreNanoSeconds).toBeGreaterThan(0);
+  expect(node.memory?.workingSetBytes).toBeGreaterThan(0);
+  expect(node.memory?.availableBytes).toBeGreaterThan(0);
+  expect(node.fs?.capacityBytes).toBeGreaterThan(0);
+  expect(node.fs?.availableBytes).toBeLessThanOrEqual(node.fs!.capacityBytes!);
+  expect(node.runtime?.imageFs?.usedBytes).toBeGreaterThan(0);
+  expect(node.runtime?.imageFs?.capacityBytes).toBeGreaterThan(0);
+}, 90_000);
+
+test("?only_cpu_and_memory=true leaves the filesystems out", async () => {
+  const s = await summary("?only_cpu_and_memory=true");
+  expect(s.node.fs).toBeUndefined();
+  expect(s.node.runtime).toBeUndefined();
+  expect(s.node.memory?.workingSetBytes).toBeGreaterThan(0);
+  const pod = statsPod(s);
+  expect(pod?.["ephemeral-storage"]).toBeUndefined();
+  expect(pod?.containers[0]?.rootfs).toBeUndefined();
+  expect(pod?.containers[0]?.logs).toBeUndefined();
+  expect(pod?.containers[0]?.memory?.workingSetBytes).toBeGreaterThan(0);
+});
+
+test("/spec/ gives the machine's cores, memory and identities", async () => {
+  const res = await fetch(`http://127.0.0.1:${bunlet!.readOnlyPort}/spec/`);
+  expect(res.status).toBe(200);
+  const spec = (await res.json()) as Record<string, unknown>;
+  expect(spec.num_cores).toBe(cpus().length);
+  expect(spec.memory_capacity).toBe(totalmem());
+  expect(spec.boot_id).toBe(readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim());
+});

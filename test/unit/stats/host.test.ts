@@ -1,0 +1,38 @@
+import { describe, expect, test } from "bun:test";
+import { nodeMemory, parseKeyValues, parseProcStat } from "../../../src/stats/host.ts";
+import { metaTime, statsJson } from "../../../src/stats/types.ts";
+
+describe("the node's numbers from /proc", () => {
+  test("/proc/stat: busy CPU time in core-nanoseconds (USER_HZ 100) and the boot time", () => {
+    const text = "cpu  100 20 30 9000 50 6 7 8 0 0\ncpu0 100 20 30 9000 50 6 7 8 0 0\nintr 1\nbtime 1763938000\nprocesses 5\n";
+    // user+nice+system+irq+softirq+steal = 171 ticks of 10 ms.
+    expect(parseProcStat(text)).toEqual({ usageCoreNanoSeconds: 1_710_000_000n, bootTime: 1763938000 });
+    expect(parseProcStat("intr 1\n")).toBeUndefined();
+  });
+
+  test("memory: usage is what is not free, the working set leaves out inactive file pages", () => {
+    const meminfo = parseKeyValues("MemTotal:       1000 kB\nMemFree:         200 kB\nInactive(file):  300 kB\nAnonPages:       100 kB\n");
+    const vmstat = parseKeyValues("pgfault 12345\npgmajfault 67\n");
+    expect(nodeMemory(meminfo, vmstat, Date.UTC(2026, 0, 1))).toEqual({
+      time: "2026-01-01T00:00:00Z",
+      usageBytes: 800n * 1024n,
+      workingSetBytes: 500n * 1024n,
+      availableBytes: 500n * 1024n,
+      rssBytes: 100n * 1024n,
+      pageFaults: 12345n,
+      majorPageFaults: 67n,
+    });
+    expect(nodeMemory(new Map(), vmstat, 0)).toBeUndefined();
+  });
+});
+
+describe("the Summary's JSON", () => {
+  test("times are whole seconds in UTC, and uint64 counters keep every digit", () => {
+    expect(metaTime(Date.UTC(2026, 0, 1, 12, 0, 0, 999))).toBe("2026-01-01T12:00:00Z");
+    const json = statsJson({
+      node: { nodeName: "n", startTime: "2026-01-01T00:00:00Z", cpu: { time: "2026-01-01T00:00:00Z", usageCoreNanoSeconds: 18_446_744_073_709_551_615n } },
+      pods: [],
+    });
+    expect(json).toBe('{"node":{"nodeName":"n","startTime":"2026-01-01T00:00:00Z","cpu":{"time":"2026-01-01T00:00:00Z","usageCoreNanoSeconds":18446744073709551615}},"pods":[]}');
+  });
+});
