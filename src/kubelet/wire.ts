@@ -85,7 +85,8 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
   let stopping: Promise<void> | undefined;
   const stopAll = () =>
     (stopping ??= (async () => {
-      log.info("Shutting down; pods keep running");
+      const reason = signal.reason instanceof Error ? signal.reason.message : String(signal.reason);
+      log.info("Shutting down; pods keep running", { reason });
       await owned.disposeAsync();
       log.info("Shutdown complete");
     })());

@@ -5,8 +5,10 @@
  *
  * Beyond the kubelet: a file that decoded once and then stops decoding keeps its last good pod in
  * the snapshot (the kubelet would drop the pod at the next relist and kill it); its error is kept
- * for reporting and logged at every relist until the file is fixed or removed. Removing the file
- * removes the pod as usual. Decoding happens only when a file's bytes change.
+ * for reporting. An error is logged when a file changes into it, and again at each periodic check
+ * (repeatErrorsAtNextList) until the file is fixed or removed, not at every watch event: one write
+ * can raise several. Removing the file removes the pod as usual. Decoding happens only when a
+ * file's bytes change.
  */
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
@@ -47,6 +49,9 @@ export class ManifestFiles {
   readonly #opts: ManifestFilesOptions;
   readonly #files = new Map<string, FileState>();
   readonly #notRecursing = new Set<string>();
+  #repeatErrorsDue = false;
+  /** Whether the list in progress logs errors of files that did not change. */
+  #repeatingErrors = false;
 
   constructor(opts: ManifestFilesOptions) {
     this.#opts = opts;
@@ -59,9 +64,16 @@ export class ManifestFiles {
     return out;
   }
 
+  /** The next list() logs the errors of unchanged files again (the periodic check calls this). */
+  repeatErrorsAtNextList(): void {
+    this.#repeatErrorsDue = true;
+  }
+
   /** Reads the path; throws only when nothing at all could be read (e.g. permission denied). */
   async list(): Promise<ListResult> {
     const path = this.#opts.path;
+    this.#repeatingErrors = this.#repeatErrorsDue;
+    this.#repeatErrorsDue = false;
     let info;
     try {
       info = await stat(path);
@@ -149,7 +161,8 @@ export class ManifestFiles {
    */
   #verdict(file: string, fingerprint: Buffer | string, decode: () => Pod | ManifestError): Pod | undefined {
     let state = this.#files.get(file);
-    if (!state || !sameFingerprint(state.fingerprint, fingerprint)) {
+    const changed = !state || !sameFingerprint(state.fingerprint, fingerprint);
+    if (!state || changed) {
       const next: FileState = { fingerprint, lastGood: state?.lastGood };
       try {
         const result = decode();
@@ -165,6 +178,7 @@ export class ManifestFiles {
     }
     if (state.pod) return state.pod;
     const kept = state.lastGood;
+    if (!changed && !this.#repeatingErrors) return kept;
     this.#opts.log.error(
       kept
         ? "Static pod manifest is invalid; keeping the last good version of its pod until it is fixed or removed"

@@ -96,7 +96,8 @@ export async function killContainer(
   }
   let grace = opts.gracePeriodOverride ?? terminationGracePeriod(pod, container, reason);
   const fields = { pod: podRef(pod), container: containerName, containerId };
-  log.info(message || `Stopping container ${container.name}`, { ...fields, reason: reason || undefined, gracePeriod: grace });
+  // The kubelet's "Killing" event; the kill reason only chooses the grace period.
+  log.info(message || `Stopping container ${container.name}`, { ...fields, reason: "Killing", gracePeriod: grace });
 
   const preStop = container.lifecycle?.preStop;
   if (preStop && grace > 0) {

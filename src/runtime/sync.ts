@@ -34,6 +34,8 @@ export interface SyncDeps extends StartDeps, GcDeps {
   crashLoopBackoff: Backoff;
   probes: ProbeResultsView;
   sandbox: SandboxConfigOptions;
+  /** The pod start this sync continues (one not logged yet), if any. */
+  pendingStart(uid: string): StartTimeline | undefined;
   /** Called with the timeline of a sync that created a sandbox or started containers. */
   recordTimeline(uid: string, timeline: StartTimeline): void;
 }
@@ -66,7 +68,9 @@ export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: RuntimePodSta
   }
   await pruneInitContainersBeforeStart(deps, pod, podStatus, { signal });
 
-  const timeline = new StartTimeline();
+  const uid = pod.metadata.uid ?? "";
+  const pending = changes.createSandbox ? undefined : deps.pendingStart(uid);
+  const timeline = pending ?? new StartTimeline(changes.createSandbox, began);
   let podIPs = podStatus.ips;
   let sandboxId = changes.sandboxId;
   if (changes.createSandbox) {
@@ -145,10 +149,11 @@ export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: RuntimePodSta
   return finish();
 
   function finish(): PodSyncResult {
-    if (changes.createSandbox || !timeline.empty) {
-      deps.recordTimeline(pod.metadata.uid ?? "", timeline);
-      timeline.report(log, deps.metrics, podRef(pod), clock.now() - began);
+    const result = rec.result();
+    if (timeline.podStart || !timeline.empty) {
+      deps.recordTimeline(uid, timeline);
+      if (!result.error) timeline.report(log, deps.metrics, podRef(pod), clock.now());
     }
-    return rec.result();
+    return result;
   }
 }

@@ -147,7 +147,11 @@ describe("dist/bunlet on containerd", () => {
     expect(code).toBe(0);
     expect(performance.now() - t0).toBeLessThan(5_000);
     expect(await runningIds("web")).toEqual(before);
-    expect(bunlet!.lines.some((l) => l.msg === "Shutdown complete")).toBe(true);
+    const shutdownLines = bunlet!.lines.filter((l) => l.msg === "Shutting down; pods keep running" || l.msg === "Shutdown complete");
+    expect(shutdownLines.map((l) => [l.msg, l.reason])).toEqual([
+      ["Shutting down; pods keep running", "received SIGTERM"],
+      ["Shutdown complete", undefined],
+    ]);
   }, STEP_MS);
 
   test("a removed manifest stops the pod's containers", async () => {
@@ -156,5 +160,8 @@ describe("dist/bunlet on containerd", () => {
     unlinkSync(join(manifests, "web.json"));
     await waitFor("web's containers stopped", async () => (await runningIds("web")).length === 0);
     await waitFor("/pods empty", async () => (await podsApi()).items.length === 0);
+    const stops = bunlet!.lines.filter((l) => String(l.msg).startsWith("Stopping container") && l.pod === "default/web-e2e-node");
+    expect(stops.length).toBeGreaterThan(0);
+    expect(stops.every((l) => l.reason === "Killing")).toBe(true);
   }, STEP_MS);
 });

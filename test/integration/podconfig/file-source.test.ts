@@ -214,6 +214,25 @@ describe("file source: bad manifests (beyond the kubelet: the last good pod stay
     expect(source.manifestErrors().size).toBe(0);
   });
 
+  test("one broken write is logged once, however many watch events it raises; the periodic check logs it again", async () => {
+    const d = dir();
+    const file = join(d, "web.yaml");
+    writeFileSync(file, podManifest("web"));
+    const { recorder, log, clock } = startSource(d);
+    await recorder.next("the first list", withNames("web-node-a"));
+
+    writeFileSync(file, podManifest("web", { image: "" }));
+    // inotify reports in order: once the next file is in a snapshot, every event of the broken
+    // write has been handled.
+    writeFileSync(join(d, "marker.yaml"), podManifest("marker"));
+    await recorder.next("the marker's snapshot", withNames("marker-node-a", "web-node-a"));
+    const errorLines = () => log.lines.filter((l) => l.level === "error" && l.file === file);
+    expect(errorLines().length).toBe(1);
+
+    await clock.advance(period);
+    await waitFor("the periodic check's line", () => errorLines().length === 2);
+  });
+
   test("a manifest that never decoded is skipped and logged by file name, the others still run", async () => {
     const d = dir();
     writeFileSync(join(d, "bad.yaml"), podManifest("bad", { image: "" }));
