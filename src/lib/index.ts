@@ -3,3 +3,4 @@ export * from "./async/index.ts";
 export { realClock, FakeClock, flushMicrotasks, type Clock, type Timer } from "./clock.ts";
 export { createLogger, createMemoryLogger, silentLogger, type Logger, type Fields } from "./log.ts";
 export { formatGoDuration } from "./duration.ts";
+export { goDialError, goHttpGetError } from "./dial-error.ts";
