@@ -98,7 +98,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
   log.info("bunlet is running", {
     endpoint: runtime.endpoint,
     nodeName: config.nodeName,
-    sources: sources.podConfig.sources.join(",") || "none",
+    sources: sources.podConfig.sources,
     readOnlyPort: servers.readOnlyPort,
     healthzPort: servers.healthzPort,
     pleg: runtime.pleg.mode(),

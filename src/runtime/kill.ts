@@ -95,7 +95,7 @@ export async function killContainer(
     ({ pod, container } = await restoreSpecs(cri, containerId, opts.signal));
   }
   let grace = opts.gracePeriodOverride ?? terminationGracePeriod(pod, container, reason);
-  const fields = { pod: podRef(pod), container: containerName, containerId };
+  const fields = { pod: podRef(pod), containerName, containerID: containerId };
   // The kubelet's "Killing" event; the kill reason only chooses the grace period.
   log.info(message || `Stopping container ${container.name}`, { ...fields, reason: "Killing", gracePeriod: grace });
 
@@ -151,8 +151,8 @@ export async function killPodWithSyncResult(
         .catch((err) =>
           deps.log.error("Failed to kill container; the pod worker retries", {
             pod: runtimePodRef(runningPod),
-            container: c.name,
-            containerId: c.id,
+            containerName: c.name,
+            containerID: c.id,
             err,
           }),
         ),
@@ -167,7 +167,7 @@ export async function killPodWithSyncResult(
         } catch (err) {
           if (isNotFound(err)) continue;
           failure = err as Error;
-          deps.log.error("Failed to stop sandbox; the pod worker retries", { pod: runtimePodRef(runningPod), sandboxId: s.id, err });
+          deps.log.error("Failed to stop sandbox; the pod worker retries", { pod: runtimePodRef(runningPod), podSandboxID: s.id, err });
         }
       }
       if (failure) throw new SyncError(Reason.KillPodSandboxError, failure.message);

@@ -61,7 +61,7 @@ export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: RuntimePodSta
           killContainer(deps, pod, k.id, k.name, k.message, k.reason, { signal }),
         );
       } catch (err) {
-        log.error("killContainer for pod failed; the pod worker retries", { ...fields, container: k.name, containerId: k.id, err });
+        log.error("killContainer for pod failed; the pod worker retries", { ...fields, containerName: k.name, containerID: k.id, err });
         return rec.result();
       }
     }
@@ -95,7 +95,7 @@ export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: RuntimePodSta
       if (!res.status) throw new Error("pod sandbox status is nil");
       if (!isHostNetwork(pod)) podIPs = sandboxIPs(res.status);
     } catch (err) {
-      log.error("Failed to get pod sandbox status; skipping pod", { ...fields, sandboxId, err });
+      log.error("Failed to get pod sandbox status; skipping pod", { ...fields, podSandboxID: sandboxId, err });
       rec.fail(err as Error);
       return rec.result();
     }
@@ -114,7 +114,7 @@ export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: RuntimePodSta
     rec.step(kind === "init" ? "InitContainer" : "StartContainer", container.name, async () => {
       const backoff = doBackOff(deps.crashLoopBackoff, pod, container, podStatus);
       if (backoff.inBackoff) {
-        log.info("Back-off restarting failed container", { ...fields, container: container.name, message: backoff.message });
+        log.info("Back-off restarting failed container", { ...fields, containerName: container.name, message: backoff.message });
         throw new SyncError(Reason.CrashLoopBackOff, backoff.message, backoff.expiresAt);
       }
       const label = kind === "init" ? "init_container" : kind === "ephemeral" ? "ephemeral_container" : "container";
@@ -125,7 +125,7 @@ export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: RuntimePodSta
         const reason = err instanceof SyncError ? err.reason : Reason.RunContainerError;
         deps.metrics.startedContainersErrors.inc({ container_type: label, code: reason });
         const level = reason === Reason.ImagePullBackOff ? "info" : "warn";
-        log[level]("Container start failed in pod; the pod worker retries", { ...fields, container: container.name, reason, err });
+        log[level]("Container start failed in pod; the pod worker retries", { ...fields, containerName: container.name, reason, err });
         throw err;
       }
     });

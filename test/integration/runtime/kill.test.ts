@@ -32,10 +32,13 @@ describe("killPod", () => {
     expect(h.fake.state.containers.every((x) => x.state === ContainerState.CONTAINER_EXITED)).toBe(true);
     expect(h.fake.state.sandboxes[0].state).toBe(PodSandboxState.SANDBOX_NOTREADY);
     // Each stop is the kubelet's Killing event, not the internal kill reason (Unknown).
-    expect(h.log.lines.filter((l) => l.reason !== undefined).map((l) => [l.msg, l.reason, l.gracePeriod]).sort()).toEqual([
-      ["Stopping container a", "Killing", 15],
-      ["Stopping container b", "Killing", 15],
+    // The kubelet's key names: containerName and containerID.
+    const stops = h.log.lines.filter((l) => l.reason !== undefined);
+    expect(stops.map((l) => [l.msg, l.reason, l.gracePeriod, l.containerName]).sort()).toEqual([
+      ["Stopping container a", "Killing", 15, "a"],
+      ["Stopping container b", "Killing", 15, "b"],
     ]);
+    expect(stops.map((l) => l.containerID).sort()).toEqual(h.fake.state.containers.map((x) => x.id).sort());
   });
 
   test("a deletion grace period override replaces the pod's and is raised to the 2 s minimum", async () => {
