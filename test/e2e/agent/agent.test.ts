@@ -152,6 +152,8 @@ describe("dist/bunlet on containerd", () => {
       ["Shutting down; pods keep running", "received SIGTERM"],
       ["Shutdown complete", undefined],
     ]);
+    // The binary embeds its source map: every line names the TypeScript file and line that logged it.
+    expect(bunlet!.lines.filter((l) => !/^[\w-]+\.ts:\d+$/.test(String(l.caller)))).toEqual([]);
   }, STEP_MS);
 
   test("a removed manifest stops the pod's containers", async () => {
