@@ -43,7 +43,8 @@ type Severity = "I" | "W" | "E";
 /**
  * `file.ts:line` of the code that called the logger. The binary embeds its source map
  * (scripts/build.sh), so stack frames name the TypeScript source; klog writes `???:1` when the
- * caller is unknown, and so does bunlet.
+ * caller is unknown, and so does bunlet. JavaScriptCore drops the frame of a function that ends in
+ * a tail call, so `(err) => log.error(…)` would name its caller: callbacks that log use a block body.
  */
 function callerOf(method: Function): string {
   const holder: { stack?: string } = {};

@@ -100,7 +100,9 @@ export class EventedPleg {
       () => periodMs,
       signal,
       () => cache.updateTime(clock.now()),
-      (err) => log.error("could not update the pod cache timestamp", { err, next: "retrying next period" }),
+      (err) => {
+        log.error("could not update the pod cache timestamp", { err, next: "retrying next period" });
+      },
     );
   }
 

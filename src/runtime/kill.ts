@@ -148,14 +148,14 @@ export async function killPodWithSyncResult(
     running.map((c) =>
       rec
         .step("KillContainer", c.name, () => killContainer(deps, pod, c.id, c.name, "", "Unknown", { gracePeriodOverride, ordering, signal }))
-        .catch((err) =>
+        .catch((err) => {
           deps.log.error("Failed to kill container; the pod worker retries", {
             pod: runtimePodRef(runningPod),
             containerName: c.name,
             containerID: c.id,
             err,
-          }),
-        ),
+          });
+        }),
     ),
   );
   await rec

@@ -110,9 +110,9 @@ export async function startContainer(deps: StartDeps, t: StartTarget, container:
       await runHandler(postStart, { cri, containerId, podIP: t.podIPs[0] ?? "", signal, clock, ports: container.ports });
     } catch (err) {
       log.warn("PostStart hook failed; killing the container, it restarts per its restart policy", { ...fields, containerID: containerId, err });
-      await killContainer(deps, pod, containerId, container.name, "FailedPostStartHook", "FailedPostStartHook", { signal }).catch((killErr) =>
-        log.error("Failed to kill container after its postStart hook failed", { ...fields, containerID: containerId, err: killErr }),
-      );
+      await killContainer(deps, pod, containerId, container.name, "FailedPostStartHook", "FailedPostStartHook", { signal }).catch((killErr) => {
+        log.error("Failed to kill container after its postStart hook failed", { ...fields, containerID: containerId, err: killErr });
+      });
       throw new SyncError(Reason.PostStartHookError, (err as Error).message);
     }
   }
