@@ -11,5 +11,7 @@ if [[ ! -x "$bun" ]]; then
 fi
 
 mkdir -p dist
-"$bun" build --compile --minify --sourcemap=none src/main.ts --outfile dist/bunlet
+# --sourcemap embeds the source map: stack frames, and so the file:line of every log line, name
+# the TypeScript source instead of the minified bundle.
+"$bun" build --compile --minify --sourcemap src/main.ts --outfile dist/bunlet
 echo "build: wrote dist/bunlet ($(du -h dist/bunlet | cut -f1))"

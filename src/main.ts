@@ -36,7 +36,7 @@ async function main(argv: string[]): Promise<number> {
       log.warn("second signal: exiting now; pods keep running", { signal: name });
       process.exit(130);
     }
-    log.info("shutting down; pods keep running", { signal: name });
+    // The agent logs the shutdown, with this reason.
     shutdown.abort(new Error(`received ${name}`));
   };
   process.on("SIGTERM", () => onSignal("SIGTERM"));
@@ -67,7 +67,6 @@ async function main(argv: string[]): Promise<number> {
   try {
     const agent = await startAgent(config, { log, signal: shutdown.signal });
     await agent.done;
-    log.info("bunlet stopped");
     return 0;
   } catch (err) {
     if (shutdown.signal.aborted) return 0;

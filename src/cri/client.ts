@@ -16,7 +16,8 @@ import {
 } from "@bufbuild/protobuf";
 import { ImageService, RuntimeService } from "./gen/runtime/v1/api_pb.ts";
 import { parseEndpoint } from "./endpoint.ts";
-import { GrpcCode, toCriError } from "./errors.ts";
+import { diagnoseDial } from "./dial.ts";
+import { CriError, GrpcCode, toCriError } from "./errors.ts";
 import type { CallInvoker, TransportKind } from "./invoker.ts";
 import { createConnectInvoker } from "./invoker-connect.ts";
 import { createGrpcJsInvoker } from "./invoker-grpcjs.ts";
@@ -98,7 +99,14 @@ function bindService<S extends DescService>(
   invoker: CallInvoker,
   observer: OperationObserver | undefined,
   base: number,
+  socketPath: string,
 ): ServiceClient<S> {
+  // An unreachable runtime is reported as Go reports a failed dial, like the kubelet's errors.
+  const explain = async (e: CriError): Promise<CriError> => {
+    if (e.code !== GrpcCode.UNAVAILABLE) return e;
+    const dial = await diagnoseDial(socketPath);
+    return dial ? new CriError(e.method, e.code, dial, { cause: e.cause }) : e;
+  };
   const client: Record<string, unknown> = {};
   for (const method of service.methods) {
     const op = operationType(method.name);
@@ -115,7 +123,7 @@ function bindService<S extends DescService>(
         } catch (err) {
           observer?.observe(op, (performance.now() - started) / 1000, true);
           const elapsed = performance.now() - started;
-          throw toCriError(method.name, err, !options.signal?.aborted && elapsed >= timeoutMs - 5 && isTimeoutLike(err));
+          throw await explain(toCriError(method.name, err, !options.signal?.aborted && elapsed >= timeoutMs - 5 && isTimeoutLike(err)));
         }
       };
     } else if (method.methodKind === "server_streaming") {
@@ -127,7 +135,7 @@ function bindService<S extends DescService>(
             yield* invoker.serverStream(stream, request, options.signal);
           } catch (err) {
             observer?.observe(op, 0, true);
-            throw toCriError(method.name, err);
+            throw await explain(toCriError(method.name, err));
           }
         })();
       };
@@ -150,8 +158,8 @@ export function createCriClient(options: CriClientOptions): CriClient {
   return {
     endpoint: `unix://${socketPath}`,
     socketPath,
-    runtime: bindService(RuntimeService, invoker, options.observer, base),
-    image: bindService(ImageService, invoker, options.observer, base),
+    runtime: bindService(RuntimeService, invoker, options.observer, base, socketPath),
+    image: bindService(ImageService, invoker, options.observer, base, socketPath),
     close: () => invoker.close(),
   };
 }

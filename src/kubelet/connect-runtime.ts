@@ -97,13 +97,14 @@ export async function connectRuntime(opts: ConnectOptions): Promise<RuntimeConne
   };
   try {
     const timeoutMs = opts.waitTimeoutMs ?? MAX_WAIT_FOR_CONTAINER_RUNTIME_MS;
-    const version = await waitForRuntime(cri, endpoint, clock, opts.signal, timeoutMs, (err) =>
+    // A block body: a logger call in tail position would lose this frame, and with it file:line.
+    const version = await waitForRuntime(cri, endpoint, clock, opts.signal, timeoutMs, (err) => {
       log.warn("Container runtime does not answer yet; retrying, bunlet exits if it still does not answer", {
         endpoint,
         err,
         giveUpAfterSeconds: timeoutMs / 1000,
-      }),
-    );
+      });
+    });
     log.info("Container runtime is answering", { endpoint, embedded, ...version });
   } catch (err) {
     await close();

@@ -115,10 +115,8 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
 
     async syncTerminatingRuntimePod(signal, runningPod) {
       // An orphan has no spec (so no grace period of its own): the kubelet gives it one second.
-      log.info("Killing a runtime pod that no config source knows", {
-        pod: runtimePodRef(runningPod),
-        podUID: runningPod.uid,
-      });
+      // Housekeeping logged "Killing orphaned runtime pod" when it asked for this kill.
+      log.debug("SyncTerminatingRuntimePod enter", { pod: runtimePodRef(runningPod), podUID: runningPod.uid }, 4);
       const killed = await runtime.killPod(undefined, runningPod, { gracePeriodOverride: 1, signal });
       if (killed.error !== undefined) throw killed.error;
     },

@@ -84,7 +84,11 @@ export async function runSyncLoop(deps: SyncLoopDeps, outerSignal: AbortSignal):
     ...Object.entries(deps.probeUpdates ?? {}).map(([probe, updates]) => pumpProbe(probe as ProbeType, updates, send, signal)),
     pumpTicks(clock, deps.syncPeriodMs ?? SYNC_PERIOD_MS, { kind: "sync" }, send, signal),
     pumpTicks(clock, deps.housekeepingPeriodMs ?? HOUSEKEEPING_PERIOD_MS, { kind: "housekeeping" }, send, signal),
-  ].map((p) => p.catch((err) => log.error("A sync loop source failed; it delivers nothing more", { err })));
+  ].map((p) =>
+    p.catch((err) => {
+      log.error("A sync loop source failed; it delivers nothing more", { err });
+    }),
+  );
 
   let backoff = RUNTIME_BACKOFF_BASE_MS;
   let skipping = false;

@@ -86,7 +86,8 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
   let stopping: Promise<void> | undefined;
   const stopAll = () =>
     (stopping ??= (async () => {
-      log.info("Shutting down; pods keep running");
+      const reason = signal.reason instanceof Error ? signal.reason.message : String(signal.reason);
+      log.info("Shutting down; pods keep running", { reason });
       await owned.disposeAsync();
       log.info("Shutdown complete");
     })());
@@ -98,7 +99,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
   log.info("bunlet is running", {
     endpoint: runtime.endpoint,
     nodeName: config.nodeName,
-    sources: sources.podConfig.sources.join(",") || "none",
+    sources: sources.podConfig.sources,
     readOnlyPort: servers.readOnlyPort,
     healthzPort: servers.healthzPort,
     pleg: runtime.pleg.mode(),

@@ -6,3 +6,4 @@ export { formatGoDuration } from "./duration.ts";
 export { readYaml, YamlError } from "./yaml.ts";
 export { ipFamily, parsePodCIDRs } from "./net.ts";
 export { tryLockFile, LockHeldError, type FileLock } from "./lockfile.ts";
+export { goDialError, goHttpGetError } from "./dial-error.ts";

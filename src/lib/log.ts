@@ -1,8 +1,20 @@
 /**
- * Structured logging: `key=value` text (default) or JSON lines. Verbosity follows klog's --v:
- * info and above always print; debug(msg, fields, level) prints when level <= v.
- * Errors carry what failed, on what, and what bunlet does next, in fields, not in prose.
+ * The kubelet's log formats, so tooling built for kubelet logs reads bunlet's.
+ *
+ * text (klog): `I1123 20:11:00.123456    1234 wire.ts:88] "Message" err="…" key="value"`, severity
+ * I/W/E, local month-day and time, the pid right-aligned in 7 characters, the calling source
+ * file and line, the message quoted, then `err` and the other keys as klog's structured logging
+ * writes them (log-values.ts).
+ * json (component-base): `{"ts":1700000000123.456,"caller":"wire.ts:88","msg":"…","v":0,"err":"…",…}`,
+ * ts in float milliseconds since the epoch like component-base, `v` the verbosity of an info
+ * line (absent on errors), then `err`, then the keys.
+ *
+ * Verbosity follows klog's --v: info, warnings and errors always print; debug(msg, fields, level)
+ * prints when level <= v. A key whose value is undefined is left out. Errors carry what failed,
+ * on what, and what bunlet does next, in fields, not in prose.
  */
+import { jsonReplacer, klogPair, goQuote } from "./log-values.ts";
+
 export type LogFormat = "text" | "json";
 export type Fields = Record<string, unknown>;
 
@@ -20,18 +32,44 @@ export interface LoggerOptions {
   format?: LogFormat;
   verbosity?: number;
   write?: (line: string) => void;
+  /** Wall-clock time in (possibly fractional) milliseconds since the epoch. */
   now?: () => number;
+  /** klog's thread id column; bunlet writes its pid there. */
+  pid?: number;
 }
 
-function formatValue(v: unknown): string {
-  if (v instanceof Error) v = v.message;
-  if (v === undefined) return "<nil>";
-  const s = typeof v === "string" ? v : JSON.stringify(v);
-  return s === "" || /[\s"=]/.test(s) ? JSON.stringify(s) : s;
+type Severity = "I" | "W" | "E";
+
+/**
+ * `file.ts:line` of the code that called the logger. The binary embeds its source map
+ * (scripts/build.sh), so stack frames name the TypeScript source; klog writes `???:1` when the
+ * caller is unknown, and so does bunlet. JavaScriptCore drops the frame of a function that ends in
+ * a tail call, so `(err) => log.error(…)` would name its caller: callbacks that log use a block body.
+ */
+function callerOf(method: Function): string {
+  const holder: { stack?: string } = {};
+  Error.captureStackTrace(holder, method);
+  const frame = holder.stack?.split("\n").find((l) => l.trimStart().startsWith("at ")) ?? "";
+  const m = /([^\s/\\()]+):(\d+):\d+\)?\s*$/.exec(frame);
+  return m ? `${m[1]}:${m[2]}` : "???:1";
 }
 
-function jsonValue(v: unknown): unknown {
-  return v instanceof Error ? v.message : v;
+const pad = (n: number, width = 2) => String(n).padStart(width, "0");
+
+/** klog's header: `I1123 20:11:00.123456    1234 file.ts:88] `, in local time. */
+function klogHeader(sev: Severity, ms: number, pid: number, caller: string): string {
+  const d = new Date(Math.floor(ms));
+  const micros = Math.floor((ms - Math.floor(ms / 1000) * 1000) * 1000);
+  const date = `${pad(d.getMonth() + 1)}${pad(d.getDate())}`;
+  const time = `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(micros, 6)}`;
+  return `${sev}${date} ${time} ${String(pid).padStart(7)} ${caller}] `;
+}
+
+/** err first (klog's ErrorS and component-base both put it first), then base, then call fields. */
+function orderedFields(base: Fields, fields: Fields): [string, unknown][] {
+  const all = { ...base, ...fields };
+  const entries = Object.entries(all).filter(([k, v]) => k !== "err" && v !== undefined);
+  return all.err === undefined ? entries : [["err", all.err], ...entries];
 }
 
 export function createLogger(opts: LoggerOptions = {}, base: Fields = {}): Logger {
@@ -39,33 +77,40 @@ export function createLogger(opts: LoggerOptions = {}, base: Fields = {}): Logge
   const verbosity = opts.verbosity ?? 0;
   const write = opts.write ?? ((line: string) => process.stderr.write(line + "\n"));
   const now = opts.now ?? (() => Date.now());
+  const pid = opts.pid ?? process.pid;
 
-  const emit = (level: string, msg: string, fields: Fields = {}) => {
-    const all = { ...base, ...fields };
-    const ts = new Date(now()).toISOString();
+  const emit = (sev: Severity, v: number, caller: string, msg: string, fields: Fields = {}) => {
+    const ms = now();
+    const pairs = orderedFields(base, fields);
     if (format === "json") {
-      const rec: Fields = { ts, level, msg };
-      for (const [k, v] of Object.entries(all)) rec[k] = jsonValue(v);
-      write(JSON.stringify(rec));
+      const rec: Fields = { ts: ms, caller, msg };
+      if (sev !== "E") rec.v = v;
+      for (const [k, value] of pairs) if (!(k in rec)) rec[k] = value;
+      write(JSON.stringify(rec, jsonReplacer));
       return;
     }
-    let line = `ts=${ts} level=${level} msg=${formatValue(msg)}`;
-    for (const [k, v] of Object.entries(all)) line += ` ${k}=${formatValue(v)}`;
-    write(line);
+    write(klogHeader(sev, ms, pid, caller) + goQuote(msg) + pairs.map(([k, value]) => klogPair(k, value)).join(""));
   };
 
-  return {
-    info: (msg, fields) => emit("info", msg, fields),
-    warn: (msg, fields) => emit("warn", msg, fields),
-    error: (msg, fields) => emit("error", msg, fields),
-    debug: (msg, fields, level = 4) => {
-      if (level <= verbosity) emit("debug", msg, fields);
+  const logger: Logger = {
+    info: function info(msg, fields) {
+      emit("I", 0, callerOf(info), msg, fields);
+    },
+    warn: function warn(msg, fields) {
+      emit("W", 0, callerOf(warn), msg, fields);
+    },
+    error: function error(msg, fields) {
+      emit("E", 0, callerOf(error), msg, fields);
+    },
+    debug: function debug(msg, fields, level = 4) {
+      if (level <= verbosity) emit("I", level, callerOf(debug), msg, fields);
     },
     with: (fields) => createLogger(opts, { ...base, ...fields }),
   };
+  return logger;
 }
 
-/** A logger that drops everything (tests) or records lines for assertions. */
+/** A logger that records lines for assertions: `{ level, msg, ...fields }`. */
 export function createMemoryLogger(): Logger & { lines: Fields[] } {
   const lines: Fields[] = [];
   const make = (base: Fields): Logger => {

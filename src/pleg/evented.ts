@@ -105,7 +105,9 @@ export class EventedPleg {
         cache.updateTime(clock.now());
         metrics.plegLastSeen.set(Math.floor(clock.now() / 1000));
       },
-      (err) => log.error("could not update the pod cache timestamp", { err, next: "retrying next period" }),
+      (err) => {
+        log.error("could not update the pod cache timestamp", { err, next: "retrying next period" });
+      },
     );
   }
 

@@ -67,7 +67,9 @@ export class PodRefresher {
     if (signal.aborted) return;
     const known = cache.has(uid) ? cache.get(uid).status : undefined;
     if (!known?.name) {
-      await this.#deps.relist().catch((err) => log.error("relist for a waiting pod worker failed", { podUID: uid, err, next: "retrying at the next relist" }));
+      await this.#deps.relist().catch((err) => {
+        log.error("relist for a waiting pod worker failed", { podUID: uid, err, next: "retrying at the next relist" });
+      });
       return;
     }
     const timestamp = clock.now();

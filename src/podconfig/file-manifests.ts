@@ -5,9 +5,11 @@
  *
  * Beyond the kubelet: a file that decoded once and then stops decoding keeps its last good pod in
  * the snapshot (the kubelet would drop the pod at the next relist and kill it); its error is kept
- * for reporting and logged at every relist until the file is fixed or removed. With a store, the
- * last good version also survives a restart (last-good-store.ts). Removing the file removes the
- * pod as usual. Decoding happens only when a file's bytes change.
+ * for reporting. An error is logged when it is reported, and again at each periodic check
+ * (repeatErrorsAtNextList) until the file is fixed or removed, not at every watch event: one write
+ * can raise several. With a store, the last good version also survives a restart
+ * (last-good-store.ts). Removing the file removes the pod as usual. Decoding happens only when a
+ * file's bytes change.
  *
  * A new bad version is reported (logged, counted, listed) only once it has stayed unchanged for
  * settleMs: an editor's or `cat >`'s first, empty write is fixed by the next write a few ms later
@@ -74,6 +76,9 @@ export class ManifestFiles {
   /** Reported duplicates: later file → its error (which names the file that wins). */
   #duplicates = new Map<string, ManifestError>();
   #settleAt?: number;
+  #repeatErrorsDue = false;
+  /** Whether the list in progress logs errors of files that did not change. */
+  #repeatingErrors = false;
 
   constructor(opts: ManifestFilesOptions) {
     this.#opts = opts;
@@ -88,9 +93,16 @@ export class ManifestFiles {
     return out;
   }
 
+  /** The next list() logs the reported errors of unchanged files again (the periodic check calls this). */
+  repeatErrorsAtNextList(): void {
+    this.#repeatErrorsDue = true;
+  }
+
   /** Reads the path; throws only when nothing at all could be read (e.g. permission denied). */
   async list(): Promise<ListResult> {
     const path = this.#opts.path;
+    this.#repeatingErrors = this.#repeatErrorsDue;
+    this.#repeatErrorsDue = false;
     let info;
     try {
       info = await stat(path);
@@ -288,6 +300,9 @@ export class ManifestFiles {
       }
       state.reported = true;
       this.#opts.onNewError(state.error!);
+    } else if (!this.#repeatingErrors) {
+      // Logged when it was reported; again only at the periodic check, not at every watch event.
+      return kept;
     }
     log.error(
       kept

@@ -163,7 +163,10 @@ export class FileSource implements PodSource {
   }
 
   async #relistLoop(signal: AbortSignal): Promise<void> {
-    while (await delay(this.#opts.clock, this.#opts.checkFrequencyMs, signal)) await this.relist();
+    while (await delay(this.#opts.clock, this.#opts.checkFrequencyMs, signal)) {
+      this.#files.repeatErrorsAtNextList();
+      await this.relist();
+    }
   }
 
   async #watchLoop(signal: AbortSignal): Promise<void> {

@@ -8,7 +8,7 @@
  * and then at most once a minute.
  */
 import { HTTPSource as HTTPSourceName, type Pod } from "../api/index.ts";
-import { isAbortError, runEvery, type Clock, type Logger } from "../lib/index.ts";
+import { goHttpGetError, isAbortError, runEvery, type Clock, type Logger } from "../lib/index.ts";
 import { decodeManifestList, maxConfigLength } from "./decode.ts";
 import { ManifestError } from "./errors.ts";
 import type { ManifestErrorMetrics } from "./file-source.ts";
@@ -141,10 +141,17 @@ export class HttpSource implements PodSource {
       for (const value of values) headers.append(name, value);
     }
     try {
-      const res = await this.#fetch(this.#opts.url, {
-        headers,
-        signal: signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal,
-      });
+      let res: Response;
+      try {
+        res = await this.#fetch(this.#opts.url, {
+          headers,
+          signal: signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal,
+        });
+      } catch (err) {
+        // Normalised here, at the edge: the kubelet's `Get "<url>": dial tcp …: connect: …`.
+        if (signal?.aborted) throw err;
+        throw new Error(goHttpGetError(this.#opts.url, err), { cause: err });
+      }
       const body = await readAtMost(res, maxConfigLength);
       return [res.status, body];
     } finally {

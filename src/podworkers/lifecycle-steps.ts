@@ -92,7 +92,7 @@ export class LifecycleSteps {
     let phaseTransition = false;
     if (result.error !== undefined) {
       if (signal.aborted) log.debug("Pod sync was cancelled; the newer update runs next");
-      else log.error("Error syncing pod, will retry after a backoff", { error: result.error });
+      else log.error("Error syncing pod, will retry after a backoff", { err: result.error });
     } else if (status !== undefined && work.workType === "TerminatedPod") {
       this.#finish(uid, status);
       this.observe("terminated", work.options.startTime);
@@ -195,7 +195,7 @@ export function runCallbacks(callbacks: (() => void)[], log: Logger): void {
     try {
       callback();
     } catch (err) {
-      log.error("A pod kill completion callback failed; continuing", { error: err });
+      log.error("A pod kill completion callback failed; continuing", { err });
     }
   }
 }

@@ -220,7 +220,7 @@ class PodWorkersImpl {
     status.worker = handle;
     const loop = this.#workerLoop(uid, handle)
       .catch((err) => {
-        this.#deps.log.error("Pod worker failed unexpectedly and stopped; the pod is no longer synced", { podUID: uid, error: err });
+        this.#deps.log.error("Pod worker failed unexpectedly and stopped; the pod is no longer synced", { podUID: uid, err });
         const current = this.#table.statuses.get(uid);
         if (current?.worker === handle) current.working = false;
       })

@@ -56,7 +56,7 @@ export async function runWork(
   try {
     const entry = await deps.cache.getNewerThan(uid, lastSyncTime, { signal });
     if (entry.error !== undefined && entry.error !== null) {
-      deps.log.warn("Error determining pod status, will retry the sync", { error: entry.error });
+      deps.log.warn("Error determining pod status, will retry the sync", { err: entry.error });
       return { isTerminal: false, error: entry.error, synced: false };
     }
     podStatus = entry.status;

@@ -98,7 +98,9 @@ export function createProbeManager(deps: ProbeManagerDeps): ProbeManager {
     workers.set(key, worker);
     const done: Promise<void> = worker
       .run()
-      .catch((err) => deps.log.error("Probe worker ended with an error", { probeType: type, pod: podRef(pod), containerName: container.name, err }))
+      .catch((err) => {
+        deps.log.error("Probe worker ended with an error", { probeType: type, pod: podRef(pod), containerName: container.name, err });
+      })
       .finally(() => {
         if (workers.get(key) === worker) workers.delete(key);
         running.delete(done);

@@ -36,7 +36,7 @@ async function removeLogged(deps: GcDeps, id: string, what: string, opts: Opts):
   try {
     await removeContainer(deps, id, opts);
   } catch (err) {
-    if (!isNotFound(err)) deps.log.warn(`Failed to remove ${what}; garbage collection retries`, { containerId: id, err });
+    if (!isNotFound(err)) deps.log.warn(`Failed to remove ${what}; garbage collection retries`, { containerID: id, err });
   }
 }
 
@@ -129,7 +129,7 @@ async function removeSandbox(deps: GcDeps, id: string, opts: Opts): Promise<bool
     return true;
   } catch (err) {
     if (isNotFound(err)) return true;
-    deps.log.warn("Failed to remove sandbox; garbage collection retries", { sandboxId: id, err });
+    deps.log.warn("Failed to remove sandbox; garbage collection retries", { podSandboxID: id, err });
     return false;
   }
 }

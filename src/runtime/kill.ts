@@ -95,8 +95,9 @@ export async function killContainer(
     ({ pod, container } = await restoreSpecs(cri, containerId, opts.signal));
   }
   let grace = opts.gracePeriodOverride ?? terminationGracePeriod(pod, container, reason);
-  const fields = { pod: podRef(pod), container: containerName, containerId };
-  log.info(message || `Stopping container ${container.name}`, { ...fields, reason: reason || undefined, gracePeriod: grace });
+  const fields = { pod: podRef(pod), containerName, containerID: containerId };
+  // The kubelet's "Killing" event; the kill reason only chooses the grace period.
+  log.info(message || `Stopping container ${container.name}`, { ...fields, reason: "Killing", gracePeriod: grace });
 
   const preStop = container.lifecycle?.preStop;
   if (preStop && grace > 0) {
@@ -147,14 +148,14 @@ export async function killPodWithSyncResult(
     running.map((c) =>
       rec
         .step("KillContainer", c.name, () => killContainer(deps, pod, c.id, c.name, "", "Unknown", { gracePeriodOverride, ordering, signal }))
-        .catch((err) =>
+        .catch((err) => {
           deps.log.error("Failed to kill container; the pod worker retries", {
             pod: runtimePodRef(runningPod),
-            container: c.name,
-            containerId: c.id,
+            containerName: c.name,
+            containerID: c.id,
             err,
-          }),
-        ),
+          });
+        }),
     ),
   );
   await rec
@@ -166,7 +167,7 @@ export async function killPodWithSyncResult(
         } catch (err) {
           if (isNotFound(err)) continue;
           failure = err as Error;
-          deps.log.error("Failed to stop sandbox; the pod worker retries", { pod: runtimePodRef(runningPod), sandboxId: s.id, err });
+          deps.log.error("Failed to stop sandbox; the pod worker retries", { pod: runtimePodRef(runningPod), podSandboxID: s.id, err });
         }
       }
       if (failure) throw new SyncError(Reason.KillPodSandboxError, failure.message);

@@ -112,6 +112,7 @@ export function createRuntimeManager(deps: RuntimeManagerDeps): RuntimeManager {
       memoryCapacity: totalmem(),
     },
     sandbox: { podLogsDir: deps.podLogsDir, nodeDns: deps.dnsConfig ?? hostDnsConfig(deps.resolvConf) },
+    pendingStart: (uid) => (timelines.get(uid)?.pending ? timelines.get(uid) : undefined),
     recordTimeline: (uid, timeline) => timelines.set(uid, timeline),
   };
 

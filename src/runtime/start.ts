@@ -45,7 +45,7 @@ function criDetail(err: unknown): string {
 export async function startContainer(deps: StartDeps, t: StartTarget, container: Container, kind: ContainerKind, signal?: AbortSignal): Promise<void> {
   const { cri, clock, log } = deps;
   const { pod } = t;
-  const fields = { pod: podRef(pod), container: container.name };
+  const fields = { pod: podRef(pod), containerName: container.name };
 
   const ensured = await deps.images.ensureImageExists(pod, container, t.sandboxConfig, signal);
   const imageRef = ensured.imageRef;
@@ -100,7 +100,7 @@ export async function startContainer(deps: StartDeps, t: StartTarget, container:
     throw new SyncError(Reason.RunContainerError, criDetail(err));
   }
   t.timeline.add(`${container.name}.start`, clock.now() - created);
-  log.debug("Started container", { ...fields, containerId, restartCount }, 2);
+  log.debug("Started container", { ...fields, containerID: containerId, restartCount }, 2);
 
   linkLegacyLog(deps, pod, container.name, containerId, join(t.sandboxConfig.logDirectory, config.logPath));
 
@@ -109,10 +109,10 @@ export async function startContainer(deps: StartDeps, t: StartTarget, container:
     try {
       await runHandler(postStart, { cri, containerId, podIP: t.podIPs[0] ?? "", signal, clock, ports: container.ports });
     } catch (err) {
-      log.warn("PostStart hook failed; killing the container, it restarts per its restart policy", { ...fields, containerId, err });
-      await killContainer(deps, pod, containerId, container.name, "FailedPostStartHook", "FailedPostStartHook", { signal }).catch((killErr) =>
-        log.error("Failed to kill container after its postStart hook failed", { ...fields, containerId, err: killErr }),
-      );
+      log.warn("PostStart hook failed; killing the container, it restarts per its restart policy", { ...fields, containerID: containerId, err });
+      await killContainer(deps, pod, containerId, container.name, "FailedPostStartHook", "FailedPostStartHook", { signal }).catch((killErr) => {
+        log.error("Failed to kill container after its postStart hook failed", { ...fields, containerID: containerId, err: killErr });
+      });
       throw new SyncError(Reason.PostStartHookError, (err as Error).message);
     }
   }
@@ -131,6 +131,6 @@ function linkLegacyLog(deps: StartDeps, pod: Pod, container: string, containerId
     rmSync(link, { force: true });
     symlinkSync(target, link);
   } catch (err) {
-    deps.log.error("Failed to create legacy log symlink; logs stay readable under the pod log directory", { path: link, containerId, err });
+    deps.log.error("Failed to create legacy log symlink; logs stay readable under the pod log directory", { path: link, containerID: containerId, err });
   }
 }

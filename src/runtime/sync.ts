@@ -34,6 +34,8 @@ export interface SyncDeps extends StartDeps, GcDeps {
   crashLoopBackoff: Backoff;
   probes: ProbeResultsView;
   sandbox: SandboxConfigOptions;
+  /** The pod start this sync continues (one not logged yet), if any. */
+  pendingStart(uid: string): StartTimeline | undefined;
   /** Called with the timeline of a sync that created a sandbox or started containers. */
   recordTimeline(uid: string, timeline: StartTimeline): void;
 }
@@ -59,14 +61,16 @@ export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: RuntimePodSta
           killContainer(deps, pod, k.id, k.name, k.message, k.reason, { signal }),
         );
       } catch (err) {
-        log.error("killContainer for pod failed; the pod worker retries", { ...fields, container: k.name, containerId: k.id, err });
+        log.error("killContainer for pod failed; the pod worker retries", { ...fields, containerName: k.name, containerID: k.id, err });
         return rec.result();
       }
     }
   }
   await pruneInitContainersBeforeStart(deps, pod, podStatus, { signal });
 
-  const timeline = new StartTimeline();
+  const uid = pod.metadata.uid ?? "";
+  const pending = changes.createSandbox ? undefined : deps.pendingStart(uid);
+  const timeline = pending ?? new StartTimeline(changes.createSandbox, began);
   let podIPs = podStatus.ips;
   let sandboxId = changes.sandboxId;
   if (changes.createSandbox) {
@@ -91,7 +95,7 @@ export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: RuntimePodSta
       if (!res.status) throw new Error("pod sandbox status is nil");
       if (!isHostNetwork(pod)) podIPs = sandboxIPs(res.status);
     } catch (err) {
-      log.error("Failed to get pod sandbox status; skipping pod", { ...fields, sandboxId, err });
+      log.error("Failed to get pod sandbox status; skipping pod", { ...fields, podSandboxID: sandboxId, err });
       rec.fail(err as Error);
       return rec.result();
     }
@@ -110,7 +114,7 @@ export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: RuntimePodSta
     rec.step(kind === "init" ? "InitContainer" : "StartContainer", container.name, async () => {
       const backoff = doBackOff(deps.crashLoopBackoff, pod, container, podStatus);
       if (backoff.inBackoff) {
-        log.info("Back-off restarting failed container", { ...fields, container: container.name, message: backoff.message });
+        log.info("Back-off restarting failed container", { ...fields, containerName: container.name, message: backoff.message });
         throw new SyncError(Reason.CrashLoopBackOff, backoff.message, backoff.expiresAt);
       }
       const label = kind === "init" ? "init_container" : kind === "ephemeral" ? "ephemeral_container" : "container";
@@ -121,7 +125,7 @@ export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: RuntimePodSta
         const reason = err instanceof SyncError ? err.reason : Reason.RunContainerError;
         deps.metrics.startedContainersErrors.inc({ container_type: label, code: reason });
         const level = reason === Reason.ImagePullBackOff ? "info" : "warn";
-        log[level]("Container start failed in pod; the pod worker retries", { ...fields, container: container.name, reason, err });
+        log[level]("Container start failed in pod; the pod worker retries", { ...fields, containerName: container.name, reason, err });
         throw err;
       }
     });
@@ -145,10 +149,11 @@ export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: RuntimePodSta
   return finish();
 
   function finish(): PodSyncResult {
-    if (changes.createSandbox || !timeline.empty) {
-      deps.recordTimeline(pod.metadata.uid ?? "", timeline);
-      timeline.report(log, deps.metrics, podRef(pod), clock.now() - began);
+    const result = rec.result();
+    if (timeline.podStart || !timeline.empty) {
+      deps.recordTimeline(uid, timeline);
+      if (!result.error) timeline.report(log, deps.metrics, podRef(pod), clock.now());
     }
-    return rec.result();
+    return result;
   }
 }

@@ -37,7 +37,7 @@ export interface HealthzRoutesOptions {
 export function healthzRoutes(opts: HealthzRoutesOptions): Routes {
   const answer = (r: HealthzResponse, path: string) => {
     if (r.failed.length > 0) {
-      opts.log.debug("healthz check failed", { path, checks: r.failed.map((f) => f.name).join(","), reasons: r.failed.map((f) => f.message) }, 2);
+      opts.log.debug("healthz check failed", { path, checks: r.failed.map((f) => f.name), reasons: r.failed.map((f) => f.message) }, 2);
     }
     return text(r.status, r.body);
   };

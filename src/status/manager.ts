@@ -55,7 +55,7 @@ export function createStatusManager(deps: { clock: Clock; log: Logger }): Status
 
     const problem = illegalContainerTransition(old, input, pod);
     if (problem !== undefined) {
-      deps.log.error("Pod status update refused; keeping the previous status", { pod: podRef(pod), podUID: uid, error: problem });
+      deps.log.error("Pod status update refused; keeping the previous status", { pod: podRef(pod), podUID: uid, err: problem });
       return;
     }
     const status = structuredClone(input);

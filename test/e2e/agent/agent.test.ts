@@ -145,10 +145,15 @@ describe("dist/bunlet on containerd", () => {
     const code = await bunlet!.exited;
     expect(code).toBe(0);
     expect(await runningIds("web")).toEqual(before);
-    // The shutdown ran its course (no second signal, no forced exit), in order.
-    const msgs = bunlet!.lines.map((l) => l.msg);
-    const order = ["shutting down; pods keep running", "Shutdown complete", "bunlet stopped"].map((m) => msgs.indexOf(m));
-    expect(order.every((i, n) => i >= 0 && (n === 0 || i > order[n - 1]!))).toBe(true);
+    // The shutdown ran its course (no second signal, no forced exit), logged once, in order, by the agent.
+    expect(bunlet!.lines.some((l) => String(l.msg).startsWith("second signal"))).toBe(false);
+    const shutdownLines = bunlet!.lines.filter((l) => l.msg === "Shutting down; pods keep running" || l.msg === "Shutdown complete");
+    expect(shutdownLines.map((l) => [l.msg, l.reason])).toEqual([
+      ["Shutting down; pods keep running", "received SIGTERM"],
+      ["Shutdown complete", undefined],
+    ]);
+    // The binary embeds its source map: every line names the TypeScript file and line that logged it.
+    expect(bunlet!.lines.filter((l) => !/^[\w-]+\.ts:\d+$/.test(String(l.caller)))).toEqual([]);
   }, STEP_MS);
 
   test("a removed manifest stops the pod's containers", async () => {
@@ -157,5 +162,8 @@ describe("dist/bunlet on containerd", () => {
     unlinkSync(join(manifests, "web.json"));
     await waitFor("web's containers stopped", async () => (await runningIds("web")).length === 0);
     await waitFor("/pods empty", async () => (await podsApi()).items.length === 0);
+    const stops = bunlet!.lines.filter((l) => String(l.msg).startsWith("Stopping container") && l.pod === "default/web-e2e-node");
+    expect(stops.length).toBeGreaterThan(0);
+    expect(stops.every((l) => l.reason === "Killing")).toBe(true);
   }, STEP_MS);
 });

@@ -40,7 +40,7 @@ export function freePort(): Promise<number> {
 export interface BunletProcess {
   readonly pid: number;
   readonly readOnlyPort: number;
-  /** Parsed JSON log lines so far. */
+  /** Parsed JSON log lines so far (component-base's format: ts, caller, msg, v, err, keys). */
   readonly lines: Record<string, unknown>[];
   /** Resolves with the exit code (or 128+signal). */
   readonly exited: Promise<number>;
@@ -87,6 +87,11 @@ export async function startBunlet(flags: string[], readOnlyPort: number): Promis
   };
 }
 
+/** component-base's JSON marks an error line by leaving out `v` (info and warnings carry v=0). */
+export function isErrorLine(line: Record<string, unknown>): boolean {
+  return !("v" in line);
+}
+
 export type Waiter = <T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs?: number) => Promise<T>;
 
 /**
@@ -97,7 +102,7 @@ export type Waiter = <T>(what: string, check: () => Promise<T | undefined | fals
 export function bunletWaiter(current: () => BunletProcess | undefined, defaultTimeoutMs: number): Waiter {
   const logTail = () => {
     const bunlet = current();
-    const logs = (bunlet?.lines ?? []).filter((l) => l.level !== "debug").slice(-30).map((l) => JSON.stringify(l));
+    const logs = (bunlet?.lines ?? []).filter((l) => !(Number(l.v) > 0)).slice(-30).map((l) => JSON.stringify(l));
     const raw = bunlet?.raw.length ? `\nnon-JSON output:\n${bunlet.raw.join("\n")}` : "";
     return `last bunlet logs:\n${logs.join("\n")}${raw}`;
   };

@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PodList } from "../../../src/api/index.ts";
 import { startFakeCri, type FakeCri } from "../../fake-cri/index.ts";
-import { bunletWaiter, ensureBuilt, freePort, startBunlet, type BunletProcess } from "./bunlet.ts";
+import { bunletWaiter, ensureBuilt, isErrorLine, freePort, startBunlet, type BunletProcess } from "./bunlet.ts";
 
 let fake: FakeCri;
 let dir = "";
@@ -66,7 +66,7 @@ afterAll(async () => {
 
 test("each bad manifest is logged by file name and field, and the good pod runs", async () => {
   const errors = await waitFor("both bad files logged", () => {
-    const files = new Set(bunlet.lines.filter((l) => l.level === "error").map((l) => String(l.file ?? "")));
+    const files = new Set(bunlet.lines.filter(isErrorLine).map((l) => String(l.file ?? "")));
     return files.has(join(manifests, "garbage.yaml")) && files.has(join(manifests, "noimage.yaml")) ? files : undefined;
   });
   expect(errors.size).toBeGreaterThanOrEqual(2);

@@ -177,7 +177,7 @@ describe("file source: a path that is missing", () => {
 });
 
 describe("file source: bad manifests (beyond the kubelet: the last good pod stays)", () => {
-  test("a broken edit keeps the last good pod, reports and counts the error once settled, logs it at every relist, and logs the recovery", async () => {
+  test("a broken edit keeps the last good pod, reports and counts the error once settled, logs it again at each periodic check, and logs the recovery", async () => {
     const d = dir();
     const file = join(d, "web.yaml");
     writeFileSync(file, podManifest("web"));
@@ -197,7 +197,7 @@ describe("file source: bad manifests (beyond the kubelet: the last good pod stay
 
     const logged = errorLines().length;
     await clock.advance(period);
-    await waitFor("the periodic relist to log it again", () => (errorLines().length > logged ? true : undefined));
+    await waitFor("the periodic check to log it again", () => (errorLines().length > logged ? true : undefined));
     expect(errorLines().length).toBe(logged + 1);
     expect(await manifestErrorCount()).toBe(1);
 
@@ -240,6 +240,29 @@ describe("file source: bad manifests (beyond the kubelet: the last good pod stay
     expect(await manifestErrorCount()).toBe(0);
     expect(log.lines.filter((l) => l.level === "error" || l.level === "warn")).toEqual([]);
     expect(log.lines.some((l) => l.msg === "Static pod manifest is valid again")).toBe(false);
+  });
+
+  test("one broken write is logged once when reported, however many watch events it raises; the periodic check logs it again", async () => {
+    const d = dir();
+    const file = join(d, "web.yaml");
+    writeFileSync(file, podManifest("web"));
+    const { recorder, source, log, clock } = startSource(d);
+    await recorder.next("the first list", withNames("web-node-a"));
+
+    // A plain write (truncate, then data): several watch events for one broken version.
+    writeFileSync(file, podManifest("web", { image: "" }));
+    await advanceUntil(clock, "the error to be reported", () => source.manifestErrors().get(file));
+    const errorLines = () => log.lines.filter((l) => l.level === "error" && l.file === file);
+    expect(errorLines().length).toBe(1);
+
+    // inotify reports in order: once the next file is in a snapshot, every event before it has
+    // been handled, and none of those relists logged the unchanged error again.
+    writeFileSync(join(d, "marker.yaml"), podManifest("marker"));
+    await recorder.next("the marker's snapshot", withNames("marker-node-a", "web-node-a"));
+    expect(errorLines().length).toBe(1);
+
+    await clock.advance(period);
+    await waitFor("the periodic check's line", () => errorLines().length === 2);
   });
 
   test("a manifest that never decoded is skipped and, once settled, logged by file name; the others still run", async () => {

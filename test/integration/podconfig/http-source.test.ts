@@ -98,6 +98,16 @@ describe("HTTP source", () => {
     expect(log.lines).toContainEqual(expect.objectContaining({ level: "warn", url: server.url, failures: 1 }));
   });
 
+  test("a refused connection is logged in Go's words, as the kubelet logs it", async () => {
+    const closed = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
+    const port = closed.port;
+    const url = `http://127.0.0.1:${port}/pods`;
+    closed.stop(true);
+    const { src, log } = source(url);
+    expect(await src.poll()).toBe("failed");
+    expect((log.lines[0].err as Error).message).toBe(`Get "${url}": dial tcp 127.0.0.1:${port}: connect: connection refused`);
+  });
+
   test("a body that does not decode sends nothing, is reported with the URL and counted", async () => {
     const server = manifestServer({ status: 200, body: podManifest("web", { image: "" }) });
     const { src, recorder, manifestErrorCount } = source(server.url);

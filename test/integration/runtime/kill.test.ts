@@ -32,6 +32,14 @@ describe("killPod", () => {
     expect(requests("StopContainer").map((r) => r.timeout)).toEqual([15n, 15n]);
     expect(h.fake.state.containers.every((x) => x.state === ContainerState.CONTAINER_EXITED)).toBe(true);
     expect(h.fake.state.sandboxes[0].state).toBe(PodSandboxState.SANDBOX_NOTREADY);
+    // Each stop is the kubelet's Killing event, not the internal kill reason (Unknown).
+    // The kubelet's key names: containerName and containerID.
+    const stops = h.log.lines.filter((l) => l.reason !== undefined);
+    expect(stops.map((l) => [l.msg, l.reason, l.gracePeriod, l.containerName]).sort()).toEqual([
+      ["Stopping container a", "Killing", 15, "a"],
+      ["Stopping container b", "Killing", 15, "b"],
+    ]);
+    expect(stops.map((l) => l.containerID).sort()).toEqual(h.fake.state.containers.map((x) => x.id).sort());
   });
 
   test("a deletion grace period override replaces the pod's and is raised to the 2 s minimum", async () => {
@@ -150,7 +158,8 @@ describe("postStart hook", () => {
     expect(result.steps.find((s) => s.target === "a")?.error?.reason).toBe("PostStartHookError");
     expect(h.rm.getContainerWaitingReason(pod.metadata.uid!, "a")?.message).toContain("command exited with 1");
     expect(containersNamed(h, "a")[0].state).toBe(ContainerState.CONTAINER_EXITED);
-    expect(h.log.lines.some((l) => l.msg === "FailedPostStartHook" && l.reason === "FailedPostStartHook")).toBe(true);
+    // The kubelet's Killing event carries the postStart failure as its message.
+    expect(h.log.lines.some((l) => l.msg === "FailedPostStartHook" && l.reason === "Killing")).toBe(true);
   });
 
   test("a succeeding postStart leaves the container running", async () => {

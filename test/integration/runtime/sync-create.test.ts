@@ -176,4 +176,30 @@ describe("syncPod creates a new pod", () => {
     expect(metric).toContain('step="sandbox"');
     expect(metric).toContain('step="create"');
   });
+
+  const podStartedLines = () => h.log.lines.filter((l) => l.msg === "pod started");
+
+  test("restarting a container of a running pod is not a pod start", async () => {
+    const pod = makePod({ containers: [c("a")] });
+    await h.sync(pod);
+    h.fake.exitContainer(h.fake.state.containers[0].id, 1);
+    await h.sync(pod);
+    expect(h.fake.state.containers.length).toBe(2);
+    expect(podStartedLines().length).toBe(1);
+  });
+
+  test("a start whose pull failed is logged once, by the sync that starts the container, with the wait in its total", async () => {
+    const image = "registry.example/team/late:1.0";
+    const pod = makePod({ containers: [c("a", { image, imagePullPolicy: "IfNotPresent" })] });
+    const failed = await h.sync(pod);
+    expect(failed.error).toBeDefined();
+    expect(podStartedLines()).toEqual([]);
+    await h.clock.advance(10_000);
+    h.fake.setPullable(image, true);
+    const ok = await h.sync(pod);
+    expect(ok.error).toBeUndefined();
+    expect(podStartedLines()).toEqual([expect.objectContaining({ pod: `ns/${pod.metadata.name}`, total: "10000ms" })]);
+    await h.sync(pod);
+    expect(podStartedLines().length).toBe(1);
+  });
 });

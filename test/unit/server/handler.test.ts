@@ -38,7 +38,7 @@ describe("the read-only API routes", () => {
     const res = await get("/healthz");
     expect(res.status).toBe(500);
     expect(await res.text()).toContain("[-]runtime failed: container runtime is down\n");
-    expect(log.lines).toContainEqual(expect.objectContaining({ level: "debug", msg: "healthz check failed", checks: "runtime" }));
+    expect(log.lines).toContainEqual(expect.objectContaining({ level: "debug", msg: "healthz check failed", checks: ["runtime"] }));
   });
 
   test("/healthz?verbose and /healthz/<name>", async () => {

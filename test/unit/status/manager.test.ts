@@ -59,7 +59,7 @@ describe("status manager", () => {
     manager.setPodStatus(never, { phase: "Running", containerStatuses: [running("app")] });
     expect(manager.getPodStatus("uid-1")?.phase).toBe("Succeeded");
     expect(manager.version("uid-1")).toBe(1);
-    expect(log.lines.some((l) => l.level === "error" && String(l.error).includes("illegal transition"))).toBe(true);
+    expect(log.lines.some((l) => l.level === "error" && String(l.err).includes("illegal transition"))).toBe(true);
 
     const always = { ...podWith({ containers: [c("app")] }), metadata: { name: "q", namespace: "ns", uid: "uid-2" } };
     manager.setPodStatus(always, { phase: "Running", containerStatuses: [stopped("app")] });
