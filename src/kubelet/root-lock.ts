@@ -76,7 +76,7 @@ export async function lockRootDir(opts: RootLockOptions): Promise<RootLock> {
     release();
     throw err;
   }
-  opts.log.debug("Holding the root directory lock", { rootDir, lockFiles: held.map((l) => l.path).join(",") }, 2);
+  opts.log.debug("Holding the root directory lock", { rootDir, lockFiles: held.map((l) => l.path) }, 2);
 
   const contended = Promise.withResolvers<void>();
   if (opts.exitOnLockContention) {
@@ -87,7 +87,9 @@ export async function lockRootDir(opts: RootLockOptions): Promise<RootLock> {
         });
         contended.resolve();
       });
-      w.on("error", (err) => opts.log.warn("Cannot watch the lock file for contention; this bunlet will not hand over on request", { lockFile: lock.path, err }));
+      w.on("error", (err) => {
+        opts.log.warn("Cannot watch the lock file for contention; this bunlet will not hand over on request", { lockFile: lock.path, err });
+      });
       watchers.push(w);
     }
   }
