@@ -130,7 +130,8 @@ describe("a systemd drop-in written for the kubelet", () => {
     await p.exited;
     const notes = lines.filter((l) => l.includes("not acted on by bunlet"));
     expect(notes).toHaveLength(1);
-    expect(notes[0]).toContain("level=warn");
+    // klog's text format: a warning line starts with W and the month and day.
+    expect(notes[0]).toMatch(/^W\d{4} /);
     expect(notes[0]).toContain(
       'settings="--fail-swap-on (failSwapOn), --eviction-hard (evictionHard), --max-pods (maxPods), --pod-infra-container-image, --cluster-dns (clusterDNS)"',
     );

@@ -127,7 +127,7 @@ describe("dist/bunlet with its embedded containerd", () => {
     expect(await bunlet!.exited).toBe(0);
     // In order, and containerd left on SIGTERM: no fallback to SIGKILL after its 10 s timeout.
     const msgs = bunlet!.lines.map((l) => l.msg);
-    const order = ["shutting down; pods keep running", "containerd stopped; containers keep running in their shims", "bunlet stopped"].map((m) => msgs.indexOf(m));
+    const order = ["Shutting down; pods keep running", "containerd stopped; containers keep running in their shims", "Shutdown complete"].map((m) => msgs.indexOf(m));
     expect(order.every((i, n) => i >= 0 && (n === 0 || i > order[n - 1]!))).toBe(true);
     expect(msgs).not.toContain("containerd did not exit after SIGTERM; sending SIGKILL");
     expect(shimPids(socket).length).toBeGreaterThan(0);

@@ -87,12 +87,12 @@ describe("hostPath type checks", () => {
     const path = join(host, "app.conf");
     writeFileSync(join(manifests, "conf.json"), JSON.stringify(hostPathPod("conf", path, "File", "/etc/app.conf")));
     const message = `hostPath type check failed: ${path} is not a file`;
-    await waitFor("the type check failure in the log", () => bunlet!.lines.find((l) => String(l.error ?? l.err ?? "").includes(message)));
+    await waitFor("the type check failure in the log", () => bunlet!.lines.find((l) => String(l.err ?? "").includes(message)));
     const pod = await waitFor("the pod in /pods", () => apiPod("conf"));
     expect(pod.status?.phase).toBe("Pending");
     expect(pod.status?.containerStatuses?.[0].state?.waiting?.reason).toBe("ContainerCreating");
-    const line = bunlet!.lines.find((l) => String(l.error ?? l.err ?? "").includes(message))!;
-    expect(String(line.error ?? line.err)).toContain(`MountVolume.SetUp failed for volume "data" : ${message}`);
+    const line = bunlet!.lines.find((l) => String(l.err ?? "").includes(message))!;
+    expect(String(line.err)).toContain(`MountVolume.SetUp failed for volume "data" : ${message}`);
     expect(await sandboxesOf("conf")).toEqual([]);
     expect(existsSync(path)).toBe(false);
   }, STEP_MS);

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import type { Pod, PodList } from "../../../src/api/index.ts";
 import { ContainerState, createCriClient, labels, type CriClient } from "../../../src/cri/index.ts";
 import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
-import { bunletWaiter, ensureBuilt, freePort, startBunlet, type BunletProcess } from "./bunlet.ts";
+import { bunletWaiter, ensureBuilt, freePort, isErrorLine, startBunlet, type BunletProcess } from "./bunlet.ts";
 
 const STEP_MS = 90_000;
 let ctd: TestContainerd;
@@ -104,7 +104,7 @@ describe("the last good pod across a restart", () => {
     expect(kept.metadata.annotations?.["bunlet.io/manifest-error"]).toStartWith(file());
     expect(bunlet!.lines.some((l) => l.msg === "Static pod manifest is invalid; using its last good version saved by a previous run")).toBe(true);
     // Housekeeping has run (sources are ready) and killed nothing: the same container runs.
-    await waitFor("two more relists", () => bunlet!.lines.filter((l) => l.level === "error" && l.file === file()).length >= 3);
+    await waitFor("two more periodic checks", () => bunlet!.lines.filter((l) => isErrorLine(l) && l.file === file()).length >= 3);
     expect(await runningWebContainers()).toEqual([container]);
     expect(bunlet!.lines.some((l) => String(l.msg).includes("no config source knows"))).toBe(false);
   }, STEP_MS);
@@ -127,7 +127,7 @@ describe("the last good pod across a restart", () => {
     expect(await bunlet!.exited).toBe(0);
     writeFileSync(file(), "{");
     await start();
-    await waitFor("the broken file reported", () => bunlet!.lines.find((l) => l.level === "error" && l.file === file()));
+    await waitFor("the broken file reported", () => bunlet!.lines.find((l) => isErrorLine(l) && l.file === file()));
     expect(await apiWeb()).toBeUndefined();
     expect(await runningWebContainers()).toEqual([]);
   }, STEP_MS);

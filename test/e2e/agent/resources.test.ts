@@ -12,7 +12,7 @@ import { join } from "node:path";
 import type { PodList } from "../../../src/api/index.ts";
 import { createCriClient, labels, type CriClient } from "../../../src/cri/index.ts";
 import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
-import { bunletWaiter, ensureBuilt, freePort, startBunlet, type BunletProcess } from "./bunlet.ts";
+import { bunletWaiter, ensureBuilt, freePort, isErrorLine, startBunlet, type BunletProcess } from "./bunlet.ts";
 
 let ctd: TestContainerd;
 let cri: CriClient;
@@ -149,7 +149,7 @@ test("the manifest was read with YAML 1.1 scalars, its quantities canonical in /
 
 test("a divisor the apiserver refuses is refused with its message, naming file and field", async () => {
   const line = await waitFor("the divisor error", () =>
-    bunlet!.lines.find((l) => l.level === "error" && String(l.file ?? "").endsWith("divisor.yaml")),
+    bunlet!.lines.find((l) => isErrorLine(l) && String(l.file ?? "").endsWith("divisor.yaml")),
   );
   expect(String(line.err)).toBe(
     `${join(manifests, "divisor.yaml")}: spec.containers[0].env[0].valueFrom.resourceFieldRef.divisor: Invalid value: "requests.cpu": only divisor's values 1m and 1 are supported with the cpu resource`,
