@@ -25,6 +25,8 @@ export interface BunletConfig {
   podCIDR: string;
   /** --cni-bridge-name (bunlet): the embedded containerd's CNI bridge, so two bunlets on one host do not share one. */
   cniBridgeName: string;
+  /** --containerd (bunlet): the containerd binary the embedded containerd runs; "" = containerd on PATH. */
+  containerdPath: string;
   /** --hostname-override / --node-name, else the OS hostname; always lower-cased. */
   nodeName: string;
   /** --kubeconfig: stored for the apiserver source; "" = standalone. */
@@ -93,6 +95,7 @@ export const defaults = {
   containerLogsDir: "/var/log/containers",
   podCIDR: "",
   cniBridgeName: "bunlet0",
+  containerdPath: "",
   kubeconfig: "",
   // The kubelet binds 0.0.0.0; bunlet's read-only port has no authentication, so loopback.
   address: "127.0.0.1",

@@ -98,6 +98,11 @@ export function runtimeEndpoint(s: string): string {
 }
 
 /** The kubelet requires podLogsDir to be absolute and normalised; bunlet asks the same of its other directories. */
+export function absolutePath(s: string): string {
+  if (!posix.isAbsolute(s)) throw new ValueError(`must be an absolute path, found ${JSON.stringify(s)}`);
+  return s;
+}
+
 export function absoluteDir(s: string): string {
   if (!posix.isAbsolute(s)) throw new ValueError(`must be an absolute path, found ${JSON.stringify(s)}`);
   const normal = posix.normalize(s);

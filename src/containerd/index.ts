@@ -2,11 +2,13 @@
 export { containerdPaths, type ContainerdPaths } from "./paths.ts";
 export {
   BUSYBOX_IMAGE,
+  configVersionFor,
   DEFAULT_CNI_BIN_DIR,
   DEFAULT_REGISTRY_MIRRORS,
   PAUSE_IMAGE,
   renderContainerdConfig,
   type ContainerdConfigOptions,
+  type ContainerdConfigVersion,
 } from "./config.ts";
 export { CNI_NETWORK_NAME, DEFAULT_BRIDGE_NAME, DEFAULT_POD_SUBNET, renderCniConflist, type CniConflistOptions } from "./cni.ts";
 export {

@@ -72,6 +72,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
     endpoint: deps.criEndpointOverride ?? config.containerRuntimeEndpoint,
     rootDir: config.rootDir,
     network: { podSubnet: config.podCIDR, bridgeName: config.cniBridgeName },
+    containerdPath: config.containerdPath,
     runtimeRequestTimeoutMs: config.runtimeRequestTimeoutMs,
     clock,
     log,
