@@ -2,7 +2,8 @@
  * The built dist/bunlet against a real containerd (its own root, socket and bridge): manifests
  * written, edited and removed drive real containers; /pods reports them; SIGKILL plus a restart
  * restarts nothing; SIGTERM stops bunlet in seconds and leaves the pods running. The tests run in
- * order on one containerd, each starting from the state the previous one left.
+ * order on one containerd, each starting from the state the previous one left; once on
+ * containerd 1.6 (bunlet relists) and once on 1.7 (bunlet follows its event stream).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
@@ -11,150 +12,154 @@ import { join } from "node:path";
 import type { Pod, PodList } from "../../../src/api/index.ts";
 import { ContainerState, createCriClient, labels, type CriClient } from "../../../src/cri/index.ts";
 import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
+import { E2E_CONTAINERD_VERSIONS } from "../../harness/containerd-versions.ts";
 import { bunletWaiter, ensureBuilt, freePort, startBunlet, type BunletProcess } from "./bunlet.ts";
 
-const BUSYBOX = "docker.io/library/busybox:1.36";
-const STEP_MS = 60_000;
+describe.each(E2E_CONTAINERD_VERSIONS)("dist/bunlet on containerd %s", (version) => {
+  const BUSYBOX = "docker.io/library/busybox:1.36";
+  const STEP_MS = 60_000;
 
-let ctd: TestContainerd;
-let cri: CriClient;
-let dir = "";
-let manifests = "";
-let bunlet: BunletProcess | undefined;
-let port = 0;
+  let ctd: TestContainerd;
+  let cri: CriClient;
+  let dir = "";
+  let manifests = "";
+  let bunlet: BunletProcess | undefined;
+  let port = 0;
 
-beforeAll(async () => {
-  ensureBuilt();
-  ctd = await startTestContainerd({ name: "agent-e2e" });
-  cri = createCriClient({ endpoint: ctd.endpoint });
-  dir = mkdtempSync(join(tmpdir(), "bunlet-agent-e2e-"));
-  manifests = join(dir, "manifests");
-  mkdirSync(manifests);
-  port = await freePort();
-}, 180_000);
+  beforeAll(async () => {
+    ensureBuilt();
+    ctd = await startTestContainerd({ name: "agent-e2e", version });
+    cri = createCriClient({ endpoint: ctd.endpoint });
+    dir = mkdtempSync(join(tmpdir(), `bunlet-agent-e2e-${version}-`));
+    manifests = join(dir, "manifests");
+    mkdirSync(manifests);
+    port = await freePort();
+  }, 180_000);
 
-afterAll(async () => {
-  bunlet?.signal("SIGKILL");
-  await bunlet?.exited;
-  cri?.close();
-  await ctd?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-}, 120_000);
+  afterAll(async () => {
+    bunlet?.signal("SIGKILL");
+    await bunlet?.exited;
+    cri?.close();
+    await ctd?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  }, 120_000);
 
-async function start(): Promise<BunletProcess> {
-  const p = await startBunlet(
-    [
-      `--container-runtime-endpoint=${ctd.endpoint}`,
-      `--pod-manifest-path=${manifests}`,
-      `--root-dir=${join(dir, "state")}`,
-      `--pod-logs-dir=${join(dir, "logs", "pods")}`,
-      `--container-logs-dir=${join(dir, "logs", "containers")}`,
-      "--hostname-override=e2e-node",
-      "--file-check-frequency=1s",
-      `--healthz-port=${await freePort()}`,
-    ],
-    port,
-  );
-  bunlet = p;
-  return p;
-}
+  async function start(): Promise<BunletProcess> {
+    const p = await startBunlet(
+      [
+        `--container-runtime-endpoint=${ctd.endpoint}`,
+        `--pod-manifest-path=${manifests}`,
+        `--root-dir=${join(dir, "state")}`,
+        `--pod-logs-dir=${join(dir, "logs", "pods")}`,
+        `--container-logs-dir=${join(dir, "logs", "containers")}`,
+        "--hostname-override=e2e-node",
+        "--file-check-frequency=1s",
+        `--healthz-port=${await freePort()}`,
+      ],
+      port,
+    );
+    bunlet = p;
+    return p;
+  }
 
-function pod(name: string, command: string[]): Pod {
-  return {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name, namespace: "default" },
-    spec: { terminationGracePeriodSeconds: 2, containers: [{ name: "main", image: BUSYBOX, command }] },
-  };
-}
+  function pod(name: string, command: string[]): Pod {
+    return {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name, namespace: "default" },
+      spec: { terminationGracePeriodSeconds: 2, containers: [{ name: "main", image: BUSYBOX, command }] },
+    };
+  }
 
-const waitFor = bunletWaiter(() => bunlet, 45_000);
+  const waitFor = bunletWaiter(() => bunlet, 45_000);
 
-async function podsApi(): Promise<PodList> {
-  const res = await fetch(`http://127.0.0.1:${port}/pods`);
-  return (await res.json()) as PodList;
-}
+  async function podsApi(): Promise<PodList> {
+    const res = await fetch(`http://127.0.0.1:${port}/pods`);
+    return (await res.json()) as PodList;
+  }
 
-/** /pods's pod for a static pod name, once Running with every container ready. */
-async function runningInApi(name: string): Promise<Pod | undefined> {
-  const p = (await podsApi()).items.find((i) => i.metadata.name === `${name}-e2e-node`);
-  const cs = p?.status?.containerStatuses ?? [];
-  return p?.status?.phase === "Running" && cs.length > 0 && cs.every((c) => c.ready) ? p : undefined;
-}
+  /** /pods's pod for a static pod name, once Running with every container ready. */
+  async function runningInApi(name: string): Promise<Pod | undefined> {
+    const p = (await podsApi()).items.find((i) => i.metadata.name === `${name}-e2e-node`);
+    const cs = p?.status?.containerStatuses ?? [];
+    return p?.status?.phase === "Running" && cs.length > 0 && cs.every((c) => c.ready) ? p : undefined;
+  }
 
-async function containersOf(name: string) {
-  const { containers } = await cri.runtime.listContainers({});
-  return containers.filter((c) => c.labels[labels.KubernetesPodNameLabel] === `${name}-e2e-node`);
-}
+  async function containersOf(name: string) {
+    const { containers } = await cri.runtime.listContainers({});
+    return containers.filter((c) => c.labels[labels.KubernetesPodNameLabel] === `${name}-e2e-node`);
+  }
 
-/** How many ListPodSandbox calls the running bunlet has made (its runtime operation counter). */
-async function listSandboxCalls(): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  const m = text.match(/^kubelet_runtime_operations_total\{operation_type="list_podsandbox"\} (\d+)/m);
-  return m ? Number(m[1]) : 0;
-}
+  /** How many ListPodSandbox calls the running bunlet has made (its runtime operation counter). */
+  async function listSandboxCalls(): Promise<number> {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const m = text.match(/^kubelet_runtime_operations_total\{operation_type="list_podsandbox"\} (\d+)/m);
+    return m ? Number(m[1]) : 0;
+  }
 
-const runningIds = async (name: string) =>
-  (await containersOf(name)).filter((c) => c.state === ContainerState.CONTAINER_RUNNING).map((c) => c.id).sort();
+  const runningIds = async (name: string) =>
+    (await containersOf(name)).filter((c) => c.state === ContainerState.CONTAINER_RUNNING).map((c) => c.id).sort();
 
-describe("dist/bunlet on containerd", () => {
-  test("a manifest written to the directory runs; /pods shows it Running with ready containers", async () => {
-    await start();
-    writeFileSync(join(manifests, "web.json"), JSON.stringify(pod("web", ["sleep", "3600"])));
-    const apiPod = await waitFor("web Running in /pods", () => runningInApi("web"));
-    expect(await runningIds("web")).toHaveLength(1);
-    expect(apiPod.status?.podIP).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
-    const healthz = await fetch(`http://127.0.0.1:${port}/healthz`);
-    expect(healthz.status).toBe(200);
-    expect(bunlet!.lines.some((l) => l.msg === "Pod is running" && l.pod === "default/web-e2e-node")).toBe(true);
-  }, STEP_MS);
+    test("a manifest written to the directory runs; /pods shows it Running with ready containers", async () => {
+      await start();
+      writeFileSync(join(manifests, "web.json"), JSON.stringify(pod("web", ["sleep", "3600"])));
+      const apiPod = await waitFor("web Running in /pods", () => runningInApi("web"));
+      expect(await runningIds("web")).toHaveLength(1);
+      expect(apiPod.status?.podIP).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+      const healthz = await fetch(`http://127.0.0.1:${port}/healthz`);
+      expect(healthz.status).toBe(200);
+      // The PLEG mode this runtime allows: 1.6 answers GetContainerEvents with UNIMPLEMENTED.
+      const mode = version === "1.6" ? "generic" : "evented";
+      await waitFor(`${mode} PLEG mode`, async () => (await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()).includes(`bunlet_pleg_mode{mode="${mode}"} 1`));
+      expect(bunlet!.lines.some((l) => l.msg === "Pod is running" && l.pod === "default/web-e2e-node")).toBe(true);
+    }, STEP_MS);
 
-  test("an edited manifest replaces the pod: the new one runs, the old one's container stops", async () => {
-    const before = await runningIds("web");
-    const oldUid = (await runningInApi("web"))!.metadata.uid;
-    writeFileSync(join(manifests, "web.json"), JSON.stringify(pod("web", ["sleep", "7200"])));
-    const replaced = await waitFor("the edited web Running", async () => {
-      const p = await runningInApi("web");
-      return p && p.metadata.uid !== oldUid ? p : undefined;
-    });
-    expect(replaced.metadata.uid).not.toBe(oldUid);
-    await waitFor("only the new container running", async () => {
-      const ids = await runningIds("web");
-      return ids.length === 1 && !before.includes(ids[0]);
-    });
-  }, STEP_MS);
+    test("an edited manifest replaces the pod: the new one runs, the old one's container stops", async () => {
+      const before = await runningIds("web");
+      const oldUid = (await runningInApi("web"))!.metadata.uid;
+      writeFileSync(join(manifests, "web.json"), JSON.stringify(pod("web", ["sleep", "7200"])));
+      const replaced = await waitFor("the edited web Running", async () => {
+        const p = await runningInApi("web");
+        return p && p.metadata.uid !== oldUid ? p : undefined;
+      });
+      expect(replaced.metadata.uid).not.toBe(oldUid);
+      await waitFor("only the new container running", async () => {
+        const ids = await runningIds("web");
+        return ids.length === 1 && !before.includes(ids[0]);
+      });
+    }, STEP_MS);
 
-  test("SIGKILL and a restart of bunlet restart nothing", async () => {
-    const before = await runningIds("web");
-    const containersBefore = (await containersOf("web")).length;
-    bunlet!.signal("SIGKILL");
-    await bunlet!.exited;
-    await start();
-    await waitFor("web Running under the new bunlet", () => runningInApi("web"));
-    // Let the new bunlet list the runtime a few more times (relists and housekeeping): a pod it
-    // failed to adopt would have been killed or duplicated by then.
-    const lists = await listSandboxCalls();
-    await waitFor("four more ListPodSandbox calls", async () => (await listSandboxCalls()) >= lists + 4);
-    expect(await runningIds("web")).toEqual(before);
-    expect((await containersOf("web")).length).toBe(containersBefore);
-  }, STEP_MS);
+    test("SIGKILL and a restart of bunlet restart nothing", async () => {
+      const before = await runningIds("web");
+      const containersBefore = (await containersOf("web")).length;
+      bunlet!.signal("SIGKILL");
+      await bunlet!.exited;
+      await start();
+      await waitFor("web Running under the new bunlet", () => runningInApi("web"));
+      // Let the new bunlet list the runtime a few more times (relists and housekeeping): a pod it
+      // failed to adopt would have been killed or duplicated by then.
+      const lists = await listSandboxCalls();
+      await waitFor("four more ListPodSandbox calls", async () => (await listSandboxCalls()) >= lists + 4);
+      expect(await runningIds("web")).toEqual(before);
+      expect((await containersOf("web")).length).toBe(containersBefore);
+    }, STEP_MS);
 
-  test("SIGTERM stops bunlet within a few seconds and leaves the pods running", async () => {
-    const before = await runningIds("web");
-    const t0 = performance.now();
-    bunlet!.signal("SIGTERM");
-    const code = await bunlet!.exited;
-    expect(code).toBe(0);
-    expect(performance.now() - t0).toBeLessThan(5_000);
-    expect(await runningIds("web")).toEqual(before);
-    expect(bunlet!.lines.some((l) => l.msg === "Shutdown complete")).toBe(true);
-  }, STEP_MS);
+    test("SIGTERM stops bunlet within a few seconds and leaves the pods running", async () => {
+      const before = await runningIds("web");
+      const t0 = performance.now();
+      bunlet!.signal("SIGTERM");
+      const code = await bunlet!.exited;
+      expect(code).toBe(0);
+      expect(performance.now() - t0).toBeLessThan(5_000);
+      expect(await runningIds("web")).toEqual(before);
+      expect(bunlet!.lines.some((l) => l.msg === "Shutdown complete")).toBe(true);
+    }, STEP_MS);
 
-  test("a removed manifest stops the pod's containers", async () => {
-    await start();
-    await waitFor("web adopted", () => runningInApi("web"));
-    unlinkSync(join(manifests, "web.json"));
-    await waitFor("web's containers stopped", async () => (await runningIds("web")).length === 0);
-    await waitFor("/pods empty", async () => (await podsApi()).items.length === 0);
-  }, STEP_MS);
+    test("a removed manifest stops the pod's containers", async () => {
+      await start();
+      await waitFor("web adopted", () => runningInApi("web"));
+      unlinkSync(join(manifests, "web.json"));
+      await waitFor("web's containers stopped", async () => (await runningIds("web")).length === 0);
+      await waitFor("/pods empty", async () => (await podsApi()).items.length === 0);
+    }, STEP_MS);
 });
