@@ -98,7 +98,6 @@ const RUNTIME = `plugins."io.containerd.cri.v1.runtime"`;
 /** The same settings in containerd 2.x's layout (what `containerd config migrate` makes of criV2). */
 function criV3(opts: ContainerdConfigOptions): string[] {
   const paths = containerdPaths(opts.rootDir);
-  const mirrors = opts.registryMirrors ?? DEFAULT_REGISTRY_MIRRORS;
   const lines = [
     // containerd 2 enables NRI by default, on a host-wide socket (/var/run/nri/nri.sock).
     `[plugins."io.containerd.nri.v1.nri"]`,
@@ -128,12 +127,22 @@ function criV3(opts: ContainerdConfigOptions): string[] {
     `  conf_dir = ${str(paths.cniConfDir)}`,
     "  max_conf_num = 1",
     "",
+    // 2.x deprecates `mirrors` (and pulls without its transfer service when they are set).
     `[${IMAGES}.registry]`,
+    `  config_path = ${str(paths.registryHostsDir)}`,
   ];
-  for (const host of mirrors) {
-    lines.push("", `[${IMAGES}.registry.mirrors.${str(host)}]`, `  endpoint = [${str(`http://${host}`)}]`);
-  }
   return lines;
+}
+
+/**
+ * containerd 2.x's registry mirrors: one `<registryHostsDir>/<host:port>/hosts.toml` per
+ * plain-http registry (the `config_path` the version 3 config names).
+ */
+export function renderRegistryHosts(registryMirrors: readonly string[] = DEFAULT_REGISTRY_MIRRORS): { host: string; text: string }[] {
+  return registryMirrors.map((host) => ({
+    host,
+    text: [`server = ${str(`http://${host}`)}`, "", `[host.${str(`http://${host}`)}]`, `  capabilities = ["pull", "resolve"]`, ""].join("\n"),
+  }));
 }
 
 /**

@@ -7,6 +7,7 @@ export {
   DEFAULT_REGISTRY_MIRRORS,
   PAUSE_IMAGE,
   renderContainerdConfig,
+  renderRegistryHosts,
   type ContainerdConfigOptions,
   type ContainerdConfigVersion,
 } from "./config.ts";

@@ -1,7 +1,7 @@
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { renderCniConflist, type CniConflistOptions } from "./cni.ts";
-import { configVersionFor, renderContainerdConfig, type ContainerdConfigOptions } from "./config.ts";
+import { configVersionFor, renderContainerdConfig, renderRegistryHosts, type ContainerdConfigOptions } from "./config.ts";
 import { containerdPaths, type ContainerdPaths } from "./paths.ts";
 import { findContainerd, logTail, readContainerdVersion, spawnContainerd, stalePid, type ContainerdChild } from "./process.ts";
 import { preloadImages } from "./preload.ts";
@@ -75,6 +75,13 @@ export async function startManagedContainerd(opts: ManagedContainerdOptions): Pr
   const { version, configVersion } = configVersionFor(await readContainerdVersion(binary, opts.signal));
   log.info("containerd binary", { binary, version, configVersion });
   writeFileAtomic(paths.configFile, renderContainerdConfig({ ...opts, configVersion }));
+  if (configVersion === 3) {
+    rmSync(paths.registryHostsDir, { recursive: true, force: true });
+    for (const { host, text } of renderRegistryHosts(opts.registryMirrors)) {
+      mkdirSync(join(paths.registryHostsDir, host), { recursive: true });
+      writeFileAtomic(join(paths.registryHostsDir, host, "hosts.toml"), text);
+    }
+  }
   writeFileAtomic(paths.cniConflistFile, renderCniConflist(opts));
 
   const stale = stalePid(paths.pidFile, paths.configFile);

@@ -7,6 +7,7 @@ import {
   PAUSE_IMAGE,
   renderCniConflist,
   renderContainerdConfig,
+  renderRegistryHosts,
 } from "../../src/containerd/index.ts";
 
 type TomlValue = string | number | boolean | string[];
@@ -120,8 +121,18 @@ describe("renderContainerdConfig for containerd 2.x (config version 3)", () => {
     expect(table(toml, `${RUNTIME}.containerd`).default_runtime_name).toBe("runc");
     expect(table(toml, `${RUNTIME}.containerd.runtimes.runc`).runtime_type).toBe("io.containerd.runc.v2");
     expect(table(toml, `${RUNTIME}.cni`)).toEqual({ bin_dirs: ["/usr/lib/cni"], conf_dir: "/var/lib/bunlet/containerd/cni/net.d", max_conf_num: 1 });
-    expect(table(toml, `${IMAGES}.registry.mirrors."127.0.0.1:5000"`).endpoint).toEqual(["http://127.0.0.1:5000"]);
     expect([...toml.keys()].filter((k) => k.includes("io.containerd.grpc.v1.cri"))).toEqual([]);
+  });
+
+  test("registry mirrors are hosts.toml files under config_path (2.x deprecates `mirrors`)", () => {
+    expect(table(toml, `${IMAGES}.registry`)).toEqual({ config_path: "/var/lib/bunlet/containerd/certs.d" });
+    expect([...toml.keys()].filter((k) => k.includes("mirrors"))).toEqual([]);
+    expect(renderRegistryHosts()).toEqual([{ host: "127.0.0.1:5000", text: expect.any(String) }]);
+    const [hosts] = renderRegistryHosts(["127.0.0.1:41000"]);
+    expect(hosts!.host).toBe("127.0.0.1:41000");
+    const parsed = parseToml(hosts!.text);
+    expect(table(parsed, "").server).toBe("http://127.0.0.1:41000");
+    expect(table(parsed, `host."http://127.0.0.1:41000"`).capabilities).toEqual(["pull", "resolve"]);
   });
 
   test("NRI is off: containerd 2 would otherwise listen on the host-wide /var/run/nri/nri.sock", () => {

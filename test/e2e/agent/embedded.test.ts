@@ -5,9 +5,9 @@
  * Its pod network comes from --pod-cidr and --cni-bridge-name (a test /24 and bridge of its own, so
  * it never collides with another bunlet on the host), removed afterwards.
  *
- * Run once per containerd version (--containerd): on 1.6 bunlet relists every second; on 1.7 it
- * follows the event stream, so a killed container is restarted and an init container is followed
- * by the app container with no relist at all.
+ * Run once per containerd version (--containerd): on 1.6 bunlet relists every second; on 1.7 and
+ * 2.x (config version 3) it follows the event stream, so a killed container is restarted and an
+ * init container is followed by the app container with no relist at all.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
@@ -23,7 +23,7 @@ import { allocateTestNetwork, type TestNetwork } from "../../harness/network.ts"
 import { requireE2e } from "../../harness/require.ts";
 import { bunletWaiter, ensureBuilt, freePort, startBunlet, type BunletProcess } from "./bunlet.ts";
 
-describe.each(E2E_CONTAINERD_VERSIONS)("dist/bunlet with its embedded containerd %s", (version) => {
+describe.each([...E2E_CONTAINERD_VERSIONS, "2"] as const)("dist/bunlet with its embedded containerd %s", (version) => {
   const STEP_MS = 90_000;
   let dir = "";
   let rootDir = "";
@@ -154,7 +154,7 @@ describe.each(E2E_CONTAINERD_VERSIONS)("dist/bunlet with its embedded containerd
       expect(await runningContainerIds()).toEqual(ids);
     }, STEP_MS);
 
-    test("a container killed behind bunlet's back is restarted (1.6: found by the 1 s relist; 1.7: from the event stream, no relist)", async () => {
+    test("a container killed behind bunlet's back is restarted (1.6: found by the 1 s relist; 1.7, 2.x: from the event stream, no relist)", async () => {
       const [victim] = await runningContainerIds();
       const relistsBefore = await relists();
       const socket = containerdPaths(rootDir).socketPath;
@@ -178,7 +178,7 @@ describe.each(E2E_CONTAINERD_VERSIONS)("dist/bunlet with its embedded containerd
       expect(restarted.status?.containerStatuses?.[0].lastState?.terminated?.exitCode).toBe(137);
     }, STEP_MS);
 
-    test("an init container runs to completion, then the app container starts (1.7: each step from an event, no relist)", async () => {
+    test("an init container runs to completion, then the app container starts (1.7, 2.x: each step from an event, no relist)", async () => {
       const relistsBefore = await relists();
       writeFileSync(
         join(manifests, "init.json"),
