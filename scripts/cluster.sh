@@ -29,7 +29,8 @@ usage() {
 }
 [ $# -ge 2 ] || usage
 cmd="$1"
-mkdir -p "$2"
+if [ "$cmd" = up ]; then mkdir -p "$2"; fi
+[ -d "$2" ] || { echo "cluster.sh: $2 is not a directory (run: $0 up $2)" >&2; exit 1; }
 DIR="$(cd "$2" && pwd)"
 PKI="$DIR/pki"
 RUN="$DIR/run"

@@ -42,7 +42,8 @@ async function run(cmd: string[], stdin?: string): Promise<CommandResult> {
 }
 
 async function clusterSh(...args: string[]): Promise<string> {
-  const r = await run(["bash", CLUSTER_SH, ...args]);
+  // Give up on another cluster's kube-proxy (see cluster.sh) before a test's beforeAll times out.
+  const r = await run(["env", "KUBE_PROXY_WAIT=240", "bash", CLUSTER_SH, ...args]);
   if (r.code !== 0) throw new Error(`scripts/cluster.sh ${args.join(" ")} exited ${r.code}:\n${r.stderr.trim()}`);
   return r.stdout;
 }
@@ -62,6 +63,7 @@ function parseEnv(file: string): Record<string, string> {
  */
 export async function startTestCluster(opts: { name: string }): Promise<TestCluster> {
   requireE2e(["openssl", "iptables", "curl", "ss", "flock"]);
+  requireK8sBinaries();
   reapAbandoned();
   const dir = mkdtempSync(join(tmpdir(), `bunlet-cluster-${opts.name.replace(/[^A-Za-z0-9_-]/g, "-").slice(0, 20)}-`));
   writeOwner(dir, { ownerPid: process.pid, stopCommand: ["bash", CLUSTER_SH, "down", dir] });
@@ -94,6 +96,16 @@ export async function startTestCluster(opts: { name: string }): Promise<TestClus
     nodeKubeconfig: async (name) => (await clusterSh("node", dir, name)).trim().split("\n").pop()!,
     stop,
   };
+}
+
+/** The upstream binaries must be in the cache already: a cold build inside a test would time out. */
+function requireK8sBinaries(): void {
+  const goMod = readFileSync(join(REPO_ROOT, "scripts/k8s/go.mod"), "utf8");
+  const version = /^\s*k8s\.io\/kubernetes (v\S+)/m.exec(goMod)?.[1];
+  const binary = join(process.env.BUNLET_K8S_CACHE ?? "/var/cache/bunlet-k8s", version ?? "?", "k8s");
+  if (!existsSync(binary)) {
+    throw new Error(`${binary} is missing: run \`bash scripts/k8s/build.sh\` first (scripts/test.sh does; a cold build takes about 30 minutes on 2 cores)`);
+  }
 }
 
 /** Pids of processes whose command line names a path under `dir`. */
