@@ -97,12 +97,13 @@ export function runtimeEndpoint(s: string): string {
   return s;
 }
 
-/** The kubelet requires podLogsDir to be absolute and normalised; bunlet asks the same of its other directories. */
+/** A file bunlet runs (--containerd): absolute, so it does not depend on bunlet's working directory. */
 export function absolutePath(s: string): string {
   if (!posix.isAbsolute(s)) throw new ValueError(`must be an absolute path, found ${JSON.stringify(s)}`);
   return s;
 }
 
+/** The kubelet requires podLogsDir to be absolute and normalised; bunlet asks the same of its other directories. */
 export function absoluteDir(s: string): string {
   if (!posix.isAbsolute(s)) throw new ValueError(`must be an absolute path, found ${JSON.stringify(s)}`);
   const normal = posix.normalize(s);
