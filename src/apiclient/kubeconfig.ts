@@ -109,7 +109,7 @@ export function parseKubeconfig(text: string, path: string, readFile: (p: string
 
   let user: Obj = {};
   if (userName) user = named("users", userName, "user");
-  const uf = (f: string) => `users[${userName}].user.${f}`;
+  const uf = (f: string) => `users[${userName}].user${f ? `.${f}` : ""}`;
   const ustr = (k: string) => str(user, k, (f, p) => fail(uf(f), p));
   if (user["auth-provider"] !== undefined) {
     fail(uf("auth-provider"), "auth-provider plugins are not supported (client-go removed them); use an exec credential plugin");
