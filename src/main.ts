@@ -1,12 +1,15 @@
 /**
- * bunlet's entry point: flags and config file → startAgent → run until SIGTERM/SIGINT. Nothing
- * else lives here. Bad input exits 2 with one line; a failed start exits 1 with the reason.
+ * bunlet's entry point: flags and config file → the root-dir lock → startAgent → run until
+ * SIGTERM/SIGINT; or `bunlet crictl ...`, the CRI tool. Nothing else lives here. Bad input exits 2
+ * with one line; a root dir in use or a failed start exits 1 with the reason.
  */
+import { runCrictl } from "./cli/index.ts";
 import { ConfigError, logConfigNotices, parseArgs } from "./config/index.ts";
-import { startAgent } from "./kubelet/index.ts";
-import { createLogger } from "./lib/index.ts";
+import { lockRootDir, RootDirInUseError, startAgent, type RootLock } from "./kubelet/index.ts";
+import { createLogger, realClock } from "./lib/index.ts";
 
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === "crictl") return crictl(argv.slice(1));
   let parsed;
   try {
     parsed = parseArgs(argv);
@@ -39,6 +42,28 @@ async function main(argv: string[]): Promise<number> {
   process.on("SIGTERM", () => onSignal("SIGTERM"));
   process.on("SIGINT", () => onSignal("SIGINT"));
 
+  // First thing that touches the root dir: one bunlet per root dir.
+  let lock: RootLock;
+  try {
+    lock = await lockRootDir({
+      rootDir: config.rootDir,
+      lockFile: config.lockFile,
+      exitOnLockContention: config.exitOnLockContention,
+      clock: realClock,
+      log,
+      signal: shutdown.signal,
+    });
+  } catch (err) {
+    if (shutdown.signal.aborted) return 0;
+    if (err instanceof RootDirInUseError) {
+      log.error(`bunlet: ${err.message}`, { rootDir: err.rootDir, holderPid: err.holderPid, lockFile: err.lockFile });
+    } else {
+      log.error("bunlet could not lock its root directory; exiting", { rootDir: config.rootDir, err });
+    }
+    return 1;
+  }
+  void lock.contended.then(() => shutdown.abort(new Error("another bunlet asked for the root directory lock")));
+
   try {
     const agent = await startAgent(config, { log, signal: shutdown.signal });
     await agent.done;
@@ -48,7 +73,26 @@ async function main(argv: string[]): Promise<number> {
     if (shutdown.signal.aborted) return 0;
     log.error("bunlet could not start; exiting", { err });
     return 1;
+  } finally {
+    lock.release();
   }
+}
+
+/** `bunlet crictl ...`: the CRI tool beside the agent (src/cli/crictl). */
+async function crictl(argv: string[]): Promise<number> {
+  const interrupt = new AbortController();
+  process.on("SIGINT", () => interrupt.abort(new Error("interrupted")));
+  process.on("SIGTERM", () => interrupt.abort(new Error("terminated")));
+  const status = await runCrictl(argv, {
+    out: (text) => void process.stdout.write(text),
+    err: (text) => void process.stderr.write(text),
+    env: process.env,
+    now: () => Date.now(),
+    signal: interrupt.signal,
+  });
+  // process.exit below must not cut a piped listing short.
+  await Promise.all([process.stdout, process.stderr].map((s) => new Promise<void>((resolve) => s.write("", () => resolve()))));
+  return status;
 }
 
 process.exitCode = await main(process.argv.slice(2));

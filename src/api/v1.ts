@@ -297,9 +297,12 @@ export const ConfigHashAnnotationKey = "kubernetes.io/config.hash";
 export const ConfigMirrorAnnotationKey = "kubernetes.io/config.mirror";
 export const ConfigFirstSeenAnnotationKey = "kubernetes.io/config.seen";
 
+/** The API default of spec.terminationGracePeriodSeconds (pkg/apis/core/v1 defaults). */
+export const DefaultTerminationGracePeriodSeconds = 30;
+
 export const FileSource = "file";
 export const HTTPSource = "http";
-export const ApiserverSource = "api";
+const ApiserverSource = "api";
 
 /** A static pod is any pod whose config source is not the apiserver (types.IsStaticPod). */
 export function isStaticPod(pod: Pod): boolean {

@@ -65,15 +65,3 @@ export function parseDuration(input: string): number {
   }
   return Number(total) / 1e6;
 }
-
-/** Go's Duration.String() for a non-negative ms value: "1m0s", "20s", "1.5s", "300ms", "0s". */
-export function formatDuration(ms: number): string {
-  if (ms === 0) return "0s";
-  if (ms < 1000) return `${+ms.toFixed(6)}ms`;
-  const h = Math.floor(ms / 3_600_000);
-  const m = Math.floor((ms % 3_600_000) / 60_000);
-  const s = +((ms % 60_000) / 1000).toFixed(9);
-  if (h > 0) return `${h}h${m}m${s}s`;
-  if (m > 0) return `${m}m${s}s`;
-  return `${s}s`;
-}

@@ -14,7 +14,7 @@ interface GateSpec {
   locked?: boolean;
 }
 
-export const knownGates: Readonly<Record<string, GateSpec>> = {
+const knownGates: Readonly<Record<string, GateSpec>> = {
   // The kubelet's default is off (alpha); bunlet's evented PLEG falls back and recovers, so on.
   EventedPLEG: { default: true, honored: true },
   SidecarContainers: { default: true, honored: false, locked: true },

@@ -1,19 +1,20 @@
 /**
- * The --config file: a KubeletConfiguration (YAML or JSON) decoded strictly, as the kubelet
+ * The --config file: a KubeletConfiguration (YAML or JSON, read with YAML 1.1 scalars as the
+ * kubelet's sigs.k8s.io/yaml reads it) decoded strictly, as the kubelet
  * does: wrong apiVersion/kind, a duplicate key, an unknown field or a value of the wrong type is
  * an error naming the file and the field. Well-known kubelet fields bunlet does not act on are
- * accepted and reported as notices. A relative staticPodPath is resolved against the file's
- * folder (the kubelet's KubeletConfigurationPathRefs).
+ * accepted and returned by name, for the one start-up line that lists them. A relative
+ * staticPodPath is resolved against the file's folder (the kubelet's KubeletConfigurationPathRefs).
  */
 import { dirname, resolve } from "node:path";
-import { parseDocument } from "yaml";
+import { readYaml, YamlError } from "../lib/index.ts";
 import { checkGate } from "./featuregates.ts";
 import { ignoredKubeletFields, ignoredLoggingFields } from "./kubelet-fields.ts";
-import { ConfigError, type ConfigLayer, type ConfigNotice } from "./types.ts";
+import { ConfigError, type ConfigLayer } from "./types.ts";
 import * as v from "./values.ts";
 
-export const KUBELET_CONFIG_API_VERSION = "kubelet.config.k8s.io/v1beta1";
-export const KUBELET_CONFIG_KIND = "KubeletConfiguration";
+const KUBELET_CONFIG_API_VERSION = "kubelet.config.k8s.io/v1beta1";
+const KUBELET_CONFIG_KIND = "KubeletConfiguration";
 
 type Obj = Record<string, unknown>;
 const isObj = (x: unknown): x is Obj => typeof x === "object" && x !== null && !Array.isArray(x);
@@ -73,8 +74,11 @@ const readers: Record<string, (x: unknown, layer: ConfigLayer, dir: string) => v
   healthzPort: (x, l) => void (l.healthzPort = v.portOrOff(int(x))),
   healthzBindAddress: (x, l) => void (l.healthzBindAddress = v.ipAddress(str(x))),
   podLogsDir: (x, l) => void (l.podLogsDir = v.absoluteDir(str(x))),
-  podCIDR: (x, l) => void (l.podCIDR = str(x) === "" ? "" : v.cidr(str(x))),
+  podCIDR: (x, l) => void (l.podCIDR = str(x) === "" ? "" : v.podCIDR(str(x))),
   containerRuntimeEndpoint: (x, l) => void (l.containerRuntimeEndpoint = v.runtimeEndpoint(str(x))),
+  cgroupDriver: (x, l) => void (l.cgroupDriver = v.cgroupDriver(str(x))),
+  // Relative to the process's folder, as the kubelet reads it; "" means no host resolver.
+  resolvConf: (x, l) => void (l.resolvConf = str(x)),
   featureGates: (x, l) => void (l.featureGates = gateMap(x)),
   registerNode: (x, l) => void (l.registerNode = bool(x)),
   registerWithTaints: (x, l) => void (l.registerWithTaints = taints(x)),
@@ -111,7 +115,8 @@ const loggingReaders: Record<string, (x: unknown, layer: ConfigLayer) => void> =
 
 export interface FileLayer {
   layer: ConfigLayer;
-  notices: ConfigNotice[];
+  /** Fields given that bunlet accepts for compatibility and does not act on ("logging.vmodule"). */
+  ignored: string[];
 }
 
 /** Decodes the text of the config file at `path`; throws ConfigError naming the file and field. */
@@ -119,13 +124,14 @@ export function decodeConfigFile(path: string, text: string): FileLayer {
   const fail = (field: string, problem: string): never => {
     throw new ConfigError(field, `bunlet: ${path}: ${field === "--config" ? "" : `${field}: `}${problem}`);
   };
-  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
-  if (doc.errors.length > 0) {
-    // prettyErrors puts "at line L, column C:" on the first line, then a code frame we drop.
-    const first = doc.errors[0].message.split("\n")[0].replace(/:$/, "");
-    fail("--config", `not valid YAML or JSON: ${first}`);
+  let root: unknown;
+  try {
+    root = readYaml(text);
+  } catch (err) {
+    if (!(err instanceof YamlError)) throw err;
+    if (err.path === "") fail("--config", `not valid YAML or JSON: ${err.message}`);
+    fail(err.path, err.message);
   }
-  const root: unknown = doc.toJS();
   if (!isObj(root)) fail("--config", `expected a KubeletConfiguration object, found ${describe(root ?? null)}`);
   const obj = root as Obj;
   if (obj.apiVersion !== KUBELET_CONFIG_API_VERSION) {
@@ -134,9 +140,8 @@ export function decodeConfigFile(path: string, text: string): FileLayer {
   if (obj.kind !== KUBELET_CONFIG_KIND) fail("kind", `expected ${JSON.stringify(KUBELET_CONFIG_KIND)}, found ${describe(obj.kind ?? null)}`);
 
   const layer: ConfigLayer = {};
-  const notices: ConfigNotice[] = [];
-  const ignore = (field: string) =>
-    notices.push({ level: "debug", msg: "config file field accepted for kubelet compatibility and ignored", fields: { file: path, field } });
+  const ignored: string[] = [];
+  const ignore = (field: string) => ignored.push(field);
   const read = (field: string, run: () => void) => {
     try {
       run();
@@ -163,5 +168,5 @@ export function decodeConfigFile(path: string, text: string): FileLayer {
     } else if (ignoredKubeletFields.has(key)) ignore(key);
     else fail(key, "unknown field");
   }
-  return { layer, notices };
+  return { layer, ignored };
 }

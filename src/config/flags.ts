@@ -3,7 +3,8 @@
  * `--flag value`, bools as `--flag` or `--flag=false`, `-v 4` / `-v=4` / `-v4`, `_` read as `-`
  * (the kubelet's word-separator normalisation). The first problem, left to right, is the error.
  */
-import { formatDuration } from "./duration.ts";
+import { formatGoDuration } from "../lib/index.ts";
+import { checkCompatValue, kubeletCompatFlags } from "./kubelet-flags.ts";
 import { parseGateList } from "./featuregates.ts";
 import { ConfigError, defaults, DEFAULT_READ_ONLY_PORT, type ConfigLayer } from "./types.ts";
 import * as v from "./values.ts";
@@ -11,6 +12,10 @@ import * as v from "./values.ts";
 export interface FlagState {
   layer: ConfigLayer;
   configPath?: string;
+  /** --config-dir: drop-in KubeletConfiguration files (*.conf), applied over --config in name order. */
+  configDir?: string;
+  /** Kubelet flags given that bunlet accepts and does not act on, with their config field. */
+  ignored: { flag: string; field?: string }[];
   version: boolean;
   help: boolean;
 }
@@ -27,14 +32,19 @@ export interface FlagDef {
   defaultText?: string;
   /** The KubeletConfiguration field this flag overrides, if any. */
   field?: string;
+  /** Accepted for kubelet compatibility and not acted on: --help lists these by name only. */
+  compat?: boolean;
   set(state: FlagState, raw: string): void;
 }
 
-const dur = (ms: number) => formatDuration(ms);
+const dur = (ms: number) => formatGoDuration(ms);
 
 export const flagDefs: readonly FlagDef[] = [
   { name: "config", type: "string", group: "Configuration", usage: "Path to a KubeletConfiguration file (YAML or JSON, kubelet.config.k8s.io/v1beta1). Flags override its fields.",
     set: (s, raw) => void (s.configPath = raw) },
+  { name: "config-dir", type: "string", group: "Configuration",
+    usage: "Directory of drop-in KubeletConfiguration files (*.conf), applied over --config in file name order, as the kubelet's.",
+    set: (s, raw) => void (s.configDir = raw) },
   { name: "pod-manifest-path", type: "string", group: "Pod sources", field: "staticPodPath", usage: "Directory of static pod manifests to run, or a single manifest file. Files starting with \".\" are ignored.",
     set: (s, raw) => void (s.layer.staticPodPath = raw) },
   { name: "manifest-url", type: "string", group: "Pod sources", field: "staticPodURL", usage: "URL to fetch static pods from (a Pod, a PodList or a YAML stream of pods).",
@@ -61,14 +71,26 @@ export const flagDefs: readonly FlagDef[] = [
     set: (s, raw) => void (s.layer.runtimeRequestTimeoutMs = v.positiveDuration(raw)) },
   { name: "root-dir", type: "string", group: "Pods and runtime", defaultText: defaults.rootDir, usage: "Directory for bunlet's state.",
     set: (s, raw) => void (s.layer.rootDir = v.absoluteDir(raw)) },
+  { name: "lock-file", type: "string", group: "Pods and runtime",
+    usage: "A further file to lock, as the kubelet's. bunlet always locks <root-dir>/bunlet.lock: one bunlet per root directory.",
+    set: (s, raw) => void (s.layer.lockFile = raw) },
+  { name: "exit-on-lock-contention", bool: true, type: "", group: "Pods and runtime",
+    usage: "Wait for the bunlet holding the root directory to leave instead of exiting, and leave (pods keep running) when another bunlet asks.",
+    set: (s, raw) => void (s.layer.exitOnLockContention = v.boolFromString(raw)) },
   { name: "pod-logs-dir", type: "string", group: "Pods and runtime", field: "podLogsDir", defaultText: defaults.podLogsDir, usage: "Directory for container log files.",
     set: (s, raw) => void (s.layer.podLogsDir = v.absoluteDir(raw)) },
   { name: "container-logs-dir", type: "string", group: "Pods and runtime", defaultText: defaults.containerLogsDir,
     usage: "Directory for the <pod>_<ns>_<container>-<id>.log symlinks (bunlet flag).",
     set: (s, raw) => void (s.layer.containerLogsDir = v.absoluteDir(raw)) },
+  { name: "cgroup-driver", type: "string", group: "Pods and runtime", field: "cgroupDriver", defaultText: defaults.cgroupDriver,
+    usage: "cgroupfs or systemd. Written into the embedded containerd's runc options; systemd is refused there (bunlet makes no pod cgroups for systemd to manage).",
+    set: (s, raw) => void (s.layer.cgroupDriver = v.cgroupDriver(raw)) },
+  { name: "resolv-conf", type: "string", group: "Pods and runtime", field: "resolvConf", defaultText: defaults.resolvConf,
+    usage: "Resolver configuration that pods with dnsPolicy Default or ClusterFirst inherit; \"\" for none.",
+    set: (s, raw) => void (s.layer.resolvConf = raw) },
   { name: "pod-cidr", type: "string", group: "Pods and runtime", field: "podCIDR", defaultText: "10.88.0.0/16",
     usage: "Pod IP range of the embedded containerd's CNI bridge (as the kubelet's standalone-mode podCIDR).",
-    set: (s, raw) => void (s.layer.podCIDR = v.cidr(raw)) },
+    set: (s, raw) => void (s.layer.podCIDR = v.podCIDR(raw)) },
   { name: "cni-bridge-name", type: "string", group: "Pods and runtime", defaultText: defaults.cniBridgeName,
     usage: "Bridge interface of the embedded containerd's CNI network (bunlet flag); give each bunlet on a host its own.",
     set: (s, raw) => void (s.layer.cniBridgeName = v.interfaceName(raw)) },
@@ -97,6 +119,12 @@ export const flagDefs: readonly FlagDef[] = [
   { name: "node-status-update-frequency", type: "duration", group: "Node", field: "nodeStatusUpdateFrequency", defaultText: dur(defaults.nodeStatusUpdateFrequencyMs),
     usage: "How often the node status is computed; it is sent when it changed or every nodeStatusReportFrequency (5m).",
     set: (s, raw) => void (s.layer.nodeStatusUpdateFrequencyMs = v.positiveDuration(raw)) },
+  { name: "kube-api-qps", type: "int32", group: "Node", field: "kubeAPIQPS", defaultText: String(defaults.kubeAPIQPS),
+    usage: "API requests per second (client-side limit; registration and later the pod source; status and lease are not limited).",
+    set: (s, raw) => void (s.layer.kubeAPIQPS = v.nonNegativeInt32(v.intFromString(raw))) },
+  { name: "kube-api-burst", type: "int32", group: "Node", field: "kubeAPIBurst", defaultText: String(defaults.kubeAPIBurst),
+    usage: "API requests allowed in a burst above --kube-api-qps.",
+    set: (s, raw) => void (s.layer.kubeAPIBurst = v.nonNegativeInt32(v.intFromString(raw))) },
   { name: "address", type: "ip", group: "HTTP", field: "address", defaultText: defaults.address,
     usage: "IP address the read-only port listens on (the kubelet uses 0.0.0.0; the port has no authentication).",
     set: (s, raw) => void (s.layer.address = v.ipAddress(raw)) },
@@ -124,8 +152,30 @@ export const flagDefs: readonly FlagDef[] = [
     set: (s, raw) => void (s.help = v.boolFromString(raw)) },
 ];
 
-const byName = new Map(flagDefs.map((d) => [d.name, d]));
-const byShort = new Map(flagDefs.filter((d) => d.short).map((d) => [d.short!, d]));
+/** The kubelet's other flags: type-checked, then listed at start as not acted on. */
+const compatDefs: FlagDef[] = kubeletCompatFlags.map((f) => ({
+  name: f.name,
+  bool: f.type === "bool",
+  type: f.type,
+  group: "Kubelet flags accepted for compatibility",
+  usage: "Accepted as the kubelet's; bunlet does not act on it.",
+  field: f.field,
+  compat: true,
+  set: (s, raw) => {
+    checkCompatValue(f.type, raw);
+    s.ignored.push({ flag: `--${f.name}`, field: f.field });
+  },
+}));
+
+/** Every flag bunlet takes: its own and the kubelet's it accepts. */
+export const allFlagDefs: readonly FlagDef[] = [...flagDefs, ...compatDefs];
+
+const byName = new Map<string, FlagDef>();
+for (const d of allFlagDefs) {
+  if (byName.has(d.name)) throw new Error(`flag --${d.name} is defined twice`);
+  byName.set(d.name, d);
+}
+const byShort = new Map(allFlagDefs.filter((d) => d.short).map((d) => [d.short!, d]));
 
 function apply(def: FlagDef, shown: string, raw: string, state: FlagState): void {
   try {
@@ -141,7 +191,7 @@ function apply(def: FlagDef, shown: string, raw: string, state: FlagState): void
  * not judged; any other problem throws ConfigError naming the flag.
  */
 export function parseFlags(argv: readonly string[]): FlagState {
-  const state: FlagState = { layer: {}, version: false, help: false };
+  const state: FlagState = { layer: {}, ignored: [], version: false, help: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === "--" || !arg.startsWith("-") || arg === "-") {

@@ -1,5 +1,5 @@
-/** --help text, built from the flag table so it cannot drift from what the parser accepts. */
-import { flagDefs } from "./flags.ts";
+/** --help text, built from the flag tables so it cannot drift from what the parser accepts. */
+import { allFlagDefs, flagDefs } from "./flags.ts";
 
 const intro = `bunlet runs Kubernetes pods on this machine through containerd's CRI, like the kubelet.
 Pods come from static manifests (--pod-manifest-path) and/or a manifest URL (--manifest-url).
@@ -8,6 +8,21 @@ Flags are spelled as the kubelet's; flags override fields of the --config file.
 Usage:
   bunlet [flags]
 `;
+
+/** Names joined by ", " and wrapped at `width` columns, each line indented. */
+function wrap(names: string[], width: number, indent: string): string {
+  const lines: string[] = [];
+  let line = "";
+  for (const name of names) {
+    const next = line === "" ? name : `${line}, ${name}`;
+    if (indent.length + next.length > width && line !== "") {
+      lines.push(`${indent}${line},`);
+      line = name;
+    } else line = next;
+  }
+  if (line !== "") lines.push(`${indent}${line}`);
+  return lines.join("\n");
+}
 
 export function helpText(): string {
   const rows = flagDefs.map((d) => {
@@ -26,5 +41,11 @@ export function helpText(): string {
       });
     return `${g}:\n${lines.join("\n")}`;
   });
+  const compat = allFlagDefs.filter((d) => d.compat).map((d) => `--${d.name}`);
+  sections.push(
+    "Kubelet flags accepted so kubelet command lines work; their values are checked, bunlet does not act on them,\n" +
+      "and they are listed in one line at start:\n" +
+      wrap(compat, 100, "  "),
+  );
   return `${intro}\n${sections.join("\n\n")}`;
 }

@@ -5,23 +5,9 @@
 import type { Logger } from "../lib/index.ts";
 import type { ConfigNotice } from "./types.ts";
 
-export { parseArgs, processEnv } from "./parse.ts";
-export { helpText } from "./help.ts";
-export { VERSION, versionText } from "./version.ts";
-export { parseDuration, formatDuration, DurationError } from "./duration.ts";
-export { knownGates } from "./featuregates.ts";
-export { flagDefs, type FlagDef } from "./flags.ts";
-export { KUBELET_CONFIG_API_VERSION, KUBELET_CONFIG_KIND } from "./file.ts";
-export {
-  ConfigError,
-  defaults,
-  DEFAULT_READ_ONLY_PORT,
-  type BunletConfig,
-  type ConfigNotice,
-  type LoggingFormat,
-  type ParseEnv,
-  type ParseResult,
-} from "./types.ts";
+export { parseArgs } from "./parse.ts";
+export { ConfigError, type BunletConfig } from "./types.ts";
+export { VERSION } from "./version.ts";
 
 /** Logs what parseArgs noticed before a logger existed (ignored kubelet fields, inert gates). */
 export function logConfigNotices(log: Logger, notices: readonly ConfigNotice[]): void {

@@ -1,10 +1,13 @@
 /**
- * argv → the effective configuration: defaults < --config file < flags (the kubelet's
- * precedence). Feature gates merge per gate (a flag wins for the gates it names); every other
- * field is replaced whole by the higher layer.
+ * argv → the effective configuration: defaults < --config file < --config-dir drop-ins (in file
+ * name order) < flags (the kubelet's precedence). Feature gates and manifest URL headers merge
+ * per key (a higher layer wins for the keys it names); every other field is replaced whole by the
+ * higher layer. Everything given that bunlet accepts but does not act on (file fields, kubelet
+ * flags, feature gates) becomes one notice, logged at start as one line.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { hostname } from "node:os";
+import { join } from "node:path";
 import { decodeConfigFile } from "./file.ts";
 import { defaultGates, inertGates } from "./featuregates.ts";
 import { parseFlags } from "./flags.ts";
@@ -21,9 +24,10 @@ import {
 } from "./types.ts";
 import { versionText } from "./version.ts";
 
-export const processEnv: ParseEnv = {
+const processEnv: ParseEnv = {
   hostname: () => hostname(),
   readFile: (path) => readFileSync(path, "utf8"),
+  readDir: (path) => readdirSync(path),
 };
 
 const readErrors: Record<string, string> = {
@@ -33,14 +37,52 @@ const readErrors: Record<string, string> = {
   ENOTDIR: "not a directory",
 };
 
-function readConfig(path: string, env: ParseEnv): string {
+function readError(err: unknown): string {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === "string" ? (readErrors[code] ?? code) : String(err).split("\n")[0];
+}
+
+function readConfig(path: string, env: ParseEnv, flag = "--config"): string {
   try {
     return env.readFile(path);
   } catch (err) {
-    const code = (err as { code?: unknown }).code;
-    const why = typeof code === "string" ? (readErrors[code] ?? code) : String(err).split("\n")[0];
-    throw new ConfigError("--config", `bunlet: cannot read config file ${JSON.stringify(path)}: ${why}`);
+    throw new ConfigError(flag, `bunlet: cannot read config file ${JSON.stringify(path)}: ${readError(err)}`);
   }
+}
+
+/** The drop-ins of --config-dir: its *.conf files, in name order (the kubelet's rule). */
+function dropInFiles(dir: string, env: ParseEnv): string[] {
+  let names: string[];
+  try {
+    names = (env.readDir ?? readdirSync)(dir) as string[];
+  } catch (err) {
+    throw new ConfigError("--config-dir", `bunlet: cannot read config directory ${JSON.stringify(dir)}: ${readError(err)}`);
+  }
+  return names.filter((n) => n.endsWith(".conf")).sort().map((n) => join(dir, n));
+}
+
+/** A higher layer over a lower one: whole fields, except the maps merged per key. */
+function overlay(lower: ConfigLayer, higher: ConfigLayer): ConfigLayer {
+  const out: ConfigLayer = { ...lower, ...higher };
+  if (lower.featureGates && higher.featureGates) out.featureGates = { ...lower.featureGates, ...higher.featureGates };
+  if (lower.staticPodURLHeader && higher.staticPodURLHeader) {
+    out.staticPodURLHeader = { ...lower.staticPodURLHeader, ...higher.staticPodURLHeader };
+  }
+  return out;
+}
+
+/** One line listing what was given and is not acted on: file fields, kubelet flags, gates. */
+function notActedOn(parts: { fields: string[]; flags: { flag: string; field?: string }[]; gates: string[]; other: string[] }): ConfigNotice[] {
+  const settings = [
+    ...new Set([
+      ...parts.fields,
+      ...parts.flags.map((f) => (f.field ? `${f.flag} (${f.field})` : f.flag)),
+      ...parts.gates.map((g) => `featureGates.${g}`),
+      ...parts.other,
+    ]),
+  ];
+  if (settings.length === 0) return [];
+  return [{ level: "warn", msg: "kubelet settings accepted for compatibility but not acted on by bunlet", fields: { settings: settings.join(", ") } }];
 }
 
 export function parseArgs(argv: readonly string[], env: ParseEnv = processEnv): ParseResult {
@@ -49,22 +91,26 @@ export function parseArgs(argv: readonly string[], env: ParseEnv = processEnv): 
   if (flags.version) return { kind: "version", text: versionText() };
 
   let file: ConfigLayer = {};
-  const notices: ConfigNotice[] = [];
+  const ignoredFields: string[] = [];
   if (flags.configPath !== undefined) {
     if (flags.configPath === "") throw new ConfigError("--config", "bunlet: --config needs a file path, found an empty string");
     const decoded = decodeConfigFile(flags.configPath, readConfig(flags.configPath, env));
     file = decoded.layer;
-    notices.push(...decoded.notices);
+    ignoredFields.push(...decoded.ignored);
+  }
+  if (flags.configDir !== undefined && flags.configDir !== "") {
+    for (const dropIn of dropInFiles(flags.configDir, env)) {
+      const decoded = decodeConfigFile(dropIn, readConfig(dropIn, env, "--config-dir"));
+      file = overlay(file, decoded.layer);
+      ignoredFields.push(...decoded.ignored);
+    }
   }
 
   const explicitGates = { ...file.featureGates, ...flags.layer.featureGates };
-  for (const g of inertGates(explicitGates)) {
-    notices.push({
-      level: g.value === g.default ? "debug" : "warn",
-      msg: "feature gate has no effect in bunlet; it behaves as the gate's default",
-      fields: { gate: g.name, value: g.value, default: g.default },
-    });
-  }
+  // A gate left at its default behaves as asked; only the others are settings bunlet ignores.
+  const gates = inertGates(explicitGates)
+    .filter((g) => g.value !== g.default)
+    .map((g) => `${g.name}=${g.value}`);
 
   const merged: BunletConfig = {
     ...defaults,
@@ -84,6 +130,20 @@ export function parseArgs(argv: readonly string[], env: ParseEnv = processEnv): 
     ...flags.layer,
     featureGates: { ...defaultGates(), ...explicitGates },
   };
+  const other: string[] = [];
+  if (merged.cgroupDriver === "systemd") {
+    const from = flags.layer.cgroupDriver !== undefined ? "--cgroup-driver" : "cgroupDriver";
+    if (merged.containerRuntimeEndpoint === "") {
+      throw new ConfigError(
+        from,
+        `bunlet: ${from} "systemd" is not supported with the embedded containerd: bunlet makes no pod cgroups for systemd to manage, ` +
+          `so runc could not place the containers; use cgroupfs, or point --container-runtime-endpoint at a containerd configured with SystemdCgroup = true`,
+      );
+    }
+    // An external runtime uses its own cgroup driver; bunlet itself creates no cgroups.
+    other.push(`${from}=systemd (the runtime's own setting applies)`);
+  }
+  const notices = notActedOn({ fields: ignoredFields, flags: flags.ignored, gates, other });
   merged.nodeName = (merged.nodeName.trim() || env.hostname().trim()).toLowerCase();
   // The node name becomes part of every static pod's name, so it must be a DNS subdomain.
   if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(merged.nodeName) || merged.nodeName.length > 253) {

@@ -5,6 +5,7 @@
  */
 
 export type LoggingFormat = "text" | "json";
+export type CgroupDriver = "cgroupfs" | "systemd";
 
 /** A v1.Taint as --register-with-taints and registerWithTaints give it. */
 export interface RegisterTaint {
@@ -24,10 +25,18 @@ export interface BunletConfig {
   containerRuntimeEndpoint: string;
   /** --root-dir: bunlet's state (embedded containerd lives under <rootDir>/containerd). */
   rootDir: string;
+  /** --lock-file: a lock file taken besides <rootDir>/bunlet.lock; "" = none. */
+  lockFile: string;
+  /** --exit-on-lock-contention: wait for the lock's holder to leave, and leave when another bunlet asks. */
+  exitOnLockContention: boolean;
   /** --pod-logs-dir / podLogsDir: <podLogsDir>/<ns>_<name>_<uid>/<container>/<n>.log */
   podLogsDir: string;
   /** --container-logs-dir (bunlet): the /var/log/containers symlinks. */
   containerLogsDir: string;
+  /** --cgroup-driver / cgroupDriver: rendered into the embedded containerd's runc options (systemd is refused there). */
+  cgroupDriver: CgroupDriver;
+  /** --resolv-conf / resolvConf: the node resolver file pods inherit (Default, ClusterFirst); "" = none. */
+  resolvConf: string;
   /** --pod-cidr / podCIDR: the embedded containerd's pod subnet (kubelet: standalone mode only); "" = 10.88.0.0/16. */
   podCIDR: string;
   /** --cni-bridge-name (bunlet): the embedded containerd's CNI bridge, so two bunlets on one host do not share one. */
@@ -90,7 +99,7 @@ export class ConfigError extends Error {
   }
 }
 
-/** Something parseArgs wants logged once a logger exists (ignored kubelet fields, inert gates). */
+/** Something parseArgs wants logged once a logger exists (the settings bunlet does not act on). */
 export interface ConfigNotice {
   level: "debug" | "warn";
   msg: string;
@@ -107,6 +116,8 @@ export interface ParseEnv {
   hostname(): string;
   /** The file's text; throws a Node-style error (with `code`) when it cannot be read. */
   readFile(path: string): string;
+  /** The names in a directory (--config-dir); the real directory when absent. Throws a Node-style error. */
+  readDir?(path: string): string[];
 }
 
 export const DEFAULT_READ_ONLY_PORT = 10255;
@@ -117,11 +128,15 @@ export const defaults = {
   staticPodURL: "",
   containerRuntimeEndpoint: "",
   rootDir: "/var/lib/bunlet",
+  lockFile: "",
+  exitOnLockContention: false,
   podLogsDir: "/var/log/pods",
   containerLogsDir: "/var/log/containers",
   podCIDR: "",
   cniBridgeName: "bunlet0",
   containerdPath: "",
+  cgroupDriver: "cgroupfs" as CgroupDriver,
+  resolvConf: "/etc/resolv.conf",
   kubeconfig: "",
   nodeIPs: [] as string[],
   registerNode: true,

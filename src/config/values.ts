@@ -2,10 +2,10 @@
  * Value checks shared by flags and the config file. Each throws ValueError with what was
  * expected and what was found; the caller adds the flag or field name (flags.ts, file.ts).
  */
-import { isIP } from "node:net";
 import { posix } from "node:path";
+import { ipFamily, parsePodCIDRs } from "../lib/index.ts";
 import { DurationError, parseDuration } from "./duration.ts";
-import type { LoggingFormat, RegisterTaint } from "./types.ts";
+import type { CgroupDriver, LoggingFormat, RegisterTaint } from "./types.ts";
 
 export class ValueError extends Error {
   override readonly name = "ValueError";
@@ -57,17 +57,14 @@ export function boolFromString(s: string): boolean {
 }
 
 export function ipAddress(s: string): string {
-  if (isIP(s) === 0) throw new ValueError(`expected an IP address, found ${JSON.stringify(s)}`);
+  if (ipFamily(s) === undefined) throw new ValueError(`expected an IP address, found ${JSON.stringify(s)}`);
   return s;
 }
 
-/** An IPv4 or IPv6 network in CIDR notation, e.g. 10.88.0.0/16. */
-export function cidr(s: string): string {
-  const [addr, prefix, extra] = s.split("/");
-  const family = isIP(addr ?? "");
-  const bits = Number(prefix);
-  if (extra !== undefined || family === 0 || !/^\d+$/.test(prefix ?? "") || bits > (family === 4 ? 32 : 128)) {
-    throw new ValueError(`expected a CIDR such as 10.88.0.0/16, found ${JSON.stringify(s)}`);
+/** The pod CIDR: an IPv4 or IPv6 network, or one of each separated by a comma (dual stack). */
+export function podCIDR(s: string): string {
+  if (!parsePodCIDRs(s)) {
+    throw new ValueError(`expected a CIDR such as 10.88.0.0/16, or an IPv4 and an IPv6 CIDR separated by a comma, found ${JSON.stringify(s)}`);
   }
   return s;
 }
@@ -77,6 +74,12 @@ export function interfaceName(s: string): string {
   if (!/^[A-Za-z0-9_.-]{1,15}$/.test(s)) {
     throw new ValueError(`expected an interface name of 1-15 letters, digits, '.', '_' or '-', found ${JSON.stringify(s)}`);
   }
+  return s;
+}
+
+/** The kubelet's cgroup drivers. */
+export function cgroupDriver(s: string): CgroupDriver {
+  if (s !== "cgroupfs" && s !== "systemd") throw new ValueError(`expected "cgroupfs" or "systemd", found ${JSON.stringify(s)}`);
   return s;
 }
 
@@ -135,7 +138,7 @@ export function nodeIPs(s: string): string[] {
   if (s === "") return [];
   const ips = s.split(",").map((x) => x.trim());
   for (const ip of ips) ipAddress(ip);
-  if (ips.length > 2 || (ips.length === 2 && isIP(ips[0]!) === isIP(ips[1]!))) {
+  if (ips.length > 2 || (ips.length === 2 && ipFamily(ips[0]!) === ipFamily(ips[1]!))) {
     throw new ValueError(`expected one IP, or an IPv4 and an IPv6 address for dual stack, found ${JSON.stringify(s)}`);
   }
   if (ips.some((ip) => ip === "0.0.0.0" || ip === "::")) throw new ValueError(`the unspecified address cannot be the node's IP, found ${JSON.stringify(s)}`);
@@ -193,7 +196,7 @@ export function nodeLabels(s: string, into: Record<string, string>): Record<stri
   for (const pair of s.split(",")) {
     if (pair.trim() === "") continue;
     const eq = pair.indexOf("=");
-    if (eq < 0) throw new ValueError(`malformed pair ${JSON.stringify(pair)}, expected key=value`);
+    if (eq < 0) throw new ValueError(`malformed pair ${JSON.stringify(pair)}, expect string=string`);
     const key = qualifiedName(pair.slice(0, eq).trim());
     if (!isAllowedKubernetesLabel(key)) {
       throw new ValueError(`unknown 'kubernetes.io' or 'k8s.io' label ${JSON.stringify(key)}: a node may set only its default labels and those under kubelet.kubernetes.io/ and node.kubernetes.io/`);
@@ -218,7 +221,9 @@ export function taintList(s: string): RegisterTaint[] {
   for (const spec of s.split(",")) {
     if (spec.trim() === "") continue;
     const colon = spec.lastIndexOf(":");
-    if (colon < 0) throw new ValueError(`invalid taint spec ${JSON.stringify(spec)}, expected key=value:Effect or key:Effect`);
+    if (colon <= 0 || !taintEffects.has(spec.slice(colon + 1))) {
+      throw new ValueError(`invalid taint spec ${JSON.stringify(spec)}, expected key=value:effect with effect ${[...taintEffects].join(", ")}`);
+    }
     const kv = spec.slice(0, colon);
     const eq = kv.indexOf("=");
     out.push(taint(eq < 0 ? kv : kv.slice(0, eq), eq < 0 ? undefined : kv.slice(eq + 1), spec.slice(colon + 1)));
@@ -228,7 +233,8 @@ export function taintList(s: string): RegisterTaint[] {
 
 /** A non-negative int32 (maxPods, kubeAPIBurst, nodeLeaseDurationSeconds > 0 is checked by the caller). */
 export function nonNegativeInt32(n: number): number {
-  if (!Number.isInteger(n) || n < 0 || n > 2 ** 31 - 1) throw new ValueError(`expected a non-negative integer, found ${n}`);
+  if (Number.isInteger(n) && n > 2 ** 31 - 1) throw new ValueError(`value out of range for int32, found ${n}`);
+  if (!Number.isInteger(n) || n < 0) throw new ValueError(`expected a non-negative integer, found ${n}`);
   return n;
 }
 

@@ -4,8 +4,8 @@ import { containerdPaths } from "./paths.ts";
 export const PAUSE_IMAGE = "docker.io/bunlet/pause:3.9";
 /** The busybox image that scripts/build-images.sh builds locally. */
 export const BUSYBOX_IMAGE = "docker.io/library/busybox:1.36";
-export const DEFAULT_CNI_BIN_DIR = "/usr/lib/cni";
-export const DEFAULT_REGISTRY_MIRRORS: readonly string[] = ["127.0.0.1:5000"];
+const DEFAULT_CNI_BIN_DIR = "/usr/lib/cni";
+const DEFAULT_REGISTRY_MIRRORS: readonly string[] = ["127.0.0.1:5000"];
 
 export interface ContainerdConfigOptions {
   rootDir: string;
@@ -23,9 +23,18 @@ export type ContainerdConfigVersion = 2 | 3;
 
 const CRI = `plugins."io.containerd.grpc.v1.cri"`;
 
-/** TOML basic strings accept JSON's escapes for the characters paths and names can hold. */
+/** TOML 1.0 allows no control character but tab in strings and comments. */
+const controlCharacters = /[\u0000-\u0008\u000a-\u001f\u007f]/g;
+const unicodeEscape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+
+/** A TOML basic string of any path or name: quote, backslash and control characters escaped. */
 function str(value: string): string {
-  return JSON.stringify(value);
+  return `"${value.replace(/["\\]/g, "\\$&").replace(controlCharacters, unicodeEscape)}"`;
+}
+
+/** A comment line; control characters (a newline would end it) shown as escapes. */
+function comment(text: string): string {
+  return `# ${text.replace(controlCharacters, unicodeEscape)}`;
 }
 
 /**
@@ -38,7 +47,7 @@ export function renderContainerdConfig(opts: ContainerdConfigOptions): string {
   const version = opts.configVersion ?? 2;
   const lines = [
     "# Rendered by bunlet; edits are overwritten at start-up.",
-    ...(paths.socketFallbackReason ? [`# ${paths.socketFallbackReason}`] : []),
+    ...(paths.socketFallbackReason ? [comment(paths.socketFallbackReason)] : []),
     `version = ${version}`,
     `root = ${str(paths.root)}`,
     `state = ${str(paths.state)}`,

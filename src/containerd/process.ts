@@ -2,7 +2,7 @@ import { execFile, spawn } from "node:child_process";
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 
-export const INSTALL_HINT = "apt-get install containerd runc containernetworking-plugins (or run scripts/install-deps.sh)";
+const INSTALL_HINT = "apt-get install containerd runc containernetworking-plugins (or run scripts/install-deps.sh)";
 
 /** Directories containerd needs for itself, its shims and runc; bunlet may run with a thin PATH. */
 const SYSTEM_PATH = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"];
@@ -93,7 +93,7 @@ export function isAlive(pid: number): boolean {
 }
 
 /** The command line of a live process, or undefined. */
-export function cmdline(pid: number): string[] | undefined {
+function cmdline(pid: number): string[] | undefined {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
   } catch {

@@ -38,9 +38,9 @@ export type RuntimeServiceClient = ServiceClient<typeof RuntimeService>;
 export type ImageServiceClient = ServiceClient<typeof ImageService>;
 
 /** The kubelet's runtimeRequestTimeout. */
-export const RUNTIME_REQUEST_TIMEOUT_MS = 2 * 60_000;
+const RUNTIME_REQUEST_TIMEOUT_MS = 2 * 60_000;
 /** Status, version and list calls should answer fast; a hung runtime must not stall a relist. */
-export const SHORT_REQUEST_TIMEOUT_MS = 10_000;
+const SHORT_REQUEST_TIMEOUT_MS = 10_000;
 
 const shortMethods = new Set([
   "Version",
@@ -83,7 +83,7 @@ export interface CriClient {
 }
 
 /** The transport bunlet uses unless told otherwise; chosen by scripts/bench-cri (see README). */
-export const defaultTransport: TransportKind = "grpc-js";
+const defaultTransport: TransportKind = "grpc-js";
 
 function defaultTimeout(method: DescMethod, request: Record<string, unknown>, base: number): number {
   if (shortMethods.has(method.name)) return SHORT_REQUEST_TIMEOUT_MS;

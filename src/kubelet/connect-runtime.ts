@@ -10,7 +10,7 @@ import { createCriClient, type CriClient } from "../cri/index.ts";
 import { delay, type Clock, type Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
 
-export const MAX_WAIT_FOR_CONTAINER_RUNTIME_MS = 30_000;
+const MAX_WAIT_FOR_CONTAINER_RUNTIME_MS = 30_000;
 const VERSION_ATTEMPT_TIMEOUT_MS = 2_000;
 const VERSION_RETRY_MS = 200;
 

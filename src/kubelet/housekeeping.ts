@@ -5,7 +5,8 @@
  * pods nobody wants are killed, and statuses and pod directories of pods gone for good are removed.
  * It only queues work for the pod workers; it never kills anything itself.
  */
-import { podUID, type Pod } from "../api/index.ts";
+import { podUID, podRef, type Pod } from "../api/index.ts";
+import { runtimePodRef } from "../container/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
 import type { ProbeManager } from "../prober/index.ts";
@@ -30,7 +31,7 @@ export interface HousekeepingDeps {
   metrics: Pick<Metrics, "orphanedRuntimePods">;
 }
 
-export function createHousekeeping(deps: HousekeepingDeps): { run(): Promise<void> } {
+export function createHousekeeping(deps: HousekeepingDeps): { run(signal: AbortSignal): Promise<void> } {
   const { podManager, podWorkers, runtime, statusManager, podDirs, clock, log, metrics } = deps;
 
   /** A pod that reached a terminal phase and is not being terminated stays down (filterOutInactivePods). */
@@ -54,7 +55,7 @@ export function createHousekeeping(deps: HousekeepingDeps): { run(): Promise<voi
     }
   }
 
-  async function run(): Promise<void> {
+  async function run(signal: AbortSignal): Promise<void> {
     const start = clock.now();
     const desired = podManager.pods();
     const working = podWorkers.syncKnownPods(desired);
@@ -64,8 +65,9 @@ export function createHousekeeping(deps: HousekeepingDeps): { run(): Promise<voi
 
     let runtimePods;
     try {
-      runtimePods = await runtime.getPods({ all: false });
+      runtimePods = await runtime.getPods({ all: false, signal });
     } catch (err) {
+      if (signal.aborted) return;
       log.error("Housekeeping could not list runtime pods; retrying at the next housekeeping", { err });
       return;
     }
@@ -85,7 +87,7 @@ export function createHousekeeping(deps: HousekeepingDeps): { run(): Promise<voi
     for (const pod of desired) {
       const uid = podUID(pod);
       if (working.has(uid) || isInactive(pod)) continue;
-      log.info("Pod will be restarted: it is desired and no pod worker knows it (UID reused)", { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, podUID: uid });
+      log.info("Pod will be restarted: it is desired and no pod worker knows it (UID reused)", { pod: podRef(pod), podUID: uid });
       podWorkers.updatePod({ updateType: "create", pod });
       working.set(uid, { state: "SyncPod", orphan: false });
     }
@@ -94,7 +96,7 @@ export function createHousekeeping(deps: HousekeepingDeps): { run(): Promise<voi
     for (const runningPod of runtimePods) {
       if (working.has(runningPod.uid)) continue;
       log.info("Killing orphaned runtime pod", {
-        pod: `${runningPod.namespace}/${runningPod.name}`,
+        pod: runtimePodRef(runningPod),
         podUID: runningPod.uid,
         gracePeriodSeconds: ORPHAN_GRACE_SECONDS,
       });

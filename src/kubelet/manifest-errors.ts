@@ -1,11 +1,18 @@
 /**
  * Beyond the kubelet: a static pod whose manifest broke keeps running in its last good version.
  * /pods says so on the pod itself (an annotation with the error, which names the file and field),
- * and /healthz?verbose lists every broken manifest, so the problem is visible without reading logs.
+ * and /healthz?verbose lists every rejected manifest, one line each, so the problem is visible
+ * without reading logs.
  */
 import type { PodList } from "../api/index.ts";
 
 const ManifestErrorAnnotationKey = "bunlet.io/manifest-error";
+
+/** What the detail lines need of a rejected manifest's error. */
+interface RejectedManifest {
+  source: string;
+  message: string;
+}
 
 export function annotateManifestErrors(list: PodList, keptPodErrors: Map<string, Error>): PodList {
   if (keptPodErrors.size === 0) return list;
@@ -20,7 +27,17 @@ export function annotateManifestErrors(list: PodList, keptPodErrors: Map<string,
   };
 }
 
-export function manifestErrorDetail(errors: Map<string, Error>): { manifestErrors?: Record<string, string> } {
+/**
+ * /healthz?verbose lines: "rejected manifests: N", then one "rejected manifest <source>: <what is
+ * wrong>" per manifest, saying when its last good pod keeps running.
+ */
+export function manifestErrorDetail(errors: Map<string, RejectedManifest>, keptPodErrors: Map<string, RejectedManifest>): Record<string, string> {
   if (errors.size === 0) return {};
-  return { manifestErrors: Object.fromEntries([...errors].map(([source, err]) => [source, err.message])) };
+  const kept = new Set(keptPodErrors.values());
+  const out: Record<string, string> = { "rejected manifests": String(errors.size) };
+  for (const [source, err] of errors) {
+    const what = err.message.startsWith(`${err.source}: `) ? err.message.slice(err.source.length + 2) : err.message;
+    out[`rejected manifest ${source}`] = kept.has(err) ? `${what} (its last good pod keeps running)` : what;
+  }
+  return out;
 }

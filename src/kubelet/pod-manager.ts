@@ -3,7 +3,7 @@
  * podManager, without mirror pods since bunlet has no apiserver yet). Only the sync loop writes
  * it; the pod syncer, housekeeping and /pods read it.
  */
-import { ConfigFirstSeenAnnotationKey, podUID, type Pod, type PodList, type PodStatus } from "../api/index.ts";
+import { ConfigFirstSeenAnnotationKey, podUID, podRef, type Pod, type PodList, type PodStatus } from "../api/index.ts";
 
 export class PodManager {
   #pods = new Map<string, Pod>();
@@ -72,6 +72,6 @@ export function sortByCreation(pods: Pod[]): Pod[] {
   return [...pods].sort(
     (a, b) =>
       created(a) - created(b) ||
-      `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`),
+      podRef(a).localeCompare(podRef(b)),
   );
 }

@@ -4,15 +4,16 @@
  * status, records it in the status manager, prepares the pod's directories and hands the CRI work
  * to the runtime manager. The pod workers own the lifecycle and call these in order.
  */
-import { podRef, podUID, type Pod, type PodStatus as ApiPodStatus } from "../api/index.ts";
+import { podRef, podUID, type Pod, type PodStatus } from "../api/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
-// The workers retry a pod that failed with this after ~1 s instead of their error backoff.
-import { NetworkNotReadyError } from "../podworkers/index.ts";
-import { runningPodFromStatus } from "../runtime/index.ts";
+import type { PodSyncer, SyncPodType } from "../podworkers/index.ts";
 import type { ProbeManager } from "../prober/index.ts";
+import { runningPodFromStatus, runtimePodRef } from "../container/index.ts";
+import { Reason, SyncError } from "../runtime/index.ts";
+import type { StatusGenerator } from "../status/index.ts";
 import type { PodManager } from "./pod-manager.ts";
-import type { PodDirs, PodSyncer, Runtime, StatusGenerator, StatusManager, UpdateType } from "./types.ts";
+import type { PodDirs, Runtime, StatusManager } from "./types.ts";
 
 /** KillPod reported success but a container still runs (kubelet: "CRI violation"). */
 export class ContainersStillRunningError extends Error {
@@ -34,6 +35,11 @@ export interface PodSyncerDeps {
   isTerminationRequested(uid: string): boolean;
   /** Why the pod network is not ready, or undefined when it is (from the runtime health check). */
   networkNotReady(): string | undefined;
+  /**
+   * Sets up the volumes the pod's containers mount (the kubelet's WaitForAttachAndMount); throws
+   * when one cannot be set up, and then the pod gets no sandbox and no containers.
+   */
+  mountVolumes(pod: Pod): void;
   clock: Clock;
   log: Logger;
   metrics: Pick<Metrics, "podStartDuration">;
@@ -42,7 +48,7 @@ export interface PodSyncerDeps {
 export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
   const { runtime, statusManager, generateStatus, podDirs, podManager, clock, log, metrics } = deps;
 
-  function observePodStart(pod: Pod, old: ApiPodStatus | undefined, next: ApiPodStatus): void {
+  function observePodStart(pod: Pod, old: PodStatus | undefined, next: PodStatus): void {
     // Only a transition we watched counts: a pod adopted Running after a bunlet restart has no
     // meaningful start duration.
     if (old?.phase !== "Pending" || next.phase !== "Running") return;
@@ -54,7 +60,7 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
   }
 
   return {
-    async syncPod(signal, updateType: UpdateType, pod, _mirrorPod, podStatus) {
+    async syncPod(signal, updateType: SyncPodType, pod, _mirrorPod, podStatus) {
       const uid = podUID(pod);
       const apiStatus = generateStatus(pod, podStatus, { podIsTerminal: false });
       if (apiStatus.phase === "Succeeded" || apiStatus.phase === "Failed") {
@@ -70,10 +76,12 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
         return { isTerminal: false };
       }
       const networkProblem = deps.networkNotReady();
-      if (networkProblem !== undefined && !pod.spec.hostNetwork) throw new NetworkNotReadyError(networkProblem);
+      // The workers retry a pod that failed with NetworkNotReady after ~1 s instead of their error backoff.
+      if (networkProblem !== undefined && !pod.spec.hostNetwork) throw new SyncError(Reason.NetworkNotReady, `network is not ready: ${networkProblem}`);
 
       await podDirs.make(uid);
       signal.throwIfAborted();
+      deps.mountVolumes(pod);
       deps.probeManager?.addPod(pod);
       const result = await runtime.syncPod(pod, podStatus, { signal });
       if (result.error !== undefined) throw result.error;
@@ -89,10 +97,10 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
       statusManager.setPodStatus(pod, apiStatus);
 
       log.debug("Pod terminating", { pod: podRef(pod), podUID: podUID(pod), gracePeriodSeconds }, 2);
-      const killed = await runtime.killPod(pod, runningPodFromStatus(podStatus), gracePeriodSeconds, { signal });
+      const killed = await runtime.killPod(pod, runningPodFromStatus(podStatus), { gracePeriodOverride: gracePeriodSeconds, signal });
       if (killed.error !== undefined) throw killed.error;
 
-      const stopped = await runtime.getPodStatus(podUID(pod), pod.metadata.name ?? "", pod.metadata.namespace ?? "");
+      const stopped = await runtime.getPodStatus(podUID(pod), pod.metadata.name ?? "", pod.metadata.namespace ?? "", { signal });
       const running = stopped.containerStatuses.filter((c) => c.state === "running").map((c) => c.id);
       if (running.length > 0) throw new ContainersStillRunningError(pod, running);
       deps.probeManager?.removePod(podUID(pod));
@@ -102,10 +110,10 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
     async syncTerminatingRuntimePod(signal, runningPod) {
       // An orphan has no spec (so no grace period of its own): the kubelet gives it one second.
       log.info("Killing a runtime pod that no config source knows", {
-        pod: `${runningPod.namespace}/${runningPod.name}`,
+        pod: runtimePodRef(runningPod),
         podUID: runningPod.uid,
       });
-      const killed = await runtime.killPod(undefined, runningPod, 1, { signal });
+      const killed = await runtime.killPod(undefined, runningPod, { gracePeriodOverride: 1, signal });
       if (killed.error !== undefined) throw killed.error;
     },
 

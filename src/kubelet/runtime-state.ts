@@ -48,13 +48,15 @@ export class RuntimeState {
   }
 
   /** One Status call; updates the state and logs transitions. */
-  async check(): Promise<void> {
+  async check(signal: AbortSignal): Promise<void> {
     let next: State;
     try {
-      const s = await this.#source.runtimeStatus();
+      const s = await this.#source.runtimeStatus({ signal });
       if (!s.runtimeReady) next = { kind: "notReady", message: s.message || "RuntimeReady condition is false" };
       else next = { kind: "ready", networkError: s.networkReady ? undefined : s.message || "NetworkReady condition is false" };
     } catch (err) {
+      // A call cut short by shutdown says nothing about the runtime.
+      if (signal.aborted) return;
       next = { kind: "down", message: err instanceof Error ? err.message : String(err) };
     }
     this.#transition(next);
@@ -63,7 +65,7 @@ export class RuntimeState {
   /** Checks every 5 s (every 1 s while not ready) until the signal aborts. */
   async run(clock: Clock, signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
-      await this.check();
+      await this.check(signal);
       const period = this.#state.kind === "ready" ? RUNTIME_STATUS_PERIOD_MS : RUNTIME_DOWN_RECHECK_MS;
       if (!(await delay(clock, period, signal))) return;
     }

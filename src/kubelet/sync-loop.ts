@@ -8,13 +8,15 @@
  * PLEG's own buffer fill, as in the kubelet). A tick pump sends one tick and waits for it to be
  * taken before timing the next, so ticks coalesce while the loop is busy, like a Go ticker.
  */
+import { podRef } from "../api/index.ts";
 import { Channel, ChannelClosedError, delay, type Clock, type Logger } from "../lib/index.ts";
-import type { PodLifecycleEvent } from "../pleg/types.ts";
+import type { PodLifecycleEvent } from "../pleg/index.ts";
+import type { PodUpdate } from "../podconfig/index.ts";
 import type { ProbeType, ProbeUpdate } from "../prober/index.ts";
 import type { PodHandlers } from "./handlers.ts";
 import type { PodManager } from "./pod-manager.ts";
 import type { SourcesReady } from "./sources-ready.ts";
-import type { PlegEventSource, PodUpdate, WorkQueue } from "./types.ts";
+import type { PlegEventSource, WorkQueue } from "./types.ts";
 
 const SYNC_PERIOD_MS = 1000;
 const HOUSEKEEPING_PERIOD_MS = 2000;
@@ -48,7 +50,7 @@ export interface SyncLoopDeps {
   handlers: PodHandlers;
   podManager: Pick<PodManager, "get">;
   workQueue: WorkQueue;
-  housekeeping: { run(): Promise<void> };
+  housekeeping: { run(signal: AbortSignal): Promise<void> };
   containerDeletor: { deleteContainersInPod(uid: string, removeAll: boolean): boolean };
   shouldPodContentBeRemoved(uid: string): boolean;
   /** Why the runtime cannot be used now (the loop then skips iterations), or undefined. */
@@ -109,7 +111,7 @@ export async function runSyncLoop(deps: SyncLoopDeps, outerSignal: AbortSignal):
         throw err;
       }
       try {
-        await dispatch(deps, event);
+        await dispatch(deps, event, signal);
       } catch (err) {
         // A handler bug must not stop every pod's reconciliation; the next event gets its turn.
         log.error("Sync loop iteration failed; continuing with the next event", { event: event.kind, err });
@@ -124,12 +126,12 @@ export async function runSyncLoop(deps: SyncLoopDeps, outerSignal: AbortSignal):
 }
 
 /** One syncLoopIteration. */
-async function dispatch(deps: SyncLoopDeps, event: LoopEvent): Promise<void> {
+async function dispatch(deps: SyncLoopDeps, event: LoopEvent, signal: AbortSignal): Promise<void> {
   const { handlers, log } = deps;
   switch (event.kind) {
     case "config": {
       const { op, source, pods } = event.update;
-      const names = pods.map((p) => `${p.metadata.namespace}/${p.metadata.name}`);
+      const names = pods.map(podRef);
       if (op === "RECONCILE") log.debug("SyncLoop RECONCILE", { source, pods: names }, 4);
       else if (pods.length > 0) log.info(`SyncLoop ${op}`, { source, pods: names });
       switch (op) {
@@ -177,7 +179,7 @@ async function dispatch(deps: SyncLoopDeps, event: LoopEvent): Promise<void> {
         return;
       }
       const status = probe === "liveness" ? "unhealthy" : probe === "readiness" ? (update.result === "Success" ? "ready" : "") : update.result === "Success" ? "started" : "unhealthy";
-      log.debug("SyncLoop (probe)", { probe, status, pod: `${pod.metadata.namespace}/${pod.metadata.name}`, containerName: update.containerName }, 1);
+      log.debug("SyncLoop (probe)", { probe, status, pod: podRef(pod), containerName: update.containerName }, 1);
       handlers.handlePodSyncs([pod]);
       return;
     }
@@ -195,7 +197,7 @@ async function dispatch(deps: SyncLoopDeps, event: LoopEvent): Promise<void> {
         return;
       }
       try {
-        await deps.housekeeping.run();
+        await deps.housekeeping.run(signal);
       } catch (err) {
         log.error("Failed cleaning pods; retrying at the next housekeeping", { err });
       }

@@ -100,6 +100,20 @@ export class FakeClock implements Clock {
     this.#now = target;
     await flushMicrotasks();
   }
+
+  /**
+   * Runs everything that is ready without moving time: every promise chain, until the event loop
+   * reaches its next task, and every timer due now, over and over until neither is left. Throws
+   * when work keeps coming (a loop that never waits on time).
+   */
+  async settle(maxRounds = 1000): Promise<void> {
+    for (let round = 0; round < maxRounds; round++) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (!this.#timers.some((t) => !t.cancelled && t.due <= this.#now)) return;
+      await this.advance(0);
+    }
+    throw new Error(`FakeClock.settle: still busy after ${maxRounds} rounds`);
+  }
 }
 
 /** Lets pending promise reactions run (several turns, for chains of awaits). */

@@ -2,9 +2,12 @@
  * bunlet's Prometheus metrics, with the kubelet's names (pkg/kubelet/metrics/metrics.go) where
  * the kubelet has one, and a `bunlet_` prefix for what is ours. One registry per agent, so tests
  * can run several agents in one process without sharing counters. The probe metrics live in a
- * registry of their own, served on /metrics/probes as the kubelet does (not on /metrics).
+ * registry of their own, served on /metrics/probes as the kubelet does (not on /metrics). The
+ * process metrics and kubernetes_build_info every Kubernetes component has are in process.ts.
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { VERSION } from "../config/index.ts";
+import { registerBuildInfo, registerProcessMetrics } from "./process.ts";
 
 const durationBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 const startBuckets = [0.05, 0.1, 0.25, 0.5, 1, 2, 3, 4, 5, 6, 8, 10, 20, 30, 45, 60, 120, 300];
@@ -12,6 +15,8 @@ const startBuckets = [0.05, 0.1, 0.25, 0.5, 1, 2, 3, 4, 5, 6, 8, 10, 20, 30, 45,
 export function createMetrics(registry = new Registry(), probeRegistry = new Registry()) {
   const r = [registry];
   const probes = [probeRegistry];
+  registerProcessMetrics(registry);
+  registerBuildInfo(registry, VERSION);
   return {
     registry,
     probeRegistry,
@@ -142,7 +147,13 @@ export function createMetrics(registry = new Registry(), probeRegistry = new Reg
     }),
     manifestErrors: new Counter({
       name: "bunlet_manifest_errors",
-      help: "Manifests that could not be decoded or validated, by source.",
+      help: "Bad manifest versions seen (not decoding, invalid, or duplicating another file's pod), by source.",
+      labelNames: ["source"],
+      registers: r,
+    }),
+    rejectedManifests: new Gauge({
+      name: "bunlet_rejected_manifests",
+      help: "Manifests rejected right now (not decoding, invalid, or duplicating another file's pod), by source.",
       labelNames: ["source"],
       registers: r,
     }),

@@ -1,14 +1,13 @@
+import { emptyPodStatus, type RuntimePodStatus } from "../container/index.ts";
 /**
  * The pod cache (pkg/kubelet/container/cache.go): the latest runtime status of every pod with the
  * time it was observed. PLEGs write it; pod workers wait on getNewerThan so they never act on
  * status older than their last sync. A global timestamp (updateTime) says "everything is at least
  * this fresh", which releases waiters of pods that had no change.
  */
-import type { PodStatus } from "../runtime/types.ts";
-import { emptyPodStatus } from "../runtime/types.ts";
 
 export interface CacheEntry {
-  status: PodStatus;
+  status: RuntimePodStatus;
   error: unknown;
   /** When the status was observed (ms). */
   modified: number;
@@ -46,7 +45,7 @@ export class PodCache {
    * Stores status observed at `timestamp`. Data older than what the cache holds is ignored (the
    * evented and generic PLEG race); returns whether the cache changed.
    */
-  set(uid: string, status: PodStatus, error: unknown, timestamp: number): boolean {
+  set(uid: string, status: RuntimePodStatus, error: unknown, timestamp: number): boolean {
     const existing = this.#pods.get(uid);
     if (existing && existing.modified > timestamp) return false;
     this.#pods.set(uid, { status, error, modified: timestamp });

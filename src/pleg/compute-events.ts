@@ -2,14 +2,14 @@
  * The generic PLEG's plan step (pkg/kubelet/pleg/generic.go): given a pod as the previous and the
  * current relist saw it, which lifecycle events does one container (or sandbox) produce. Pure.
  */
-import type { ContainerState, RuntimeContainerRef, RuntimePod } from "../runtime/types.ts";
+import type { ContainerState, RuntimeContainerRef, RuntimePod } from "../container/index.ts";
 import type { PodLifecycleEvent } from "./types.ts";
 
 /** The runtime states plus "non-existent", which completes the transition table. */
 export type PlegContainerState = "running" | "exited" | "unknown" | "non-existent";
 
 /** The kubelet does not use "created" yet, so it reads as unknown. */
-export function convertState(state: ContainerState): PlegContainerState {
+function convertState(state: ContainerState): PlegContainerState {
   switch (state) {
     case "running":
       return "running";

@@ -4,12 +4,12 @@
  */
 import type { ContainerEventResponse } from "../cri/index.ts";
 import type { Metrics } from "../metrics/index.ts";
-import type { PodStatus, RuntimePod } from "../runtime/types.ts";
+import type { RuntimePodStatus, RuntimePod } from "../container/index.ts";
 
 export interface PodLister {
   /** Every pod the runtime holds, exited containers included (the kubelet's GetPods(all=true)). */
-  getPods(opts?: { all?: boolean; signal?: AbortSignal }): Promise<RuntimePod[]>;
-  getPodStatus(uid: string, name: string, namespace: string, opts?: { signal?: AbortSignal }): Promise<PodStatus>;
+  getPods(opts: { all?: boolean; signal: AbortSignal }): Promise<RuntimePod[]>;
+  getPodStatus(uid: string, name: string, namespace: string, opts: { signal: AbortSignal }): Promise<RuntimePodStatus>;
 }
 
 /** One GetContainerEvents server stream; it ends or throws when the stream fails. */

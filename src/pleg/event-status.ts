@@ -1,17 +1,16 @@
 /**
  * The evented PLEG's plan step: a CRI ContainerEventResponse carries the pod's sandbox status and
- * every container status, so the pod's new PodStatus is built from the event alone (the kubelet's
+ * every container status, so the pod's new runtime status is built from the event alone (the kubelet's
  * GeneratePodStatus) with no further CRI calls, and the event type decides the lifecycle events.
  * The CRI objects go through the runtime manager's converters, so an event and a relist describe
  * a container the same way (times, hash, restart count, image ref). Pure.
  */
 import { ContainerEventType, type ContainerEventResponse } from "../cri/index.ts";
-import { sandboxIPs, toContainerStatus, toSandboxStatus } from "../runtime/index.ts";
-import type { PodStatus } from "../runtime/types.ts";
+import { sandboxIPs, toContainerStatus, toSandboxStatus, type RuntimePodStatus } from "../container/index.ts";
 import type { PodLifecycleEvent } from "./types.ts";
 
 /** The pod's status as the event describes it; undefined without sandbox metadata. */
-export function podStatusFromEvent(event: ContainerEventResponse): PodStatus | undefined {
+export function podStatusFromEvent(event: ContainerEventResponse): RuntimePodStatus | undefined {
   const sandbox = event.podSandboxStatus;
   if (!sandbox?.metadata?.uid) return undefined;
   // Newest first, compared on nanoseconds as the runtime's getPodStatus does.

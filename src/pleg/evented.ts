@@ -5,8 +5,7 @@
  */
 import { ContainerEventType, type ContainerEventResponse } from "../cri/index.ts";
 import { runEvery, type Channel, type Clock, type Logger } from "../lib/index.ts";
-import { nanosToMs } from "../runtime/index.ts";
-import type { PodStatus } from "../runtime/types.ts";
+import { nanosToMs, runtimePodRef, type RuntimePodStatus } from "../container/index.ts";
 import type { PodCache } from "./cache.ts";
 import type { PlegMetrics } from "./deps.ts";
 import { lifecycleEventsFor, podStatusFromEvent } from "./event-status.ts";
@@ -48,6 +47,7 @@ export class EventedPleg {
       return;
     }
     const uid = status.uid;
+    metrics.plegLastSeen.set(Math.floor(clock.now() / 1000));
     const eventTime = nanosToMs(event.createdAt);
     metrics.eventedPlegConnectionLatency.observe(Math.max(0, clock.now() - eventTime) / 1000);
     status.ips = preservedPodIPs(cache, uid, status);
@@ -70,52 +70,56 @@ export class EventedPleg {
       send = this.#set(uid, status, eventTime, before?.status);
     }
     if (!send) {
-      log.debug("container event older than the cached pod status; ignoring it", { pod: podRef(status), containerID: event.containerId }, 5);
+      log.debug("container event older than the cached pod status; ignoring it", { pod: runtimePodRef(status), containerID: event.containerId }, 5);
       return;
     }
     for (const e of lifecycleEventsFor(uid, event)) this.#send(e, status);
   }
 
   /** Unhealthy only when the shared event channel is full (nobody is consuming). */
-  healthy(inUse: boolean): Health {
-    const { events, clock, metrics } = this.#deps;
+  healthy(): Health {
+    const { events } = this.#deps;
     if (events.length >= events.capacity) {
       return { ok: false, message: `EventedPLEG: pleg event channel capacity is full with ${events.length} events` };
     }
-    if (inUse) metrics.plegLastSeen.set(Math.floor(clock.now() / 1000));
     return { ok: true };
   }
 
   /**
    * Moves the cache's global timestamp every period until the signal aborts: a stream can miss
-   * an event without noticing, and a worker waiting on getNewerThan must not wait forever.
+   * an event without noticing, and a worker waiting on getNewerThan must not wait forever. Each
+   * tick also marks the PLEG as seen active: in evented mode a quiet node has no events and
+   * relists only every 300 s, yet its PLEG is working.
    * It starts only when `cacheFilled` resolves (the first successful relist): before that the
    * cache is empty, and a global timestamp would let a pod worker take that empty status as
    * current and create a second sandbox for a pod the runtime already runs.
    */
   async runGlobalCacheUpdates(periodMs: number, signal: AbortSignal, cacheFilled: Promise<void>): Promise<void> {
-    const { cache, clock, log } = this.#deps;
+    const { cache, clock, log, metrics } = this.#deps;
     if (!(await resolvedBefore(cacheFilled, signal))) return;
     await runEvery(
       clock,
       () => periodMs,
       signal,
-      () => cache.updateTime(clock.now()),
+      () => {
+        cache.updateTime(clock.now());
+        metrics.plegLastSeen.set(Math.floor(clock.now() / 1000));
+      },
       (err) => log.error("could not update the pod cache timestamp", { err, next: "retrying next period" }),
     );
   }
 
-  #set(uid: string, status: PodStatus, eventTime: number, before: PodStatus | undefined): boolean {
+  #set(uid: string, status: RuntimePodStatus, eventTime: number, before: RuntimePodStatus | undefined): boolean {
     const updated = this.#deps.cache.set(uid, status, undefined, eventTime);
     if (updated) applyRunningMetricsDelta(this.#deps.metrics, before, status);
     return updated;
   }
 
-  #send(event: PodLifecycleEvent, status: PodStatus): void {
+  #send(event: PodLifecycleEvent, status: RuntimePodStatus): void {
     if (this.#deps.events.trySend(event)) return;
     this.#deps.metrics.plegDiscardEvents.inc();
     this.#deps.log.error("event channel is full, discarding a container event", {
-      pod: podRef(status),
+      pod: runtimePodRef(status),
       event: event.type,
       containerID: event.data,
       next: "the pod is synced at its next resync",
@@ -134,8 +138,4 @@ function resolvedBefore(p: Promise<void>, signal: AbortSignal): Promise<boolean>
       resolve(!signal.aborted);
     });
   });
-}
-
-function podRef(status: PodStatus): string {
-  return `${status.namespace}/${status.name}`;
 }

@@ -4,12 +4,11 @@
  * lifecycle events. It owns its relist loop (start/stop) and serialises relists, so a forced
  * relist (stream failure, tests) never runs alongside the periodic one.
  */
-import { anySignal, delay, type Channel, type Clock, type Logger } from "../lib/index.ts";
-import { emptyPodStatus, type RuntimePod } from "../runtime/types.ts";
+import { anySignal, delay, formatGoDuration, type Channel, type Clock, type Logger } from "../lib/index.ts";
+import { emptyPodStatus, runtimePodRef, type RuntimePod } from "../container/index.ts";
 import type { PodCache } from "./cache.ts";
 import { computePodEvents } from "./compute-events.ts";
 import type { PlegMetrics, PodLister } from "./deps.ts";
-import { formatGoDuration } from "./duration.ts";
 import type { RelistDuration } from "./options.ts";
 import { preservedPodIPs } from "./pod-ips.ts";
 import { PodRecords } from "./pod-records.ts";
@@ -24,7 +23,7 @@ export interface GenericPlegDeps {
   log: Logger;
   metrics: PlegMetrics;
   /** Aborts in-flight runtime calls when the agent shuts down. */
-  signal?: AbortSignal;
+  signal: AbortSignal;
 }
 
 export type Health = { ok: boolean; message?: string };
@@ -118,7 +117,6 @@ export class GenericPleg {
 
   healthy(): Health {
     if (this.#relistTime === 0) return { ok: false, message: "pleg has yet to be successful" };
-    this.#deps.metrics.plegLastSeen.set(Math.floor(this.#relistTime / 1000));
     const elapsed = this.#deps.clock.now() - this.#relistTime;
     const threshold = this.#duration.thresholdMs;
     if (elapsed > threshold) {
@@ -151,7 +149,7 @@ export class GenericPleg {
 
   async #relistOnce(): Promise<void> {
     const { clock, metrics, log, runtime, signal } = this.#deps;
-    if (signal?.aborted) return;
+    if (signal.aborted) return;
     const timestamp = clock.now();
     if (this.#relistTime !== 0) metrics.plegRelistInterval.observe((timestamp - this.#relistTime) / 1000);
     try {
@@ -159,15 +157,17 @@ export class GenericPleg {
       try {
         pods = await runtime.getPods({ all: true, signal });
       } catch (err) {
-        if (signal?.aborted) return;
+        if (signal.aborted) return;
         log.error("relist failed: could not list pods from the runtime", { err, next: "retrying at the next relist" });
         return;
       }
       this.#relistTime = timestamp;
+      // Set where the PLEG is active, not when someone asks /healthz (alerts read the gauge).
+      metrics.plegLastSeen.set(Math.floor(timestamp / 1000));
       setRunningMetricsFromRelist(metrics, pods);
       this.#records.setCurrent(pods);
       await this.#diffAndUpdate();
-      if (signal?.aborted) return;
+      if (signal.aborted) return;
       // After every pod above is in the cache: releases workers waiting on pods that did not change.
       this.#deps.cache.updateTime(timestamp);
       this.#firstRelist.resolve();
@@ -184,7 +184,7 @@ export class GenericPleg {
       const events = computePodEvents(oldPod, pod);
       if (events.length === 0 && !this.#podsToReinspect.has(uid)) continue;
       const result = await this.#updateCache(uid, pod);
-      if (this.#deps.signal?.aborted) return;
+      if (this.#deps.signal.aborted) return;
       if (result.failed) {
         // Keep the old record: the same change is detected, and its events sent, next time.
         needsReinspection.add(uid);
@@ -213,9 +213,9 @@ export class GenericPleg {
       status.ips = preservedPodIPs(cache, uid, status);
       return { updated: cache.set(uid, status, undefined, timestamp), failed: false };
     } catch (err) {
-      if (signal?.aborted) return { updated: false, failed: true };
+      if (signal.aborted) return { updated: false, failed: true };
       log.error("could not read pod status from the runtime", {
-        pod: `${pod.namespace}/${pod.name}`,
+        pod: runtimePodRef(pod),
         err,
         next: "reinspecting at the next relist",
       });
@@ -232,7 +232,7 @@ export class GenericPleg {
     if (this.#deps.events.trySend(event)) return;
     this.#deps.metrics.plegDiscardEvents.inc();
     this.#deps.log.error("event channel is full, discarding this relist's event", {
-      pod: pod ? `${pod.namespace}/${pod.name}` : event.id,
+      pod: pod ? runtimePodRef(pod) : event.id,
       event: event.type,
       containerID: event.data,
       next: "the pod is synced at its next resync",

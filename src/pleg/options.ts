@@ -14,10 +14,10 @@ export interface RelistDuration {
 export const PLEG_CHANNEL_CAPACITY = 1000;
 
 /** genericPlegRelistPeriod / genericPlegRelistThreshold: generic only, or after a fallback. */
-export const GENERIC_RELIST: Readonly<RelistDuration> = { periodMs: 1000, thresholdMs: 3 * 60_000 };
+const GENERIC_RELIST: Readonly<RelistDuration> = { periodMs: 1000, thresholdMs: 3 * 60_000 };
 
 /** eventedPlegRelistPeriod / eventedPlegRelistThreshold: the safety-net relist while events flow. */
-export const EVENTED_RELIST: Readonly<RelistDuration> = { periodMs: 300_000, thresholdMs: 10 * 60_000 };
+const EVENTED_RELIST: Readonly<RelistDuration> = { periodMs: 300_000, thresholdMs: 10 * 60_000 };
 
 export interface PlegOptions {
   /** Relist timing when the generic PLEG is the one in use. */
@@ -41,7 +41,7 @@ export interface PlegOptions {
   reprobeStableMs: number;
 }
 
-export const DEFAULT_PLEG_OPTIONS: Readonly<PlegOptions> = {
+const DEFAULT_PLEG_OPTIONS: Readonly<PlegOptions> = {
   genericRelist: GENERIC_RELIST,
   eventedRelist: EVENTED_RELIST,
   maxStreamRetries: 5,

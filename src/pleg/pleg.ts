@@ -6,10 +6,9 @@
  * back when one stays up. Every switch is logged once at info level with its reason.
  */
 import type { CriClient } from "../cri/index.ts";
-import { Channel, delay, type Clock, type Logger } from "../lib/index.ts";
+import { Channel, delay, formatGoDuration, type Clock, type Logger } from "../lib/index.ts";
 import type { PodCache } from "./cache.ts";
 import { criEventSource, type ContainerEventSource, type PlegMetrics, type PodLister } from "./deps.ts";
-import { formatGoDuration } from "./duration.ts";
 import { EventedPleg } from "./evented.ts";
 import { GenericPleg, type Health } from "./generic.ts";
 import { initialModeState, modeOf, transition, type PlegMode, type PlegModeInput, type PlegModeState } from "./mode.ts";
@@ -136,7 +135,7 @@ class PlegController implements Pleg {
     const generic = this.#generic.healthy();
     if (!generic.ok) failures.push(`generic: ${generic.message}`);
     if (this.#deps.eventedEnabled) {
-      const evented = this.#evented.healthy(this.#state.kind === "evented");
+      const evented = this.#evented.healthy();
       if (!evented.ok) failures.push(`evented: ${evented.message}`);
     }
     return failures.length === 0 ? { ok: true } : { ok: false, message: failures.join("; ") };

@@ -1,4 +1,4 @@
-import type { PodStatus } from "../runtime/types.ts";
+import type { RuntimePodStatus } from "../container/index.ts";
 import type { PodCache } from "./cache.ts";
 
 /**
@@ -6,7 +6,7 @@ import type { PodCache } from "./cache.ts";
  * pod to still show the IP it had, but a status read after teardown has none. New IPs win; with
  * no IPs and no ready sandbox, the cached IPs stay.
  */
-export function preservedPodIPs(cache: PodCache, uid: string, status: PodStatus): string[] {
+export function preservedPodIPs(cache: PodCache, uid: string, status: RuntimePodStatus): string[] {
   if (status.ips.length > 0) return status.ips;
   const old = cache.get(uid).status.ips;
   if (old.length === 0) return [];

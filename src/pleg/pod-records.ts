@@ -1,10 +1,10 @@
+import type { RuntimePod } from "../container/index.ts";
 /**
  * The generic PLEG's memory of the runtime (podRecords in generic.go): per pod UID, what the last
  * acknowledged relist saw (old) and what this relist sees (current). A pod's record only moves
  * forward once its events went out, so a pod whose status could not be read is compared against
  * the same old view again next time and its change is not lost.
  */
-import type { RuntimePod } from "../runtime/types.ts";
 
 interface PodRecord {
   old?: RuntimePod;

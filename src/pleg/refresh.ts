@@ -5,6 +5,7 @@
  * sync and carry earlier times. Reading that one pod again answers it in milliseconds. Beyond the
  * kubelet, which waits for its 2 s global update; relisting mode keeps the kubelet's behaviour.
  */
+import { runtimePodRef } from "../container/index.ts";
 import { delay, type Clock, type Logger } from "../lib/index.ts";
 import type { PodCache } from "./cache.ts";
 import type { PodLister } from "./deps.ts";
@@ -77,7 +78,7 @@ export class PodRefresher {
     } catch (err) {
       if (signal.aborted) return;
       log.debug("could not read pod status for a waiting pod worker", {
-        pod: `${known.namespace}/${known.name}`,
+        pod: runtimePodRef(known),
         err,
         next: "the worker waits for the next global cache update",
       });

@@ -3,7 +3,7 @@
  * and sets them outright; an evented update sees one pod and moves them by the difference
  * between the cached status and the new one (as evented.go does).
  */
-import type { ContainerState, PodStatus, RuntimePod } from "../runtime/types.ts";
+import type { ContainerState, RuntimePodStatus, RuntimePod } from "../container/index.ts";
 import type { PlegMetrics } from "./deps.ts";
 
 const STATES: readonly ContainerState[] = ["created", "running", "exited", "unknown"];
@@ -21,18 +21,18 @@ export function setRunningMetricsFromRelist(metrics: RunningMetrics, pods: Runti
   for (const [state, n] of counts) metrics.runningContainers.set({ container_state: state }, n);
 }
 
-function podRunning(status: PodStatus | undefined): boolean {
+function podRunning(status: RuntimePodStatus | undefined): boolean {
   return status?.sandboxStatuses[0]?.state === "ready";
 }
 
-function containerCounts(status: PodStatus | undefined): Map<ContainerState, number> {
+function containerCounts(status: RuntimePodStatus | undefined): Map<ContainerState, number> {
   const counts = new Map<ContainerState, number>();
   for (const c of status?.containerStatuses ?? []) counts.set(c.state, (counts.get(c.state) ?? 0) + 1);
   return counts;
 }
 
 /** Moves the gauges from what `before` contributed to what `after` contributes (either may be absent). */
-export function applyRunningMetricsDelta(metrics: RunningMetrics, before: PodStatus | undefined, after: PodStatus | undefined): void {
+export function applyRunningMetricsDelta(metrics: RunningMetrics, before: RuntimePodStatus | undefined, after: RuntimePodStatus | undefined): void {
   const podDelta = Number(podRunning(after)) - Number(podRunning(before));
   if (podDelta !== 0) metrics.runningPods.inc(podDelta);
   const old = containerCounts(before);

@@ -22,7 +22,7 @@ export interface WatchOptions {
   onEvent(event: ContainerEventResponse): void;
 }
 
-export class StreamEndedError extends Error {
+class StreamEndedError extends Error {
   constructor() {
     super("GetContainerEvents stream ended");
     this.name = "StreamEndedError";

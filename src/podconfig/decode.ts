@@ -1,12 +1,12 @@
 /**
  * Manifest decoding, the kubelet's tryDecodeSinglePod / tryDecodePodList (pkg/kubelet/config
- * common.go): YAML or JSON (one Pod per manifest; a multi-document YAML yields its first
- * document), at most 10 MiB, typed, API-defaulted, given the static-pod identity, validated, and
- * refused when it references API objects. Everything wrong is one ManifestError naming the
- * source and the field.
+ * common.go): YAML or JSON read as sigs.k8s.io/yaml reads it (YAML 1.1 scalars; one Pod per
+ * manifest, a multi-document YAML yields its first document), at most 10 MiB, typed,
+ * API-defaulted, given the static-pod identity, validated, and refused when it references API
+ * objects. Everything wrong is one ManifestError naming the source and the field.
  */
-import { parseAllDocuments } from "yaml";
 import type { Pod } from "../api/index.ts";
+import { readYaml, YamlError } from "../lib/index.ts";
 import { fieldErrors as fe, ManifestError, type FieldError } from "./errors.ts";
 import { applyApiDefaults } from "./defaults.ts";
 import { findAPIObjectReference } from "./references.ts";
@@ -34,18 +34,13 @@ function parseObject(data: Uint8Array | string, source: string): Record<string, 
     fail(source, { code: "TooLarge", field: "", detail: `manifest is ${size} bytes, more than the limit of ${maxConfigLength}` });
   }
   const text = typeof data === "string" ? data : new TextDecoder().decode(data);
-  const docs = parseAllDocuments(text);
-  const doc = Array.isArray(docs) ? docs[0] : undefined;
-  if (!doc) fail(source, { code: "Syntax", field: "", detail: "manifest is empty" });
-  if (doc.errors.length > 0) {
-    const first = doc.errors[0].message.split("\n")[0].replace(/:$/, "");
-    fail(source, { code: "Syntax", field: "", detail: `cannot parse as YAML or JSON: ${first}` });
-  }
   let value: unknown;
   try {
-    value = doc.toJS({ maxAliasCount: 100 });
+    value = readYaml(text);
   } catch (err) {
-    fail(source, { code: "Syntax", field: "", detail: `cannot parse as YAML or JSON: ${(err as Error).message}` });
+    if (!(err instanceof YamlError)) throw err;
+    const detail = err.path === "" ? `cannot parse as YAML or JSON: ${err.message}` : err.message;
+    fail(source, { code: "Syntax", field: err.path, detail });
   }
   if (value === null || value === undefined) fail(source, { code: "Syntax", field: "", detail: "manifest is empty" });
   if (typeof value !== "object" || Array.isArray(value)) fail(source, fe.typeInvalid("", value, "an object"));
@@ -61,8 +56,10 @@ function prefixed(prefix: string, errs: FieldError[]): FieldError[] {
 
 /** Types, defaults, identifies and validates one decoded Pod object. */
 function decodePod(obj: Record<string, unknown>, prefix: string, origin: StaticPodOrigin): Pod {
+  // A value of the wrong type stops here; a malformed quantity is dropped and reported with
+  // everything validation finds.
   const typeErrs = checkPodTypes(obj, prefix);
-  if (typeErrs.length > 0) fail(origin.source, ...typeErrs);
+  if (typeErrs.some((e) => e.code === "TypeInvalid")) fail(origin.source, ...typeErrs);
   // The decoder hands the kubelet an object without its type header: a pod served alone or in a
   // PodList hashes to the same UID.
   delete obj.apiVersion;
@@ -70,13 +67,13 @@ function decodePod(obj: Record<string, unknown>, prefix: string, origin: StaticP
   obj.metadata ??= {};
   obj.spec ??= {};
   const pod = obj as unknown as Pod;
-  if (!pod.metadata.name) fail(origin.source, ...prefixed(prefix, [fe.required("metadata.name", "a static pod needs a name")]));
+  if (!pod.metadata.name) fail(origin.source, ...typeErrs, ...prefixed(prefix, [fe.required("metadata.name", "a static pod needs a name")]));
   applyApiDefaults(pod);
   applyStaticPodDefaults(pod, origin);
-  const errs = validatePod(pod);
+  const errs = [...typeErrs, ...prefixed(prefix, validatePod(pod))];
   const reference = findAPIObjectReference(pod);
-  if (reference) errs.push(reference);
-  if (errs.length > 0) fail(origin.source, ...prefixed(prefix, errs));
+  if (reference) errs.push(...prefixed(prefix, [reference]));
+  if (errs.length > 0) fail(origin.source, ...errs);
   return pod;
 }
 

@@ -4,27 +4,21 @@
  * ones to static pods before it hashes them, so a manifest means the same thing here as it would
  * through the API. Only fields bunlet models are defaulted; the pod is changed in place.
  */
-import type { Container, HTTPGetAction, LifecycleHandler, Pod, Probe, Volume } from "../api/index.ts";
+import {
+  defaultImagePullPolicy,
+  DefaultTerminationGracePeriodSeconds,
+  type Container,
+  type HTTPGetAction,
+  type LifecycleHandler,
+  type Pod,
+  type Probe,
+  type Volume,
+} from "../api/index.ts";
 
-const DefaultTerminationGracePeriodSeconds = 30;
 const DefaultSchedulerName = "default-scheduler";
 const TerminationMessagePathDefault = "/dev/termination-log";
 /** 0644, the default mode of files in secret, configMap, downwardAPI and projected volumes. */
 const DefaultVolumeFileMode = 0o644;
-
-/**
- * The tag of an image reference as the kubelet's parsers.ParseImageName reports it: an untagged,
- * undigested reference means "latest".
- */
-export function imageTag(image: string): string {
-  if (image === "") return "";
-  const at = image.indexOf("@");
-  const name = at >= 0 ? image.slice(0, at) : image;
-  const colon = name.lastIndexOf(":");
-  const tag = colon > name.lastIndexOf("/") ? name.slice(colon + 1) : "";
-  if (tag === "" && at < 0) return "latest";
-  return tag;
-}
 
 function defaultHTTPGet(action: HTTPGetAction | undefined): void {
   if (!action) return;
@@ -46,7 +40,7 @@ function defaultHandler(handler: LifecycleHandler | undefined): void {
 }
 
 function defaultContainer(c: Container, hostNetwork: boolean): void {
-  if (!c.imagePullPolicy) c.imagePullPolicy = imageTag(c.image ?? "") === "latest" ? "Always" : "IfNotPresent";
+  if (!c.imagePullPolicy) c.imagePullPolicy = defaultImagePullPolicy(c.image ?? "");
   if (!c.terminationMessagePath) c.terminationMessagePath = TerminationMessagePathDefault;
   if (!c.terminationMessagePolicy) c.terminationMessagePolicy = "File";
   for (const port of c.ports ?? []) {

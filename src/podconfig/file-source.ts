@@ -12,14 +12,19 @@
 import { watch } from "node:fs";
 import { stat } from "node:fs/promises";
 import { basename, dirname } from "node:path";
-import type { Pod } from "../api/index.ts";
-import { Backoff, delay, isAbortError, type Clock, type Logger } from "../lib/index.ts";
+import { FileSource as FileSourceName, type Pod } from "../api/index.ts";
+import { Backoff, delay, isAbortError, type Clock, type Logger, type Timer } from "../lib/index.ts";
 import type { ManifestError } from "./errors.ts";
 import { ManifestFiles, type ListResult } from "./file-manifests.ts";
+import type { LastGoodStore } from "./last-good-store.ts";
+import type { PodSource } from "./source.ts";
 
-/** The slice of bunlet's metrics this source writes. */
+/** The slice of bunlet's metrics the sources write. */
 export interface ManifestErrorMetrics {
+  /** Counts each bad manifest version once it is reported. */
   manifestErrors: { inc(labels: { source: string }): void };
+  /** How many manifests are rejected right now. */
+  rejectedManifests: { set(labels: { source: string }, value: number): void };
 }
 
 export interface FileSourceOptions {
@@ -31,6 +36,10 @@ export interface FileSourceOptions {
   metrics: ManifestErrorMetrics;
   /** Receives every snapshot; the source waits for it before listing again. */
   onSnapshot: (pods: Pod[]) => Promise<void>;
+  /** Keeps each manifest's last good version across restarts (`<root-dir>/static-pods`). */
+  store?: LastGoodStore;
+  /** How long a new bad version must stay unchanged before it is reported (default 1 s). */
+  settleMs?: number;
 }
 
 const watchRetryInitialMs = 1_000;
@@ -51,12 +60,16 @@ interface WatchTarget {
   ino: number;
 }
 
-export class FileSource {
+export class FileSource implements PodSource {
+  readonly name = FileSourceName;
   readonly #opts: FileSourceOptions;
   readonly #files: ManifestFiles;
   #current?: Promise<void>;
   #pending?: Promise<void>;
   #last?: ListResult;
+  /** The relist that reports a bad version once it has settled. */
+  #settleTimer?: { at: number; timer: Timer };
+  #stopped = false;
 
   constructor(opts: FileSourceOptions) {
     // inotify wants the path without a trailing slash; the UID hash uses the same spelling.
@@ -65,8 +78,11 @@ export class FileSource {
     this.#files = new ManifestFiles({
       path,
       nodeName: opts.nodeName,
+      clock: opts.clock,
       log: opts.log,
       onNewError: () => opts.metrics.manifestErrors.inc({ source: "file" }),
+      settleMs: opts.settleMs,
+      store: opts.store,
     });
   }
 
@@ -102,8 +118,27 @@ export class FileSource {
   /** Watches and relists until the signal aborts; resolves once everything has stopped. */
   async run(signal: AbortSignal): Promise<void> {
     this.#opts.log.info("Watching static pod path", { path: this.#opts.path });
+    const onAbort = () => {
+      this.#stopped = true;
+      this.#settleTimer?.timer.cancel();
+      this.#settleTimer = undefined;
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    if (signal.aborted) onAbort();
     await Promise.all([this.#watchLoop(signal), this.#relistLoop(signal)]);
     await (this.#pending ?? this.#current);
+  }
+
+  /** Relists when a bad version that is still settling is due to be reported. */
+  #scheduleSettle(at: number | undefined): void {
+    if (at === undefined || this.#stopped) return;
+    if (this.#settleTimer && this.#settleTimer.at <= at) return;
+    this.#settleTimer?.timer.cancel();
+    const timer = this.#opts.clock.setTimer(at - this.#opts.clock.now(), () => {
+      this.#settleTimer = undefined;
+      void this.relist();
+    });
+    this.#settleTimer = { at, timer };
   }
 
   async #listAndSend(): Promise<void> {
@@ -118,6 +153,8 @@ export class FileSource {
       return;
     }
     this.#last = result;
+    this.#opts.metrics.rejectedManifests.set({ source: "file" }, this.#files.errors().size);
+    this.#scheduleSettle(result.settleAt);
     try {
       await this.#opts.onSnapshot(result.pods);
     } catch (err) {

@@ -7,11 +7,12 @@
  * pods it gave before stay as they are. Failures are logged at warning level for the first three
  * and then at most once a minute.
  */
-import type { Pod } from "../api/index.ts";
+import { HTTPSource as HTTPSourceName, type Pod } from "../api/index.ts";
 import { isAbortError, runEvery, type Clock, type Logger } from "../lib/index.ts";
 import { decodeManifestList, maxConfigLength } from "./decode.ts";
 import { ManifestError } from "./errors.ts";
 import type { ManifestErrorMetrics } from "./file-source.ts";
+import type { PodSource } from "./source.ts";
 
 export interface HttpSourceOptions {
   url: string;
@@ -53,7 +54,8 @@ async function readAtMost(res: Response, max: number): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-export class HttpSource {
+export class HttpSource implements PodSource {
+  readonly name = HTTPSourceName;
   readonly #opts: HttpSourceOptions;
   readonly #timeoutMs: number;
   readonly #fetch: typeof fetch;
@@ -101,7 +103,7 @@ export class HttpSource {
       // Forget the last body too: unlike the kubelet, the same pods coming back after an empty
       // answer are sent again rather than mistaken for "unchanged".
       this.#data = body;
-      this.#error = undefined;
+      this.#setError(undefined);
       await this.#opts.onSnapshot([]);
       this.#failed(new Error(`zero-length data received from ${url}`));
       return "sent";
@@ -113,15 +115,20 @@ export class HttpSource {
       pods = decodeManifestList(body, { source: url, nodeName, isFile: false });
     } catch (err) {
       if (!(err instanceof ManifestError)) throw err;
-      this.#error = err;
+      this.#setError(err);
       this.#opts.metrics.manifestErrors.inc({ source: "http" });
       return this.#failed(err);
     }
-    this.#error = undefined;
+    this.#setError(undefined);
     await this.#opts.onSnapshot(pods);
     if (this.#failures > 0) this.#opts.log.info("Read pods from manifest URL again", { url, failures: this.#failures });
     this.#failures = 0;
     return "sent";
+  }
+
+  #setError(err: ManifestError | undefined): void {
+    this.#error = err;
+    this.#opts.metrics.rejectedManifests.set({ source: "http" }, err ? 1 : 0);
   }
 
   async #get(signal?: AbortSignal): Promise<[number, Buffer]> {

@@ -1,6 +1,6 @@
 /**
- * PodConfig (the kubelet's config.PodConfig): starts the configured sources, file first then
- * HTTP as makePodSourceConfig wires them, merges each snapshot into one PodStorage, and hands the
+ * PodConfig (the kubelet's config.PodConfig): starts the configured sources (PodSource, file first
+ * then HTTP as makePodSourceConfig wires them), merges each snapshot into one PodStorage, and hands the
  * resulting updates to a single consumer, in order, through a bounded channel (capacity 50, as
  * upstream). Merges are serialized across sources, and a source waits while the channel is full,
  * so a slow sync loop slows the sources down instead of losing updates.
@@ -13,15 +13,19 @@ import { anySignal, Channel, type Clock, type Logger } from "../lib/index.ts";
 import type { ManifestError } from "./errors.ts";
 import { FileSource, type ManifestErrorMetrics } from "./file-source.ts";
 import { HttpSource } from "./http-source.ts";
+import { createLastGoodStore } from "./last-good-store.ts";
+import type { PodSource } from "./source.ts";
 import { PodStorage, type InvalidPodEvent, type PodUpdate } from "./storage.ts";
 
-export const defaultFileCheckFrequencyMs = 20_000;
-export const defaultHttpCheckFrequencyMs = 20_000;
+const defaultFileCheckFrequencyMs = 20_000;
+const defaultHttpCheckFrequencyMs = 20_000;
 const podUpdatesCapacity = 50;
 
 export interface PodConfigOptions {
   /** --pod-manifest-path (staticPodPath): a directory or a single manifest file. */
   staticPodPath?: string;
+  /** Where the last good version of each manifest file outlives a restart (`<root-dir>/static-pods`). */
+  lastGoodDir?: string;
   /** --manifest-url (staticPodURL). */
   staticPodURL?: string;
   /** --manifest-url-header, by header name (a name may carry several values). */
@@ -53,40 +57,52 @@ export interface PodConfig {
   stop(): Promise<void>;
 }
 
+/**
+ * The sources the options configure, in makePodSourceConfig's order (file, then HTTP); each sends
+ * its snapshots to `send` under its name. The apiserver source joins this list.
+ */
+function configuredSources(opts: PodConfigOptions, log: Logger, send: (source: string, pods: Pod[]) => Promise<void>): PodSource[] {
+  const sources: PodSource[] = [];
+  if (opts.staticPodPath) {
+    sources.push(
+      new FileSource({
+        path: opts.staticPodPath,
+        nodeName: opts.nodeName,
+        clock: opts.clock,
+        log: log.with({ source: FileSourceName }),
+        checkFrequencyMs: opts.fileCheckFrequencyMs ?? defaultFileCheckFrequencyMs,
+        metrics: opts.metrics,
+        onSnapshot: (pods) => send(FileSourceName, pods),
+        store: opts.lastGoodDir ? createLastGoodStore(opts.lastGoodDir) : undefined,
+      }),
+    );
+  }
+  if (opts.staticPodURL) {
+    sources.push(
+      new HttpSource({
+        url: opts.staticPodURL,
+        headers: opts.staticPodURLHeader,
+        nodeName: opts.nodeName,
+        clock: opts.clock,
+        log: log.with({ source: HTTPSourceName }),
+        periodMs: opts.httpCheckFrequencyMs ?? defaultHttpCheckFrequencyMs,
+        metrics: opts.metrics,
+        onSnapshot: (pods) => send(HTTPSourceName, pods),
+        fetch: opts.fetch,
+      }),
+    );
+  }
+  return sources;
+}
+
 export function createPodConfig(opts: PodConfigOptions): PodConfig {
   const log = opts.log.with({ component: "podconfig" });
   const stopper = new AbortController();
   const signal = anySignal(opts.signal, stopper.signal);
   const channel = new Channel<PodUpdate>(podUpdatesCapacity);
 
-  const file =
-    opts.staticPodPath !== undefined && opts.staticPodPath !== ""
-      ? new FileSource({
-          path: opts.staticPodPath,
-          nodeName: opts.nodeName,
-          clock: opts.clock,
-          log: log.with({ source: FileSourceName }),
-          checkFrequencyMs: opts.fileCheckFrequencyMs ?? defaultFileCheckFrequencyMs,
-          metrics: opts.metrics,
-          onSnapshot: (pods) => deliver(FileSourceName, pods),
-        })
-      : undefined;
-  const http =
-    opts.staticPodURL !== undefined && opts.staticPodURL !== ""
-      ? new HttpSource({
-          url: opts.staticPodURL,
-          headers: opts.staticPodURLHeader,
-          nodeName: opts.nodeName,
-          clock: opts.clock,
-          log: log.with({ source: HTTPSourceName }),
-          periodMs: opts.httpCheckFrequencyMs ?? defaultHttpCheckFrequencyMs,
-          metrics: opts.metrics,
-          onSnapshot: (pods) => deliver(HTTPSourceName, pods),
-          fetch: opts.fetch,
-        })
-      : undefined;
-  const sources = [...(file ? [FileSourceName] : []), ...(http ? [HTTPSourceName] : [])];
-  const storage = new PodStorage({ sources, clock: opts.clock, log, onInvalid: opts.onInvalid });
+  const sources = configuredSources(opts, log, deliver);
+  const storage = new PodStorage({ sources: sources.map((s) => s.name), clock: opts.clock, log, onInvalid: opts.onInvalid });
 
   // One merge at a time, each fully sent before the next: the kubelet's updateLock.
   let merging: Promise<void> = Promise.resolve();
@@ -99,21 +115,16 @@ export function createPodConfig(opts: PodConfigOptions): PodConfig {
     return turn;
   }
 
-  const running = [file?.run(signal), http?.run(signal)].filter((p) => p !== undefined);
-  const finished = Promise.allSettled(running)
+  const finished = Promise.allSettled(sources.map((s) => s.run(signal)))
     .then(() => merging)
     .finally(() => channel.close());
 
   return {
     updates: channel,
-    sources,
+    sources: sources.map((s) => s.name),
     seenAllSources: (seen) => storage.seenAllSources(seen),
-    lastManifestErrors() {
-      return new Map([...(file?.manifestErrors() ?? []), ...(http?.manifestErrors() ?? [])]);
-    },
-    keptPodErrors() {
-      return file?.keptPodErrors() ?? new Map();
-    },
+    lastManifestErrors: () => new Map(sources.flatMap((s) => [...s.manifestErrors()])),
+    keptPodErrors: () => new Map(sources.flatMap((s) => [...(s.keptPodErrors?.() ?? [])])),
     async stop() {
       stopper.abort();
       await finished;

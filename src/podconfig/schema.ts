@@ -3,7 +3,10 @@
  * typed decoding ("cannot unmarshal string into ... of type int32"); here a manifest is a plain
  * JSON tree, so before defaulting and validation every known field is checked for its type, and
  * `null` is dropped (Go decodes it to the zero value, i.e. "not set"). Unknown fields are kept.
+ * Quantities are decoded as resource.Quantity decodes them and replaced by their canonical form
+ * ("0.5" becomes "500m"); one that does not parse is an Invalid error with apimachinery's message.
  */
+import { Quantity, QuantityError } from "../api/index.ts";
 import { fieldErrors, type FieldError } from "./errors.ts";
 
 type Shape =
@@ -101,6 +104,13 @@ const container = {
   restartPolicy: s,
 } as const;
 
+const downwardAPIFile = {
+  path: s,
+  fieldRef: { fieldPath: s, apiVersion: s },
+  resourceFieldRef: { resource: s, containerName: s, divisor: "quantity" },
+  mode: int,
+} as const;
+
 const volume = {
   name: s,
   hostPath: { path: s, type: s },
@@ -108,8 +118,8 @@ const volume = {
   secret: { secretName: s, items: [keyToPath], defaultMode: int, optional: bool },
   configMap: { name: s, items: [keyToPath], defaultMode: int, optional: bool },
   persistentVolumeClaim: { claimName: s, readOnly: bool },
-  projected: { sources: ["object"], defaultMode: int },
-  downwardAPI: { items: ["object"], defaultMode: int },
+  projected: { sources: [{ downwardAPI: { items: [downwardAPIFile] } }], defaultMode: int },
+  downwardAPI: { items: [downwardAPIFile], defaultMode: int },
 } as const;
 
 const podShape = {
@@ -193,12 +203,33 @@ function check(value: unknown, shape: Shape, path: string, errs: FieldError[]): 
     if (!isObject(value)) return void errs.push(fieldErrors.typeInvalid(path, value, "an object"));
     for (const [key, sub] of Object.entries(shape as Record<string, Shape>)) {
       if (value[key] === null) delete value[key];
-      if (value[key] !== undefined) check(value[key], sub, join(path, key), errs);
+      if (value[key] === undefined) continue;
+      if (sub === "quantity") setQuantity(value, key, value[key], join(path, key), errs);
+      else if (sub === "quantityMap" && isObject(value[key])) {
+        const map = value[key] as Record<string, unknown>;
+        // A null element is a zero Quantity, as Go's decoder makes it.
+        for (const [name, q] of Object.entries(map)) setQuantity(map, name, q ?? 0, `${join(path, key)}[${name}]`, errs);
+      } else check(value[key], sub, join(path, key), errs);
     }
     return;
   }
   const ok = scalarMatches(value, shape);
   if (!ok) errs.push(fieldErrors.typeInvalid(path, value, expected[shape]));
+}
+
+/** Puts the canonical form of a quantity in place, or records why it is not one and drops it. */
+function setQuantity(parent: Record<string, unknown>, key: string, raw: unknown, path: string, errs: FieldError[]): void {
+  if (typeof raw !== "string" && typeof raw !== "number") {
+    errs.push(fieldErrors.typeInvalid(path, raw, expected.quantity));
+    return;
+  }
+  try {
+    parent[key] = Quantity.fromJSON(raw).toString();
+  } catch (err) {
+    if (!(err instanceof QuantityError)) throw err;
+    errs.push(fieldErrors.invalid(path, raw, err.message));
+    delete parent[key];
+  }
 }
 
 const expected: Record<string, string> = {
@@ -222,12 +253,8 @@ function scalarMatches(value: unknown, shape: string): boolean {
       return typeof value === "boolean";
     case "intOrString":
       return typeof value === "string" || Number.isSafeInteger(value);
-    case "quantity":
-      return typeof value === "string" || typeof value === "number";
     case "stringMap":
       return isObject(value) && Object.values(value).every((v) => typeof v === "string");
-    case "quantityMap":
-      return isObject(value) && Object.values(value).every((v) => typeof v === "string" || typeof v === "number");
     default:
       return isObject(value);
   }

@@ -23,7 +23,7 @@ export interface StaticPodOrigin {
  * manifest at the same place on the same node always gets the same UID, and any change to one
  * of them gives a new one.
  */
-export function staticPodUID(pod: Pod, origin: StaticPodOrigin): string {
+function staticPodUID(pod: Pod, origin: StaticPodOrigin): string {
   const hash = createHash("sha256");
   hash.update(canonicalJSON(pod));
   if (origin.isFile) {
@@ -36,7 +36,7 @@ export function staticPodUID(pod: Pod, origin: StaticPodOrigin): string {
 }
 
 /** "<name>-<lowercased node name>", unique among nodes. */
-export function staticPodName(name: string, nodeName: string): string {
+function staticPodName(name: string, nodeName: string): string {
   return `${name}-${nodeName.toLowerCase()}`;
 }
 

@@ -48,7 +48,7 @@ function withoutLocal(annotations: Record<string, string> | undefined): Record<s
 }
 
 /** The kubelet's podsDifferSemantically: what makes a change more than a status refresh. */
-export function podsDifferSemantically(existing: Pod, ref: Pod): boolean {
+function podsDifferSemantically(existing: Pod, ref: Pod): boolean {
   const a = existing.metadata;
   const b = ref.metadata;
   return !(
@@ -89,7 +89,7 @@ function checkAndUpdatePod(existing: Pod, ref: Pod): Change {
 }
 
 /** Go's RFC3339NanoFixed, which the kubelet uses for config.seen (milliseconds padded). */
-export function formatSeenTime(ms: number): string {
+function formatSeenTime(ms: number): string {
   return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000000Z");
 }
 

@@ -1,11 +1,13 @@
 /**
  * Container-level rules of the apiserver's ValidatePodCreate (pkg/apis/core/validation), for the
  * fields bunlet acts on: names (unique across init and regular containers), images, pull and
- * termination-message policies, ports, environment, volume mounts, probes and lifecycle hooks.
+ * termination-message policies, ports, environment, resources (validate-resources.ts), volume
+ * mounts, probes and lifecycle hooks.
  */
 import type { Container, ContainerPort, LifecycleHandler, PodSpec, Probe } from "../api/index.ts";
 import { fieldErrors as fe, type FieldError } from "./errors.ts";
 import { isDNS1123Label, isEnvVarName, isValidPortName } from "./names.ts";
+import { validateResourceFieldRef, validateResourceRequirements } from "./validate-resources.ts";
 
 const pullPolicies = ["Always", "IfNotPresent", "Never"];
 const terminationMessagePolicies = ["FallbackToLogsOnError", "File"];
@@ -106,7 +108,10 @@ function checkContainer(c: Container, path: string, init: boolean, ctx: Containe
   (c.env ?? []).forEach((env, i) => {
     if (!env.name) errs.push(fe.required(`${path}.env[${i}].name`));
     else for (const msg of isEnvVarName(env.name)) errs.push(fe.invalid(`${path}.env[${i}].name`, env.name, msg));
+    const ref = env.valueFrom?.resourceFieldRef;
+    if (ref) validateResourceFieldRef(ref, `${path}.env[${i}].valueFrom.resourceFieldRef`, errs);
   });
+  validateResourceRequirements(c.resources, `${path}.resources`, errs);
   const mountPaths = new Set<string>();
   (c.volumeMounts ?? []).forEach((m, i) => {
     const p = `${path}.volumeMounts[${i}]`;

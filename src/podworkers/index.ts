@@ -1,29 +1,4 @@
 // The pod workers: one serialized worker per pod UID and its lifecycle (pod_workers.go).
-export { createPodWorkers, type PodWorkersDeps } from "./pod-workers.ts";
+export { createPodWorkers } from "./pod-workers.ts";
 export { WorkQueue } from "./work-queue.ts";
-export {
-  NetworkNotReadyError,
-  requeueDelay,
-  earliestBackoffExpiry,
-  defaultBackOffPeriodMs,
-  backOffOnTransientErrorPeriodMs,
-  workerResyncIntervalJitterFactor,
-  workerBackOffPeriodJitterFactor,
-} from "./requeue.ts";
-export {
-  calculateEffectiveGracePeriod,
-  naturalGracePeriod,
-  defaultTerminationGracePeriodSeconds,
-  lifecycleTransitions,
-  type WorkerLifecycle,
-} from "./sync-status.ts";
-export type {
-  SyncPodType,
-  PodWorkType,
-  KillPodOptions,
-  UpdatePodOptions,
-  PodSyncer,
-  PodStatusCache,
-  KnownPodWorker,
-  PodWorkers,
-} from "./types.ts";
+export type { SyncPodType, PodWorkType, UpdatePodOptions, PodSyncer, KnownPodWorker, PodWorkers } from "./types.ts";

@@ -2,15 +2,17 @@
  * How a pod worker moves a pod along its lifecycle once a turn is over (pod_workers.go
  * completeSync / completeTerminating / completeTerminated / completeWork / removeTerminatedWorker),
  * plus the bookkeeping every step shares: idle tracking for whenIdle, the worker duration
- * metric, pod-scoped logs. Each method is one synchronous state change.
+ * metric, pod-scoped logs. Each method is one synchronous state change of the worker table.
  */
+import { podRef } from "../api/index.ts";
+import { runtimePodRef } from "../container/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
+import * as lifecycle from "./lifecycle.ts";
 import { defaultBackOffPeriodMs, requeueDelay } from "./requeue.ts";
 import type { PodWork, WorkResult } from "./run-work.ts";
-import { PodQueries } from "./queries.ts";
-import { StaticPodStartGate } from "./static-pods.ts";
 import { calculateEffectiveGracePeriod, type PodSyncStatus } from "./sync-status.ts";
+import type { WorkerTable } from "./table.ts";
 import type { PodStatusCache, PodSyncer, UpdatePodOptions } from "./types.ts";
 import type { WorkQueue } from "./work-queue.ts";
 
@@ -30,16 +32,31 @@ export interface PodWorkersDeps {
   signal: AbortSignal;
 }
 
-export abstract class PodLifecycleSteps extends PodQueries {
-  protected readonly deps: PodWorkersDeps;
-  protected readonly backOffPeriodMs: number;
-  /** Aborted when the agent stops: loops end, syncs in flight see their signal abort. */
-  protected abstract readonly root: AbortSignal;
-  #idleWaiters: (() => void)[] = [];
+/** Resolves whenIdle() callers once no worker is working (or the workers stopped). */
+export class IdleWaiters {
+  #waiters: (() => void)[] = [];
 
-  constructor(deps: PodWorkersDeps) {
-    super(new Map<string, PodSyncStatus>(), new StaticPodStartGate());
-    this.deps = deps;
+  constructor(private readonly isIdle: () => boolean) {}
+
+  check(): void {
+    if (this.#waiters.length === 0 || !this.isIdle()) return;
+    for (const resolve of this.#waiters.splice(0)) resolve();
+  }
+
+  whenIdle(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+}
+
+export class LifecycleSteps {
+  readonly backOffPeriodMs: number;
+
+  constructor(
+    private readonly table: WorkerTable,
+    private readonly deps: PodWorkersDeps,
+    private readonly idle: IdleWaiters,
+  ) {
     this.backOffPeriodMs = deps.backOffPeriodMs ?? defaultBackOffPeriodMs;
   }
 
@@ -48,26 +65,23 @@ export abstract class PodLifecycleSteps extends PodQueries {
    * the new version of an edited manifest starts as soon as the old one is gone rather than
    * after its 10-15 s retry (the kubelet waits for that retry).
    */
-  protected releaseStaticName(fullName: string, uid: string): void {
-    if (this.gate.holder(fullName) !== uid) return;
-    this.gate.release(fullName, uid);
-    for (const waiter of this.gate.waiting(fullName)) this.deps.workQueue.enqueue(waiter, 0);
+  releaseStaticName(fullName: string, uid: string): void {
+    const { gate } = this.table;
+    if (gate.holder(fullName) !== uid) return;
+    gate.release(fullName, uid);
+    for (const waiter of gate.waiting(fullName)) this.deps.workQueue.enqueue(waiter, 0);
   }
 
   /** A static pod terminated before it could start: nothing ran, so it is finished at once. */
-  protected finishUnstarted(uid: string, status: PodSyncStatus, pending: UpdatePodOptions): void {
-    status.closeWorker();
-    status.transition("finished", this.deps.clock.now());
-    status.working = false;
-    this.releaseStaticName(status.fullName, uid);
+  finishUnstarted(uid: string, status: PodSyncStatus, pending: UpdatePodOptions): void {
+    this.#finish(uid, status);
     runCallbacks(status.takeCompletions(), this.deps.log);
     this.observe("terminated", pending.startTime);
-    this.checkIdle();
   }
 
   /** Moves the lifecycle on after a turn; true when the worker is done for good. */
-  protected completeStep(uid: string, work: PodWork, result: WorkResult, signal: AbortSignal): boolean {
-    const status = this.statuses.get(uid);
+  completeStep(uid: string, work: PodWork, result: WorkResult, signal: AbortSignal): boolean {
+    const status = this.table.statuses.get(uid);
     const log = this.workLog(uid, work);
     const now = this.deps.clock.now();
     let phaseTransition = false;
@@ -82,19 +96,19 @@ export abstract class PodLifecycleSteps extends PodQueries {
       if (work.options.runningPod !== undefined) {
         // An orphan has no config to report status for: once stopped, forget it entirely.
         this.#finish(uid, status);
-        this.statuses.delete(uid);
+        this.table.statuses.delete(uid);
         runCallbacks(status.takeCompletions(), log);
         this.observe(work.options.updateType, work.options.startTime);
         return true;
       }
-      status.transition("terminated", now);
+      status.state = lifecycle.completeTerminating(status.state, now);
       runCallbacks(status.takeCompletions(), log);
       status.requeueLastUpdate();
       phaseTransition = true;
     } else if (status !== undefined && result.isTerminal) {
       // The pod ended on its own (Succeeded/Failed): stop its containers next, without waiting.
-      if (!status.transition("terminating", now)) log.debug("Pod reported terminal while already terminating");
-      status.startedTerminating = true;
+      if (status.isTerminationRequested()) log.debug("Pod reported terminal while already terminating");
+      status.state = lifecycle.acknowledgeTermination(lifecycle.requestTermination(status.state, "ended", now));
       status.requeueLastUpdate();
       phaseTransition = true;
     }
@@ -104,67 +118,52 @@ export abstract class PodLifecycleSteps extends PodQueries {
   }
 
   /** SyncKnownPods' removal of a worker; true when its history is gone. */
-  protected removeTerminatedWorker(uid: string, status: PodSyncStatus, orphaned: boolean): boolean {
+  removeTerminatedWorker(uid: string, status: PodSyncStatus, orphaned: boolean): boolean {
     if (!status.isFinished()) {
       if (!orphaned) return false;
       // Nobody will send updates for an orphan any more: the worker must finish it by itself.
-      status.deleted = true;
-      if (status.isStarted() || status.observedRuntime) {
+      if (status.isStarted() || lifecycle.observedRuntime(status.state)) {
         if (!status.isTerminationRequested()) {
-          status.transition("terminating", this.deps.clock.now());
+          status.state = lifecycle.requestTermination(status.state, "deleted", this.deps.clock.now());
           const pod = status.activeUpdate?.pod;
           status.gracePeriod = pod ? calculateEffectiveGracePeriod(status.gracePeriod, pod, undefined).gracePeriod : 1;
+        } else {
+          status.state = lifecycle.orphan(status.state);
         }
         status.requeueLastUpdate();
         return false;
       }
     }
-    this.statuses.delete(uid);
+    this.table.statuses.delete(uid);
     status.closeWorker();
     this.releaseStaticName(status.fullName, uid);
     runCallbacks(status.takeCompletions(), this.deps.log);
     return true;
   }
 
-  protected isIdle(): boolean {
-    if (this.root.aborted) return true;
-    for (const status of this.statuses.values()) if (status.working) return false;
-    return true;
-  }
-
-  protected checkIdle(): void {
-    if (this.#idleWaiters.length === 0 || !this.isIdle()) return;
-    for (const resolve of this.#idleWaiters.splice(0)) resolve();
-  }
-
-  whenIdle(): Promise<void> {
-    if (this.isIdle()) return Promise.resolve();
-    return new Promise((resolve) => this.#idleWaiters.push(resolve));
-  }
-
-  protected observe(operationType: string, startTime: number | undefined): void {
+  observe(operationType: string, startTime: number | undefined): void {
     if (startTime === undefined) return;
     const seconds = Math.max(0, this.deps.clock.now() - startTime) / 1000;
     this.deps.metrics.podWorkerDuration.observe({ operation_type: operationType }, seconds);
   }
 
-  protected podLog(ref: string, uid: string): Logger {
+  podLog(ref: string, uid: string): Logger {
     return this.deps.log.with({ pod: ref, podUID: uid });
   }
 
-  protected workLog(uid: string, work: PodWork): Logger {
+  workLog(uid: string, work: PodWork): Logger {
     const { pod, runningPod } = work.options;
-    const ref = pod ? `${pod.metadata.namespace}/${pod.metadata.name}` : `${runningPod?.namespace}/${runningPod?.name}`;
+    const ref = pod ? podRef(pod) : runningPod ? runtimePodRef(runningPod) : uid;
     return this.podLog(ref, uid).with({ workType: work.workType });
   }
 
   /** The worker is done: its loop ends and the full name is free for the next static pod. */
   #finish(uid: string, status: PodSyncStatus): void {
     status.closeWorker();
-    status.transition("finished", this.deps.clock.now());
+    status.state = lifecycle.finish(status.state, this.deps.clock.now());
     status.working = false;
     this.releaseStaticName(status.fullName, uid);
-    this.checkIdle();
+    this.idle.check();
   }
 
   /** Schedules the next sync, then runs a pending update at once or marks the worker idle. */
@@ -178,11 +177,11 @@ export abstract class PodLifecycleSteps extends PodQueries {
       random: this.deps.random,
     });
     this.deps.workQueue.enqueue(uid, delay);
-    const status = this.statuses.get(uid);
+    const status = this.table.statuses.get(uid);
     if (status === undefined) return;
     if (status.pendingUpdate !== undefined) status.ring();
     else status.working = false;
-    this.checkIdle();
+    this.idle.check();
   }
 }
 

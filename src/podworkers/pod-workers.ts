@@ -4,24 +4,35 @@
  * hand over the newest desired state (updatePod); a worker acts on the latest pending update,
  * never on a backlog, and a termination request can be shortened but never undone.
  *
- * Ownership: this object owns every PodSyncStatus and every worker loop. Everything runs on one
- * thread, so each state change is one synchronous step (the kubelet's podLock sections); the
- * only awaits are inside runWork, where updatePod may replace the pending update or cancel the
- * sync in flight through its AbortSignal.
+ * Ownership: this object owns the worker table (every PodSyncStatus) and every worker loop, and
+ * is composed of the parts that read and change it: the queries, the lifecycle steps and the idle
+ * waiters. Everything runs on one thread, so each state change is one synchronous step (the
+ * kubelet's podLock sections); the only awaits are inside runWork, where updatePod may replace
+ * the pending update or cancel the sync in flight through its AbortSignal.
  */
-import { isStaticPod, podFullName, podUID, type Pod } from "../api/index.ts";
+import { isStaticPod, podFullName, podUID, podRef, type Pod } from "../api/index.ts";
 import { anySignal, jitter, Mailbox } from "../lib/index.ts";
-import type { PodStatus, RuntimePod } from "../runtime/types.ts";
-import { PodLifecycleSteps, runCallbacks, type PodWorkersDeps } from "./lifecycle-steps.ts";
+import { runtimePodRef, type RuntimePodStatus, type RuntimePod } from "../container/index.ts";
+import * as lifecycle from "./lifecycle.ts";
+import { IdleWaiters, LifecycleSteps, runCallbacks, type PodWorkersDeps } from "./lifecycle-steps.ts";
+import { podQueries, type PodQueries } from "./queries.ts";
 import { workerBackOffPeriodJitterFactor } from "./requeue.ts";
 import { runWork, type PodWork } from "./run-work.ts";
 import { calculateEffectiveGracePeriod, PodSyncStatus, type WorkerHandle } from "./sync-status.ts";
+import { WorkerTable } from "./table.ts";
 import type { KnownPodWorker, PodWorkers, UpdatePodOptions } from "./types.ts";
 
 export type { PodWorkersDeps } from "./lifecycle-steps.ts";
 
 export function createPodWorkers(deps: PodWorkersDeps): PodWorkers {
-  return new PodWorkersImpl(deps);
+  const workers = new PodWorkersImpl(deps);
+  return {
+    ...workers.queries,
+    updatePod: (options) => workers.updatePod(options),
+    syncKnownPods: (desired) => workers.syncKnownPods(desired),
+    whenIdle: () => workers.idle.whenIdle(),
+    stop: () => workers.stop(),
+  };
 }
 
 type StartDecision = { kind: "run"; work: PodWork; signal: AbortSignal } | { kind: "wait" } | { kind: "exit" };
@@ -33,38 +44,46 @@ interface UpdateIdentity {
   isRuntimePod: boolean;
 }
 
-class PodWorkersImpl extends PodLifecycleSteps implements PodWorkers {
-  protected readonly root: AbortSignal;
+class PodWorkersImpl {
+  readonly queries: PodQueries;
+  readonly idle: IdleWaiters;
+  /** Aborted when the agent stops: loops end, syncs in flight see their signal abort. */
+  readonly #root: AbortSignal;
+  readonly #deps: PodWorkersDeps;
+  readonly #table = new WorkerTable();
+  readonly #steps: LifecycleSteps;
   readonly #stopper = new AbortController();
   readonly #loops = new Set<Promise<void>>();
 
   constructor(deps: PodWorkersDeps) {
-    super(deps);
-    this.root = anySignal(deps.signal, this.#stopper.signal);
-    this.root.addEventListener("abort", () => this.checkIdle(), { once: true });
+    this.#deps = deps;
+    this.#root = anySignal(deps.signal, this.#stopper.signal);
+    this.queries = podQueries(this.#table);
+    this.idle = new IdleWaiters(() => this.#root.aborted || this.#table.idle());
+    this.#steps = new LifecycleSteps(this.#table, deps, this.idle);
+    this.#root.addEventListener("abort", () => this.idle.check(), { once: true });
   }
 
   updatePod(input: UpdatePodOptions): void {
-    if (this.root.aborted) return;
+    if (this.#root.aborted) return;
     const options: UpdatePodOptions = { ...input };
     const identity = this.#identify(options);
     if (identity === undefined) return;
     const { uid, isRuntimePod } = identity;
-    const log = this.podLog(identity.ref, uid);
-    const now = this.deps.clock.now();
+    const log = this.#steps.podLog(identity.ref, uid);
+    const now = this.#deps.clock.now();
 
-    let status = this.statuses.get(uid);
+    let status = this.#table.statuses.get(uid);
     const firstTime = status === undefined;
     if (status === undefined) {
       status = this.#newStatus(uid, identity.fullName, options.pod, now);
-      this.statuses.set(uid, status);
+      this.#table.statuses.set(uid, status);
     }
 
     // A runtime-only kill uses the real spec when one is known; the pod must be driven to
     // completion through a terminating sync either way.
     let pod = options.pod;
     if (isRuntimePod) {
-      status.observedRuntime = true;
       const known = status.pendingUpdate?.pod ?? status.activeUpdate?.pod;
       if (known !== undefined) {
         options.pod = pod = known;
@@ -76,7 +95,7 @@ class PodWorkersImpl extends PodLifecycleSteps implements PodWorkers {
     if (pod === undefined) return;
 
     if (!firstTime && status.isTerminationRequested() && options.updateType === "create") {
-      status.restartRequested = true;
+      status.state = lifecycle.requestRestart(status.state);
       log.debug("Pod is terminating but has been requested to restart with same UID, will be reconciled later");
       return;
     }
@@ -85,8 +104,13 @@ class PodWorkersImpl extends PodLifecycleSteps implements PodWorkers {
       return;
     }
 
-    const becameTerminating = !status.isTerminationRequested() && this.#requestTermination(status, pod, options, isRuntimePod, now);
-    if (becameTerminating) log.debug("Pod begins termination", { updateType: options.updateType });
+    const cause = status.isTerminationRequested() ? undefined : lifecycle.terminationCause(pod, options, isRuntimePod);
+    const becameTerminating = cause !== undefined;
+    if (cause !== undefined) {
+      status.state = lifecycle.requestTermination(status.state, cause, now);
+      log.debug("Pod begins termination", { updateType: options.updateType });
+    }
+    if (isRuntimePod) status.state = lifecycle.observeRuntime(status.state);
 
     let gracePeriodShortened = false;
     const kill = options.killPodOptions;
@@ -112,7 +136,7 @@ class PodWorkersImpl extends PodLifecycleSteps implements PodWorkers {
     }
 
     if (status.worker === undefined) {
-      if (isStaticPod(pod)) this.gate.enqueue(status.fullName, uid);
+      if (isStaticPod(pod)) this.#table.gate.enqueue(status.fullName, uid);
       this.#startWorker(uid, status);
     }
 
@@ -133,11 +157,11 @@ class PodWorkersImpl extends PodLifecycleSteps implements PodWorkers {
 
   syncKnownPods(desired: Pod[]): Map<string, KnownPodWorker> {
     const known = new Set(desired.map(podUID));
-    this.podsSynced = true;
+    this.#table.podsSynced = true;
     const workers = new Map<string, KnownPodWorker>();
-    for (const [uid, status] of [...this.statuses]) {
+    for (const [uid, status] of [...this.#table.statuses]) {
       const orphan = !known.has(uid);
-      if ((status.restartRequested || orphan) && this.removeTerminatedWorker(uid, status, orphan)) continue;
+      if ((lifecycle.restartRequested(status.state) || orphan) && this.#steps.removeTerminatedWorker(uid, status, orphan)) continue;
       const config = status.activeUpdate ?? status.pendingUpdate;
       workers.set(uid, {
         state: status.workType(),
@@ -146,7 +170,7 @@ class PodWorkersImpl extends PodLifecycleSteps implements PodWorkers {
         static: config?.pod !== undefined && isStaticPod(config.pod),
       });
     }
-    this.checkIdle();
+    this.idle.check();
     return workers;
   }
 
@@ -159,16 +183,16 @@ class PodWorkersImpl extends PodLifecycleSteps implements PodWorkers {
     const { pod, runningPod } = options;
     if (pod !== undefined) {
       if (runningPod !== undefined) options.runningPod = undefined;
-      const ref = `${pod.metadata.namespace}/${pod.metadata.name}`;
+      const ref = podRef(pod);
       return { uid: podUID(pod), fullName: podFullName(pod), ref, isRuntimePod: false };
     }
     if (runningPod === undefined) {
-      this.deps.log.error("Pod update ignored: it carries neither a pod nor a runtime pod", { updateType: options.updateType });
+      this.#deps.log.error("Pod update ignored: it carries neither a pod nor a runtime pod", { updateType: options.updateType });
       return undefined;
     }
-    const ref = `${runningPod.namespace}/${runningPod.name}`;
+    const ref = runtimePodRef(runningPod);
     if (options.updateType !== "kill") {
-      this.podLog(ref, runningPod.uid).info("Pod update ignored: runtime pods can only be killed", {
+      this.#steps.podLog(ref, runningPod.uid).info("Pod update ignored: runtime pods can only be killed", {
         updateType: options.updateType,
       });
       return undefined;
@@ -178,22 +202,11 @@ class PodWorkersImpl extends PodLifecycleSteps implements PodWorkers {
 
   #newStatus(uid: string, fullName: string, pod: Pod | undefined, now: number): PodSyncStatus {
     const phase = pod?.status?.phase;
-    const cached = this.deps.cache.get?.(uid);
+    const cached = this.#deps.cache.get?.(uid);
     if ((phase === "Failed" || phase === "Succeeded") && cached !== undefined && isPodStatusCacheTerminal(cached.status)) {
-      return PodSyncStatus.alreadyTerminated(fullName, now);
+      return new PodSyncStatus(fullName, now, lifecycle.alreadyTerminated(now));
     }
     return new PodSyncStatus(fullName, now);
-  }
-
-  /** UpdatePod's "does this update start termination" rules; true when it did. */
-  #requestTermination(status: PodSyncStatus, pod: Pod, options: UpdatePodOptions, isRuntimePod: boolean, now: number): boolean {
-    const phase = pod.status?.phase;
-    if (isRuntimePod || pod.metadata.deletionTimestamp !== undefined) status.deleted = true;
-    else if (phase === "Failed" || phase === "Succeeded") {
-      // a terminal phase: the pod ends on its own terms, neither deleted nor evicted
-    } else if (options.updateType !== "kill") return false;
-    else if (options.killPodOptions?.evict) status.evicted = true;
-    return status.transition("terminating", now);
   }
 
   #startWorker(uid: string, status: PodSyncStatus): void {
@@ -201,19 +214,19 @@ class PodWorkersImpl extends PodLifecycleSteps implements PodWorkers {
     status.worker = handle;
     const loop = this.#workerLoop(uid, handle)
       .catch((err) => {
-        this.deps.log.error("Pod worker failed unexpectedly and stopped; the pod is no longer synced", { podUID: uid, error: err });
-        const current = this.statuses.get(uid);
+        this.#deps.log.error("Pod worker failed unexpectedly and stopped; the pod is no longer synced", { podUID: uid, error: err });
+        const current = this.#table.statuses.get(uid);
         if (current?.worker === handle) current.working = false;
       })
       .finally(() => {
         this.#loops.delete(loop);
-        this.checkIdle();
+        this.idle.check();
       });
     this.#loops.add(loop);
   }
 
   async #workerLoop(uid: string, handle: WorkerHandle): Promise<void> {
-    const lifetime = anySignal(this.root, handle.lifetime.signal);
+    const lifetime = anySignal(this.#root, handle.lifetime.signal);
     let lastSyncTime = 0;
     for (;;) {
       if ((await handle.doorbell.take(lifetime)) === undefined) return;
@@ -222,33 +235,33 @@ class PodWorkersImpl extends PodLifecycleSteps implements PodWorkers {
       if (decision.kind === "wait") continue;
       const { work } = decision;
       const deps = {
-        syncer: this.deps.syncer,
-        cache: this.deps.cache,
-        log: this.workLog(uid, work),
-        acknowledgeTerminating: () => this.statuses.get(uid)?.acknowledgeTerminating(),
+        syncer: this.#deps.syncer,
+        cache: this.#deps.cache,
+        log: this.#steps.workLog(uid, work),
+        acknowledgeTerminating: () => this.#table.statuses.get(uid)?.acknowledgeTerminating(),
       };
       const result = await runWork(deps, uid, work, decision.signal, lastSyncTime);
-      if (result.synced) lastSyncTime = this.deps.clock.now();
-      if (this.root.aborted) return;
-      if (this.completeStep(uid, work, result, decision.signal)) return;
+      if (result.synced) lastSyncTime = this.#deps.clock.now();
+      if (this.#root.aborted) return;
+      if (this.#steps.completeStep(uid, work, result, decision.signal)) return;
     }
   }
 
   /** Takes the pending update and decides whether (and how) the worker may act on it now. */
   #startPodSync(uid: string, handle: WorkerHandle): StartDecision {
-    const status = this.statuses.get(uid);
+    const status = this.#table.statuses.get(uid);
     if (status === undefined || status.worker !== handle) return { kind: "exit" };
     const pending = status.pendingUpdate;
     if (pending === undefined) {
       status.working = false;
-      this.checkIdle();
+      this.idle.check();
       return { kind: "wait" };
     }
     const work: PodWork = { workType: status.workType(), options: pending };
     status.pendingUpdate = undefined;
     handle.doorbell.tryTake();
     if (status.sync === undefined || status.sync.signal.aborted) status.sync = new AbortController();
-    const signal = anySignal(this.root, status.sync.signal);
+    const signal = anySignal(this.#root, status.sync.signal);
 
     if (status.isStarted() || (pending.runningPod !== undefined && work.workType === "TerminatingPod")) {
       status.mergeLastUpdate(pending);
@@ -257,36 +270,36 @@ class PodWorkersImpl extends PodLifecycleSteps implements PodWorkers {
     const pod = pending.pod;
     if (pod === undefined) {
       status.mergeLastUpdate(pending);
-      this.deps.log.error("Pod worker got a runtime-only update for a pod that never started; it stops", { podUID: uid });
+      this.#deps.log.error("Pod worker got a runtime-only update for a pod that never started; it stops", { podUID: uid });
       return { kind: "exit" };
     }
     if (isStaticPod(pod)) {
       if (status.isTerminationRequested()) {
-        this.finishUnstarted(uid, status, pending);
+        this.#steps.finishUnstarted(uid, status, pending);
         return { kind: "exit" };
       }
-      if (!this.gate.tryStart(status.fullName, uid, (waiter) => this.#canStillStart(waiter))) {
+      if (!this.#table.gate.tryStart(status.fullName, uid, (waiter) => this.#canStillStart(waiter))) {
         // Another pod of this full name runs or is ahead in line: look again after a backoff.
-        this.deps.workQueue.enqueue(uid, jitter(this.backOffPeriodMs, workerBackOffPeriodJitterFactor, this.deps.random));
+        this.#deps.workQueue.enqueue(uid, jitter(this.#steps.backOffPeriodMs, workerBackOffPeriodJitterFactor, this.#deps.random));
         status.pendingUpdate = pending;
         status.working = false;
-        this.checkIdle();
+        this.idle.check();
         return { kind: "wait" };
       }
     }
-    status.startedAt = this.deps.clock.now();
+    status.startedAt = this.#deps.clock.now();
     status.mergeLastUpdate(pending);
     return { kind: "run", work, signal };
   }
 
   #canStillStart(uid: string): boolean {
-    const status = this.statuses.get(uid);
+    const status = this.#table.statuses.get(uid);
     return status !== undefined && !status.isTerminationRequested();
   }
 }
 
 /** No running container and no ready sandbox in the cached runtime status. */
-function isPodStatusCacheTerminal(status: PodStatus): boolean {
+function isPodStatusCacheTerminal(status: RuntimePodStatus): boolean {
   const running = status.containerStatuses.some((c) => c.state === "running");
   return !running && !status.sandboxStatuses.some((s) => s.state === "ready");
 }

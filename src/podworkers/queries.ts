@@ -2,62 +2,46 @@
  * The read side of the pod workers: what other kubelet loops may assume about a pod UID (can it
  * have running containers, may its runtime objects or content be removed). Before the first
  * syncKnownPods every pod could still be starting; afterwards a UID the workers do not know is a
- * pod that is gone.
+ * pod that is gone. It reads the worker table and changes nothing.
  */
-import type { StaticPodStartGate } from "./static-pods.ts";
-import type { PodSyncStatus } from "./sync-status.ts";
+import * as lifecycle from "./lifecycle.ts";
+import type { WorkerTable } from "./table.ts";
+import type { PodWorkers } from "./types.ts";
 
-export abstract class PodQueries {
-  protected readonly statuses: Map<string, PodSyncStatus>;
-  protected readonly gate: StaticPodStartGate;
-  /** syncKnownPods ran once: every desired pod has been handed to updatePod. */
-  protected podsSynced = false;
+export type PodQueries = Pick<
+  PodWorkers,
+  | "isPodKnownTerminated"
+  | "couldHaveRunningContainers"
+  | "shouldPodBeFinished"
+  | "isPodTerminationRequested"
+  | "shouldPodContainersBeTerminating"
+  | "shouldPodRuntimeBeRemoved"
+  | "shouldPodContentBeRemoved"
+  | "isPodForMirrorPodTerminatingByFullName"
+  | "knownUids"
+>;
 
-  constructor(statuses: Map<string, PodSyncStatus>, gate: StaticPodStartGate) {
-    this.statuses = statuses;
-    this.gate = gate;
-  }
-
-  isPodKnownTerminated(uid: string): boolean {
-    return this.statuses.get(uid)?.isTerminated() ?? false;
-  }
-
-  couldHaveRunningContainers(uid: string): boolean {
-    const status = this.statuses.get(uid);
-    return status ? !status.isTerminated() : !this.podsSynced;
-  }
-
-  shouldPodBeFinished(uid: string): boolean {
-    const status = this.statuses.get(uid);
-    return status ? status.isFinished() : this.podsSynced;
-  }
-
-  isPodTerminationRequested(uid: string): boolean {
-    return this.statuses.get(uid)?.isTerminationRequested() ?? false;
-  }
-
-  shouldPodContainersBeTerminating(uid: string): boolean {
-    const status = this.statuses.get(uid);
-    return status ? status.startedTerminating : this.podsSynced;
-  }
-
-  shouldPodRuntimeBeRemoved(uid: string): boolean {
-    const status = this.statuses.get(uid);
-    return status ? status.isTerminated() : this.podsSynced;
-  }
-
-  shouldPodContentBeRemoved(uid: string): boolean {
-    const status = this.statuses.get(uid);
-    return status ? status.evicted || (status.deleted && status.isTerminated()) : this.podsSynced;
-  }
-
-  isPodForMirrorPodTerminatingByFullName(fullName: string): boolean {
-    const uid = this.gate.holder(fullName);
-    const status = uid === undefined ? undefined : this.statuses.get(uid);
-    return status !== undefined && status.isTerminationRequested() && !status.isTerminated();
-  }
-
-  knownUids(): string[] {
-    return [...this.statuses.keys()];
-  }
+export function podQueries(table: WorkerTable): PodQueries {
+  const { statuses, gate } = table;
+  /** The answer from the pod's state, or for an unknown UID whether syncKnownPods ran. */
+  const byState = (uid: string, answer: (state: lifecycle.WorkerState) => boolean, unknown: () => boolean) => {
+    const status = statuses.get(uid);
+    return status ? answer(status.state) : unknown();
+  };
+  const synced = () => table.podsSynced;
+  return {
+    isPodKnownTerminated: (uid) => byState(uid, lifecycle.isTerminated, () => false),
+    couldHaveRunningContainers: (uid) => byState(uid, (s) => !lifecycle.isTerminated(s), () => !table.podsSynced),
+    shouldPodBeFinished: (uid) => byState(uid, (s) => s.kind === "finished", synced),
+    isPodTerminationRequested: (uid) => byState(uid, lifecycle.isTerminationRequested, () => false),
+    shouldPodContainersBeTerminating: (uid) => byState(uid, lifecycle.containersTerminating, synced),
+    shouldPodRuntimeBeRemoved: (uid) => byState(uid, lifecycle.isTerminated, synced),
+    shouldPodContentBeRemoved: (uid) => byState(uid, lifecycle.contentRemovable, synced),
+    isPodForMirrorPodTerminatingByFullName(fullName) {
+      const uid = gate.holder(fullName);
+      const status = uid === undefined ? undefined : statuses.get(uid);
+      return status !== undefined && status.isTerminationRequested() && !status.isTerminated();
+    },
+    knownUids: () => [...statuses.keys()],
+  };
 }

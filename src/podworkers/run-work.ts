@@ -5,7 +5,7 @@
  */
 import type { Pod } from "../api/index.ts";
 import type { Logger } from "../lib/index.ts";
-import type { PodStatus } from "../runtime/types.ts";
+import type { RuntimePodStatus } from "../container/index.ts";
 import { naturalGracePeriod, type PodStatusFn } from "./sync-status.ts";
 import type { PodStatusCache, PodSyncer, PodWorkType, UpdatePodOptions } from "./types.ts";
 
@@ -52,7 +52,7 @@ export async function runWork(
     return { isTerminal: false, error: new Error(`pod update for ${uid} carries neither a pod nor a runtime pod`), synced: false };
   }
 
-  let podStatus: PodStatus;
+  let podStatus: RuntimePodStatus;
   try {
     const entry = await deps.cache.getNewerThan(uid, lastSyncTime, { signal });
     if (entry.error !== undefined && entry.error !== null) {
@@ -67,7 +67,7 @@ export async function runWork(
   return attempt(() => dispatch(deps, work, pod, podStatus, signal));
 }
 
-async function dispatch(deps: RunWorkDeps, work: PodWork, pod: Pod, podStatus: PodStatus, signal: AbortSignal): Promise<boolean> {
+async function dispatch(deps: RunWorkDeps, work: PodWork, pod: Pod, podStatus: RuntimePodStatus, signal: AbortSignal): Promise<boolean> {
   const { options } = work;
   switch (work.workType) {
     case "TerminatedPod":

@@ -1,25 +1,13 @@
 /**
- * What the pod workers know about one pod UID (pod_workers.go podSyncStatus). The lifecycle is a
- * named state with a transition table instead of the kubelet's timestamps-as-flags:
- *
- *   syncing ──> terminating ──> terminated ──> finished
- *                    └─────────────────────────────^   (runtime-only pods, pods never started)
- *
- * A finished UID takes no more updates until syncKnownPods forgets it. The status outlives its
- * worker (the async loop): the loop ends when the pod is finished, the status stays until purged.
+ * What the pod workers know about one pod UID (pod_workers.go podSyncStatus): its lifecycle state
+ * (lifecycle.ts), the updates it was sent, its grace period and the callbacks waiting for its
+ * termination. The status outlives its worker (the async loop): the loop ends when the pod is
+ * finished, the status stays until syncKnownPods forgets it. A finished UID takes no more updates.
  */
-import type { Pod, PodStatus as ApiPodStatus } from "../api/index.ts";
+import { DefaultTerminationGracePeriodSeconds, type Pod, type PodStatus } from "../api/index.ts";
 import type { Mailbox } from "../lib/index.ts";
+import * as lifecycle from "./lifecycle.ts";
 import type { KillPodOptions, PodWorkType, UpdatePodOptions } from "./types.ts";
-
-export type WorkerLifecycle = "syncing" | "terminating" | "terminated" | "finished";
-
-export const lifecycleTransitions: Readonly<Record<WorkerLifecycle, readonly WorkerLifecycle[]>> = {
-  syncing: ["terminating"],
-  terminating: ["terminated", "finished"],
-  terminated: ["finished"],
-  finished: [],
-};
 
 /** The async loop that serves one UID; its doorbell coalesces notifications (latest wins). */
 export interface WorkerHandle {
@@ -28,11 +16,11 @@ export interface WorkerHandle {
   lifetime: AbortController;
 }
 
-export type PodStatusFn = (status: ApiPodStatus) => void;
+export type PodStatusFn = (status: PodStatus) => void;
 
 export class PodSyncStatus {
   readonly fullName: string;
-  lifecycle: WorkerLifecycle = "syncing";
+  state: lifecycle.WorkerState;
   /** An update is pending or being worked on. */
   working = false;
   /** The newest update the worker has not picked up yet; a newer one replaces it. */
@@ -41,74 +29,41 @@ export class PodSyncStatus {
   activeUpdate: UpdatePodOptions | undefined;
   readonly syncedAt: number;
   startedAt: number | undefined;
-  terminatingAt: number | undefined;
-  terminatedAt: number | undefined;
   /** Seconds, once terminating (0 = not computed yet); it only ever shrinks. */
   gracePeriod = 0;
-  /** The worker saw the termination request: no new container will be started. */
-  startedTerminating = false;
-  deleted = false;
-  evicted = false;
-  /** A create arrived for this UID while it was terminating; housekeeping restarts it later. */
-  restartRequested = false;
-  /** A runtime-only kill arrived: the pod must go through a terminating sync even if never started. */
-  observedRuntime = false;
   notifyPostTerminating: (() => void)[] = [];
   statusPostTerminating: PodStatusFn[] = [];
   /** Cancels the sync in flight (a new one is made after each cancellation). */
   sync: AbortController | undefined;
   worker: WorkerHandle | undefined;
 
-  constructor(fullName: string, now: number) {
+  constructor(fullName: string, now: number, state: lifecycle.WorkerState = lifecycle.syncing) {
     this.fullName = fullName;
     this.syncedAt = now;
-  }
-
-  /**
-   * A pod first seen with a terminal API phase and nothing running in the runtime (a kubelet
-   * restart): it already went through termination, so only syncTerminatedPod is left to run.
-   */
-  static alreadyTerminated(fullName: string, now: number): PodSyncStatus {
-    const status = new PodSyncStatus(fullName, now);
-    status.lifecycle = "terminated";
-    status.terminatingAt = now;
-    status.terminatedAt = now;
-    status.startedTerminating = true;
-    return status;
-  }
-
-  /** Moves along the lifecycle; false (and no change) for a transition the table forbids. */
-  transition(to: WorkerLifecycle, now: number): boolean {
-    if (!lifecycleTransitions[this.lifecycle].includes(to)) return false;
-    this.lifecycle = to;
-    if (to === "terminating") this.terminatingAt = now;
-    if (to === "terminated" || (to === "finished" && this.terminatedAt === undefined)) this.terminatedAt = now;
-    return true;
+    this.state = state;
   }
 
   workType(): PodWorkType {
-    if (this.isTerminated()) return "TerminatedPod";
-    if (this.isTerminationRequested()) return "TerminatingPod";
-    return "SyncPod";
+    return lifecycle.workType(this.state);
   }
 
   isTerminationRequested(): boolean {
-    return this.lifecycle !== "syncing";
+    return lifecycle.isTerminationRequested(this.state);
   }
 
   isTerminated(): boolean {
-    return this.lifecycle === "terminated" || this.lifecycle === "finished";
+    return lifecycle.isTerminated(this.state);
   }
 
   isFinished(): boolean {
-    return this.lifecycle === "finished";
+    return this.state.kind === "finished";
   }
 
   isStarted(): boolean {
     return this.startedAt !== undefined;
   }
 
-  /**
+/**
    * Records a picked-up update as the active one. A runtime-only update never replaces a known
    * pod spec; a missing mirror pod keeps the last one; kill options accumulate (eviction sticks,
    * the override is the already-shrunk grace period). startTime is per update and not kept.
@@ -145,7 +100,7 @@ export class PodSyncStatus {
 
   /** Marks that the worker saw the termination and returns the status function that applies. */
   acknowledgeTerminating(): PodStatusFn | undefined {
-    if (this.isTerminationRequested()) this.startedTerminating = true;
+    this.state = lifecycle.acknowledgeTermination(this.state);
     return this.statusPostTerminating.at(-1);
   }
 
@@ -192,15 +147,12 @@ export function calculateEffectiveGracePeriod(
   return { gracePeriod, shortened: current !== 0 && current !== gracePeriod };
 }
 
-/** The API default of terminationGracePeriodSeconds (pkg/apis/core/v1 defaults). */
-export const defaultTerminationGracePeriodSeconds = 30;
-
 /**
  * The grace period of a terminating sync that no kill set (a pod that finished on its own):
  * what the kubelet's killPod falls back to when it gets no override.
  */
 export function naturalGracePeriod(pod: Pod): number {
   const grace =
-    pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? defaultTerminationGracePeriodSeconds;
+    pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? DefaultTerminationGracePeriodSeconds;
   return Math.max(1, grace);
 }

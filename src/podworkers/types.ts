@@ -3,8 +3,8 @@
  * what the workers call back (PodSyncer, implemented by src/kubelet) and what they answer
  * (PodWorkers). Times are milliseconds since the epoch; grace periods are seconds.
  */
-import type { Pod, PodStatus as ApiPodStatus } from "../api/index.ts";
-import type { PodStatus, RuntimePod } from "../runtime/types.ts";
+import type { Pod, PodStatus } from "../api/index.ts";
+import type { RuntimePodStatus, RuntimePod } from "../container/index.ts";
 
 export type SyncPodType = "create" | "update" | "sync" | "kill";
 
@@ -17,7 +17,7 @@ export interface KillPodOptions {
   /** The kill is an eviction: the pod's content may be removed as soon as it stopped. */
   evict?: boolean;
   /** Edits the status written when the pod terminates (the last kill's function wins). */
-  podStatusFn?: (status: ApiPodStatus) => void;
+  podStatusFn?: (status: PodStatus) => void;
   /** Called once the pod can have no running containers (the kubelet's CompletedCh). */
   onCompleted?: () => void;
 }
@@ -42,28 +42,28 @@ export interface PodSyncer {
     updateType: SyncPodType,
     pod: Pod,
     mirrorPod: Pod | undefined,
-    podStatus: PodStatus,
+    podStatus: RuntimePodStatus,
   ): Promise<{ isTerminal: boolean }>;
   /** Stops every container; retried (with ever shorter grace) until it resolves. */
   syncTerminatingPod(
     signal: AbortSignal,
     pod: Pod,
-    podStatus: PodStatus,
+    podStatus: RuntimePodStatus,
     gracePeriodSeconds: number,
-    podStatusFn?: (status: ApiPodStatus) => void,
+    podStatusFn?: (status: PodStatus) => void,
   ): Promise<void>;
   /** Stops the containers of a pod that only the runtime knows. */
   syncTerminatingRuntimePod(signal: AbortSignal, runningPod: RuntimePod): Promise<void>;
   /** Releases what the stopped pod still holds and writes its final status. */
-  syncTerminatedPod(signal: AbortSignal, pod: Pod, podStatus: PodStatus): Promise<void>;
+  syncTerminatedPod(signal: AbortSignal, pod: Pod, podStatus: RuntimePodStatus): Promise<void>;
 }
 
 /** The pod cache as the workers read it (src/pleg/cache.ts PodCache fits). */
 export interface PodStatusCache {
   /** Resolves once the cache holds status of the pod newer than minTime. */
-  getNewerThan(uid: string, minTime: number, opts: { signal?: AbortSignal }): Promise<{ status: PodStatus; error: unknown }>;
+  getNewerThan(uid: string, minTime: number, opts: { signal?: AbortSignal }): Promise<{ status: RuntimePodStatus; error: unknown }>;
   /** The cached status now, if the cache can tell (used once, for pods first seen terminal). */
-  get?(uid: string): { status: PodStatus };
+  get?(uid: string): { status: RuntimePodStatus };
 }
 
 export interface KnownPodWorker {

@@ -1,9 +1,5 @@
-// Lifecycle hook runners (exec via CRI ExecSync, httpGet, sleep).
-export { HookError, runHandler, type HookOptions } from "./hooks.ts";
 // Liveness, readiness and startup probes: the manager with its workers and result caches.
-export { createProbeManager, type ProbeManager, type ProbeManagerDeps, type ProbeStatusLookup } from "./manager.ts";
-export { INITIAL_RESULT, type PodProbeView, type ProbeMetrics, type StatusProvider } from "./probe-worker.ts";
-export { checkContainer, MAX_PROBE_RETRIES, type CheckRequest, type ContainerChecker, type ProbeType } from "./probe-check.ts";
-export { runProbe, resolvePort, type ProbeTarget } from "./probe-run.ts";
-export { PROBE_USER_AGENT, ProbeError, type ProbeOutcome, type ProbeOutcomeResult } from "./probe-types.ts";
-export { parseContainerId, ResultsManager, type ProbeResult, type ProbeUpdate } from "./results.ts";
+export { createProbeManager, type ProbeManager } from "./manager.ts";
+export { statusProviderFrom, type StatusSources } from "./probe-worker.ts";
+export type { ProbeType } from "./probe-check.ts";
+export type { ProbeUpdate } from "./results.ts";

@@ -7,6 +7,7 @@
  * has cleaned up its result.
  */
 import { podRef, podUID, type Container, type Pod } from "../api/index.ts";
+import { isRestartableInitContainer } from "../container/index.ts";
 import type { CriClient } from "../cri/index.ts";
 import type { Channel, Clock, Logger } from "../lib/index.ts";
 import { checkContainer, type ContainerChecker, type ProbeType } from "./probe-check.ts";
@@ -123,7 +124,7 @@ export function createProbeManager(deps: ProbeManagerDeps): ProbeManager {
   return {
     addPod(pod) {
       if (stopped) return;
-      const sidecars = (pod.spec.initContainers ?? []).filter((c) => c.restartPolicy === "Always");
+      const sidecars = (pod.spec.initContainers ?? []).filter(isRestartableInitContainer);
       for (const [containers, sidecar] of [[pod.spec.containers, false], [sidecars, true]] as const) {
         for (const container of containers) {
           for (const type of PROBE_TYPES) if (probeOf(container, type)) startWorker(pod, container, sidecar, type);

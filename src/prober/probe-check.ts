@@ -14,7 +14,7 @@ import { ProbeError, type ProbeOutcome } from "./probe-types.ts";
 export type ProbeType = "liveness" | "readiness" | "startup";
 
 /** prober.go maxProbeRetries: attempts while the probe errors (not while it fails). */
-export const MAX_PROBE_RETRIES = 3;
+const MAX_PROBE_RETRIES = 3;
 
 export interface CheckRequest {
   probeType: ProbeType;

@@ -6,6 +6,7 @@
  * the worker throws away, as the kubelet does.
  */
 import type { Container, Probe } from "../api/index.ts";
+import { resolveContainerPort } from "../container/index.ts";
 import { GrpcCode, isCriError, type CriClient } from "../cri/index.ts";
 import type { Clock } from "../lib/index.ts";
 import { probeGrpc } from "./probe-grpc.ts";
@@ -51,16 +52,10 @@ function requireIP(target: ProbeTarget): string {
   return target.podIP;
 }
 
-/** A port number, a number in a string, or the name of one of the container's ports. */
-export function resolvePort(port: number | string, container: Container): number {
-  let n: number;
-  if (typeof port === "number") n = port;
-  else {
-    const named = container.ports?.find((p) => p.name === port);
-    if (named) n = named.containerPort;
-    else if (/^\d+$/.test(port)) n = Number(port);
-    else throw new ProbeError(`port ${JSON.stringify(port)} not found in container ${container.name}'s ports`);
-  }
+/** The probe's port, by number or by the name of one of the container's ports, in 1..65535. */
+function resolvePort(port: number | string, container: Container): number {
+  const n = resolveContainerPort(port, container);
+  if (n === undefined) throw new ProbeError(`port ${JSON.stringify(port)} not found in container ${container.name}'s ports`);
   if (!Number.isInteger(n) || n <= 0 || n >= 65536) throw new ProbeError(`invalid port number: ${n}`);
   return n;
 }

@@ -7,11 +7,11 @@
  * to keep going. It also owns its container's prober_probe_* series: counted after each probe
  * that gave a result, removed when the worker ends (as the kubelet does).
  */
-import { podRef, type Container, type Pod, type Probe } from "../api/index.ts";
+import { podRef, type Container, type Pod, type PodStatus, type Probe } from "../api/index.ts";
 import type { CriClient } from "../cri/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
-import type { PodStatus } from "../runtime/types.ts";
+import type { RuntimePodStatus } from "../container/index.ts";
 import type { ContainerChecker, ProbeType } from "./probe-check.ts";
 import type { ProbeResult, ResultsManager } from "./results.ts";
 
@@ -20,7 +20,7 @@ export interface PodProbeView {
   /** The latest pod (deletionTimestamp, restartPolicy). */
   pod: Pod;
   /** The runtime's view of the pod (the pod cache entry). */
-  podStatus: PodStatus;
+  podStatus: RuntimePodStatus;
   /** Default host of network probes ("" when the pod has none yet). */
   podIP: string;
   /** The API phase last computed, when known; a terminal phase ends the workers. */
@@ -28,6 +28,30 @@ export interface PodProbeView {
 }
 
 export type StatusProvider = (uid: string) => PodProbeView | undefined;
+
+/** What a probe worker's view of its pod is read from (the kubelet's pod manager, pod cache and status manager). */
+export interface StatusSources {
+  /** The desired pods. */
+  pods: { get(uid: string): Pod | undefined };
+  /** The PLEG's pod cache. */
+  cache: { has(uid: string): boolean; get(uid: string): { status: RuntimePodStatus } };
+  /** The API status last generated. */
+  statuses: { getPodStatus(uid: string): PodStatus | undefined };
+}
+
+/**
+ * The probe workers see what the pod workers see: the desired pod, its cached runtime status, and
+ * the pod IP and phase of the last generated status (the runtime's IP before there is one).
+ */
+export function statusProviderFrom(sources: StatusSources): StatusProvider {
+  return (uid) => {
+    const pod = sources.pods.get(uid);
+    if (!pod || !sources.cache.has(uid)) return undefined;
+    const podStatus = sources.cache.get(uid).status;
+    const apiStatus = sources.statuses.getPodStatus(uid);
+    return { pod, podStatus, podIP: apiStatus?.podIP ?? podStatus.ips[0] ?? "", phase: apiStatus?.phase };
+  };
+}
 
 /** The probe metrics a worker writes (served on /metrics/probes). */
 export type ProbeMetrics = Pick<Metrics, "proberProbeTotal" | "proberProbeDuration">;
@@ -37,7 +61,7 @@ const PROBE_TYPE_LABEL: Record<ProbeType, string> = { liveness: "Liveness", read
 const RESULT_LABEL: Record<ProbeResult, string> = { Success: "successful", Failure: "failed", Unknown: "unknown" };
 
 /** The kubelet's value before the first result: not ready, alive, not yet known to have started. */
-export const INITIAL_RESULT: Record<ProbeType, ProbeResult> = { readiness: "Failure", liveness: "Success", startup: "Unknown" };
+const INITIAL_RESULT: Record<ProbeType, ProbeResult> = { readiness: "Failure", liveness: "Success", startup: "Unknown" };
 
 export interface ProbeWorkerDeps {
   probeType: ProbeType;

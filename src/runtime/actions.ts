@@ -4,14 +4,21 @@
  * regular and ephemeral containers to start. Nothing here touches the runtime.
  */
 import type { Pod } from "../api/index.ts";
+import {
+  containerChanged,
+  containerSucceeded,
+  podRestartPolicy,
+  podSandboxChanged,
+  shouldContainerBeRestarted,
+  shouldRestartOnFailure,
+  findContainerStatus,
+  type RuntimePodStatus,
+} from "../container/index.ts";
 import { probesAlwaysSucceed, type KillReason, type PodActions, type ProbeResultsView } from "./actions-types.ts";
-import { containerChanged } from "./hash.ts";
 import { computeInitContainerActions } from "./init-actions.ts";
 import { addKill } from "./kill-list.ts";
-import { containerSucceeded, podRestartPolicy, podSandboxChanged, shouldContainerBeRestarted, shouldRestartOnFailure } from "./policy.ts";
-import { findContainerStatus, type PodStatus } from "./types.ts";
 
-export function computePodActions(pod: Pod, podStatus: PodStatus, probes: ProbeResultsView = probesAlwaysSucceed): PodActions {
+export function computePodActions(pod: Pod, podStatus: RuntimePodStatus, probes: ProbeResultsView = probesAlwaysSucceed): PodActions {
   const sandbox = podSandboxChanged(pod, podStatus);
   const changes: PodActions = {
     killPod: sandbox.changed,
@@ -78,7 +85,7 @@ export function computePodActions(pod: Pod, podStatus: PodStatus, probes: ProbeR
 }
 
 /** The sandbox must be (re)created: everything restarts from the beginning, unless the pod is done. */
-function planNewSandbox(pod: Pod, podStatus: PodStatus, changes: PodActions): PodActions {
+function planNewSandbox(pod: Pod, podStatus: RuntimePodStatus, changes: PodActions): PodActions {
   // Under Never, a pod whose containers already ran is finished: kill it, do not recreate it.
   // Without any container status we assume none was ever created and retry the sandbox.
   if (!shouldRestartOnFailure(pod) && changes.attempt !== 0 && podStatus.containerStatuses.length !== 0) {
@@ -100,7 +107,7 @@ function planNewSandbox(pod: Pod, podStatus: PodStatus, changes: PodActions): Po
   return changes;
 }
 
-function hasAnyRegularContainerCreated(pod: Pod, podStatus: PodStatus): boolean {
+function hasAnyRegularContainerCreated(pod: Pod, podStatus: RuntimePodStatus): boolean {
   return pod.spec.containers.some((c) => {
     const s = findContainerStatus(podStatus, c.name);
     return s !== undefined && s.state !== "unknown";

@@ -2,15 +2,15 @@
  * The ContainerConfig for CreateContainer (generateContainerConfig): command and args with $(VAR)
  * expansion against the container's environment, env, mounts, the log path
  * `<container>/<restartCount>.log` (its directory created 0755), tty/stdin, Linux resources and
- * security context, and the kubelet's labels and annotations. Failures are ContainerConfigErrors.
+ * security context, and the kubelet's labels and annotations. Failures are SyncErrors with reason CreateContainerConfigError.
  */
 import { mkdirSync } from "node:fs";
 import { create } from "@bufbuild/protobuf";
 import type { Container, Pod } from "../api/index.ts";
 import { ContainerConfigSchema, type ContainerConfig } from "../cri/index.ts";
+import { newContainerAnnotations, newContainerLabels, type ContainerKind } from "../container/index.ts";
 import { makeEnvironmentVariables, type EnvContext } from "./env.ts";
 import { expand, mappingFor } from "./expansion.ts";
-import { newContainerAnnotations, newContainerLabels, type ContainerKind } from "./labels.ts";
 import { containerLogPath, containerLogsDirectory } from "./logs.ts";
 import { containerLinuxResources, containerOOMScoreAdjust } from "./resources.ts";
 import { containerSecurityContext, type ImageUser } from "./security.ts";

@@ -5,9 +5,8 @@
  * over at 10 s).
  */
 import type { Container, Pod } from "../api/index.ts";
-import { Backoff, type Clock } from "../lib/index.ts";
-import { hashContainer } from "./hash.ts";
-import type { PodStatus } from "./types.ts";
+import { Backoff, formatGoDuration, type Clock } from "../lib/index.ts";
+import { hashContainer, type RuntimePodStatus } from "../container/index.ts";
 
 const CRASHLOOP_INITIAL_MS = 10_000;
 const CRASHLOOP_MAX_MS = 300_000;
@@ -27,24 +26,13 @@ export function formatPod(pod: Pod): string {
   return `${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`;
 }
 
-/** A Go time.Duration string for whole seconds: 10s, 1m20s, 5m0s. */
-export function goDuration(ms: number): string {
-  const total = Math.round(ms / 1000);
-  const h = Math.floor(total / 3600);
-  const m = Math.floor((total % 3600) / 60);
-  const s = total % 60;
-  if (h > 0) return `${h}h${m}m${s}s`;
-  if (m > 0) return `${m}m${s}s`;
-  return `${s}s`;
-}
-
 export type BackoffDecision = { inBackoff: false } | { inBackoff: true; message: string; expiresAt: number };
 
 /**
  * Whether the container must wait before its next start. When it may start, the backoff grows
  * (measured from the last exit), so the following crash waits longer.
  */
-export function doBackOff(backoff: Backoff, pod: Pod, container: Container, podStatus: PodStatus): BackoffDecision {
+export function doBackOff(backoff: Backoff, pod: Pod, container: Container, podStatus: RuntimePodStatus): BackoffDecision {
   const exited = podStatus.containerStatuses.find((c) => c.name === container.name && c.state === "exited");
   if (!exited) return { inBackoff: false };
   const key = stableKey(pod, container);
@@ -52,7 +40,7 @@ export function doBackOff(backoff: Backoff, pod: Pod, container: Container, podS
     const delay = backoff.get(key);
     return {
       inBackoff: true,
-      message: `back-off ${goDuration(delay)} restarting failed container=${container.name} pod=${formatPod(pod)}`,
+      message: `back-off ${formatGoDuration(delay)} restarting failed container=${container.name} pod=${formatPod(pod)}`,
       expiresAt: exited.finishedAt + delay,
     };
   }

@@ -25,8 +25,12 @@ export function parseResolvConf(text: string): DnsConfig {
   return cfg;
 }
 
-/** The host's /etc/resolv.conf, or an empty config when it cannot be read. */
+/**
+ * The node's resolver settings from `path` (the kubelet's resolvConf, default /etc/resolv.conf),
+ * or an empty config when the path is "" (no host resolver, as the kubelet) or cannot be read.
+ */
 export function hostDnsConfig(path = "/etc/resolv.conf"): DnsConfig {
+  if (path === "") return { servers: [], searches: [], options: [] };
   try {
     return parseResolvConf(readFileSync(path, "utf8"));
   } catch {

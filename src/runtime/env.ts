@@ -5,16 +5,9 @@
  * (CreateContainerConfigError) unless marked optional, as a standalone kubelet does.
  */
 import type { Container, EnvVar, Pod } from "../api/index.ts";
+import { Quantity, resourceQuantity } from "../api/index.ts";
+import { containerConfigError } from "./errors.ts";
 import { expand, mappingFor } from "./expansion.ts";
-import { memoryBytes, milliCpu, parseQuantity } from "./resources.ts";
-
-/** A spec the kubelet cannot turn into a container config; its reason is CreateContainerConfigError. */
-export class ContainerConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ContainerConfigError";
-  }
-}
 
 export interface EnvContext {
   nodeName: string;
@@ -31,7 +24,7 @@ export function makeEnvironmentVariables(pod: Pod, container: Container, ctx: En
     const ref = from.configMapRef ?? from.secretRef;
     const kind = from.configMapRef ? "configmap" : "secret";
     if (ref && !ref.optional) {
-      throw new ContainerConfigError(`couldn't get ${kind} ${pod.metadata.namespace}/${ref.name ?? ""}: no apiserver client (standalone node)`);
+      throw containerConfigError(`couldn't get ${kind} ${pod.metadata.namespace}/${ref.name ?? ""}: no apiserver client (standalone node)`);
     }
   }
   const mapping = mappingFor(env);
@@ -53,7 +46,7 @@ function valueFrom(pod: Pod, container: Container, e: EnvVar, ctx: EnvContext): 
   const ref = from.configMapKeyRef ?? from.secretKeyRef;
   const kind = from.configMapKeyRef ? "configmap" : "secret";
   if (ref?.optional) return undefined;
-  throw new ContainerConfigError(
+  throw containerConfigError(
     `couldn't get ${kind} ${pod.metadata.namespace}/${ref?.name ?? ""} for env ${e.name}: no apiserver client (standalone node)`,
   );
 }
@@ -86,7 +79,7 @@ function podField(pod: Pod, path: string, ctx: EnvContext): string {
     case "status.podIPs":
       return ctx.podIPs.join(",");
     default:
-      throw new ContainerConfigError(`unsupported fieldRef fieldPath ${JSON.stringify(path)}`);
+      throw containerConfigError(`unsupported fieldRef fieldPath ${JSON.stringify(path)}`);
   }
 }
 
@@ -98,32 +91,54 @@ function formatMap(map: Record<string, string> | undefined): string {
     .join("\n");
 }
 
+/** ceil(a / b), as the kubelet's math.Ceil of the float64 quotient (the same below 2^53). */
+function ceilDiv(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  return a % b !== 0n && a > 0n === b > 0n ? q + 1n : q;
+}
+
+/**
+ * The node's allocatable amount that stands in for an unset or zero limit
+ * (MergeContainerResourceLimits; hugepages are never merged).
+ */
+function nodeAllocatable(name: string, ctx: EnvContext): Quantity | undefined {
+  if (name === "cpu") return Quantity.ofMilli(ctx.cpuCapacityMilli, "DecimalSI");
+  if (name === "memory") return Quantity.of(ctx.memoryCapacity, "BinarySI");
+  if (name === "ephemeral-storage") {
+    throw containerConfigError("limits.ephemeral-storage is unset and bunlet does not know the node's allocatable ephemeral storage");
+  }
+  return undefined;
+}
+
+/**
+ * ExtractContainerResourceValue: the container's request or limit divided by the divisor and
+ * rounded up. Unset limits are the node's allocatable for the container itself and for regular
+ * containers named by containerName; a named init container is read as it is, as the kubelet does.
+ */
 function resourceField(
   pod: Pod,
   self: Container,
   ref: { resource: string; containerName?: string; divisor?: string },
   ctx: EnvContext,
 ): string {
-  const target = ref.containerName
-    ? [...(pod.spec.initContainers ?? []), ...pod.spec.containers].find((c) => c.name === ref.containerName)
-    : self;
-  if (!target) throw new ContainerConfigError(`resourceFieldRef names unknown container ${JSON.stringify(ref.containerName)}`);
-  const r = target.resources;
-  const divisor = parseQuantity(ref.divisor ?? "1") || 1;
-  switch (ref.resource) {
-    case "limits.cpu":
-    case "requests.cpu": {
-      const limit = milliCpu(r?.limits) ?? ctx.cpuCapacityMilli;
-      const milli = ref.resource === "limits.cpu" ? limit : (milliCpu(r?.requests) ?? milliCpu(r?.limits) ?? 0);
-      return String(Math.ceil(milli / 1000 / divisor));
-    }
-    case "limits.memory":
-    case "requests.memory": {
-      const limit = memoryBytes(r?.limits) ?? ctx.memoryCapacity;
-      const bytes = ref.resource === "limits.memory" ? limit : (memoryBytes(r?.requests) ?? memoryBytes(r?.limits) ?? 0);
-      return String(Math.ceil(bytes / divisor));
-    }
-    default:
-      throw new ContainerConfigError(`unsupported resourceFieldRef resource ${JSON.stringify(ref.resource)}`);
+  let container = self;
+  let merged = true;
+  if (ref.containerName) {
+    const regular = pod.spec.containers.find((c) => c.name === ref.containerName);
+    const found = regular ?? (pod.spec.initContainers ?? []).find((c) => c.name === ref.containerName);
+    if (!found) throw containerConfigError(`container ${ref.containerName} not found`);
+    [container, merged] = [found, regular !== undefined];
   }
+  const dot = ref.resource.indexOf(".");
+  const [kind, name] = [ref.resource.slice(0, dot), ref.resource.slice(dot + 1)];
+  const known = ["cpu", "memory", "ephemeral-storage"].includes(name) || name.startsWith("hugepages-");
+  if ((kind !== "limits" && kind !== "requests") || !known) {
+    throw containerConfigError(`unsupported container resource : ${ref.resource}`);
+  }
+  let quantity = resourceQuantity(container.resources?.[kind], name);
+  if (kind === "limits" && merged && quantity.isZero()) quantity = nodeAllocatable(name, ctx) ?? quantity;
+  const given = ref.divisor === undefined ? Quantity.zero : Quantity.fromJSON(ref.divisor);
+  const divisor = given.isZero() ? Quantity.of(1, "DecimalSI") : given;
+  if (name === "cpu") return String(ceilDiv(quantity.milliValue(), divisor.milliValue()));
+  return String(ceilDiv(quantity.value(), divisor.value()));
 }

@@ -9,9 +9,8 @@ import { join } from "node:path";
 import type { Pod } from "../api/index.ts";
 import { isNotFound, labels as L, PodSandboxState, ContainerState, type CriClient } from "../cri/index.ts";
 import type { Logger } from "../lib/index.ts";
-import { containerInfoFromLabels } from "./labels.ts";
+import { containerInfoFromLabels, type RuntimePodStatus, type RuntimeContainerStatus } from "../container/index.ts";
 import { legacyLogSymlink } from "./logs.ts";
-import type { PodStatus, RuntimeContainerStatus } from "./types.ts";
 
 export interface GcDeps {
   cri: CriClient;
@@ -26,7 +25,7 @@ interface Opts {
 }
 
 /** ContainerStatus (for the symlink's name), the symlink, then RemoveContainer. */
-export async function removeContainer(deps: GcDeps, containerId: string, opts: Opts = {}): Promise<void> {
+async function removeContainer(deps: GcDeps, containerId: string, opts: Opts = {}): Promise<void> {
   const res = await deps.cri.runtime.containerStatus({ containerId }, opts);
   const info = containerInfoFromLabels(res.status?.labels ?? {});
   rmSync(legacyLogSymlink(deps.containerLogsDir, info.podName, info.podNamespace, info.containerName, containerId), { force: true });
@@ -41,7 +40,7 @@ async function removeLogged(deps: GcDeps, id: string, what: string, opts: Opts):
   }
 }
 
-function initStatuses(pod: Pod, podStatus: PodStatus): Map<string, RuntimeContainerStatus[]> {
+function initStatuses(pod: Pod, podStatus: RuntimePodStatus): Map<string, RuntimeContainerStatus[]> {
   const byName = new Map<string, RuntimeContainerStatus[]>();
   for (const c of pod.spec.initContainers ?? []) byName.set(c.name, []);
   for (const s of podStatus.containerStatuses) byName.get(s.name)?.push(s);
@@ -49,14 +48,14 @@ function initStatuses(pod: Pod, podStatus: PodStatus): Map<string, RuntimeContai
 }
 
 /** After the sandbox is recreated every init container runs again: remove all old ones. */
-export async function purgeInitContainers(deps: GcDeps, pod: Pod, podStatus: PodStatus, opts: Opts = {}): Promise<void> {
+export async function purgeInitContainers(deps: GcDeps, pod: Pod, podStatus: RuntimePodStatus, opts: Opts = {}): Promise<void> {
   for (const statuses of initStatuses(pod, podStatus).values()) {
     for (const s of statuses) await removeLogged(deps, s.id, "init container", opts);
   }
 }
 
 /** Before starting init containers: keep only the newest exited (or unknown) run of each. */
-export async function pruneInitContainersBeforeStart(deps: GcDeps, pod: Pod, podStatus: PodStatus, opts: Opts = {}): Promise<void> {
+export async function pruneInitContainersBeforeStart(deps: GcDeps, pod: Pod, podStatus: RuntimePodStatus, opts: Opts = {}): Promise<void> {
   for (const statuses of initStatuses(pod, podStatus).values()) {
     const dead = statuses.filter((s) => s.state === "exited" || s.state === "unknown");
     for (const s of dead.slice(1)) await removeLogged(deps, s.id, "init container", opts);

@@ -3,57 +3,23 @@
  * pull it per pull policy, one pull at a time (serializeImagePulls), with a keyed backoff per
  * `<podUID>_<image>` (10 s doubling to 300 s). Failures carry the kubelet's waiting reasons.
  */
-import type { Container, Pod } from "../api/index.ts";
+import { defaultImagePullPolicy, ImageNameError, parseImageName, podRef, type Container, type Pod } from "../api/index.ts";
 import { isCriError, type CriClient, type PodSandboxConfig } from "../cri/index.ts";
 import { Backoff, type Clock, type Logger } from "../lib/index.ts";
+import { Reason, SyncError } from "./errors.ts";
 
 const IMAGE_BACKOFF_INITIAL_MS = 10_000;
 const IMAGE_BACKOFF_MAX_MS = 300_000;
 
-export type ImageErrorReason = "ErrImagePull" | "ImagePullBackOff" | "ErrImageNeverPull" | "InvalidImageName" | "ImageInspectError";
-
-export class ImageError extends Error {
-  /** For ImagePullBackOff: when the next pull may be tried. */
-  readonly expiresAt: number;
-  constructor(
-    readonly reason: ImageErrorReason,
-    message: string,
-    expiresAt = 0,
-  ) {
-    super(message);
-    this.name = "ImageError";
-    this.expiresAt = expiresAt;
-  }
+/** Adds ":latest" when the image has neither tag nor digest (applyDefaultImageTag); throws ImageNameError. */
+export function applyDefaultImageTag(image: string): string {
+  const p = parseImageName(image);
+  return p.digest === "" && p.tag === "latest" && !image.endsWith(":latest") ? `${image}:latest` : image;
 }
 
-const REFERENCE =
-  /^(?:[a-zA-Z0-9.-]+(?::\d+)?\/)?[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*(?::\w[\w.-]{0,127})?(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,})?$/;
-
-interface ParsedImage {
-  tag: string;
-  digest: string;
-}
-
-function parseImage(image: string): ParsedImage | undefined {
-  if (!REFERENCE.test(image)) return undefined;
-  const [name, digest = ""] = image.split("@");
-  const lastSlash = name.lastIndexOf("/");
-  const colon = name.indexOf(":", lastSlash + 1);
-  return { tag: colon >= 0 ? name.slice(colon + 1) : "", digest };
-}
-
-/** Adds ":latest" when the image has neither tag nor digest; undefined for an invalid name. */
-export function applyDefaultImageTag(image: string): string | undefined {
-  const p = parseImage(image);
-  if (!p) return undefined;
-  return p.tag || p.digest ? image : `${image}:latest`;
-}
-
-/** The API default: Always for :latest or untagged images, IfNotPresent otherwise. */
+/** The container's pull policy, or the API default when a pod was not defaulted. */
 export function effectivePullPolicy(container: Container): "Always" | "IfNotPresent" | "Never" {
-  if (container.imagePullPolicy) return container.imagePullPolicy;
-  const p = parseImage(container.image ?? "");
-  return p && (p.digest || (p.tag && p.tag !== "latest")) ? "IfNotPresent" : "Always";
+  return container.imagePullPolicy || defaultImagePullPolicy(container.image ?? "");
 }
 
 export interface EnsuredImage {
@@ -84,26 +50,31 @@ export function createImageManager(deps: { cri: CriClient; clock: Clock; log: Lo
   return {
     async ensureImageExists(pod, container, sandboxConfig, signal) {
       const requested = container.image ?? "";
-      const image = applyDefaultImageTag(requested);
-      if (!image) throw new ImageError("InvalidImageName", `Failed to apply default image tag "${requested}": invalid reference format`);
+      let image: string;
+      try {
+        image = applyDefaultImageTag(requested);
+      } catch (err) {
+        if (!(err instanceof ImageNameError)) throw err;
+        throw new SyncError(Reason.InvalidImageName, `Failed to apply default image tag ${JSON.stringify(requested)}: ${err.message}`);
+      }
       const annotations = { ...(pod.metadata.annotations ?? {}) };
       let present: string;
       try {
         present = await imageRefOf(image, annotations, signal);
       } catch (err) {
-        throw new ImageError("ImageInspectError", `Failed to inspect image "${requested}": ${(err as Error).message}`);
+        throw new SyncError(Reason.ImageInspectError, `Failed to inspect image "${requested}": ${(err as Error).message}`);
       }
       const policy = effectivePullPolicy(container);
       if (policy === "Never" || (policy === "IfNotPresent" && present)) {
         if (present) return { imageRef: present, pullMs: 0 };
-        throw new ImageError("ErrImageNeverPull", `Container image "${requested}" is not present with pull policy of Never`);
+        throw new SyncError(Reason.ErrImageNeverPull, `Container image "${requested}" is not present with pull policy of Never`);
       }
 
       const key = `${pod.metadata.uid}_${requested}`;
       if (backoff.isInBackOffSinceUpdate(key)) {
-        throw new ImageError("ImagePullBackOff", `Back-off pulling image "${requested}"`, backoff.expiresAt(key));
+        throw new SyncError(Reason.ImagePullBackOff, `Back-off pulling image "${requested}"`, backoff.expiresAt(key));
       }
-      const fields = { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, image: requested };
+      const fields = { pod: podRef(pod), image: requested };
       log.info("Pulling image", fields);
       const queued = clock.now();
       const pull = pullQueue.then(async () => {
@@ -121,7 +92,7 @@ export function createImageManager(deps: { cri: CriClient; clock: Clock; log: Lo
         backoff.next(key);
         const message = isCriError(err) ? err.detail : (err as Error).message;
         log.warn("Failed to pull image; bunlet backs off before the next attempt", { ...fields, err: message, backoffMs: backoff.get(key) });
-        throw new ImageError("ErrImagePull", message);
+        throw new SyncError(Reason.ErrImagePull, message);
       }
     },
     forgetPod(uid) {

@@ -1,19 +1,4 @@
 // The runtime manager (the kubelet's kuberuntime): views over CRI, the pure plan, and SyncPod.
-export { computePodActions } from "./actions.ts";
-export {
-  probesAlwaysSucceed,
-  type ContainerToKill,
-  type KillReason,
-  type PodActions,
-  type ProbeResult,
-  type ProbeResultsView,
-} from "./actions-types.ts";
-export { hashContainer } from "./hash.ts";
-export { podSandboxChanged, shouldContainerBeRestarted } from "./policy.ts";
-export { createRuntimeManager, type RuntimeManager, type RuntimeManagerDeps } from "./manager.ts";
-export { runningPodFromStatus } from "./sync.ts";
-export { nanosToMs, sandboxIPs, toContainerStatus, toSandboxStatus } from "./convert.ts";
-export { runtimeViews, type RuntimeViews } from "./views.ts";
-export { Reason, type PodSyncResult, type SyncAction, type SyncStep } from "./result.ts";
-export { StepError, PodSyncError } from "./result.ts";
-export type { DnsConfig } from "./dns.ts";
+export { createRuntimeManager, type RuntimeManager } from "./manager.ts";
+export { runtimeViews } from "./views.ts";
+export { Reason, SyncError } from "./errors.ts";

@@ -5,14 +5,19 @@
  * container that has a status) tells where initialization stands.
  */
 import type { Pod } from "../api/index.ts";
+import {
+  containerChanged,
+  isInitContainerFailed,
+  isRestartableInitContainer,
+  shouldRestartOnFailure,
+  findContainerStatus,
+  type RuntimePodStatus,
+} from "../container/index.ts";
 import type { PodActions, ProbeResultsView } from "./actions-types.ts";
-import { containerChanged } from "./hash.ts";
-import { isInitContainerFailed, isRestartableInitContainer, shouldRestartOnFailure } from "./policy.ts";
-import { findContainerStatus, type PodStatus } from "./types.ts";
 import { addKill } from "./kill-list.ts";
 
 /** Updates changes in place; returns whether the pod has been initialized. */
-export function computeInitContainerActions(pod: Pod, podStatus: PodStatus, probes: ProbeResultsView, changes: PodActions): boolean {
+export function computeInitContainerActions(pod: Pod, podStatus: RuntimePodStatus, probes: ProbeResultsView, changes: PodActions): boolean {
   const inits = pod.spec.initContainers ?? [];
   if (inits.length === 0) return true;
 

@@ -1,5 +1,5 @@
+import type { RuntimeContainerStatus } from "../container/index.ts";
 import type { ContainerToKill, KillReason, PodActions } from "./actions-types.ts";
-import type { RuntimeContainerStatus } from "./types.ts";
 
 /** Records a container to kill once (the kubelet keys this by container id). */
 export function addKill(changes: PodActions, status: RuntimeContainerStatus, message: string, reason: KillReason): void {

@@ -4,17 +4,22 @@
  * left of it (at least 2 s); all containers of a pod in parallel, then StopPodSandbox. A pod
  * without a spec (an orphan from a previous run) is rebuilt from the container's annotations.
  */
-import type { Container, Pod } from "../api/index.ts";
+import { podRef, DefaultTerminationGracePeriodSeconds, type Container, type Pod } from "../api/index.ts";
 import { isNotFound, type CriClient } from "../cri/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
-import { runHandler } from "../prober/index.ts";
+import { runHandler } from "../lifecycle/index.ts";
+import {
+  containerInfoFromAnnotations,
+  containerInfoFromLabels,
+  hasRestartableInitContainer,
+  runtimePodRef,
+  type RuntimePod,
+} from "../container/index.ts";
 import type { KillReason } from "./actions-types.ts";
 import { formatPod } from "./crashloop.ts";
-import { containerInfoFromAnnotations, containerInfoFromLabels, DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from "./labels.ts";
-import { hasRestartableInitContainer } from "./policy.ts";
-import { SyncRecorder, StepError, Reason, type PodSyncResult } from "./result.ts";
+import { Reason, SyncError } from "./errors.ts";
+import { SyncRecorder, type PodSyncResult } from "./result.ts";
 import { TerminationOrdering } from "./termination-order.ts";
-import type { RuntimePod } from "./types.ts";
 
 const MINIMUM_GRACE_PERIOD_SECONDS = 2;
 
@@ -23,7 +28,7 @@ export interface KillDeps {
   clock: Clock;
   log: Logger;
   /** The pod's IPs, for httpGet preStop hooks without a host (read lazily, only when needed). */
-  podIPs(uid: string, name: string, namespace: string, signal?: AbortSignal): Promise<string[]>;
+  podIPs(uid: string, name: string, namespace: string, signal: AbortSignal): Promise<string[]>;
 }
 
 export interface KillOptions {
@@ -41,7 +46,7 @@ export function terminationGracePeriod(pod: Pod, container: Container, reason: K
   if (pod.metadata.deletionGracePeriodSeconds !== undefined) return pod.metadata.deletionGracePeriodSeconds;
   const probe = reason === "StartupProbe" ? container.startupProbe : reason === "LivenessProbe" ? container.livenessProbe : undefined;
   if (probe?.terminationGracePeriodSeconds !== undefined) return probe.terminationGracePeriodSeconds;
-  return pod.spec.terminationGracePeriodSeconds ?? DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS;
+  return pod.spec.terminationGracePeriodSeconds ?? DefaultTerminationGracePeriodSeconds;
 }
 
 /** The pod and container as far as the container's labels and annotations remember them. */
@@ -90,7 +95,7 @@ export async function killContainer(
     ({ pod, container } = await restoreSpecs(cri, containerId, opts.signal));
   }
   let grace = opts.gracePeriodOverride ?? terminationGracePeriod(pod, container, reason);
-  const fields = { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, container: containerName, containerId };
+  const fields = { pod: podRef(pod), container: containerName, containerId };
   log.info(message || `Stopping container ${container.name}`, { ...fields, reason: reason || undefined, gracePeriod: grace });
 
   const preStop = container.lifecycle?.preStop;
@@ -144,7 +149,7 @@ export async function killPodWithSyncResult(
         .step("KillContainer", c.name, () => killContainer(deps, pod, c.id, c.name, "", "Unknown", { gracePeriodOverride, ordering, signal }))
         .catch((err) =>
           deps.log.error("Failed to kill container; the pod worker retries", {
-            pod: `${runningPod.namespace}/${runningPod.name}`,
+            pod: runtimePodRef(runningPod),
             container: c.name,
             containerId: c.id,
             err,
@@ -161,10 +166,10 @@ export async function killPodWithSyncResult(
         } catch (err) {
           if (isNotFound(err)) continue;
           failure = err as Error;
-          deps.log.error("Failed to stop sandbox; the pod worker retries", { pod: `${runningPod.namespace}/${runningPod.name}`, sandboxId: s.id, err });
+          deps.log.error("Failed to stop sandbox; the pod worker retries", { pod: runtimePodRef(runningPod), sandboxId: s.id, err });
         }
       }
-      if (failure) throw new StepError(Reason.KillPodSandboxError, failure.message);
+      if (failure) throw new SyncError(Reason.KillPodSandboxError, failure.message);
     })
     // The step recorded the failure and each one was logged above; rec.result() reports it.
     .catch(() => undefined);

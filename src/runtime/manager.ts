@@ -7,11 +7,11 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
-import type { Pod } from "../api/index.ts";
-import { podRef } from "../api/index.ts";
+import { podRef, type Pod } from "../api/index.ts";
 import type { CriClient } from "../cri/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
+import type { RuntimePodStatus, RuntimePod } from "../container/index.ts";
 import { probesAlwaysSucceed, type ProbeResultsView } from "./actions-types.ts";
 import { newCrashLoopBackoff } from "./crashloop.ts";
 import { hostDnsConfig, type DnsConfig } from "./dns.ts";
@@ -22,7 +22,6 @@ import { ReasonCache, type PodSyncResult } from "./result.ts";
 import { runtimeStatus } from "./runtime-status.ts";
 import { syncPod, type SyncDeps } from "./sync.ts";
 import type { StartTimeline } from "./timeline.ts";
-import type { PodStatus, RuntimePod } from "./types.ts";
 import { getPodStatus, runtimeViews, type RuntimeViews } from "./views.ts";
 
 export interface RuntimeManagerDeps {
@@ -38,6 +37,8 @@ export interface RuntimeManagerDeps {
   nodeName: string;
   /** Resolver settings for ClusterFirst/Default pods; default: the host's /etc/resolv.conf. */
   dnsConfig?: DnsConfig;
+  /** resolvConf: the file the node resolver settings come from when dnsConfig is absent; "" = none. */
+  resolvConf?: string;
   /** The node's IPs, for the downward API's status.hostIP(s). */
   hostIPs?: string[];
   /** Liveness/startup results from the prober; default: every probe passes. */
@@ -46,25 +47,29 @@ export interface RuntimeManagerDeps {
   seccompRoot?: string;
 }
 
+/** Every call that reaches the runtime takes the caller's signal, so none can hold shutdown. */
 interface Opts {
-  signal?: AbortSignal;
+  signal: AbortSignal;
 }
 
 /** getPods: every sandbox and container by default; `all: false` only ready sandboxes and running containers. */
 export interface RuntimeManager extends RuntimeViews {
-  syncPod(pod: Pod, podStatus: PodStatus, opts?: Opts): Promise<PodSyncResult>;
-  /** Kill all containers (parallel, preStop hooks) then stop all sandboxes. pod may be undefined for an orphan (rebuild grace/preStop from annotations). */
-  killPod(pod: Pod | undefined, runningPod: RuntimePod, gracePeriodOverrideSeconds?: number, opts?: Opts): Promise<PodSyncResult>;
+  syncPod(pod: Pod, podStatus: RuntimePodStatus, opts: Opts): Promise<PodSyncResult>;
+  /**
+   * Kill all containers (parallel, preStop hooks) then stop all sandboxes. pod may be undefined for an orphan (rebuild
+   * grace/preStop from annotations); gracePeriodOverride (seconds) replaces the pod's grace period.
+   */
+  killPod(pod: Pod | undefined, runningPod: RuntimePod, opts: Opts & { gracePeriodOverride?: number }): Promise<PodSyncResult>;
   /** After ContainerDied: remove dead containers of the pod beyond the newest one per container name (minDeadContainerInPod = 1); all of them if removeAll. */
-  cleanUpContainersInPod(uid: string, opts?: { removeAll?: boolean; signal?: AbortSignal }): Promise<void>;
+  cleanUpContainersInPod(uid: string, opts: Opts & { removeAll?: boolean }): Promise<void>;
   /** Container GC (every 1 min by the caller): MaxPerPodContainer=1, remove exited sandboxes (and their containers) of pods for which isPodGone(uid) is true. */
-  garbageCollect(isPodGone: (uid: string) => boolean, opts?: Opts): Promise<void>;
+  garbageCollect(isPodGone: (uid: string) => boolean, opts: Opts): Promise<void>;
   /** The last SyncPod failure reason per container of a pod (the kubelet's reasonCache). Cleared when it starts successfully. */
   getContainerWaitingReason(uid: string, containerName: string): { reason: string; message: string } | undefined;
   /** Drop backoff and reason entries of a pod (terminated pods). */
   forgetPod(uid: string): void;
   /** CRI Status: runtime and network readiness. */
-  runtimeStatus(opts?: Opts): Promise<{ runtimeReady: boolean; networkReady: boolean; message: string }>;
+  runtimeStatus(opts: Opts): Promise<{ runtimeReady: boolean; networkReady: boolean; message: string }>;
   /** Per-step timings (ms) of the pod's last start (pull, sandbox, <container>.create/.start). */
   lastStartTimeline(uid: string): Record<string, number> | undefined;
 }
@@ -82,7 +87,7 @@ export function createRuntimeManager(deps: RuntimeManagerDeps): RuntimeManager {
   const crashLoopPrefixes = new Map<string, string>();
   const crashLoopBackoff = newCrashLoopBackoff(clock);
   const images = createImageManager({ cri, clock, log });
-  const podIPs = async (uid: string, name: string, namespace: string, signal?: AbortSignal) =>
+  const podIPs = async (uid: string, name: string, namespace: string, signal: AbortSignal) =>
     (await getPodStatus(cri, uid, name, namespace, { signal })).ips;
 
   const syncDeps: SyncDeps = {
@@ -106,13 +111,13 @@ export function createRuntimeManager(deps: RuntimeManagerDeps): RuntimeManager {
       cpuCapacityMilli: cpus().length * 1000,
       memoryCapacity: totalmem(),
     },
-    sandbox: { podLogsDir: deps.podLogsDir, nodeDns: deps.dnsConfig ?? hostDnsConfig() },
+    sandbox: { podLogsDir: deps.podLogsDir, nodeDns: deps.dnsConfig ?? hostDnsConfig(deps.resolvConf) },
     recordTimeline: (uid, timeline) => timelines.set(uid, timeline),
   };
 
   return {
     ...runtimeViews(cri),
-    async syncPod(pod, podStatus, opts = {}) {
+    async syncPod(pod, podStatus, opts) {
       const { name, namespace, uid = "" } = pod.metadata;
       crashLoopPrefixes.set(uid, `${name}_${namespace}_${uid}_`);
       const result = await syncPod(syncDeps, pod, podStatus, opts.signal);
@@ -120,10 +125,9 @@ export function createRuntimeManager(deps: RuntimeManagerDeps): RuntimeManager {
       if (result.error) log.debug("SyncPod finished with an error", { pod: podRef(pod), err: result.error }, 2);
       return result;
     },
-    killPod: (pod, runningPod, gracePeriodOverrideSeconds, opts = {}) =>
-      killPodWithSyncResult(syncDeps, pod, runningPod, gracePeriodOverrideSeconds, opts.signal),
-    cleanUpContainersInPod: (uid, opts = {}) => cleanUpContainersInPod(syncDeps, uid, opts.removeAll ?? false, opts),
-    async garbageCollect(isPodGone, opts = {}) {
+    killPod: (pod, runningPod, opts) => killPodWithSyncResult(syncDeps, pod, runningPod, opts.gracePeriodOverride, opts.signal),
+    cleanUpContainersInPod: (uid, opts) => cleanUpContainersInPod(syncDeps, uid, opts.removeAll ?? false, opts),
+    async garbageCollect(isPodGone, opts) {
       crashLoopBackoff.gc();
       images.gc();
       await garbageCollect(syncDeps, isPodGone, opts);

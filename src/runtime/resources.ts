@@ -1,108 +1,60 @@
 /**
- * Resource quantities and what the kubelet derives from them for a container's cgroup: CPU shares
- * and CFS quota (pkg/kubelet/cm helpers), the memory limit, the pod's QoS class and the OOM score
- * adjustment (pkg/kubelet/qos). Pure functions of the spec and the node's memory capacity.
+ * What the kubelet derives from a container's resources for its cgroup: CPU shares and CFS quota
+ * (pkg/kubelet/cm helpers_linux.go), the memory limit (kuberuntime calculateLinuxResources) and
+ * the OOM score adjustment (pkg/kubelet/qos policy.go). Pure functions of the spec and the
+ * node's memory capacity, in integers read through resource.Quantity as the kubelet reads them.
  */
 import type { Container, Pod, ResourceRequirements } from "../api/index.ts";
-import { isStaticPod } from "../api/index.ts";
+import { computePodQOS, isStaticPod, resourceQuantity } from "../api/index.ts";
 
-const MIN_SHARES = 2;
-const MAX_SHARES = 262144;
-const SHARES_PER_CPU = 1024;
+const MIN_SHARES = 2n;
+const MAX_SHARES = 262144n;
+const SHARES_PER_CPU = 1024n;
+const MILLI_CPU_TO_CPU = 1000n;
 /** 100 ms, the kubelet's default cpuCFSQuotaPeriod, in microseconds. */
-const QUOTA_PERIOD_US = 100_000;
-const MIN_QUOTA_PERIOD_US = 1000;
+const QUOTA_PERIOD_US = 100_000n;
+const MIN_QUOTA_PERIOD_US = 1000n;
+const MAX_INT64 = (1n << 63n) - 1n;
 
-const SUFFIX: Record<string, number> = {
-  n: 1e-9, u: 1e-6, m: 1e-3, "": 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18,
-  Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60,
-};
-
-export class QuantityError extends Error {
-  constructor(readonly quantity: string) {
-    super(`invalid resource quantity ${JSON.stringify(quantity)}`);
-    this.name = "QuantityError";
-  }
+/** cm.MilliCPUToShares. */
+export function milliCpuToShares(milli: bigint): bigint {
+  if (milli === 0n) return MIN_SHARES;
+  const shares = (milli * SHARES_PER_CPU) / MILLI_CPU_TO_CPU;
+  if (shares < MIN_SHARES) return MIN_SHARES;
+  return shares > MAX_SHARES ? MAX_SHARES : shares;
 }
 
-/** A Kubernetes quantity ("250m", "1.5", "128Mi", "1e3") as a plain number. */
-export function parseQuantity(q: string | number): number {
-  if (typeof q === "number") return q;
-  const m = /^([+-]?(?:\d+\.?\d*|\.\d+))(?:([eE][+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]))?$/.exec(q.trim());
-  if (!m) throw new QuantityError(q);
-  const base = Number(m[1]);
-  if (m[2]) return base * 10 ** Number(m[2].slice(1));
-  return base * SUFFIX[m[3] ?? ""];
-}
-
-function get(list: Record<string, string | number> | undefined, name: string): number | undefined {
-  const v = list?.[name];
-  return v === undefined ? undefined : parseQuantity(v);
-}
-
-/** CPU in millicores, memory in bytes; undefined when absent. */
-export function milliCpu(list: Record<string, string | number> | undefined): number | undefined {
-  const v = get(list, "cpu");
-  return v === undefined ? undefined : Math.ceil(v * 1000);
-}
-export function memoryBytes(list: Record<string, string | number> | undefined): number | undefined {
-  const v = get(list, "memory");
-  return v === undefined ? undefined : Math.ceil(v);
-}
-
-export function milliCpuToShares(milli: number): number {
-  if (milli === 0) return MIN_SHARES;
-  const shares = Math.floor((milli * SHARES_PER_CPU) / 1000);
-  return Math.min(Math.max(shares, MIN_SHARES), MAX_SHARES);
-}
-
-/** 0 (no quota) when there is no limit. */
-export function milliCpuToQuota(milli: number, periodUs = QUOTA_PERIOD_US): number {
-  if (milli === 0) return 0;
-  return Math.max(Math.floor((milli * periodUs) / 1000), MIN_QUOTA_PERIOD_US);
+/** cm.MilliCPUToQuota: 0 (no quota) without a limit, at least 1 ms otherwise. */
+export function milliCpuToQuota(milli: bigint, periodUs = QUOTA_PERIOD_US): bigint {
+  if (milli === 0n) return 0n;
+  const quota = (milli * periodUs) / MILLI_CPU_TO_CPU;
+  if (quota < MIN_QUOTA_PERIOD_US) return MIN_QUOTA_PERIOD_US;
+  return quota > MAX_INT64 ? MAX_INT64 : quota;
 }
 
 export interface LinuxResources {
-  cpuShares: number;
-  cpuQuota: number;
-  cpuPeriod: number;
-  memoryLimitInBytes: number;
+  cpuShares: bigint;
+  cpuQuota: bigint;
+  cpuPeriod: bigint;
+  /** 0 = no limit. */
+  memoryLimitInBytes: bigint;
 }
 
-/** The cgroup values of one container; a missing request defaults to the limit. */
+/** The cgroup values of one container; a missing CPU request defaults to the limit. */
 export function containerLinuxResources(resources: ResourceRequirements | undefined): LinuxResources {
-  const request = milliCpu(resources?.requests);
-  const limit = milliCpu(resources?.limits) ?? 0;
+  const hasRequest = resources?.requests?.cpu !== undefined;
+  const cpuLimit = resourceQuantity(resources?.limits, "cpu");
+  const cpuRequest = hasRequest ? resourceQuantity(resources?.requests, "cpu") : cpuLimit;
   return {
-    cpuShares: milliCpuToShares(request === undefined ? limit : request),
-    cpuQuota: milliCpuToQuota(limit),
+    cpuShares: milliCpuToShares(cpuRequest.milliValue()),
+    cpuQuota: milliCpuToQuota(cpuLimit.milliValue()),
     cpuPeriod: QUOTA_PERIOD_US,
-    memoryLimitInBytes: memoryBytes(resources?.limits) ?? 0,
+    memoryLimitInBytes: resourceQuantity(resources?.limits, "memory").value(),
   };
 }
 
-export type QOSClass = "Guaranteed" | "Burstable" | "BestEffort";
-
-/** The pod's QoS class from cpu and memory requests/limits of all its containers. */
-export function podQOSClass(pod: Pod): QOSClass {
-  const all = [...(pod.spec.initContainers ?? []), ...pod.spec.containers];
-  let any = false;
-  let guaranteed = true;
-  for (const c of all) {
-    for (const r of ["cpu", "memory"]) {
-      const req = get(c.resources?.requests, r);
-      const lim = get(c.resources?.limits, r);
-      if ((req !== undefined && req !== 0) || (lim !== undefined && lim !== 0)) any = true;
-      // Requests default to limits; Guaranteed needs a limit equal to the request for both.
-      if (lim === undefined || (req !== undefined && req !== lim)) guaranteed = false;
-    }
-  }
-  if (!any) return "BestEffort";
-  return guaranteed ? "Guaranteed" : "Burstable";
-}
-
-const GUARANTEED_OOM_SCORE_ADJ = -997;
-const BEST_EFFORT_OOM_SCORE_ADJ = 1000;
+const GUARANTEED_OOM_SCORE_ADJ = -997n;
+const BEST_EFFORT_OOM_SCORE_ADJ = 1000n;
 const SYSTEM_CRITICAL_PRIORITY = 2_000_000_000;
 
 /** Static, mirror and system-critical pods are critical; node-critical ones are OOM-protected. */
@@ -111,16 +63,31 @@ function isNodeCriticalPod(pod: Pod): boolean {
   return critical && pod.spec.priorityClassName === "system-node-critical";
 }
 
-/** pkg/kubelet/qos GetContainerOOMScoreAdjust. */
+function memoryRequest(container: Container): bigint {
+  return resourceQuantity(container.resources?.requests, "memory").value();
+}
+
+function isSidecar(pod: Pod, container: Container): boolean {
+  return container.restartPolicy === "Always" && (pod.spec.initContainers ?? []).some((c) => c.name === container.name);
+}
+
+/** pkg/kubelet/qos GetContainerOOMScoreAdjust (without pod-level resources or DRA). */
 export function containerOOMScoreAdjust(pod: Pod, container: Container, memoryCapacity: number): number {
-  if (isNodeCriticalPod(pod)) return GUARANTEED_OOM_SCORE_ADJ;
-  const qos = podQOSClass(pod);
-  if (qos === "Guaranteed") return GUARANTEED_OOM_SCORE_ADJ;
-  if (qos === "BestEffort") return BEST_EFFORT_OOM_SCORE_ADJ;
-  const request = memoryBytes(container.resources?.requests) ?? memoryBytes(container.resources?.limits) ?? 0;
-  const adj = 1000 - Math.floor((1000 * request) / memoryCapacity);
+  if (isNodeCriticalPod(pod)) return Number(GUARANTEED_OOM_SCORE_ADJ);
+  const qos = computePodQOS(pod);
+  if (qos === "Guaranteed") return Number(GUARANTEED_OOM_SCORE_ADJ);
+  if (qos === "BestEffort") return Number(BEST_EFFORT_OOM_SCORE_ADJ);
+  const capacity = BigInt(memoryCapacity);
+  const scoreFor = (request: bigint) => 1000n - (1000n * request) / capacity;
+  let adj = scoreFor(memoryRequest(container));
+  // A sidecar scores no higher than the regular container with the smallest request.
+  if (isSidecar(pod, container)) {
+    const smallest = pod.spec.containers.map(memoryRequest).reduce((a, b) => (b < a ? b : a));
+    const limit = scoreFor(smallest);
+    if (adj > limit) adj = limit;
+  }
   // Burstable sits strictly between Guaranteed (-997 .. 3) and BestEffort (1000).
-  if (adj < 1000 + GUARANTEED_OOM_SCORE_ADJ) return 1000 + GUARANTEED_OOM_SCORE_ADJ;
-  if (adj === BEST_EFFORT_OOM_SCORE_ADJ) return adj - 1;
-  return adj;
+  if (adj < 1000n + GUARANTEED_OOM_SCORE_ADJ) return Number(1000n + GUARANTEED_OOM_SCORE_ADJ);
+  if (adj === BEST_EFFORT_OOM_SCORE_ADJ) return Number(adj - 1n);
+  return Number(adj);
 }

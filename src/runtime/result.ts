@@ -4,7 +4,7 @@
  * kubelet's (pkg/kubelet/container/sync_result.go, kuberuntime, images); they become the
  * container's waiting reason in the API status.
  */
-import { BackoffError } from "./errors.ts";
+import { Reason, SyncError } from "./errors.ts";
 
 export type SyncAction =
   | "KillPod"
@@ -24,41 +24,14 @@ export interface SyncStep {
 
 export interface PodSyncResult {
   steps: SyncStep[];
-  /** The first failure, or a BackoffError when only backoff kept the pod from progressing. */
+  /** The failure (its backoffUntil set when only backoff kept the pod from progressing). */
   error?: Error;
 }
 
-export const Reason = {
-  CrashLoopBackOff: "CrashLoopBackOff",
-  RunContainerError: "RunContainerError",
-  KillContainerError: "KillContainerError",
-  CreatePodSandboxError: "CreatePodSandboxError",
-  ConfigPodSandboxError: "ConfigPodSandboxError",
-  KillPodSandboxError: "KillPodSandboxError",
-  CreateContainerConfigError: "CreateContainerConfigError",
-  CreateContainerError: "CreateContainerError",
-  PostStartHookError: "PostStartHookError",
-  ImagePullBackOff: "ImagePullBackOff",
-} as const;
-
-/** A failed step: the reason it will show as, and for backoff when the pod may progress. */
-export class StepError extends Error {
-  constructor(
-    readonly reason: string,
-    message: string,
-    readonly backoffExpiresAt = 0,
-  ) {
-    super(message);
-    this.name = "StepError";
-  }
-}
-
-/** SyncPod failed; the message lists every failed step as the kubelet's aggregate does. */
-export class PodSyncError extends Error {
-  constructor(readonly failed: SyncStep[]) {
-    super(failed.map((s) => `failed to "${s.action}" for "${s.target}" with ${s.error!.reason}: "${s.error!.message}"`).join(", "));
-    this.name = "PodSyncError";
-  }
+/** SyncPod failed; the message lists every failed step as the kubelet's aggregate does, the reason is the first one's. */
+function aggregateError(failed: SyncStep[]): SyncError {
+  const message = failed.map((s) => `failed to "${s.action}" for "${s.target}" with ${s.error!.reason}: "${s.error!.message}"`).join(", ");
+  return new SyncError(failed[0]!.error!.reason, message);
 }
 
 /** Collects the steps of one sync and turns them into a PodSyncResult. */
@@ -77,9 +50,9 @@ export class SyncRecorder {
     try {
       return await fn();
     } catch (err) {
-      const e = err instanceof StepError ? err : new StepError(reasonFor(action), (err as Error).message);
+      const e = err instanceof SyncError ? err : new SyncError(reasonFor(action), (err as Error).message);
       step.error = { reason: e.reason, message: e.message };
-      if (e.backoffExpiresAt) this.#expiries.push(e.backoffExpiresAt);
+      if (e.backoffUntil) this.#expiries.push(e.backoffUntil);
       throw e;
     } finally {
       step.durationMs = this.now() - started;
@@ -93,7 +66,8 @@ export class SyncRecorder {
 
   merge(other: PodSyncResult): void {
     this.steps.push(...other.steps);
-    if (other.error && !(other.error instanceof PodSyncError)) this.#syncError ??= other.error;
+    // An error its failed steps do not explain was a failure outside any step.
+    if (other.error && !other.steps.some((s) => s.error)) this.#syncError ??= other.error;
   }
 
   result(): PodSyncResult {
@@ -103,9 +77,9 @@ export class SyncRecorder {
     const onlyBackoff = failed.every((s) => s.error!.reason === Reason.CrashLoopBackOff || s.error!.reason === Reason.ImagePullBackOff);
     if (onlyBackoff && this.#expiries.length > 0) {
       const first = failed[0].error!;
-      return { steps: this.steps, error: new BackoffError(first.reason, first.message, Math.min(...this.#expiries)) };
+      return { steps: this.steps, error: new SyncError(first.reason, first.message, Math.min(...this.#expiries)) };
     }
-    return { steps: this.steps, error: new PodSyncError(failed) };
+    return { steps: this.steps, error: aggregateError(failed) };
   }
 }
 

@@ -3,7 +3,7 @@ import type { CriClient } from "../cri/index.ts";
 
 export async function runtimeStatus(
   cri: CriClient,
-  opts: { signal?: AbortSignal } = {},
+  opts: { signal: AbortSignal },
 ): Promise<{ runtimeReady: boolean; networkReady: boolean; message: string }> {
   const res = await cri.runtime.status({}, opts);
   const conditions = res.status?.conditions ?? [];

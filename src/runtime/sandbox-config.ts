@@ -6,8 +6,8 @@
 import { create } from "@bufbuild/protobuf";
 import type { ContainerPort, Pod } from "../api/index.ts";
 import { PodSandboxConfigSchema, Protocol, type PodSandboxConfig } from "../cri/index.ts";
+import { newPodAnnotations, newPodLabels } from "../container/index.ts";
 import { podDnsConfig, type DnsConfig } from "./dns.ts";
-import { newPodAnnotations, newPodLabels } from "./labels.ts";
 import { podLogsDirectory } from "./logs.ts";
 import { sandboxSecurityContext } from "./security.ts";
 
@@ -31,7 +31,7 @@ function toProtocol(p: ContainerPort["protocol"]): Protocol {
 }
 
 /** Every declared port of the regular containers, a repeated name (or identical mapping) once. */
-export function portMappings(pod: Pod) {
+function portMappings(pod: Pod) {
   const out: { protocol: Protocol; containerPort: number; hostPort: number; hostIp: string }[] = [];
   for (const c of pod.spec.containers) {
     const seen = new Set<string>();

@@ -12,11 +12,11 @@ import {
   type NamespaceOptionSchema,
   type SecurityProfileSchema,
 } from "../cri/index.ts";
-import { ContainerConfigError } from "./env.ts";
+import { containerConfigError } from "./errors.ts";
 
 type SecurityProfileInit = MessageInitShape<typeof SecurityProfileSchema>;
 
-export function namespaceOptions(pod: Pod): MessageInitShape<typeof NamespaceOptionSchema> {
+function namespaceOptions(pod: Pod): MessageInitShape<typeof NamespaceOptionSchema> {
   return {
     network: pod.spec.hostNetwork ? NamespaceMode.NODE : NamespaceMode.POD,
     ipc: pod.spec.hostIPC ? NamespaceMode.NODE : NamespaceMode.POD,
@@ -31,7 +31,7 @@ function hasPrivilegedContainer(pod: Pod): boolean {
 }
 
 /** fsGroup first, then supplementalGroups. */
-export function supplementalGroups(pod: Pod): bigint[] {
+function supplementalGroups(pod: Pod): bigint[] {
   const sc = pod.spec.securityContext;
   const groups: bigint[] = [];
   if (sc?.fsGroup !== undefined) groups.push(BigInt(sc.fsGroup));
@@ -115,12 +115,12 @@ function verifyRunAsNonRoot(pod: Pod, container: Container, sc: ReturnType<typeo
   if (!sc.runAsNonRoot) return;
   const where = `(pod: "${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})", container: ${container.name})`;
   if (sc.runAsUser !== undefined) {
-    if (sc.runAsUser === 0) throw new ContainerConfigError(`container's runAsUser breaks non-root policy ${where}`);
+    if (sc.runAsUser === 0) throw containerConfigError(`container's runAsUser breaks non-root policy ${where}`);
     return;
   }
-  if (image.uid === 0n) throw new ContainerConfigError(`container has runAsNonRoot and image will run as root ${where}`);
+  if (image.uid === 0n) throw containerConfigError(`container has runAsNonRoot and image will run as root ${where}`);
   if (image.uid === undefined && image.username) {
-    throw new ContainerConfigError(
+    throw containerConfigError(
       `container has runAsNonRoot and image has non-numeric user (${image.username}), cannot verify user is non-root ${where}`,
     );
   }

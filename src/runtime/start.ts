@@ -1,22 +1,21 @@
 /**
  * startContainer (kuberuntime_container.go): ensure the image, pick the restart count, build the
  * config, CreateContainer, StartContainer, link the legacy log path, run the postStart hook (a
- * failing hook kills the container). Each failure is a StepError with the kubelet's reason.
+ * failing hook kills the container). Each failure is a SyncError with the kubelet's reason.
  */
 import { mkdirSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import type { Container, Pod } from "../api/index.ts";
+import { podRef, type Container, type Pod } from "../api/index.ts";
 import { isCriError, type PodSandboxConfig } from "../cri/index.ts";
-import { runHandler } from "../prober/index.ts";
+import { runHandler } from "../lifecycle/index.ts";
+import { findContainerStatus, type ContainerKind, type RuntimePodStatus } from "../container/index.ts";
 import { generateContainerConfig } from "./container-config.ts";
-import { ContainerConfigError, type EnvContext } from "./env.ts";
-import { ImageError, type ImageManager } from "./images.ts";
+import type { EnvContext } from "./env.ts";
+import type { ImageManager } from "./images.ts";
 import { killContainer, type KillDeps } from "./kill.ts";
-import type { ContainerKind } from "./labels.ts";
 import { containerLogsDirectory, legacyLogSymlink, restartCountFromLogDir } from "./logs.ts";
-import { Reason, StepError } from "./result.ts";
+import { Reason, SyncError } from "./errors.ts";
 import type { StartTimeline } from "./timeline.ts";
-import { findContainerStatus, type PodStatus } from "./types.ts";
 
 export interface StartDeps extends KillDeps {
   images: ImageManager;
@@ -32,7 +31,7 @@ export interface StartDeps extends KillDeps {
 
 export interface StartTarget {
   pod: Pod;
-  podStatus: PodStatus;
+  podStatus: RuntimePodStatus;
   sandboxId: string;
   sandboxConfig: PodSandboxConfig;
   podIPs: string[];
@@ -46,17 +45,11 @@ function criDetail(err: unknown): string {
 export async function startContainer(deps: StartDeps, t: StartTarget, container: Container, kind: ContainerKind, signal?: AbortSignal): Promise<void> {
   const { cri, clock, log } = deps;
   const { pod } = t;
-  const fields = { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, container: container.name };
+  const fields = { pod: podRef(pod), container: container.name };
 
-  let imageRef: string;
-  try {
-    const ensured = await deps.images.ensureImageExists(pod, container, t.sandboxConfig, signal);
-    imageRef = ensured.imageRef;
-    t.timeline.add("pull", ensured.pullMs);
-  } catch (err) {
-    if (err instanceof ImageError) throw new StepError(err.reason, err.message, err.expiresAt);
-    throw err;
-  }
+  const ensured = await deps.images.ensureImageExists(pod, container, t.sandboxConfig, signal);
+  const imageRef = ensured.imageRef;
+  t.timeline.add("pull", ensured.pullMs);
 
   // The runtime keeps the count; when it lost its state (a reboot), the log files still tell.
   const previous = findContainerStatus(t.podStatus, container.name);
@@ -84,8 +77,8 @@ export async function startContainer(deps: StartDeps, t: StartTarget, container:
       randomHex: deps.randomHex,
     });
   } catch (err) {
-    const message = err instanceof ContainerConfigError ? err.message : criDetail(err);
-    throw new StepError(Reason.CreateContainerConfigError, message);
+    if (err instanceof SyncError) throw err;
+    throw new SyncError(Reason.CreateContainerConfigError, criDetail(err));
   }
 
   let created = clock.now();
@@ -96,7 +89,7 @@ export async function startContainer(deps: StartDeps, t: StartTarget, container:
       { signal },
     ));
   } catch (err) {
-    throw new StepError(Reason.CreateContainerError, criDetail(err));
+    throw new SyncError(Reason.CreateContainerError, criDetail(err));
   }
   t.timeline.add(`${container.name}.create`, clock.now() - created);
 
@@ -104,7 +97,7 @@ export async function startContainer(deps: StartDeps, t: StartTarget, container:
   try {
     await cri.runtime.startContainer({ containerId }, { signal });
   } catch (err) {
-    throw new StepError(Reason.RunContainerError, criDetail(err));
+    throw new SyncError(Reason.RunContainerError, criDetail(err));
   }
   t.timeline.add(`${container.name}.start`, clock.now() - created);
   log.debug("Started container", { ...fields, containerId, restartCount }, 2);
@@ -120,7 +113,7 @@ export async function startContainer(deps: StartDeps, t: StartTarget, container:
       await killContainer(deps, pod, containerId, container.name, "FailedPostStartHook", "FailedPostStartHook", { signal }).catch((killErr) =>
         log.error("Failed to kill container after its postStart hook failed", { ...fields, containerId, err: killErr }),
       );
-      throw new StepError(Reason.PostStartHookError, (err as Error).message);
+      throw new SyncError(Reason.PostStartHookError, (err as Error).message);
     }
   }
 }

@@ -5,25 +5,29 @@
  * containers in order (a failing regular one stops the sync), and the regular containers. Every
  * start first checks the crash-loop backoff.
  */
-import type { Container, Pod } from "../api/index.ts";
 import { mkdirSync } from "node:fs";
-import { podRef } from "../api/index.ts";
+import { podRef, type Container, type Pod } from "../api/index.ts";
 import type { Backoff } from "../lib/index.ts";
 import type { PodSandboxConfig } from "../cri/index.ts";
 import type { Metrics } from "../metrics/index.ts";
+import {
+  isHostNetwork,
+  isRestartableInitContainer,
+  runningPodFromStatus,
+  sandboxIPs,
+  type ContainerKind,
+  type RuntimePodStatus,
+} from "../container/index.ts";
 import { computePodActions } from "./actions.ts";
 import type { ProbeResultsView } from "./actions-types.ts";
-import { sandboxIPs } from "./convert.ts";
 import { doBackOff, formatPod } from "./crashloop.ts";
 import { pruneInitContainersBeforeStart, purgeInitContainers, type GcDeps } from "./gc.ts";
 import { killContainer, killPodWithSyncResult } from "./kill.ts";
-import type { ContainerKind } from "./labels.ts";
-import { isHostNetwork, isRestartableInitContainer } from "./policy.ts";
-import { Reason, StepError, SyncRecorder, type PodSyncResult } from "./result.ts";
+import { Reason, SyncError } from "./errors.ts";
+import { SyncRecorder, type PodSyncResult } from "./result.ts";
 import { generatePodSandboxConfig, type SandboxConfigOptions } from "./sandbox-config.ts";
 import { startContainer, type StartDeps, type StartTarget } from "./start.ts";
 import { StartTimeline } from "./timeline.ts";
-import type { PodStatus, RuntimePod } from "./types.ts";
 
 export interface SyncDeps extends StartDeps, GcDeps {
   metrics: Metrics;
@@ -34,28 +38,7 @@ export interface SyncDeps extends StartDeps, GcDeps {
   recordTimeline(uid: string, timeline: StartTimeline): void;
 }
 
-/** The running part of a pod status, for killPod (kubecontainer.ConvertPodStatusToRunningPod). */
-export function runningPodFromStatus(status: PodStatus): RuntimePod {
-  return {
-    uid: status.uid,
-    name: status.name,
-    namespace: status.namespace,
-    sandboxes: status.sandboxStatuses.map((s) => ({
-      id: s.id,
-      name: "POD",
-      state: s.state === "ready" ? "running" : "exited",
-      createdAt: s.createdAt,
-      hash: "",
-      sandboxId: s.id,
-      image: "",
-    })),
-    containers: status.containerStatuses
-      .filter((c) => c.state === "running")
-      .map((c) => ({ id: c.id, name: c.name, state: c.state, createdAt: c.createdAt, hash: c.hash, sandboxId: c.sandboxId, image: c.image })),
-  };
-}
-
-export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: PodStatus, signal?: AbortSignal): Promise<PodSyncResult> {
+export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: RuntimePodStatus, signal?: AbortSignal): Promise<PodSyncResult> {
   const { clock, log } = deps;
   const began = clock.now();
   const rec = new SyncRecorder(() => clock.now());
@@ -128,14 +111,14 @@ export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: PodStatus, si
       const backoff = doBackOff(deps.crashLoopBackoff, pod, container, podStatus);
       if (backoff.inBackoff) {
         log.info("Back-off restarting failed container", { ...fields, container: container.name, message: backoff.message });
-        throw new StepError(Reason.CrashLoopBackOff, backoff.message, backoff.expiresAt);
+        throw new SyncError(Reason.CrashLoopBackOff, backoff.message, backoff.expiresAt);
       }
       const label = kind === "init" ? "init_container" : kind === "ephemeral" ? "ephemeral_container" : "container";
       deps.metrics.startedContainers.inc({ container_type: label });
       try {
         await startContainer(deps, target, container, kind, signal);
       } catch (err) {
-        const reason = err instanceof StepError ? err.reason : Reason.RunContainerError;
+        const reason = err instanceof SyncError ? err.reason : Reason.RunContainerError;
         deps.metrics.startedContainersErrors.inc({ container_type: label, code: reason });
         const level = reason === Reason.ImagePullBackOff ? "info" : "warn";
         log[level]("Container start failed in pod; the pod worker retries", { ...fields, container: container.name, reason, err });

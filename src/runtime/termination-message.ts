@@ -5,7 +5,7 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import type { ContainerStatus as CriContainerStatus } from "../cri/index.ts";
-import { containerInfoFromAnnotations } from "./labels.ts";
+import { containerInfoFromAnnotations } from "../container/index.ts";
 
 /** kubecontainer.MaxContainerTerminationMessageLength. */
 const MAX_TERMINATION_MESSAGE_BYTES = 4096;

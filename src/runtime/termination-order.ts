@@ -5,7 +5,7 @@
  */
 import type { Pod } from "../api/index.ts";
 import type { Clock } from "../lib/index.ts";
-import { isRestartableInitContainer } from "./policy.ts";
+import { isRestartableInitContainer } from "../container/index.ts";
 
 export class TerminationOrdering {
   #waitFor = new Map<string, Set<string>>();

@@ -4,19 +4,27 @@
  * kubelet does: a concurrent removal is normal, not an error.
  */
 import { ContainerState, isNotFound, labels as L, PodSandboxState, type CriClient } from "../cri/index.ts";
-import { containerRef, sandboxRef, toContainerStatus, toSandboxStatus } from "./convert.ts";
-import { containerInfoFromLabels } from "./labels.ts";
+import {
+  containerRef,
+  sandboxRef,
+  toContainerStatus,
+  toSandboxStatus,
+  containerInfoFromLabels,
+  type RuntimePodStatus,
+  type RuntimeContainerStatus,
+  type RuntimePod,
+  type RuntimeSandboxStatus,
+} from "../container/index.ts";
 import { terminationMessage } from "./termination-message.ts";
-import type { PodStatus, RuntimeContainerStatus, RuntimePod, RuntimeSandboxStatus } from "./types.ts";
 
 interface Opts {
-  signal?: AbortSignal;
+  signal: AbortSignal;
 }
 
 /** The runtime manager's read-only half: what the PLEG lists and inspects (its PodLister). */
 export interface RuntimeViews {
-  getPods(opts?: Opts & { all?: boolean }): Promise<RuntimePod[]>;
-  getPodStatus(uid: string, name: string, namespace: string, opts?: Opts): Promise<PodStatus>;
+  getPods(opts: Opts & { all?: boolean }): Promise<RuntimePod[]>;
+  getPodStatus(uid: string, name: string, namespace: string, opts: Opts): Promise<RuntimePodStatus>;
 }
 
 /** The views over one CRI client, without the rest of the manager (PLEG tests and bench use it). */
@@ -32,7 +40,7 @@ export function runtimeViews(cri: CriClient): RuntimeViews {
  * `all: false` only ready sandboxes and running containers (the kubelet's GetPods(false)), which is
  * what housekeeping kills as orphans: dead leftovers are the container GC's business.
  */
-export async function getPods(cri: CriClient, opts: Opts & { all?: boolean } = {}): Promise<RuntimePod[]> {
+async function getPods(cri: CriClient, opts: Opts & { all?: boolean }): Promise<RuntimePod[]> {
   const all = opts.all ?? true;
   const call = { signal: opts.signal };
   const [{ items }, { containers }] = await Promise.all([
@@ -63,7 +71,7 @@ export async function getPods(cri: CriClient, opts: Opts & { all?: boolean } = {
 }
 
 /** Every sandbox (newest first) and container (newest first) of one pod. */
-export async function getPodStatus(cri: CriClient, uid: string, name: string, namespace: string, opts: Opts = {}): Promise<PodStatus> {
+export async function getPodStatus(cri: CriClient, uid: string, name: string, namespace: string, opts: Opts): Promise<RuntimePodStatus> {
   const selector = { labelSelector: { [L.KubernetesPodUIDLabel]: uid } };
   const { items } = await cri.runtime.listPodSandbox({ filter: selector }, opts);
   items.sort((a, b) => byNewest(a.createdAt, b.createdAt));

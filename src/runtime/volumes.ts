@@ -1,21 +1,21 @@
 /**
- * The mounts of a container. bunlet has no volume manager: hostPath and (disk-backed) emptyDir
- * volumes, the two that need no apiserver, are turned into bind mounts here, under the kubelet's
+ * The mounts of a container. hostPath and (disk-backed) emptyDir volumes, the two that need no
+ * apiserver, are turned into bind mounts here, under the kubelet's
  * layout `<podsDir>/<uid>/volumes/kubernetes.io~empty-dir/<name>`. Any other volume type fails the
  * container with CreateContainerConfigError instead of silently running without its data.
  * The termination-message file is mounted here too (makeMounts).
  */
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
+import { chmodSync, closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { Container, Pod, VolumeMount } from "../api/index.ts";
 import { MountPropagation, type MountSchema } from "../cri/index.ts";
-import { ContainerConfigError } from "./env.ts";
-import { DEFAULT_TERMINATION_MESSAGE_PATH } from "./labels.ts";
+import { DEFAULT_TERMINATION_MESSAGE_PATH } from "../container/index.ts";
+import { containerConfigError } from "./errors.ts";
 
 type MountInit = MessageInitShape<typeof MountSchema>;
 
-export function podDir(podsDir: string, uid: string): string {
+function podDir(podsDir: string, uid: string): string {
   return join(podsDir, uid);
 }
 
@@ -27,16 +27,13 @@ function propagation(m: VolumeMount): MountPropagation {
 
 function volumeHostPath(pod: Pod, podsDir: string, name: string): string {
   const volume = (pod.spec.volumes ?? []).find((v) => v.name === name);
-  if (!volume) throw new ContainerConfigError(`volumeMount ${JSON.stringify(name)} names no volume of the pod`);
-  if (volume.hostPath) {
-    const { path, type } = volume.hostPath;
-    if (type === "DirectoryOrCreate" && !existsSync(path)) mkdirSync(path, { recursive: true, mode: 0o755 });
-    if (type === "FileOrCreate" && !existsSync(path)) closeSync(openSync(path, "a", 0o644));
-    return path;
-  }
+  if (!volume) throw containerConfigError(`volumeMount ${JSON.stringify(name)} names no volume of the pod`);
+  // Its type was checked, and a missing *OrCreate path created, by the volume SetUp before the
+  // pod got a sandbox (src/volumes).
+  if (volume.hostPath) return volume.hostPath.path;
   if (volume.emptyDir) {
     if (volume.emptyDir.medium === "Memory") {
-      throw new ContainerConfigError(`volume ${JSON.stringify(name)}: emptyDir medium Memory is not supported by bunlet`);
+      throw containerConfigError(`volume ${JSON.stringify(name)}: emptyDir medium Memory is not supported by bunlet`);
     }
     const dir = join(podDir(podsDir, pod.metadata.uid ?? ""), "volumes", "kubernetes.io~empty-dir", name);
     mkdirSync(dir, { recursive: true });
@@ -44,7 +41,7 @@ function volumeHostPath(pod: Pod, podsDir: string, name: string): string {
     return dir;
   }
   const kind = Object.keys(volume).find((k) => k !== "name") ?? "unknown";
-  throw new ContainerConfigError(`volume ${JSON.stringify(name)}: type ${kind} is not supported by bunlet (no apiserver, no volume plugins)`);
+  throw containerConfigError(`volume ${JSON.stringify(name)}: type ${kind} is not supported by bunlet (no apiserver, no volume plugins)`);
 }
 
 /**

@@ -1,9 +1,10 @@
 /**
- * bunlet's HTTP endpoints: the kubelet's read-only port (/healthz, /pods, /metrics,
- * /metrics/probes) and the healthz port (/healthz only). wire.ts starts one server per port and
- * stops both on shutdown.
+ * bunlet's HTTP servers: route tables (the read-only port's /healthz, /pods, /metrics,
+ * /metrics/probes; the healthz port's /healthz) and listen(), which serves a table on an address
+ * and port, over TLS when given a certificate. The kubelet's wiring starts one listener per port
+ * and stops them on shutdown.
  */
-export { startServer, ServerError, type ServerOptions, type ServerHandle } from "./serve.ts";
-export { createHandler, type HandlerOptions } from "./handler.ts";
-export { healthz, healthzOne, pingCheck, type HealthCheck, type HealthzQuery, type HealthzResponse } from "./healthz.ts";
-export { syncLoopHealthCheck, syncLoopThresholdMs } from "./checks.ts";
+export { listen, type ListenOptions } from "./serve.ts";
+export { healthzRoutes, readOnlyRoutes, type Routes } from "./handler.ts";
+export type { HealthCheck } from "./healthz.ts";
+export { syncLoopHealthCheck } from "./checks.ts";

@@ -1,15 +1,21 @@
 /**
- * Listening sockets for the read-only port and the healthz port (Bun.serve). The caller owns the
- * returned handle and stops it on shutdown. A port of 0 means "off", as in the kubelet's
- * configuration; tests ask for an ephemeral port with randomPort.
+ * Listening sockets (Bun.serve) for a route table: plain HTTP, or HTTPS when `tls` names a
+ * certificate and key. The caller owns the returned handle and stops it on shutdown. A port of 0
+ * means "off", as in the kubelet's configuration; tests ask for an ephemeral port with randomPort.
  */
-import { createHandler, type HandlerOptions } from "./handler.ts";
+import type { Logger } from "../lib/index.ts";
+import { createHandler, type Routes } from "./handler.ts";
 
-export interface ServerOptions extends HandlerOptions {
+export interface ListenOptions {
+  /** Names the server in logs ("read-only", "healthz", ...). */
+  name: string;
   address: string;
   port: number;
+  /** Serve HTTPS with this certificate chain and private key (PEM files). */
+  tls?: { certFile: string; keyFile: string };
   /** Listen on an ephemeral port (tests); the chosen port is in the handle. */
   randomPort?: boolean;
+  log: Logger;
 }
 
 export interface ServerHandle {
@@ -30,11 +36,9 @@ export class ServerError extends Error {
   }
 }
 
-export function startServer(opts: ServerOptions): ServerHandle {
+export function listen(opts: ListenOptions, routes: Routes): ServerHandle {
   if (opts.port === 0 && !opts.randomPort) return { port: 0, stop: async () => {} };
-  const kind = opts.healthzOnly ? "healthz" : "read-only";
-  const log = opts.log.with({ server: kind });
-  const handler = createHandler({ ...opts, log });
+  const log = opts.log.with({ server: opts.name });
   let server: ReturnType<typeof Bun.serve>;
   try {
     server = Bun.serve({
@@ -46,14 +50,16 @@ export function startServer(opts: ServerOptions): ServerHandle {
       // Bun shares a port between listeners unless told not to; a second bunlet (or a kubelet)
       // on the same port must be an error, not a silent split of the traffic.
       reusePort: false,
-      fetch: handler,
+      ...(opts.tls && { tls: { cert: Bun.file(opts.tls.certFile), key: Bun.file(opts.tls.keyFile) } }),
+      fetch: createHandler(routes, log),
     });
   } catch (err) {
     const code = (err as { code?: unknown }).code;
     throw new ServerError(opts.address, opts.port, typeof code === "string" ? code : String(err));
   }
   const port = server.port ?? 0;
-  log.info("serving HTTP", { address: opts.address, port, paths: opts.healthzOnly ? "/healthz" : "/healthz,/pods,/metrics,/metrics/probes" });
+  const paths = Object.keys(routes).filter((p) => !p.endsWith("/*")).join(",");
+  log.info(opts.tls ? "serving HTTPS" : "serving HTTP", { address: opts.address, port, paths });
   return {
     port,
     async stop() {

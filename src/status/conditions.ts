@@ -5,21 +5,21 @@
  * added by the caller.
  */
 import type { ContainerStatus, Pod, PodCondition, PodPhase } from "../api/index.ts";
-import type { PodStatus } from "../runtime/types.ts";
-import { hasAnyRegularContainerStarted, isRestartableInitContainer } from "./phase.ts";
+import { isRestartableInitContainer, podSandboxChanged, type RuntimePodStatus } from "../container/index.ts";
+import { hasAnyRegularContainerStarted } from "./phase.ts";
 
-export const UnknownContainerStatuses = "UnknownContainerStatuses";
-export const PodCompleted = "PodCompleted";
-export const PodFailed = "PodFailed";
-export const ContainersNotReady = "ContainersNotReady";
-export const ContainersNotInitialized = "ContainersNotInitialized";
-export const ReadinessGatesNotReady = "ReadinessGatesNotReady";
+const UnknownContainerStatuses = "UnknownContainerStatuses";
+const PodCompleted = "PodCompleted";
+const PodFailed = "PodFailed";
+const ContainersNotReady = "ContainersNotReady";
+const ContainersNotInitialized = "ContainersNotInitialized";
+const ReadinessGatesNotReady = "ReadinessGatesNotReady";
 
-export const PodScheduled = "PodScheduled";
-export const PodReady = "Ready";
-export const PodInitialized = "Initialized";
-export const ContainersReady = "ContainersReady";
-export const PodReadyToStartContainers = "PodReadyToStartContainers";
+const PodScheduled = "PodScheduled";
+const PodReady = "Ready";
+const PodInitialized = "Initialized";
+const ContainersReady = "ContainersReady";
+const PodReadyToStartContainers = "PodReadyToStartContainers";
 export const DisruptionTarget = "DisruptionTarget";
 
 /** Conditions only the kubelet writes (kubetypes.PodConditionByKubelet). */
@@ -123,8 +123,8 @@ export function generatePodInitializedCondition(pod: Pod, statuses: ContainerSta
  * PodReadyToStartContainers: the pod has its sandbox with networking (the runtime would not
  * have to create a new one; kuberuntime PodSandboxChanged).
  */
-export function generatePodReadyToStartContainersCondition(pod: Pod, podStatus: PodStatus): PodCondition {
-  return condition(PodReadyToStartContainers, !podSandboxChanged(pod, podStatus));
+export function generatePodReadyToStartContainersCondition(pod: Pod, podStatus: RuntimePodStatus): PodCondition {
+  return condition(PodReadyToStartContainers, !podSandboxChanged(pod, podStatus).changed);
 }
 
 export function generatePodScheduledCondition(): PodCondition {
@@ -134,16 +134,4 @@ export function generatePodScheduledCondition(): PodCondition {
 /** Ready / ContainersReady of a pod in a terminal phase: always False, with the phase as reason. */
 export function terminalPhaseReadyConditions(phase: PodPhase): PodCondition[] {
   return [condition(PodReady, false, terminalReason(phase)), condition(ContainersReady, false, terminalReason(phase))];
-}
-
-/** True when the runtime would have to (re)create the pod sandbox. */
-export function podSandboxChanged(pod: Pod, podStatus: PodStatus): boolean {
-  const sandboxes = podStatus.sandboxStatuses;
-  const newest = sandboxes[0];
-  if (newest === undefined) return true;
-  if (sandboxes.filter((s) => s.state === "ready").length > 1) return true;
-  if (newest.state !== "ready") return true;
-  const hostNetwork = pod.spec.hostNetwork === true;
-  if (newest.hostNetwork !== hostNetwork) return true;
-  return !hostNetwork && newest.ips.length === 0;
 }

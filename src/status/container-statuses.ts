@@ -7,18 +7,18 @@
  * ErrImagePull, ...) from the runtime manager's reason cache.
  */
 import type { Container, ContainerState, ContainerStatus, Pod } from "../api/index.ts";
-import { findContainerStatus, type PodStatus, type RuntimeContainerStatus } from "../runtime/types.ts";
+import { findContainerStatus, shouldContainerBeRestarted, type RuntimeContainerStatus, type RuntimePodStatus } from "../container/index.ts";
 import { rfc3339 } from "./time.ts";
 
-export const ContainerCreating = "ContainerCreating";
-export const PodInitializing = "PodInitializing";
+const ContainerCreating = "ContainerCreating";
+const PodInitializing = "PodInitializing";
 export const ContainerStatusUnknown = "ContainerStatusUnknown";
 
 export type WaitingReason = (containerName: string) => { reason: string; message: string } | undefined;
 
 export interface ConvertOptions {
   pod: Pod;
-  podStatus: PodStatus;
+  podStatus: RuntimePodStatus;
   /** The statuses last reported for these containers (status manager, else pod.status). */
   previous: ContainerStatus[] | undefined;
   containers: Container[];
@@ -27,20 +27,6 @@ export interface ConvertOptions {
   waitingReason: WaitingReason;
   /** Prefix of containerID, e.g. "containerd". */
   runtimeName: string;
-}
-
-/** ShouldContainerBeRestarted: would the next syncPod start this container (again)? */
-export function shouldContainerBeRestarted(container: Container, pod: Pod, podStatus: PodStatus): boolean {
-  if (pod.metadata.deletionTimestamp !== undefined) return false;
-  const status = findContainerStatus(podStatus, container.name);
-  if (status === undefined) return true;
-  if (status.state === "running") return false;
-  if (status.state === "unknown" || status.state === "created") return true;
-  // A sidecar's own restartPolicy overrides the pod's (ContainerRestartRules).
-  const policy = container.restartPolicy ?? pod.spec.restartPolicy ?? "Always";
-  if (policy === "Never") return false;
-  if (policy === "OnFailure" && status.exitCode === 0) return false;
-  return true;
 }
 
 export function convertToAPIContainerStatuses(opts: ConvertOptions): ContainerStatus[] {

@@ -4,8 +4,9 @@
  * and startup (no probe → ready/started once running; a prober plugs in through probeResult),
  * conditions with transition times carried from the previous status, host IPs.
  */
-import type { ContainerStatus, Pod, PodCondition, PodStatus as ApiPodStatus } from "../api/index.ts";
-import type { PodStatus } from "../runtime/types.ts";
+import { computePodQOS, type ContainerStatus, type Pod, type PodCondition, type PodStatus } from "../api/index.ts";
+import { isRestartableInitContainer, type RuntimePodStatus } from "../container/index.ts";
+import { ipFamily } from "../lib/index.ts";
 import {
   DisruptionTarget,
   generateContainersReadyCondition,
@@ -16,8 +17,7 @@ import {
   kubeletOwnedConditions,
 } from "./conditions.ts";
 import { convertToAPIContainerStatuses, type WaitingReason } from "./container-statuses.ts";
-import { getPhase, isPodPhaseTerminal, isRestartableInitContainer } from "./phase.ts";
-import { computePodQOS } from "./qos.ts";
+import { getPhase, isPodPhaseTerminal } from "./phase.ts";
 import { rfc3339 } from "./time.ts";
 
 /**
@@ -28,7 +28,7 @@ export type ProbeResult = (probe: "readiness" | "startup", containerName: string
 
 export interface GenerateOptions {
   /** The status last set for the pod (the status manager's), else pod.status is the base. */
-  oldStatus?: ApiPodStatus;
+  oldStatus?: PodStatus;
   /** The pod worker knows no container will run again. */
   podIsTerminal: boolean;
   /** Why a container that should run is not running (the runtime manager's reason cache). */
@@ -41,7 +41,7 @@ export interface GenerateOptions {
   runtimeName?: string;
 }
 
-export function generateAPIPodStatus(pod: Pod, podStatus: PodStatus, opts: GenerateOptions): ApiPodStatus {
+export function generateAPIPodStatus(pod: Pod, podStatus: RuntimePodStatus, opts: GenerateOptions): PodStatus {
   const old = opts.oldStatus ?? pod.status ?? {};
   const apiPhase = pod.status?.phase;
   const initContainers = pod.spec.initContainers ?? [];
@@ -86,7 +86,7 @@ export function generateAPIPodStatus(pod: Pod, podStatus: PodStatus, opts: Gener
   conditions.push(generatePodScheduledCondition());
   const stamped = conditions.map((c) => (kubeletOwnedConditions.has(c.type) ? withTransitionTime(c, old.conditions, opts.now) : c));
 
-  const status: ApiPodStatus = { phase, conditions: stamped };
+  const status: PodStatus = { phase, conditions: stamped };
   if (message) status.message = message;
   if (reason) status.reason = reason;
   const hostIPs = opts.hostIPs.slice(0, 2);
@@ -141,7 +141,7 @@ function applyProbeResults(pod: Pod, regular: ContainerStatus[], init: Container
 }
 
 /** A regular container exists in the pod's current sandbox (kubecontainer.HasAnyActiveRegularContainerStarted). */
-function hasActiveRegularContainer(pod: Pod, podStatus: PodStatus): boolean {
+function hasActiveRegularContainer(pod: Pod, podStatus: RuntimePodStatus): boolean {
   const sandboxId = podStatus.sandboxStatuses[0]?.id;
   if (sandboxId === undefined) return false;
   const names = new Set(pod.spec.containers.map((c) => c.name));
@@ -149,7 +149,7 @@ function hasActiveRegularContainer(pod: Pod, podStatus: PodStatus): boolean {
 }
 
 function isIPv6(ip: string): boolean {
-  return ip.includes(":");
+  return ipFamily(ip) === 6;
 }
 
 /**

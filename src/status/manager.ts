@@ -5,20 +5,21 @@
  * it. It refuses illegal changes (a finished container coming back), keeps the first startTime
  * and each condition's transition time, and ignores writes that change nothing.
  */
-import { isStaticPod, podRef, podUID, type ContainerStatus, type Pod, type PodStatus as ApiPodStatus } from "../api/index.ts";
+import { isStaticPod, podRef, podUID, type ContainerStatus, type Pod, type PodStatus } from "../api/index.ts";
+import { isRestartableInitContainer } from "../container/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import { DisruptionTarget, kubeletOwnedConditions, terminalPhaseReadyConditions } from "./conditions.ts";
 import { ContainerStatusUnknown } from "./container-statuses.ts";
 import { withTransitionTime } from "./generate.ts";
 import { illegalContainerTransition, isPodStatusByKubeletEqual, normalizeStatus } from "./normalize.ts";
-import { isPodPhaseTerminal, isRestartableInitContainer } from "./phase.ts";
+import { isPodPhaseTerminal } from "./phase.ts";
 import { rfc3339 } from "./time.ts";
 
 export interface StatusManager {
   /** Records the status the pod worker computed (no-op when nothing the kubelet owns changed). */
-  setPodStatus(pod: Pod, status: ApiPodStatus): void;
+  setPodStatus(pod: Pod, status: PodStatus): void;
   /** A copy of the current status, if any was set. */
-  getPodStatus(uid: string): ApiPodStatus | undefined;
+  getPodStatus(uid: string): PodStatus | undefined;
   /** The pod's containers are all stopped: every unfinished container becomes terminated. */
   terminatePod(pod: Pod): void;
   /** Forgets the status of every pod not in keep. */
@@ -31,7 +32,7 @@ export interface StatusManager {
 }
 
 interface VersionedStatus {
-  status: ApiPodStatus;
+  status: PodStatus;
   version: number;
   podIsFinished: boolean;
 }
@@ -45,7 +46,7 @@ const terminatedUnknown = {
 export function createStatusManager(deps: { clock: Clock; log: Logger }): StatusManager {
   const statuses = new Map<string, VersionedStatus>();
 
-  const update = (pod: Pod, input: ApiPodStatus, force: boolean, finished: boolean) => {
+  const update = (pod: Pod, input: PodStatus, force: boolean, finished: boolean) => {
     const uid = podUID(pod);
     const cached = statuses.get(uid);
     const old = cached?.status ?? pod.status ?? {};
@@ -125,7 +126,7 @@ function markTerminated(cs: ContainerStatus): void {
  * Whether the pod got past its init containers, judged by the status being terminated (the
  * kubelet looks at the apiserver's copy, which bunlet does not have for static pods).
  */
-function hasPodInitialized(pod: Pod, status: ApiPodStatus): boolean {
+function hasPodInitialized(pod: Pod, status: PodStatus): boolean {
   const initSpecs = pod.spec.initContainers ?? [];
   if (initSpecs.length === 0) return true;
   if ((status.containerStatuses ?? []).some((s) => s.lastState?.terminated !== undefined || s.state?.waiting === undefined)) return true;

@@ -4,16 +4,16 @@
  * messages share a 12 KiB budget, statuses are sorted, and two statuses that differ only in
  * conditions the kubelet does not own are the same.
  */
-import type { ContainerState, ContainerStatus, Pod, PodStatus as ApiPodStatus } from "../api/index.ts";
+import type { ContainerState, ContainerStatus, Pod, PodStatus } from "../api/index.ts";
+import { isRestartableInitContainer } from "../container/index.ts";
 import { DisruptionTarget, kubeletOwnedConditions } from "./conditions.ts";
-import { isRestartableInitContainer } from "./phase.ts";
 import { normalizeTimestamp } from "./time.ts";
 
 /** kubecontainer.MaxPodTerminationMessageLogLength */
 const maxPodTerminationMessageLogLength = 1024 * 12;
 
 /** An error message when a terminated container would come back (checkContainerStateTransition). */
-export function illegalContainerTransition(old: ApiPodStatus, next: ApiPodStatus, pod: Pod): string | undefined {
+export function illegalContainerTransition(old: PodStatus, next: PodStatus, pod: Pod): string | undefined {
   const policy = pod.spec.restartPolicy ?? "Always";
   if (policy === "Always") return undefined;
   const stuck = (status: ContainerStatus) => {
@@ -38,7 +38,7 @@ export function illegalContainerTransition(old: ApiPodStatus, next: ApiPodStatus
 }
 
 /** normalizeStatus: whole-second timestamps, bounded termination messages, stable order. */
-export function normalizeStatus(pod: Pod, status: ApiPodStatus): void {
+export function normalizeStatus(pod: Pod, status: PodStatus): void {
   const containers = pod.spec.containers.length + (pod.spec.initContainers?.length ?? 0) + (pod.spec.ephemeralContainers?.length ?? 0);
   const bytesPerStatus = containers > 0 ? Math.floor(maxPodTerminationMessageLogLength / containers) : maxPodTerminationMessageLogLength;
   const normalizeState = (state: ContainerState | undefined) => {
@@ -64,11 +64,11 @@ export function normalizeStatus(pod: Pod, status: ApiPodStatus): void {
 }
 
 /** Equal, looking only at conditions the kubelet owns or shares (isPodStatusByKubeletEqual). */
-export function isPodStatusByKubeletEqual(a: ApiPodStatus, b: ApiPodStatus): boolean {
+export function isPodStatusByKubeletEqual(a: PodStatus, b: PodStatus): boolean {
   return stableJson(kubeletView(a)) === stableJson(kubeletView(b));
 }
 
-function kubeletView(status: ApiPodStatus): ApiPodStatus {
+function kubeletView(status: PodStatus): PodStatus {
   const conditions = (status.conditions ?? [])
     .filter((c) => kubeletOwnedConditions.has(c.type) || c.type === DisruptionTarget)
     .sort((x, y) => (x.type < y.type ? -1 : 1));

@@ -4,15 +4,11 @@
  * containers) count as running but their exits do not end the pod; regular containers decide
  * Running / Succeeded / Failed according to the restart policy.
  */
-import { isStaticPod, type Container, type ContainerStatus, type Pod, type PodPhase } from "../api/index.ts";
+import { isStaticPod, type ContainerStatus, type Pod, type PodPhase } from "../api/index.ts";
+import { isRestartableInitContainer } from "../container/index.ts";
 
 export function isPodPhaseTerminal(phase: PodPhase | undefined): boolean {
   return phase === "Succeeded" || phase === "Failed";
-}
-
-/** An init container with restartPolicy Always: a sidecar that keeps running beside the pod. */
-export function isRestartableInitContainer(container: Container): boolean {
-  return container.restartPolicy === "Always";
 }
 
 /** Any regular container is running or has exited (so initialization once completed). */

@@ -9,6 +9,7 @@ import { rmSync } from "node:fs";
 import {
   ContainerEventType,
   ContainerState,
+  type ContainerEventResponse,
   createCriClient,
   GrpcCode,
   NamespaceMode,
@@ -16,6 +17,7 @@ import {
   type CriClient,
 } from "../../src/cri/index.ts";
 import { callError } from "../fake-cri/fixtures.ts";
+import { waitFor } from "../harness/wait.ts";
 import { podKit, text, waitForContainerState, type PodKit } from "./helpers.ts";
 
 export interface ContractTarget {
@@ -23,7 +25,10 @@ export interface ContractTarget {
   images: { busybox: string; pause: string };
   /** false for containerd 1.6, which answers GetContainerEvents with UNIMPLEMENTED. */
   eventsSupported: boolean;
-  /** Resolves once the runtime has registered an event stream (else the suite waits 50 ms). */
+  /**
+   * Resolves once the runtime has registered an event stream. Without it the suite keeps creating
+   * sandboxes until the stream reports the creation of one of them.
+   */
   eventStreamOpen?: () => Promise<void>;
   stop(): Promise<void>;
 }
@@ -260,13 +265,26 @@ export function criContract(name: string, setup: () => Promise<ContractTarget>):
         expect(await callError(first)).toMatchObject({ code: GrpcCode.UNIMPLEMENTED });
         return;
       }
-      // The stream must be registered before the change it has to report.
-      await (target.eventStreamOpen?.() ?? Bun.sleep(50));
-      const sb = await kit.sandbox("events");
-      const event = (await first).value!;
-      expect([event.containerId, event.containerEventType]).toEqual([sb.id, ContainerEventType.CONTAINER_CREATED_EVENT]);
-      expect(event.podSandboxStatus?.metadata?.uid).toBe(sb.config.metadata!.uid);
+      // A change made before the stream is registered is not reported: with the target's hook the
+      // suite waits for the registration, else it makes changes until one is reported.
+      await target.eventStreamOpen?.();
+      const created = new Map<string, Awaited<ReturnType<PodKit["sandbox"]>>>();
+      const creations: ContainerEventResponse[] = [];
+      const watching = (async () => {
+        for (let next = await first; !next.done; next = await stream.next()) {
+          if (next.value.containerEventType === ContainerEventType.CONTAINER_CREATED_EVENT) creations.push(next.value);
+        }
+      })().catch(() => undefined);
+      const event = await waitFor("the stream to report a sandbox's creation", async () => {
+        const ours = creations.find((e) => created.has(e.containerId));
+        if (ours) return ours;
+        const sb = await kit.sandbox("events");
+        created.set(sb.id, sb);
+        return undefined;
+      });
+      expect(event.podSandboxStatus?.metadata?.uid).toBe(created.get(event.containerId)!.config.metadata!.uid);
       controller.abort();
+      await watching;
     });
   });
 }

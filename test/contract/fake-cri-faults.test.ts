@@ -3,6 +3,7 @@ import { ContainerEventType, createCriClient, GrpcCode, type CriClient, type Tra
 import { FakeClock } from "../../src/lib/index.ts";
 import { callError, containerConfig, readEvents, sandboxConfig } from "../fake-cri/fixtures.ts";
 import { startFakeCri } from "../fake-cri/index.ts";
+import { waitFor } from "../harness/wait.ts";
 
 const BUSYBOX = "docker.io/library/busybox:1.36";
 const cleanups: (() => unknown)[] = [];
@@ -19,16 +20,8 @@ async function setup(transport: TransportKind = "grpc-js") {
 }
 
 /** Retries `fn` until it succeeds (the client reconnecting with its own backoff) or 5 s pass. */
-async function eventually<T>(fn: () => Promise<T>): Promise<T> {
-  const deadline = performance.now() + 5000;
-  for (;;) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (performance.now() > deadline) throw err;
-      await Bun.sleep(20);
-    }
-  }
+function eventually<T>(fn: () => Promise<T>): Promise<T> {
+  return waitFor("the call to succeed once the client reconnected", fn, 5_000);
 }
 
 describe("GetContainerEvents faults", () => {

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ContainerState, type CriClient } from "../../src/cri/index.ts";
 import { containerConfig, sandboxConfig } from "../fake-cri/fixtures.ts";
+import { waitFor } from "../harness/wait.ts";
 
 export interface PodKit {
   logRoot: string;
@@ -48,15 +49,12 @@ export function podKit(client: () => CriClient, busybox: string): PodKit {
 
 /** Polls ContainerStatus until the container reaches `state` (10 s at most). */
 export async function waitForContainerState(client: CriClient, containerId: string, state: ContainerState) {
-  const deadline = performance.now() + 10_000;
-  for (;;) {
+  let seen = ContainerState.CONTAINER_UNKNOWN;
+  return waitFor(`container ${containerId} to be ${ContainerState[state]}`, async () => {
     const status = (await client.runtime.containerStatus({ containerId })).status!;
-    if (status.state === state) return status;
-    if (performance.now() > deadline) {
-      throw new Error(`container ${containerId} stayed ${ContainerState[status.state]}, expected ${ContainerState[state]} within 10 s`);
-    }
-    await Bun.sleep(25);
-  }
+    seen = status.state;
+    return status.state === state && status;
+  }, { intervalMs: 25, detail: () => `it stayed ${ContainerState[seen]}` });
 }
 
 export const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);

@@ -82,6 +82,12 @@ describe("dist/bunlet from a folder with no node_modules", () => {
     ["an unknown config field", ["--config=unknown.yaml"], "bunlet: unknown.yaml: staticPodDir: unknown field\n",
       () => writeFileSync(join(dir, "unknown.yaml"), `${header}staticPodDir: /etc/kubernetes/manifests\n`)],
     ["a missing config file", ["--config=/nonexistent/bunlet.yaml"], 'bunlet: cannot read config file "/nonexistent/bunlet.yaml": no such file or directory\n', () => {}],
+    ["a kubelet flag with a bad value", ["--max-pods=lots"], 'bunlet: invalid value "lots" for flag --max-pods: expected an integer, found "lots"\n', () => {}],
+    ["a klog flag the kubelet dropped", ["--logtostderr=false"], "bunlet: unknown flag: --logtostderr\n", () => {}],
+    ["cgroupDriver systemd with the embedded containerd", ["--cgroup-driver=systemd"],
+      'bunlet: --cgroup-driver "systemd" is not supported with the embedded containerd: bunlet makes no pod cgroups for systemd to manage, ' +
+        "so runc could not place the containers; use cgroupfs, or point --container-runtime-endpoint at a containerd configured with SystemdCgroup = true\n",
+      () => {}],
   ];
   for (const [name, args, line, prepare] of bad) {
     test(`${name} exits 2 with exactly one line on stderr`, () => {
@@ -90,4 +96,43 @@ describe("dist/bunlet from a folder with no node_modules", () => {
       expect(r).toEqual({ code: 2, stdout: "", stderr: line });
     });
   }
+});
+
+describe("a systemd drop-in written for the kubelet", () => {
+  test("its flags start bunlet, and what bunlet does not act on is one warning at the default verbosity", async () => {
+    const root = join(dir, "dropin-root");
+    // The ExecStart of a kubelet unit with 10-kubeadm.conf-style KUBELET_EXTRA_ARGS.
+    const args = [
+      "--fail-swap-on=false",
+      "--cgroup-driver=cgroupfs",
+      "--eviction-hard=memory.available<100Mi",
+      "--max-pods=50",
+      "--pod-infra-container-image=registry.k8s.io/pause:3.9",
+      "--resolv-conf=/etc/resolv.conf",
+      "--cluster-dns=10.96.0.10",
+      "--container-runtime-endpoint=unix:///nonexistent/containerd.sock",
+      `--root-dir=${root}`,
+      "--read-only-port=0",
+      "--healthz-port=0",
+    ];
+    const p = Bun.spawn([bin, ...args], { cwd: dir, env: { PATH: "/usr/bin:/bin" }, stdout: "pipe", stderr: "pipe" });
+    const lines: string[] = [];
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for await (const chunk of p.stderr) {
+      buffer += decoder.decode(chunk, { stream: true });
+      lines.push(...buffer.split("\n").slice(0, -1));
+      buffer = buffer.slice(buffer.lastIndexOf("\n") + 1);
+      // Past the start-up notices: it is waiting for the (missing) runtime.
+      if (lines.some((l) => l.includes("does not answer yet"))) break;
+    }
+    p.kill("SIGTERM");
+    await p.exited;
+    const notes = lines.filter((l) => l.includes("not acted on by bunlet"));
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toContain("level=warn");
+    expect(notes[0]).toContain(
+      'settings="--fail-swap-on (failSwapOn), --eviction-hard (evictionHard), --max-pods (maxPods), --pod-infra-container-image, --cluster-dns (clusterDNS)"',
+    );
+  }, 30_000);
 });

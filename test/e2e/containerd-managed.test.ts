@@ -13,6 +13,7 @@ import { ensureImages, importImages, runCommand } from "../harness/images.ts";
 import { allocateTestNetwork, type TestNetwork } from "../harness/network.ts";
 import { isAlive, reapAbandoned, writeOwner } from "../harness/reap.ts";
 import { requireE2e } from "../harness/require.ts";
+import { waitFor } from "../harness/wait.ts";
 
 const TASK_ID = "bunlet-e2e-shim";
 
@@ -37,10 +38,7 @@ function pidsMentioning(needle: string): number[] {
 
 /** Polls a condition that depends on another process; fails with `what` after `ms`. */
 async function eventually(what: string, check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  for (const deadline = performance.now() + ms; performance.now() < deadline; await Bun.sleep(50)) {
-    if (await check()) return;
-  }
-  throw new Error(`timed out after ${ms} ms waiting for: ${what}`);
+  await waitFor(what, check, { timeoutMs: ms, intervalMs: 50 });
 }
 
 async function taskPid(socketPath: string): Promise<number> {

@@ -17,6 +17,7 @@ import {
 } from "../../src/cri/index.ts";
 import { BUSYBOX_IMAGE } from "../../src/containerd/index.ts";
 import { startTestContainerd, type TestContainerd } from "../harness/containerd.ts";
+import { waitFor } from "../harness/wait.ts";
 
 let ctd: TestContainerd;
 let logDir: string;
@@ -121,17 +122,18 @@ test("a dead runtime is UNAVAILABLE and the client recovers when it comes back",
   expect(pid).toBeDefined();
   process.kill(pid!, "SIGKILL");
   let lastErr: unknown;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      await cri.runtime.version({}, { timeoutMs: 1000 });
-      break;
-    } catch (err) {
-      lastErr = err;
-      if (Date.now() > deadline) throw err;
-      await Bun.sleep(100);
-    }
-  }
+  await waitFor(
+    "the runtime to answer again",
+    async () => {
+      try {
+        return await cri.runtime.version({}, { timeoutMs: 1000 });
+      } catch (err) {
+        lastErr = err;
+        throw err;
+      }
+    },
+    { timeoutMs: 30_000, intervalMs: 100 },
+  );
   // The managed containerd restarts it; calls in between fail with a CriError, then succeed.
   expect(lastErr === undefined || isCriError(lastErr, GrpcCode.UNAVAILABLE)).toBe(true);
   expect(ctd.managed.restarts).toBeGreaterThanOrEqual(1);

@@ -89,6 +89,23 @@ export function runtimeHandlers(store: FakeStore, behaviors: Behaviors, conditio
       containers: filterContainers([...store.containers.values()], [...store.sandboxes.keys()], req.filter).map(toContainer),
     }),
     containerStatus: (req) => ({ status: toContainerStatus(store.container(req.containerId), store.images), info: {} }),
+    // A running container uses a tenth of a core and 1 MiB; a stopped one nothing (as containerd reports it).
+    listContainerStats: (req) => {
+      const now = BigInt(clock.now()) * 1_000_000n;
+      const f = req.filter;
+      const picked = filterContainers([...store.containers.values()], [...store.sandboxes.keys()], f && { id: f.id, podSandboxId: f.podSandboxId, labelSelector: f.labelSelector, $typeName: "runtime.v1.ContainerFilter" });
+      return {
+        stats: picked.map((c) => {
+          const running = c.state === ContainerState.CONTAINER_RUNNING;
+          return {
+            attributes: { id: c.id, metadata: { name: c.name, attempt: c.attempt }, labels: c.labels, annotations: c.annotations },
+            cpu: { timestamp: now, usageCoreNanoSeconds: { value: running ? (now - c.startedAt) / 10n : 0n } },
+            memory: { timestamp: now, workingSetBytes: { value: running ? 1_048_576n : 0n } },
+            writableLayer: { timestamp: now, usedBytes: { value: 4096n }, inodesUsed: { value: 3n } },
+          };
+        }),
+      };
+    },
     updateContainerResources: (req) => {
       store.container(req.containerId);
       return {};

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { BUSYBOX_TAR, ensureImages, runCommand } from "./images.ts";
 import { reapAbandoned, writeOwner } from "./reap.ts";
 import { requireE2e } from "./require.ts";
+import { waitFor } from "./wait.ts";
 
 export interface TestRegistry {
   /** `127.0.0.1:PORT`; images are at `<host>/bunlet/busybox:1.36`. */
@@ -24,17 +25,12 @@ async function freePort(): Promise<number> {
 }
 
 async function waitForV2(host: string, proc: { exitCode: number | null }, logFile: string): Promise<void> {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    if (proc.exitCode !== null) throw new Error(`docker-registry exited with code ${proc.exitCode}; see ${logFile}`);
-    try {
-      const res = await fetch(`http://${host}/v2/`);
-      if (res.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await Bun.sleep(50);
-  }
-  throw new Error(`docker-registry did not answer http://${host}/v2/ within 5 s; see ${logFile}`);
+  const outcome = await waitFor(
+    `docker-registry to answer http://${host}/v2/`,
+    async () => (proc.exitCode !== null ? "exited" : (await fetch(`http://${host}/v2/`)).ok && "ready"),
+    { timeoutMs: 5_000, intervalMs: 50, detail: () => `see ${logFile}` },
+  );
+  if (outcome === "exited") throw new Error(`docker-registry exited with code ${proc.exitCode}; see ${logFile}`);
 }
 
 export async function startTestRegistry(): Promise<TestRegistry> {

@@ -1,5 +1,4 @@
 export { Channel, ChannelClosedError } from "./channel.ts";
 export { Mailbox } from "./mailbox.ts";
-export { KeyedSequencer } from "./sequencer.ts";
 export { Backoff, jitter, type BackoffOptions } from "./backoff.ts";
 export { delay, runEvery, anySignal, isAbortError } from "./delay.ts";

@@ -3,6 +3,7 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
+import { waitFor } from "../../harness/wait.ts";
 
 const repo = join(import.meta.dir, "../../..");
 export const binary = join(repo, "dist/bunlet");
@@ -93,23 +94,11 @@ export type Waiter = <T>(what: string, check: () => Promise<T | undefined | fals
  * error check threw and the tail of the bunlet's log, which is usually the answer.
  */
 export function bunletWaiter(current: () => BunletProcess | undefined, defaultTimeoutMs: number): Waiter {
-  return async (what, check, timeoutMs = defaultTimeoutMs) => {
-    const deadline = performance.now() + timeoutMs;
-    let last: unknown;
-    for (;;) {
-      try {
-        const v = await check();
-        if (v !== undefined && v !== false) return v;
-      } catch (err) {
-        last = err;
-      }
-      if (performance.now() > deadline) {
-        const bunlet = current();
-        const logs = (bunlet?.lines ?? []).filter((l) => l.level !== "debug").slice(-30).map((l) => JSON.stringify(l));
-        const raw = bunlet?.raw.length ? `\nnon-JSON output:\n${bunlet.raw.join("\n")}` : "";
-        throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (${String(last)})` : ""}; last bunlet logs:\n${logs.join("\n")}${raw}`);
-      }
-      await Bun.sleep(100);
-    }
+  const logTail = () => {
+    const bunlet = current();
+    const logs = (bunlet?.lines ?? []).filter((l) => l.level !== "debug").slice(-30).map((l) => JSON.stringify(l));
+    const raw = bunlet?.raw.length ? `\nnon-JSON output:\n${bunlet.raw.join("\n")}` : "";
+    return `last bunlet logs:\n${logs.join("\n")}${raw}`;
   };
+  return (what, check, timeoutMs = defaultTimeoutMs) => waitFor(what, check, { timeoutMs, intervalMs: 100, detail: logTail });
 }

@@ -2,11 +2,14 @@
  * Issue 3's "done when": dist/bunlet with bad manifests in --pod-manifest-path logs each one by
  * file name (with the field) and keeps running the good ones. And beyond the kubelet: a good
  * manifest edited into a broken one keeps its pod running, which /pods (an annotation),
- * /healthz?verbose and bunlet_manifest_errors report. The runtime is the fake CRI, so this runs
- * the real binary without needing containerd.
+ * /healthz?verbose and bunlet_manifest_errors report. Issue 18.6/18.7: a fix logs the recovery,
+ * bunlet_rejected_manifests counts what is rejected now, a duplicate is reported once with both
+ * names, a half-written file is not reported, /healthz?verbose reads as text, and the PLEG gauge
+ * moves without /healthz. The runtime is the fake CRI, so this runs the real binary without
+ * needing containerd.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PodList } from "../../../src/api/index.ts";
@@ -95,4 +98,66 @@ test("a broken edit keeps the last good pod, annotated in /pods, listed in /heal
   const after = fake.state.containers.filter((c) => c.state === 1).map((c) => c.id);
   expect(after).toEqual(before);
   expect(fake.callNames().filter((n) => n === "StopContainer")).toEqual([]);
+});
+
+const metric = async (name: string, labels = "") => {
+  const text = await (await get("/metrics")).text();
+  const line = text.split("\n").find((l) => l.startsWith(`${name}${labels} `));
+  return line === undefined ? undefined : Number(line.split(" ")[1]);
+};
+
+/** Waits until `n` more relists happened (each logs the never-decoding garbage.yaml again). */
+async function relists(n: number): Promise<void> {
+  const garbageLines = () => bunlet.lines.filter((l) => l.level === "error" && String(l.file ?? "").endsWith("garbage.yaml")).length;
+  const start = garbageLines();
+  await waitFor(`${n} more relists`, () => garbageLines() >= start + n);
+}
+
+test("fixing the broken manifest logs the recovery; the gauge counts only what is rejected now", async () => {
+  writeFileSync(join(manifests, "web.json"), good("web", ["sleep", "1800"]));
+  await waitFor("the recovery line", () => bunlet.lines.find((l) => l.msg === "Static pod manifest is valid again" && String(l.file).endsWith("web.json")));
+  await waitFor("the gauge at 2 (garbage.yaml and noimage.yaml)", async () => (await metric("bunlet_rejected_manifests", '{source="file"}')) === 2);
+});
+
+test("a copy beside a manifest (web.json.bak) is reported once with both file names, and in /healthz?verbose", async () => {
+  writeFileSync(join(manifests, "web.json.bak"), good("web", ["sleep", "99"]));
+  const bak = join(manifests, "web.json.bak");
+  const dupLines = () => bunlet.lines.filter((l) => l.msg === "Two static pod manifests define the same pod; ignoring the later file until one of them changes");
+  const line = await waitFor("the duplicate warning", () => dupLines()[0]);
+  expect(line.file).toBe(bak);
+  expect(String(line.err)).toContain(join(manifests, "web.json"));
+  await relists(2);
+  expect(dupLines()).toHaveLength(1);
+  const healthz = await (await get("/healthz?verbose")).text();
+  expect(healthz).toContain(`[i]rejected manifest ${bak}: metadata.name: Duplicate value: pod default/web-node-a is also defined by ${join(manifests, "web.json")}`);
+  expect(healthz).toContain("[i]rejected manifests: 3\n");
+  expect(await metric("bunlet_rejected_manifests", '{source="file"}')).toBe(3);
+  rmSync(bak);
+  await waitFor("the gauge back at 2", async () => (await metric("bunlet_rejected_manifests", '{source="file"}')) === 2);
+});
+
+test("a half-written manifest (created empty, filled a moment later, as `cat >` does) is never reported", async () => {
+  const file = join(manifests, "late.json");
+  const fd = openSync(file, "w");
+  await relists(1);
+  writeSync(fd, good("late"));
+  closeSync(fd);
+  await waitFor("late running", async () => {
+    const list = (await (await get("/pods")).json()) as PodList;
+    return list.items.find((p) => p.metadata.name === "late-node-a" && p.status?.phase === "Running");
+  });
+  await relists(2);
+  expect(bunlet.lines.filter((l) => (l.level === "error" || l.level === "warn") && l.file === file)).toEqual([]);
+});
+
+test("/healthz?verbose reads as text: the PLEG's mode, since when, why and how often it relists", async () => {
+  const healthz = await (await get("/healthz?verbose")).text();
+  expect(healthz).toMatch(/\n\[i\]pleg: (evented|generic) mode since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \([0-9hms.]+ ago\); reason: [^\n]+; relisting every [0-9hms.]+/);
+  expect(healthz).not.toContain('{"mode"');
+});
+
+test("kubelet_pleg_last_seen_seconds moves while nobody asks /healthz", async () => {
+  const first = await metric("kubelet_pleg_last_seen_seconds");
+  expect(first).toBeGreaterThan(0);
+  await waitFor("the gauge to move", async () => ((await metric("kubelet_pleg_last_seen_seconds")) ?? 0) > first!);
 });

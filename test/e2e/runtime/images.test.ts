@@ -1,8 +1,8 @@
 /** Image pulls through CRI from the harness's local registry: pull policies, a missing image, backoff. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { runningPodFromStatus } from "../../../src/runtime/index.ts";
-import { BackoffError } from "../../../src/runtime/errors.ts";
 import { startTestRegistry, type TestRegistry } from "../../harness/registry.ts";
+import { runningPodFromStatus } from "../../../src/container/index.ts";
+import { SyncError } from "../../../src/runtime/index.ts";
 import { busybox, e2ePod, eventually, startE2eRuntime, type E2eRuntime } from "./setup.ts";
 
 let registry: TestRegistry;
@@ -34,7 +34,7 @@ describe("image pulls from the local registry", () => {
     // The runtime reports the repo digest the image was pulled by (status.imageID).
     expect(after.image!.repoDigests).toContain(s.containerStatuses[0].imageRef);
     expect(rt.log.lines.some((l) => l.msg === "Successfully pulled image" && l.image === registry.busyboxImage)).toBe(true);
-    await rt.rm.killPod(pod, runningPodFromStatus(s), 2);
+    await rt.rm.killPod(pod, runningPodFromStatus(s), { gracePeriodOverride: 2, signal: rt.signal });
   }, 60_000);
 
   test("Always pulls again even though the image is present", async () => {
@@ -42,7 +42,7 @@ describe("image pulls from the local registry", () => {
     const pulled = rt.log.lines.filter((l) => l.msg === "Successfully pulled image").length;
     expect((await rt.sync(pod)).error).toBeUndefined();
     expect(rt.log.lines.filter((l) => l.msg === "Successfully pulled image").length).toBe(pulled + 1);
-    await rt.rm.killPod(pod, runningPodFromStatus(await rt.status(pod)), 2);
+    await rt.rm.killPod(pod, runningPodFromStatus(await rt.status(pod)), { gracePeriodOverride: 2, signal: rt.signal });
   }, 60_000);
 
   test("a missing image gives ErrImagePull, then ImagePullBackOff without pulling", async () => {
@@ -53,15 +53,16 @@ describe("image pulls from the local registry", () => {
     expect(rt.rm.getContainerWaitingReason(pod.metadata.uid!, "c")?.message).toContain("not found");
     const second = await rt.sync(pod);
     expect(rt.rm.getContainerWaitingReason(pod.metadata.uid!, "c")).toEqual({ reason: "ImagePullBackOff", message: `Back-off pulling image "${missing}"` });
-    expect(second.error).toBeInstanceOf(BackoffError);
+    expect(second.error).toBeInstanceOf(SyncError);
+    expect((second.error as SyncError).backoffUntil).toBeGreaterThan(0);
     expect((await rt.status(pod)).containerStatuses).toEqual([]);
-    await rt.rm.killPod(pod, runningPodFromStatus(await rt.status(pod)), 2);
+    await rt.rm.killPod(pod, runningPodFromStatus(await rt.status(pod)), { gracePeriodOverride: 2, signal: rt.signal });
   }, 60_000);
 
   test("Never with an image that is not present fails with ErrImageNeverPull", async () => {
     const pod = e2ePod("never", { containers: [busybox("c", ["true"], { image: `${registry.host}/bunlet/other:2`, imagePullPolicy: "Never" })] });
     await rt.sync(pod);
     expect(rt.rm.getContainerWaitingReason(pod.metadata.uid!, "c")?.reason).toBe("ErrImageNeverPull");
-    await rt.rm.killPod(pod, runningPodFromStatus(await rt.status(pod)), 2);
+    await rt.rm.killPod(pod, runningPodFromStatus(await rt.status(pod)), { gracePeriodOverride: 2, signal: rt.signal });
   }, 60_000);
 });

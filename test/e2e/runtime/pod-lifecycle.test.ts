@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { runningPodFromStatus } from "../../../src/runtime/index.ts";
-import { BackoffError } from "../../../src/runtime/errors.ts";
+import { runningPodFromStatus } from "../../../src/container/index.ts";
+import { SyncError } from "../../../src/runtime/index.ts";
 import { busybox, e2ePod, eventually, startE2eRuntime, type E2eRuntime } from "./setup.ts";
 
 let rt: E2eRuntime;
@@ -42,9 +42,9 @@ describe("runtime manager on containerd", () => {
     // A later sync adopts what runs: nothing to do.
     expect((await rt.sync(pod)).steps.filter((x) => x.action === "StartContainer")).toEqual([]);
 
-    const killed = await rt.rm.killPod(pod, runningPodFromStatus(await rt.status(pod)), 2);
+    const killed = await rt.rm.killPod(pod, runningPodFromStatus(await rt.status(pod)), { gracePeriodOverride: 2, signal: rt.signal });
     expect(killed.error).toBeUndefined();
-    await rt.rm.garbageCollect((uid) => uid === pod.metadata.uid);
+    await rt.rm.garbageCollect((uid) => uid === pod.metadata.uid, { signal: rt.signal });
     const { items } = await rt.cri.runtime.listPodSandbox({ filter: { labelSelector: { "io.kubernetes.pod.uid": pod.metadata.uid! } } });
     const { containers } = await rt.cri.runtime.listContainers({ filter: { labelSelector: { "io.kubernetes.pod.uid": pod.metadata.uid! } } });
     expect(items).toEqual([]);
@@ -68,8 +68,9 @@ describe("runtime manager on containerd", () => {
 
     const second = await eventually("the second exit", () => exitedCount(2));
     const blocked = await rt.sync(pod);
-    expect(blocked.error).toBeInstanceOf(BackoffError);
-    const expiresAt = (blocked.error as BackoffError).expiresAt;
+    expect(blocked.error).toBeInstanceOf(SyncError);
+    const expiresAt = (blocked.error as SyncError).backoffUntil;
+    expect(expiresAt).toBeGreaterThan(0);
     expect(expiresAt - second.containerStatuses[0].finishedAt).toBe(10_000);
     expect(rt.rm.getContainerWaitingReason(pod.metadata.uid!, "c")?.message).toStartWith("back-off 10s restarting failed container=c pod=crash_e2e(");
 
@@ -81,7 +82,7 @@ describe("runtime manager on containerd", () => {
     expect(rt.rm.getContainerWaitingReason(pod.metadata.uid!, "c")?.message).toStartWith("back-off 20s");
     const s = await rt.status(pod);
     expect(s.containerStatuses[0]).toMatchObject({ restartCount: 2, exitCode: 3, reason: "Error" });
-    await rt.rm.killPod(pod, runningPodFromStatus(s), 2);
+    await rt.rm.killPod(pod, runningPodFromStatus(s), { gracePeriodOverride: 2, signal: rt.signal });
   }, 60_000);
 
   test("under Never an exited container stays exited and the pod's sandbox is stopped", async () => {
@@ -108,7 +109,7 @@ describe("runtime manager on containerd", () => {
     });
     await rt.sync(pod);
     await eventually("the container to run", async () => (await rt.status(pod)).containerStatuses.find((c) => c.state === "running"));
-    await rt.rm.killPod(pod, runningPodFromStatus(await rt.status(pod)));
+    await rt.rm.killPod(pod, runningPodFromStatus(await rt.status(pod)), { signal: rt.signal });
     const events = readFileSync(join(rt.dirs.podsDir, pod.metadata.uid!, "volumes", "kubernetes.io~empty-dir", "out", "events"), "utf8");
     expect(events.split("\n").filter(Boolean)).toEqual(["prestop", "term"]);
     expect((await rt.status(pod)).containerStatuses[0]).toMatchObject({ state: "exited", exitCode: 0 });

@@ -7,9 +7,11 @@ import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
 import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
 import { createMemoryLogger, realClock } from "../../../src/lib/index.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
-import { createRuntimeManager, type PodSyncResult, type RuntimeManager } from "../../../src/runtime/index.ts";
-import type { PodStatus } from "../../../src/runtime/types.ts";
+import { createRuntimeManager, type RuntimeManager } from "../../../src/runtime/index.ts";
+import type { PodSyncResult } from "../../../src/runtime/result.ts";
 import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
+import { waitFor } from "../../harness/wait.ts";
+import type { RuntimePodStatus } from "../../../src/container/index.ts";
 
 export interface E2eRuntime {
   ctd: TestContainerd;
@@ -17,7 +19,9 @@ export interface E2eRuntime {
   rm: RuntimeManager;
   log: ReturnType<typeof createMemoryLogger>;
   dirs: { root: string; podLogsDir: string; containerLogsDir: string; podsDir: string };
-  status(pod: Pod): Promise<PodStatus>;
+  status(pod: Pod): Promise<RuntimePodStatus>;
+  /** The signal every runtime call of a test takes; aborted by stop(). */
+  signal: AbortSignal;
   sync(pod: Pod): Promise<PodSyncResult>;
   stop(): Promise<void>;
 }
@@ -29,7 +33,9 @@ export async function startE2eRuntime(name: string, registryHost?: string): Prom
   const dirs = { root, podLogsDir: join(root, "log-pods"), containerLogsDir: join(root, "log-containers"), podsDir: join(root, "pods") };
   const log = createMemoryLogger();
   const rm = createRuntimeManager({ cri, clock: realClock, log, metrics: createMetrics(), ...dirs, nodeName: "e2e-node" });
-  const status = (pod: Pod) => rm.getPodStatus(pod.metadata.uid!, pod.metadata.name!, pod.metadata.namespace!);
+  const lifetime = new AbortController();
+  const signal = lifetime.signal;
+  const status = (pod: Pod) => rm.getPodStatus(pod.metadata.uid!, pod.metadata.name!, pod.metadata.namespace!, { signal });
   return {
     ctd,
     cri,
@@ -37,8 +43,10 @@ export async function startE2eRuntime(name: string, registryHost?: string): Prom
     log,
     dirs,
     status,
-    sync: async (pod) => rm.syncPod(pod, await status(pod)),
+    sync: async (pod) => rm.syncPod(pod, await status(pod), { signal }),
+    signal,
     async stop() {
+      lifetime.abort();
       cri.close();
       await ctd.stop();
       rmSync(root, { recursive: true, force: true });
@@ -64,12 +72,6 @@ export const busybox = (name: string, command: string[], extra: Partial<Containe
 });
 
 /** Polls until check returns a value (real containers take real time; no fixed sleeps). */
-export async function eventually<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await Bun.sleep(100);
-  }
+export function eventually<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+  return waitFor(what, check, { timeoutMs, intervalMs: 100 });
 }

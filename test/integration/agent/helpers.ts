@@ -86,21 +86,7 @@ export function busyboxPod(name: string, opts: { restartPolicy?: string; contain
   };
 }
 
-/** Waits (polling every 20 ms) until check returns a value other than undefined/false. */
-export async function waitFor<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
-  const deadline = performance.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v !== undefined && v !== false) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ""}`);
-    await Bun.sleep(20);
-  }
-}
+export { waitFor } from "../../harness/wait.ts";
 
 export async function getPods(agent: Agent): Promise<PodList> {
   const res = await fetch(`http://127.0.0.1:${agent.readOnlyPort}/pods`);

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { decodeManifest } from "../../../src/podconfig/index.ts";
+import { decodeManifest } from "../../../src/podconfig/decode.ts";
 
 // The README's quick start points at examples/: every manifest there must be a valid static pod
 // that only uses the image available offline.

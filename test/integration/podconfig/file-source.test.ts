@@ -3,8 +3,8 @@ import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:
 import { join } from "node:path";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
-import { FileSource } from "../../../src/podconfig/index.ts";
-import { nodeName, podManifest, SnapshotRecorder, tempDir, waitFor, withNames, writeAtomically } from "./helpers.ts";
+import { FileSource } from "../../../src/podconfig/file-source.ts";
+import { advanceUntil, nodeName, podManifest, SnapshotRecorder, tempDir, waitFor, withNames, writeAtomically } from "./helpers.ts";
 
 const period = 20_000;
 const cleanups: (() => void | Promise<void>)[] = [];
@@ -31,7 +31,8 @@ function startSource(path: string) {
     await running;
   });
   const manifestErrorCount = async () => (await metrics.manifestErrors.get()).values.find((v) => v.labels.source === "file")?.value ?? 0;
-  return { clock, log, source, recorder, stop, running, manifestErrorCount };
+  const rejected = async () => (await metrics.rejectedManifests.get()).values.find((v) => v.labels.source === "file")?.value ?? 0;
+  return { clock, log, source, recorder, stop, running, manifestErrorCount, rejected };
 }
 
 describe("file source: a directory of manifests", () => {
@@ -176,54 +177,111 @@ describe("file source: a path that is missing", () => {
 });
 
 describe("file source: bad manifests (beyond the kubelet: the last good pod stays)", () => {
-  test("a broken edit keeps the last good pod, reports and counts the error, and logs it at every relist", async () => {
+  test("a broken edit keeps the last good pod, reports and counts the error once settled, logs it at every relist, and logs the recovery", async () => {
+    const d = dir();
+    const file = join(d, "web.yaml");
+    writeFileSync(file, podManifest("web"));
+    const { recorder, source, log, clock, manifestErrorCount, rejected } = startSource(d);
+    const good = await recorder.next("the first list", withNames("web-node-a"));
+
+    // Edits land whole (through a rename), so no half-written version can be reported.
+    writeAtomically(file, "apiVersion: v1\nkind: Pod\nmetadata: {name: web\n");
+    const kept = await recorder.next("a snapshot after the broken edit");
+    expect(kept).toEqual(good);
+    await advanceUntil(clock, "the error to be reported", () => source.manifestErrors().get(file));
+    expect(source.manifestErrors().get(file)?.code).toBe("Syntax");
+    expect(await manifestErrorCount()).toBe(1);
+    expect(await rejected()).toBe(1);
+    const errorLines = () => log.lines.filter((l) => l.level === "error" && l.file === file);
+    expect(errorLines()[0]).toMatchObject({ pod: "default/web-node-a" });
+
+    const logged = errorLines().length;
+    await clock.advance(period);
+    await waitFor("the periodic relist to log it again", () => (errorLines().length > logged ? true : undefined));
+    expect(await manifestErrorCount()).toBe(1);
+
+    writeAtomically(file, podManifest("web", { command: ["sleep", "1"] }));
+    const fixed = await recorder.next("the fixed pod", (pods) => pods.length === 1 && pods[0].metadata.uid !== good[0].metadata.uid);
+    expect(fixed[0].spec.containers[0].command).toEqual(["sleep", "1"]);
+    expect(source.manifestErrors().size).toBe(0);
+    expect(await rejected()).toBe(0);
+    expect(log.lines).toContainEqual(expect.objectContaining({ level: "info", msg: "Static pod manifest is valid again", file, pod: "default/web-node-a" }));
+
+    writeAtomically(file, podManifest("web", { image: "" }));
+    const message = `${file}: spec.containers[0].image: Required value`;
+    await advanceUntil(clock, "the validation error", () => (source.manifestErrors().get(file)?.message === message ? true : undefined));
+    expect(await manifestErrorCount()).toBe(2);
+    expect(recorder.snapshots.at(-1)?.[0].metadata.uid).toBe(fixed[0].metadata.uid);
+
+    rmSync(file);
+    await recorder.next("the pod removed with its file", withNames());
+    expect(source.manifestErrors().size).toBe(0);
+    expect(await rejected()).toBe(0);
+    expect(log.lines).toContainEqual(expect.objectContaining({ msg: "Invalid static pod manifest was removed", file }));
+  });
+
+  test("a half-written file fixed by the next write is never reported (cat > web.yaml)", async () => {
     const d = dir();
     const file = join(d, "web.yaml");
     writeFileSync(file, podManifest("web"));
     const { recorder, source, log, clock, manifestErrorCount } = startSource(d);
     const good = await recorder.next("the first list", withNames("web-node-a"));
 
-    writeFileSync(file, "apiVersion: v1\nkind: Pod\nmetadata: {name: web\n");
-    await waitFor("the error to be reported", () => source.manifestErrors().get(file));
-    const kept = await recorder.next("a snapshot after the broken edit");
-    expect(kept).toEqual(good);
-    expect(source.manifestErrors().get(file)?.code).toBe("Syntax");
-    expect(await manifestErrorCount()).toBe(1);
-    const errorLines = () => log.lines.filter((l) => l.level === "error" && l.file === file);
-    expect(errorLines()[0]).toMatchObject({ pod: "default/web-node-a" });
-
-    const logged = errorLines().length;
+    // The shell's truncate, seen by inotify before the content arrives.
+    writeFileSync(file, "");
+    expect(await recorder.next("the relist of the empty file")).toEqual(good);
+    expect(log.lines.some((l) => l.msg === "Static pod manifest does not decode yet; reporting it if it stays so" && l.file === file)).toBe(true);
+    writeFileSync(file, podManifest("web", { command: ["sleep", "2"] }));
+    await recorder.next("the new version", (pods) => pods.length === 1 && pods[0].metadata.uid !== good[0].metadata.uid);
     await clock.advance(period);
-    await recorder.next("the periodic relist", (pods) => JSON.stringify(pods) === JSON.stringify(good));
-    expect(errorLines().length).toBe(logged + 1);
-    expect(await manifestErrorCount()).toBe(1);
-
-    writeFileSync(file, podManifest("web", { command: ["sleep", "1"] }));
-    const fixed = await recorder.next("the fixed pod", (pods) => pods.length === 1 && pods[0].metadata.uid !== good[0].metadata.uid);
-    expect(fixed[0].spec.containers[0].command).toEqual(["sleep", "1"]);
+    await recorder.next("the periodic relist");
     expect(source.manifestErrors().size).toBe(0);
-
-    writeFileSync(file, podManifest("web", { image: "" }));
-    await recorder.next("the invalid edit", (pods) => pods.length === 1 && pods[0].metadata.uid === fixed[0].metadata.uid);
-    await waitFor("the validation error", () => source.manifestErrors().get(file));
-    expect(source.manifestErrors().get(file)?.message).toBe(`${file}: spec.containers[0].image: Required value`);
-    expect(await manifestErrorCount()).toBe(2);
-
-    rmSync(file);
-    await recorder.next("the pod removed with its file", withNames());
-    expect(source.manifestErrors().size).toBe(0);
+    expect(await manifestErrorCount()).toBe(0);
+    expect(log.lines.filter((l) => l.level === "error" || l.level === "warn")).toEqual([]);
+    expect(log.lines.some((l) => l.msg === "Static pod manifest is valid again")).toBe(false);
   });
 
-  test("a manifest that never decoded is skipped and logged by file name, the others still run", async () => {
+  test("a manifest that never decoded is skipped and, once settled, logged by file name; the others still run", async () => {
     const d = dir();
     writeFileSync(join(d, "bad.yaml"), podManifest("bad", { image: "" }));
     writeFileSync(join(d, "good.yaml"), podManifest("good"));
-    const { recorder, log, source } = startSource(d);
+    const { recorder, log, source, clock } = startSource(d);
     await recorder.next("the first list", withNames("good-node-a"));
+    expect(source.manifestErrors().size).toBe(0);
+    await clock.advance(1_000);
+    await recorder.next("the relist that reports it", withNames("good-node-a"));
     expect(log.lines).toContainEqual(
       expect.objectContaining({ level: "error", file: join(d, "bad.yaml"), msg: "Static pod manifest is invalid; ignoring it until it is fixed" }),
     );
     expect([...source.manifestErrors().keys()]).toEqual([join(d, "bad.yaml")]);
+  });
+
+  test("two files defining the same pod: the first by name runs, the other is reported once with both names", async () => {
+    const d = dir();
+    writeFileSync(join(d, "web.yaml"), podManifest("web"));
+    writeFileSync(join(d, "web.yaml.bak"), podManifest("web", { command: ["sleep", "5"] }));
+    const { recorder, log, source, clock, manifestErrorCount, rejected } = startSource(d);
+    const pods = await recorder.next("the first list", withNames("web-node-a"));
+    expect(pods[0].spec.containers[0].command).toEqual(["sleep", "3600"]);
+    const err = source.manifestErrors().get(join(d, "web.yaml.bak"));
+    expect(err?.message).toBe(
+      `${join(d, "web.yaml.bak")}: metadata.name: Duplicate value: pod default/web-node-a is also defined by ${join(d, "web.yaml")}, which wins (files are read in name order); this file is ignored`,
+    );
+    expect(await rejected()).toBe(1);
+    await clock.advance(period);
+    await recorder.next("a periodic relist");
+    await clock.advance(period);
+    await recorder.next("another periodic relist");
+    const warnings = log.lines.filter((l) => l.level === "warn");
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ msg: "Two static pod manifests define the same pod; ignoring the later file until one of them changes", file: join(d, "web.yaml.bak") });
+    expect(await manifestErrorCount()).toBe(1);
+
+    rmSync(join(d, "web.yaml.bak"));
+    await recorder.next("the relist without the copy", withNames("web-node-a"));
+    expect(source.manifestErrors().size).toBe(0);
+    expect(await rejected()).toBe(0);
+    expect(log.lines).toContainEqual(expect.objectContaining({ level: "info", msg: "Static pod manifest is no longer a duplicate", file: join(d, "web.yaml.bak") }));
   });
 
   test("stopping ends run() and sends nothing more", async () => {

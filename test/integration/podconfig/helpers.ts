@@ -4,6 +4,8 @@ import { mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Pod } from "../../../src/api/index.ts";
+import type { FakeClock } from "../../../src/lib/index.ts";
+import { waitFor as sharedWaitFor } from "../../harness/wait.ts";
 
 export const nodeName = "node-a";
 
@@ -34,15 +36,27 @@ export function writeAtomically(path: string, data: string): void {
   renameSync(tmp, path);
 }
 
-/** Waits (bounded, in real time) until check() returns something other than undefined. */
-export async function waitFor<T>(what: string, check: () => T | undefined, timeoutMs = 3_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const got = check();
-    if (got !== undefined) return got;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+/** The shared wait, polling every 5 ms for at most 3 s (the sources answer within milliseconds). */
+export function waitFor<T>(what: string, check: () => T | undefined, timeoutMs = 3_000): Promise<T> {
+  return sharedWaitFor(what, check, { timeoutMs, intervalMs: 5 });
+}
+
+/**
+ * Moves a FakeClock on by `stepMs` at a time until check() returns something: a new bad manifest
+ * is reported only after it stays unchanged for the settle time, and the relist that noticed it
+ * runs on real inotify, so the test cannot know the exact moment to advance.
+ */
+export function advanceUntil<T>(clock: FakeClock, what: string, check: () => T | undefined, stepMs = 1_000, timeoutMs = 3_000): Promise<T> {
+  return sharedWaitFor(
+    what,
+    async () => {
+      const got = check();
+      if (got !== undefined) return got;
+      await clock.advance(stepMs);
+      return undefined;
+    },
+    { timeoutMs, intervalMs: 5 },
+  );
 }
 
 /** Names of the pods in a snapshot ("web-node-a", ...). */

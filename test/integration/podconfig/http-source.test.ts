@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
-import { HttpSource, maxConfigLength, type PollResult } from "../../../src/podconfig/index.ts";
+import { HttpSource, type PollResult } from "../../../src/podconfig/http-source.ts";
+import { maxConfigLength } from "../../../src/podconfig/decode.ts";
 import { names, nodeName, podManifest, SnapshotRecorder, waitFor } from "./helpers.ts";
 
 interface Answer {

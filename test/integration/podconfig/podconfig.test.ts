@@ -4,8 +4,9 @@ import { join } from "node:path";
 import { ConfigSourceAnnotationKey } from "../../../src/api/index.ts";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
-import { createPodConfig, type PodConfig, type PodConfigOptions, type PodUpdate } from "../../../src/podconfig/index.ts";
-import { names, nodeName, podManifest, tempDir, waitFor } from "./helpers.ts";
+import { createPodConfig, type PodConfig, type PodUpdate } from "../../../src/podconfig/index.ts";
+import type { PodConfigOptions } from "../../../src/podconfig/podconfig.ts";
+import { advanceUntil, names, nodeName, podManifest, tempDir, waitFor } from "./helpers.ts";
 
 const cleanups: (() => void | Promise<void>)[] = [];
 afterEach(async () => {
@@ -96,10 +97,10 @@ describe("PodConfig", () => {
     cleanups.push(d.cleanup);
     const file = join(d.path, "web.yaml");
     writeFileSync(file, podManifest("web"));
-    const { config, consumer } = start({ staticPodPath: d.path });
+    const { config, consumer, clock } = start({ staticPodPath: d.path });
     await consumer.until("the ADD", (l) => l.length === 1);
     writeFileSync(file, "kind: Pod\n");
-    await waitFor("the manifest error", () => config.lastManifestErrors().get(file));
+    await advanceUntil(clock, "the manifest error", () => config.lastManifestErrors().get(file));
     expect(config.lastManifestErrors().get(file)?.message).toBe(`${file}: apiVersion: Required value`);
     const keptUid = consumer.updates[0].pods[0].metadata.uid!;
     expect(config.keptPodErrors().get(keptUid)?.message).toBe(`${file}: apiVersion: Required value`);

@@ -11,8 +11,10 @@ import { BinaryReader, BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import type { Container, Probe } from "../../../src/api/index.ts";
 import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
 import { FakeClock } from "../../../src/lib/index.ts";
-import { PROBE_USER_AGENT, ProbeError, runProbe, type ProbeOutcome } from "../../../src/prober/index.ts";
+import { PROBE_USER_AGENT, ProbeError, type ProbeOutcome } from "../../../src/prober/probe-types.ts";
+import { runProbe } from "../../../src/prober/probe-run.ts";
 import { containerConfig, sandboxConfig, startFakeCri, type FakeCri } from "../../fake-cri/index.ts";
+import { waitFor } from "../../harness/wait.ts";
 
 const container: Container = { name: "app", image: "busybox", ports: [{ name: "http", containerPort: 0 }] };
 
@@ -173,7 +175,7 @@ describe("httpGet", () => {
 
   test("a server that does not answer within timeoutSeconds fails", async () => {
     const pending = get("/hang");
-    while (!seen.some((r) => r.path === "/hang")) await Bun.sleep(1);
+    await waitFor("the /hang request to arrive", () => seen.some((r) => r.path === "/hang"), { intervalMs: 1 });
     await clock.advance(1_000);
     expect(await pending).toEqual({ result: "Failure", output: `Get "http://127.0.0.1:${webPort}/hang": timeout after 1s` });
   });

@@ -6,9 +6,11 @@ import type { Container, Pod } from "../../../src/api/index.ts";
 import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
 import { createMetrics, type Metrics } from "../../../src/metrics/index.ts";
-import { createRuntimeManager, type PodSyncResult, type ProbeResultsView, type RuntimeManager } from "../../../src/runtime/index.ts";
-import type { PodStatus } from "../../../src/runtime/types.ts";
+import { createRuntimeManager, type RuntimeManager } from "../../../src/runtime/index.ts";
+import type { PodSyncResult } from "../../../src/runtime/result.ts";
+import type { ProbeResultsView } from "../../../src/runtime/actions-types.ts";
 import { startFakeCri, type FakeCri } from "../../fake-cri/index.ts";
+import type { RuntimePodStatus } from "../../../src/container/index.ts";
 
 export const BUSYBOX = "docker.io/library/busybox:1.36";
 
@@ -20,11 +22,13 @@ export interface Harness {
   log: ReturnType<typeof createMemoryLogger>;
   metrics: Metrics;
   dirs: { root: string; podLogsDir: string; containerLogsDir: string; podsDir: string };
-  status(pod: Pod): Promise<PodStatus>;
+  status(pod: Pod): Promise<RuntimePodStatus>;
   /** Reads the status, clears the recorded calls, syncs: `calls()` then shows only the sync's calls. */
   sync(pod: Pod): Promise<PodSyncResult>;
   /** Names of the calls recorded since the last sync started, without status reads. */
   calls(): string[];
+  /** The signal every runtime call of a test takes; aborted by close(). */
+  signal: AbortSignal;
   close(): Promise<void>;
 }
 
@@ -49,7 +53,9 @@ export async function startHarness(opts: { probeResults?: ProbeResultsView } = {
     hostIPs: ["192.168.1.5"],
     probeResults: opts.probeResults,
   });
-  const status = (pod: Pod) => rm.getPodStatus(pod.metadata.uid!, pod.metadata.name!, pod.metadata.namespace!);
+  const lifetime = new AbortController();
+  const signal = lifetime.signal;
+  const status = (pod: Pod) => rm.getPodStatus(pod.metadata.uid!, pod.metadata.name!, pod.metadata.namespace!, { signal });
   return {
     fake,
     cri,
@@ -62,10 +68,12 @@ export async function startHarness(opts: { probeResults?: ProbeResultsView } = {
     async sync(pod) {
       const s = await status(pod);
       fake.clearCalls();
-      return rm.syncPod(pod, s);
+      return rm.syncPod(pod, s, { signal });
     },
     calls: () => fake.callNames(),
+    signal,
     async close() {
+      lifetime.abort();
       cri.close();
       await fake.stop();
       rmSync(root, { recursive: true, force: true });

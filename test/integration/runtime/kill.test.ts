@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { ContainerState, PodSandboxState } from "../../../src/cri/index.ts";
-import { runningPodFromStatus } from "../../../src/runtime/index.ts";
+import { runningPodFromStatus } from "../../../src/container/index.ts";
 import { c, containersNamed, makePod, startHarness, type Harness } from "./harness.ts";
 
 let h: Harness;
@@ -16,7 +16,7 @@ describe("killPod", () => {
     await h.sync(pod);
     h.fake.delay("StopContainer", 1_000);
     h.fake.clearCalls();
-    const killing = h.rm.killPod(pod, runningPodFromStatus(await h.status(pod)));
+    const killing = h.rm.killPod(pod, runningPodFromStatus(await h.status(pod)), { signal: h.signal });
     await h.fake.whenCalled("StopContainer", 2);
     // Both stops are in flight before either finished.
     expect(h.fake.callNames().filter((n) => n === "StopContainer").length).toBe(2);
@@ -37,7 +37,7 @@ describe("killPod", () => {
     const pod = makePod({ containers: [c("a")] });
     await h.sync(pod);
     h.fake.clearCalls();
-    await h.rm.killPod(pod, runningPodFromStatus(await h.status(pod)), 0);
+    await h.rm.killPod(pod, runningPodFromStatus(await h.status(pod)), { gracePeriodOverride: 0, signal: h.signal });
     expect(requests("StopContainer").map((r) => r.timeout)).toEqual([2n]);
   });
 
@@ -45,7 +45,7 @@ describe("killPod", () => {
     const pod = makePod({ terminationGracePeriodSeconds: 60, containers: [c("a")] }, { deletionGracePeriodSeconds: 5 });
     await h.sync(pod);
     h.fake.clearCalls();
-    await h.rm.killPod(pod, runningPodFromStatus(await h.status(pod)));
+    await h.rm.killPod(pod, runningPodFromStatus(await h.status(pod)), { signal: h.signal });
     expect(requests("StopContainer").map((r) => r.timeout)).toEqual([5n]);
   });
 
@@ -57,7 +57,7 @@ describe("killPod", () => {
     await h.sync(pod);
     h.fake.setExecResult(["/bin/drain"], { exitCode: 0, delayMs: 12_000 });
     h.fake.clearCalls();
-    const killing = h.rm.killPod(pod, runningPodFromStatus(await h.status(pod)));
+    const killing = h.rm.killPod(pod, runningPodFromStatus(await h.status(pod)), { signal: h.signal });
     await h.fake.whenCalled("ExecSync");
     await h.clock.advance(12_000);
     await killing;
@@ -71,7 +71,7 @@ describe("killPod", () => {
     const pod = makePod({ terminationGracePeriodSeconds: 5, containers: [c("a", { lifecycle: { preStop: { sleep: { seconds: 60 } } } })] });
     await h.sync(pod);
     h.fake.clearCalls();
-    const killing = h.rm.killPod(pod, runningPodFromStatus(await h.status(pod)));
+    const killing = h.rm.killPod(pod, runningPodFromStatus(await h.status(pod)), { signal: h.signal });
     await h.clock.advance(5_000);
     await killing;
     expect(requests("StopContainer").map((r) => r.timeout)).toEqual([2n]);
@@ -81,7 +81,7 @@ describe("killPod", () => {
   test("a failing preStop hook does not prevent the stop", async () => {
     const pod = makePod({ containers: [c("a", { lifecycle: { preStop: { exec: { command: ["false"] } } } })] });
     await h.sync(pod);
-    const result = await h.rm.killPod(pod, runningPodFromStatus(await h.status(pod)));
+    const result = await h.rm.killPod(pod, runningPodFromStatus(await h.status(pod)), { signal: h.signal });
     expect(result.error).toBeUndefined();
     expect(containersNamed(h, "a")[0].state).toBe(ContainerState.CONTAINER_EXITED);
     expect(h.log.lines.some((l) => l.msg === "PreStop hook failed; stopping the container anyway")).toBe(true);
@@ -93,9 +93,9 @@ describe("killPod", () => {
       containers: [c("a", { lifecycle: { preStop: { exec: { command: ["/bin/bye"] } } } })],
     });
     await h.sync(pod);
-    const running = (await h.rm.getPods()).find((p) => p.uid === pod.metadata.uid)!;
+    const running = (await h.rm.getPods({ signal: h.signal })).find((p) => p.uid === pod.metadata.uid)!;
     h.fake.clearCalls();
-    await h.rm.killPod(undefined, running);
+    await h.rm.killPod(undefined, running, { signal: h.signal });
     expect(h.fake.callNames()).toEqual(["ContainerStatus", "ExecSync", "StopContainer", "StopPodSandbox"]);
     expect(requests("ExecSync")[0].cmd).toEqual(["/bin/bye"]);
     expect(requests("StopContainer")[0].timeout).toBe(9n);
@@ -111,7 +111,7 @@ describe("killPod", () => {
     expect(containersNamed(h, "app").length).toBe(1);
     h.fake.delay("StopContainer", 1_000);
     h.fake.clearCalls();
-    const killing = h.rm.killPod(pod, runningPodFromStatus(await h.status(pod)));
+    const killing = h.rm.killPod(pod, runningPodFromStatus(await h.status(pod)), { signal: h.signal });
     await h.fake.whenCalled("StopContainer", 1);
     await h.clock.advance(1_000);
     await h.fake.whenCalled("StopContainer", 2);
@@ -127,7 +127,7 @@ describe("killPod", () => {
     const pod = makePod({ containers: [c("a")] });
     await h.sync(pod);
     h.fake.failNext("StopContainer", 14);
-    const result = await h.rm.killPod(pod, runningPodFromStatus(await h.status(pod)));
+    const result = await h.rm.killPod(pod, runningPodFromStatus(await h.status(pod)), { signal: h.signal });
     expect(result.steps.find((s) => s.action === "KillContainer")?.error?.reason).toBe("KillContainerError");
     expect(result.error).toBeDefined();
     expect(h.fake.state.sandboxes[0].state).toBe(PodSandboxState.SANDBOX_NOTREADY);

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, readlinkSync, writeFileSync, mkdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ContainerState, NamespaceMode, PodSandboxState, Protocol, SecurityProfile_ProfileType } from "../../../src/cri/index.ts";
-import { hashContainer } from "../../../src/runtime/index.ts";
+import { hashContainer } from "../../../src/container/index.ts";
 import { BUSYBOX, c, makePod, startHarness, type Harness } from "./harness.ts";
 
 let h: Harness;

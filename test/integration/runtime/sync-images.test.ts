@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { BackoffError } from "../../../src/runtime/errors.ts";
-import { PodSyncError } from "../../../src/runtime/index.ts";
+import { SyncError } from "../../../src/runtime/index.ts";
 import { BUSYBOX, c, makePod, startHarness, type Harness } from "./harness.ts";
 
 let h: Harness;
@@ -46,7 +45,8 @@ describe("image pull policy", () => {
     const result = await h.sync(pod);
     expect(h.calls()).not.toContain("PullImage");
     expect(reason(pod)).toEqual({ reason: "ErrImageNeverPull", message: `Container image "${MISSING}" is not present with pull policy of Never` });
-    expect(result.error).toBeInstanceOf(PodSyncError);
+    expect(result.error).toBeInstanceOf(SyncError);
+    expect((result.error as SyncError).backoffUntil).toBe(0);
   });
 
   test("Never with the image present runs it", async () => {
@@ -58,6 +58,9 @@ describe("image pull policy", () => {
     const pod = makePod({ containers: [c("a", { image: "Not A Valid/Image" })] });
     await h.sync(pod);
     expect(reason(pod)?.reason).toBe("InvalidImageName");
+    expect(reason(pod)?.message).toBe(
+      'Failed to apply default image tag "Not A Valid/Image": couldn\'t parse image name "Not A Valid/Image": invalid reference format: repository name (Image) must be lowercase',
+    );
   });
 });
 
@@ -68,14 +71,15 @@ describe("image pull backoff", () => {
     expect(h.calls().slice(-2)).toEqual(["ImageStatus", "PullImage"]);
     expect(reason(pod)?.reason).toBe("ErrImagePull");
     expect(reason(pod)?.message).toContain("not found");
-    expect(result.error).toBeInstanceOf(PodSyncError);
+    expect(result.error).toBeInstanceOf(SyncError);
+    expect((result.error as SyncError).backoffUntil).toBe(0);
     const failedAt = h.clock.now();
 
     result = await h.sync(pod);
     expect(h.calls()).toEqual(["ImageStatus"]);
     expect(reason(pod)).toEqual({ reason: "ImagePullBackOff", message: `Back-off pulling image "${MISSING}"` });
-    expect(result.error).toBeInstanceOf(BackoffError);
-    expect((result.error as BackoffError).expiresAt).toBe(failedAt + 10_000);
+    expect(result.error).toBeInstanceOf(SyncError);
+    expect((result.error as SyncError).backoffUntil).toBe(failedAt + 10_000);
 
     await h.clock.advance(10_000);
     await h.sync(pod);

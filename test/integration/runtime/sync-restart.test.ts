@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { ContainerState, PodSandboxState } from "../../../src/cri/index.ts";
-import { BackoffError } from "../../../src/runtime/errors.ts";
+import { SyncError } from "../../../src/runtime/index.ts";
 import { c, containersNamed, makePod, startHarness, type Harness } from "./harness.ts";
 
 let h: Harness;
@@ -56,8 +56,8 @@ describe("crash-loop backoff", () => {
     expect(h.calls()).toEqual([]);
     const message = `back-off 10s restarting failed container=a pod=${pod.metadata.name}_ns(${uid})`;
     expect(h.rm.getContainerWaitingReason(uid, "a")).toEqual({ reason: "CrashLoopBackOff", message });
-    expect(result.error).toBeInstanceOf(BackoffError);
-    expect((result.error as BackoffError).expiresAt).toBe(exitedAt + 10_000);
+    expect(result.error).toBeInstanceOf(SyncError);
+    expect((result.error as SyncError).backoffUntil).toBe(exitedAt + 10_000);
 
     await h.clock.advance(9_000);
     await h.sync(pod);
@@ -134,7 +134,7 @@ describe("spec changes", () => {
     const status = await h.status(pod);
     status.containerStatuses[0].state = "unknown";
     h.fake.clearCalls();
-    await h.rm.syncPod(pod, status);
+    await h.rm.syncPod(pod, status, { signal: h.signal });
     expect(h.calls().slice(0, 2)).toEqual(["StopContainer", "ImageStatus"]);
     expect(h.calls()).toContain("StartContainer");
   });

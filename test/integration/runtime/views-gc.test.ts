@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { hashContainer, runningPodFromStatus } from "../../../src/runtime/index.ts";
+import { hashContainer, runningPodFromStatus } from "../../../src/container/index.ts";
 import { BUSYBOX, c, containersNamed, makePod, startHarness, type Harness } from "./harness.ts";
 
 let h: Harness;
@@ -17,7 +17,7 @@ describe("views over the runtime", () => {
     await h.sync(a);
     await h.clock.advance(1);
     await h.sync(b);
-    const pods = await h.rm.getPods();
+    const pods = await h.rm.getPods({ signal: h.signal });
     const summary = pods.map((p) => ({ uid: p.uid, name: p.name, sandboxes: p.sandboxes.length, containers: p.containers.map((x) => x.name).sort() }));
     expect(summary).toEqual([
       { uid: b.metadata.uid!, name: b.metadata.name!, sandboxes: 1, containers: ["z"] },
@@ -34,13 +34,13 @@ describe("views over the runtime", () => {
     await h.sync(dead);
     h.fake.exitContainer(lastId("y"), 0);
     const deadSandbox = h.fake.state.sandboxes.find((s) => s.uid === dead.metadata.uid)!;
-    await h.rm.killPod(dead, (await h.rm.getPods()).find((p) => p.uid === dead.metadata.uid)!);
+    await h.rm.killPod(dead, (await h.rm.getPods({ signal: h.signal })).find((p) => p.uid === dead.metadata.uid)!, { signal: h.signal });
     expect(h.fake.state.sandbox(deadSandbox.id)).toBeDefined();
-    const running = await h.rm.getPods({ all: false });
+    const running = await h.rm.getPods({ all: false, signal: h.signal });
     expect(running.map((p) => ({ uid: p.uid, containers: p.containers.map((x) => x.name), sandboxes: p.sandboxes.length }))).toEqual([
       { uid: live.metadata.uid!, containers: ["x"], sandboxes: 1 },
     ]);
-    expect((await h.rm.getPods()).map((p) => p.uid).sort()).toEqual([live.metadata.uid!, dead.metadata.uid!].sort());
+    expect((await h.rm.getPods({ signal: h.signal })).map((p) => p.uid).sort()).toEqual([live.metadata.uid!, dead.metadata.uid!].sort());
   });
 
   test("getPodStatus reports sandboxes, IPs and every container newest first with restart counts", async () => {
@@ -78,14 +78,14 @@ describe("views over the runtime", () => {
   });
 
   test("a pod the runtime does not know has an empty status", async () => {
-    const s = await h.rm.getPodStatus("nope", "x", "ns");
+    const s = await h.rm.getPodStatus("nope", "x", "ns", { signal: h.signal });
     expect(s).toEqual({ uid: "nope", name: "x", namespace: "ns", ips: [], sandboxStatuses: [], containerStatuses: [] });
   });
 
   test("runtimeStatus reports runtime and network readiness", async () => {
-    expect(await h.rm.runtimeStatus()).toEqual({ runtimeReady: true, networkReady: true, message: "" });
+    expect(await h.rm.runtimeStatus({ signal: h.signal })).toEqual({ runtimeReady: true, networkReady: true, message: "" });
     h.fake.setNetworkReady(false);
-    const s = await h.rm.runtimeStatus();
+    const s = await h.rm.runtimeStatus({ signal: h.signal });
     expect(s.networkReady).toBe(false);
     expect(s.message).toContain("NetworkReady=false");
   });
@@ -105,7 +105,7 @@ describe("garbage collection", () => {
     await h.sync(pod);
     await crashTimes(pod, 3);
     expect(containersNamed(h, "a").length).toBe(4);
-    await h.rm.garbageCollect(() => false);
+    await h.rm.garbageCollect(() => false, { signal: h.signal });
     const left = containersNamed(h, "a").map((x) => x.attempt);
     expect(left).toEqual([2, 3]);
   });
@@ -114,9 +114,9 @@ describe("garbage collection", () => {
     const pod = makePod({ containers: [c("a")] });
     await h.sync(pod);
     await crashTimes(pod, 2);
-    await h.rm.cleanUpContainersInPod(pod.metadata.uid!);
+    await h.rm.cleanUpContainersInPod(pod.metadata.uid!, { signal: h.signal });
     expect(containersNamed(h, "a").map((x) => x.attempt)).toEqual([1, 2]);
-    await h.rm.cleanUpContainersInPod(pod.metadata.uid!, { removeAll: true });
+    await h.rm.cleanUpContainersInPod(pod.metadata.uid!, { removeAll: true, signal: h.signal });
     expect(containersNamed(h, "a").map((x) => x.attempt)).toEqual([2]);
   });
 
@@ -128,8 +128,8 @@ describe("garbage collection", () => {
     const pod = makePod({ containers: [c("a"), c("b")] });
     await h.sync(pod);
     const logDir = h.fake.state.sandboxes[0].logDirectory;
-    await h.rm.killPod(pod, runningPodFromStatus(await h.status(pod)));
-    await h.rm.garbageCollect((uid) => uid === pod.metadata.uid);
+    await h.rm.killPod(pod, runningPodFromStatus(await h.status(pod)), { signal: h.signal });
+    await h.rm.garbageCollect((uid) => uid === pod.metadata.uid, { signal: h.signal });
     expect(h.fake.state.containers).toEqual([]);
     expect(h.fake.state.sandboxes).toEqual([]);
     expect(existsSync(logDir)).toBe(false);
@@ -142,7 +142,7 @@ describe("garbage collection", () => {
     await h.sync(pod);
     h.fake.exitContainer(lastId("a"), 0);
     await h.sync(pod);
-    await h.rm.garbageCollect(() => false);
+    await h.rm.garbageCollect(() => false, { signal: h.signal });
     expect(h.fake.state.sandboxes.length).toBe(1);
     expect(containersNamed(h, "a").length).toBe(1);
   });
@@ -153,7 +153,7 @@ describe("garbage collection", () => {
     writeFileSync(target, "");
     symlinkSync(target, join(h.dirs.containerLogsDir, "live_ns_c-1.log"));
     symlinkSync(join(h.dirs.root, "gone.log"), join(h.dirs.containerLogsDir, "dead_ns_c-2.log"));
-    await h.rm.garbageCollect(() => false);
+    await h.rm.garbageCollect(() => false, { signal: h.signal });
     expect(readdirSync(h.dirs.containerLogsDir)).toEqual(["live_ns_c-1.log"]);
   });
 });

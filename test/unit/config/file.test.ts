@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { ConfigError, parseArgs, type ConfigNotice, type ParseEnv } from "../../../src/config/index.ts";
+import { ConfigError, parseArgs } from "../../../src/config/index.ts";
+import type { ConfigNotice, ParseEnv } from "../../../src/config/types.ts";
 
 const header = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n";
 
@@ -141,6 +142,11 @@ logging:
     expect(load(`${header}staticPodPath: manifests\n`).config.staticPodPath).toBe("/etc/bunlet/manifests");
   });
 
+  test("YAML 1.1 scalars, as the kubelet reads its config (sigs.k8s.io/yaml)", () => {
+    const { config } = load(`${header}featureGates: {EventedPLEG: off}\nreadOnlyPort: 10_255\nlogging: {verbosity: 0x3}\n`);
+    expect(config).toMatchObject({ featureGates: { EventedPLEG: false }, readOnlyPort: 10255, verbosity: 3 });
+  });
+
   test("an explicit null leaves the default", () => {
     expect(load(`${header}syncFrequency: null\nstaticPodPath:\n`).config).toMatchObject({ syncFrequencyMs: 60_000, staticPodPath: "" });
   });
@@ -158,7 +164,7 @@ authorization:
 cgroupDriver: systemd
 clusterDNS: [10.96.0.10]
 clusterDomain: cluster.local
-containerRuntimeEndpoint: ""
+containerRuntimeEndpoint: unix:///var/run/containerd/containerd.sock
 cpuManagerReconcilePeriod: 0s
 evictionPressureTransitionPeriod: 0s
 fileCheckFrequency: 0s
@@ -184,7 +190,7 @@ streamingConnectionIdleTimeout: 0s
 syncFrequency: 0s
 volumeStatsAggPeriod: 0s
 `;
-  test("it loads; 0s durations mean the default, as in the kubelet; each ignored field is a debug notice", () => {
+  test("it loads; 0s durations mean the default, as in the kubelet; one warning lists every field not acted on", () => {
     const { config, notices } = load(kubeadm);
     expect(config).toMatchObject({
       staticPodPath: "/etc/kubernetes/manifests",
@@ -192,21 +198,85 @@ volumeStatsAggPeriod: 0s
       fileCheckFrequencyMs: 20_000,
       httpCheckFrequencyMs: 20_000,
       runtimeRequestTimeoutMs: 120_000,
-      containerRuntimeEndpoint: "",
+      containerRuntimeEndpoint: "unix:///var/run/containerd/containerd.sock",
+      cgroupDriver: "systemd",
       readOnlyPort: 0,
       healthzPort: 10248,
     });
-    const ignored = notices.filter((n: ConfigNotice) => n.level === "debug").map((n) => n.fields.field);
-    expect(ignored).toEqual(expect.arrayContaining(["authentication", "cgroupDriver", "rotateCertificates", "logging.flushFrequency", "logging.options"]));
-    expect(ignored).not.toContain("staticPodPath");
+    expect(notices).toHaveLength(1);
+    const n: ConfigNotice = notices[0];
+    expect(n).toMatchObject({ level: "warn", msg: "kubelet settings accepted for compatibility but not acted on by bunlet" });
+    expect(String(n.fields.settings).split(", ")).toEqual([
+      "authentication",
+      "authorization",
+      "clusterDNS",
+      "clusterDomain",
+      "cpuManagerReconcilePeriod",
+      "evictionPressureTransitionPeriod",
+      "imageMaximumGCAge",
+      "imageMinimumGCAge",
+      "logging.flushFrequency",
+      "logging.options",
+      "memorySwap",
+      "rotateCertificates",
+      "shutdownGracePeriod",
+      "shutdownGracePeriodCriticalPods",
+      "streamingConnectionIdleTimeout",
+      "volumeStatsAggPeriod",
+      "cgroupDriver=systemd (the runtime's own setting applies)",
+    ]);
   });
 
-  test("a kubelet gate set away from its default warns that bunlet ignores it", () => {
+  test("a kubelet gate set away from its default is listed; one left at its default behaves as asked and is not", () => {
     const { notices } = load(`${header}featureGates: {NodeLogQuery: true, ContainerCheckpoint: true}\n`);
     expect(notices).toEqual([
-      { level: "warn", msg: expect.any(String), fields: { gate: "NodeLogQuery", value: true, default: false } },
-      { level: "debug", msg: expect.any(String), fields: { gate: "ContainerCheckpoint", value: true, default: true } },
+      { level: "warn", msg: "kubelet settings accepted for compatibility but not acted on by bunlet", fields: { settings: "featureGates.NodeLogQuery=true" } },
     ]);
+  });
+
+  test("file fields and flags land in the same one line", () => {
+    const { notices } = load(`${header}failSwapOn: false\n`, "--cgroup-root=/bunlet");
+    expect(notices.map((x) => x.fields.settings)).toEqual(["failSwapOn, --cgroup-root (cgroupRoot)"]);
+  });
+
+  test("cgroupDriver: systemd with the embedded containerd is refused, naming the field", () => {
+    const err = failure(`${header}cgroupDriver: systemd\n`);
+    expect(err.flagOrField).toBe("cgroupDriver");
+    expect(err.message).toStartWith('bunlet: cgroupDriver "systemd" is not supported with the embedded containerd');
+  });
+
+  test("resolvConf is read: \"\" means no host resolver", () => {
+    expect(load(`${header}resolvConf: ""\n`).config.resolvConf).toBe("");
+    expect(load(`${header}resolvConf: /run/systemd/resolve/resolv.conf\n`).config.resolvConf).toBe("/run/systemd/resolve/resolv.conf");
+  });
+});
+
+describe("--config-dir: drop-ins over --config, in file name order", () => {
+  const files = {
+    "/etc/bunlet/config.yaml": `${header}syncFrequency: 30s\nfeatureGates: {EventedPLEG: false}\nstaticPodPath: /etc/kubernetes/manifests\n`,
+    "/etc/bunlet/conf.d/20-late.conf": `${header}syncFrequency: 45s\n`,
+    "/etc/bunlet/conf.d/10-early.conf": `${header}syncFrequency: 10s\nfileCheckFrequency: 5s\nfeatureGates: {NodeLogQuery: true}\n`,
+    "/etc/bunlet/conf.d/99-ignored.yaml": "not: even: yaml: [",
+  };
+  const dirEnv: ParseEnv = {
+    ...envWith(files),
+    readDir: (path) => {
+      if (path !== "/etc/bunlet/conf.d") throw Object.assign(new Error("ENOENT"), { code: "ENOENT" });
+      return ["99-ignored.yaml", "20-late.conf", "10-early.conf"];
+    },
+  };
+
+  test("later drop-ins win field by field; gates merge per gate; flags still win", () => {
+    const r = parseArgs(["--config=/etc/bunlet/config.yaml", "--config-dir=/etc/bunlet/conf.d", "--file-check-frequency=2s"], dirEnv);
+    if (r.kind !== "run") throw new Error(r.kind);
+    expect(r.config).toMatchObject({ syncFrequencyMs: 45_000, fileCheckFrequencyMs: 2_000, staticPodPath: "/etc/kubernetes/manifests" });
+    expect(r.config.featureGates).toMatchObject({ EventedPLEG: false, NodeLogQuery: true });
+  });
+
+  test("a drop-in's error names the drop-in; a missing directory names the flag", () => {
+    const bad: ParseEnv = { ...dirEnv, readFile: (p) => (p.endsWith("20-late.conf") ? `${header}syncFrequency: soon\n` : envWith(files).readFile(p)) };
+    expect(() => parseArgs(["--config-dir=/etc/bunlet/conf.d"], bad)).toThrow('bunlet: /etc/bunlet/conf.d/20-late.conf: syncFrequency: invalid duration "soon"');
+    expect(() => parseArgs(["--config-dir=/nope"], dirEnv)).toThrow('bunlet: cannot read config directory "/nope": no such file or directory');
   });
 });
 
@@ -238,6 +308,8 @@ describe("a bad config file exits 2 with one line naming the file and the field"
     ["a list", "- a\n- b\n", "--config", "expected a KubeletConfiguration object, found a list"],
     ["YAML syntax", `${header}syncFrequency: [20s\n`, "--config", "not valid YAML or JSON: "],
     ["duplicate key", `${header}syncFrequency: 20s\nsyncFrequency: 30s\n`, "--config", "not valid YAML or JSON: Map keys must be unique at line 4"],
+    ["a value JSON cannot hold", `${header}readOnlyPort: .inf\n`, "readOnlyPort", "readOnlyPort: json: unsupported value: +Inf"],
+    ["two spellings of one gate", `${header}featureGates: {EventedPLEG: on, EventedPLEG: off}\n`, "--config", "not valid YAML or JSON: Map keys must be unique"],
   ];
   for (const [name, text, field, problem] of cases) {
     test(`${name} → ${field}`, () => {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { ConfigError, parseArgs, type BunletConfig, type ParseEnv } from "../../../src/config/index.ts";
+import { ConfigError, parseArgs, type BunletConfig } from "../../../src/config/index.ts";
+import type { ParseEnv } from "../../../src/config/types.ts";
 
 const env: ParseEnv = {
   hostname: () => "Edge-Node-1",
@@ -42,6 +43,8 @@ describe("flags set the configuration, kubelet spelling, pflag syntax", () => {
       { rootDir: "/srv/bunlet", podLogsDir: "/srv/logs/pods", containerLogsDir: "/srv/logs/containers" }],
     ["the embedded containerd's pod network", ["--pod-cidr=10.77.0.0/16", "--cni-bridge-name=bunlet1"], { podCIDR: "10.77.0.0/16", cniBridgeName: "bunlet1" }],
     ["the embedded containerd's binary", ["--containerd=/opt/containerd-1.7/bin/containerd"], { containerdPath: "/opt/containerd-1.7/bin/containerd" }],
+    ["an IPv6 pod network", ["--pod-cidr=fd00:10:88::/64"], { podCIDR: "fd00:10:88::/64" }],
+    ["a dual-stack pod network", ["--pod-cidr=10.77.0.0/16,fd00:10:77::/64"], { podCIDR: "10.77.0.0/16,fd00:10:77::/64" }],
     ["--hostname-override is lower-cased", ["--hostname-override=Worker-7"], { nodeName: "worker-7" }],
     ["--node-name is the same flag", ["--node-name=edge.example"], { nodeName: "edge.example" }],
     ["--kubeconfig is stored", ["--kubeconfig=/etc/kubernetes/kubelet.conf"], { kubeconfig: "/etc/kubernetes/kubelet.conf" }],
@@ -80,11 +83,15 @@ describe("defaults without --config (the kubelet's legacy defaults)", () => {
       staticPodURLHeader: {},
       containerRuntimeEndpoint: "",
       rootDir: "/var/lib/bunlet",
+      lockFile: "",
+      exitOnLockContention: false,
       podLogsDir: "/var/log/pods",
       containerLogsDir: "/var/log/containers",
       podCIDR: "",
       cniBridgeName: "bunlet0",
       containerdPath: "",
+      cgroupDriver: "cgroupfs",
+      resolvConf: "/etc/resolv.conf",
       nodeName: "edge-node-1",
       kubeconfig: "",
       nodeIPs: [],
@@ -112,6 +119,80 @@ describe("defaults without --config (the kubelet's legacy defaults)", () => {
   });
 });
 
+describe("the kubelet's other flags are accepted, type-checked, and listed once as not acted on", () => {
+  // A systemd drop-in written for the kubelet (10-kubeadm.conf style, plus an edge operator's extras).
+  const dropIn = [
+    "--fail-swap-on=false",
+    "--cgroup-driver=cgroupfs",
+    "--eviction-hard=memory.available<100Mi,nodefs.available<10%",
+    "--max-pods=50",
+    "--pod-infra-container-image=registry.k8s.io/pause:3.9",
+    "--cluster-dns=10.96.0.10,10.96.0.11",
+    "--cluster-domain=cluster.local",
+    "--node-labels=role=edge,zone=a",
+    "--register-with-taints=dedicated=edge:NoSchedule",
+    "--anonymous-auth=false",
+    "--rotate-certificates",
+    "--v=2",
+  ];
+
+  test("they load, and bunlet's own flags still act", () => {
+    const r = parseArgs([...dropIn, "--resolv-conf=/run/systemd/resolve/resolv.conf"], env);
+    if (r.kind !== "run") throw new Error(r.kind);
+    expect(r.config).toMatchObject({ cgroupDriver: "cgroupfs", resolvConf: "/run/systemd/resolve/resolv.conf", verbosity: 2 });
+  });
+
+  test("one warning lists every flag not acted on, with its config field", () => {
+    const r = parseArgs(dropIn, env);
+    if (r.kind !== "run") throw new Error(r.kind);
+    expect(r.notices).toHaveLength(1);
+    expect(r.notices[0]).toMatchObject({ level: "warn", msg: "kubelet settings accepted for compatibility but not acted on by bunlet" });
+    expect(r.notices[0].fields.settings).toBe(
+      "--fail-swap-on (failSwapOn), --eviction-hard (evictionHard), --pod-infra-container-image, --cluster-dns (clusterDNS), " +
+        "--cluster-domain (clusterDomain), --anonymous-auth (authentication.anonymous.enabled), " +
+        "--rotate-certificates (rotateCertificates)",
+    );
+  });
+
+  test("nothing given that bunlet ignores, nothing logged", () => {
+    const r = parseArgs(["--pod-manifest-path=/etc/m"], env);
+    expect(r.kind === "run" && r.notices).toEqual([]);
+  });
+
+  test("cgroupDriver systemd with an external runtime is accepted: that runtime's own setting applies", () => {
+    const r = parseArgs(["--cgroup-driver=systemd", "--container-runtime-endpoint=unix:///run/containerd/containerd.sock"], env);
+    if (r.kind !== "run") throw new Error(r.kind);
+    expect(r.config.cgroupDriver).toBe("systemd");
+    expect(r.notices[0].fields.settings).toBe("--cgroup-driver=systemd (the runtime's own setting applies)");
+  });
+
+  test("durations that the kubelet lets go negative parse", () => {
+    expect(parseArgs(["--volume-stats-agg-period=-1s"], env).kind).toBe("run");
+  });
+});
+
+describe("the flag tables", () => {
+  test("every kubelet compatibility flag names a config field bunlet knows as a kubelet field", async () => {
+    const { kubeletCompatFlags } = await import("../../../src/config/kubelet-flags.ts");
+    const { ignoredKubeletFields, ignoredLoggingFields } = await import("../../../src/config/kubelet-fields.ts");
+    for (const f of kubeletCompatFlags) {
+      if (!f.field) continue;
+      const [top, sub] = f.field.split(".");
+      if (top === "logging") expect({ flag: f.name, known: ignoredLoggingFields.has(sub) }).toEqual({ flag: f.name, known: true });
+      else expect({ flag: f.name, known: ignoredKubeletFields.has(top) }).toEqual({ flag: f.name, known: true });
+    }
+  });
+
+  test("no flag is defined twice, and --help lists the compatibility flags by name", async () => {
+    const { allFlagDefs } = await import("../../../src/config/flags.ts");
+    const { helpText } = await import("../../../src/config/help.ts");
+    const names = allFlagDefs.map((d) => d.name);
+    expect(new Set(names).size).toBe(names.length);
+    const help = helpText();
+    for (const name of ["--fail-swap-on", "--eviction-hard", "--max-pods", "--pod-infra-container-image", "--cluster-dns"]) expect(help).toContain(name);
+  });
+});
+
 describe("--help and --version", () => {
   test("--help returns the help text, which lists every flag with its config field", () => {
     const r = parseArgs(["--help"], env);
@@ -136,8 +217,10 @@ describe("bad flags exit 2 with one line that names the flag", () => {
     [["--no-such-flag=1"], "--no-such-flag", "bunlet: unknown flag: --no-such-flag"],
     [["-x"], "-x", "bunlet: unknown shorthand flag: 'x' in -x"],
     [["---triple"], "---triple", "bunlet: bad flag syntax: ---triple"],
-    [["--pod-cidr=10.77.0.0"], "--pod-cidr", 'bunlet: invalid value "10.77.0.0" for flag --pod-cidr: expected a CIDR such as 10.88.0.0/16, found "10.77.0.0"'],
-    [["--pod-cidr=10.77.0.0/33"], "--pod-cidr", 'bunlet: invalid value "10.77.0.0/33" for flag --pod-cidr: expected a CIDR such as 10.88.0.0/16, found "10.77.0.0/33"'],
+    [["--pod-cidr=10.77.0.0"], "--pod-cidr", 'bunlet: invalid value "10.77.0.0" for flag --pod-cidr: expected a CIDR such as 10.88.0.0/16, or an IPv4 and an IPv6 CIDR separated by a comma, found "10.77.0.0"'],
+    [["--pod-cidr=10.77.0.0/33"], "--pod-cidr", 'bunlet: invalid value "10.77.0.0/33" for flag --pod-cidr: expected a CIDR such as 10.88.0.0/16, or an IPv4 and an IPv6 CIDR separated by a comma, found "10.77.0.0/33"'],
+    [["--pod-cidr=10.77.0.0/16,10.78.0.0/16"], "--pod-cidr", 'bunlet: invalid value "10.77.0.0/16,10.78.0.0/16" for flag --pod-cidr: expected a CIDR such as 10.88.0.0/16, or an IPv4 and an IPv6 CIDR separated by a comma, found "10.77.0.0/16,10.78.0.0/16"'],
+    [["--pod-cidr=fe80::1%eth0/64"], "--pod-cidr", 'bunlet: invalid value "fe80::1%eth0/64" for flag --pod-cidr: expected a CIDR such as 10.88.0.0/16, or an IPv4 and an IPv6 CIDR separated by a comma, found "fe80::1%eth0/64"'],
     [["--cni-bridge-name=a-very-long-bridge-name"], "--cni-bridge-name", 'bunlet: invalid value "a-very-long-bridge-name" for flag --cni-bridge-name: expected an interface name of 1-15 letters, digits, \'.\', \'_\' or \'-\', found "a-very-long-bridge-name"'],
     [["--sync-frequency=5x"], "--sync-frequency", 'bunlet: invalid value "5x" for flag --sync-frequency: unknown unit "x" in duration "5x"'],
     [["--sync-frequency"], "--sync-frequency", "bunlet: flag needs an argument: --sync-frequency"],
@@ -154,7 +237,7 @@ describe("bad flags exit 2 with one line that names the flag", () => {
     [["--node-labels=node-role.kubernetes.io/worker="], "--node-labels",
       'bunlet: invalid value "node-role.kubernetes.io/worker=" for flag --node-labels: unknown \'kubernetes.io\' or \'k8s.io\' label "node-role.kubernetes.io/worker": a node may set only its default labels and those under kubelet.kubernetes.io/ and node.kubernetes.io/'],
     [["--register-with-taints=a=b:Sometimes"], "--register-with-taints",
-      'bunlet: invalid value "a=b:Sometimes" for flag --register-with-taints: invalid taint effect "Sometimes" for "a", expected NoSchedule, PreferNoSchedule or NoExecute'],
+      'bunlet: invalid value "a=b:Sometimes" for flag --register-with-taints: invalid taint spec "a=b:Sometimes", expected key=value:effect with effect NoSchedule, PreferNoSchedule, NoExecute'],
     [["--max-pods=-1"], "--max-pods", 'bunlet: invalid value "-1" for flag --max-pods: expected a non-negative integer, found -1'],
     [["--containerd=containerd"], "--containerd", 'bunlet: invalid value "containerd" for flag --containerd: must be an absolute path, found "containerd"'],
     [["--root-dir=var/lib"], "--root-dir", 'bunlet: invalid value "var/lib" for flag --root-dir: must be an absolute path, found "var/lib"'],
@@ -174,6 +257,24 @@ describe("bad flags exit 2 with one line that names the flag", () => {
     [["--hostname-override=bad_name"], "--hostname-override",
       'bunlet: node name "bad_name" is not a valid DNS subdomain; set --hostname-override'],
     [["--config="], "--config", "bunlet: --config needs a file path, found an empty string"],
+    [["--max-pods=abc"], "--max-pods", 'bunlet: invalid value "abc" for flag --max-pods: expected an integer, found "abc"'],
+    [["--max-pods=3000000000"], "--max-pods", 'bunlet: invalid value "3000000000" for flag --max-pods: value out of range for int32, found 3000000000'],
+    [["--fail-swap-on=maybe"], "--fail-swap-on", 'bunlet: invalid value "maybe" for flag --fail-swap-on: expected true or false, found "maybe"'],
+    [["--eviction-hard=memory.available=100Mi"], "--eviction-hard",
+      'bunlet: invalid value "memory.available=100Mi" for flag --eviction-hard: malformed pair "memory.available=100Mi", expect string<string'],
+    [["--node-labels=role"], "--node-labels", 'bunlet: invalid value "role" for flag --node-labels: malformed pair "role", expect string=string'],
+    [["--register-with-taints=dedicated=edge"], "--register-with-taints",
+      'bunlet: invalid value "dedicated=edge" for flag --register-with-taints: invalid taint spec "dedicated=edge", expected key=value:effect with effect NoSchedule, PreferNoSchedule, NoExecute'],
+    [["--streaming-connection-idle-timeout=4x"], "--streaming-connection-idle-timeout",
+      'bunlet: invalid value "4x" for flag --streaming-connection-idle-timeout: unknown unit "x" in duration "4x"'],
+    [["--container-log-max-size=10 megs"], "--container-log-max-size",
+      'bunlet: invalid value "10 megs" for flag --container-log-max-size: expected a quantity such as 10Mi, found "10 megs"'],
+    [["--cgroup-driver=systemdd"], "--cgroup-driver", 'bunlet: invalid value "systemdd" for flag --cgroup-driver: expected "cgroupfs" or "systemd", found "systemdd"'],
+    [["--cgroup-driver=systemd"], "--cgroup-driver",
+      'bunlet: --cgroup-driver "systemd" is not supported with the embedded containerd: bunlet makes no pod cgroups for systemd to manage, ' +
+        "so runc could not place the containers; use cgroupfs, or point --container-runtime-endpoint at a containerd configured with SystemdCgroup = true"],
+    [["--log-dir=/var/log"], "--log-dir", "bunlet: unknown flag: --log-dir"],
+    [["--logtostderr=false"], "--logtostderr", "bunlet: unknown flag: --logtostderr"],
     [["--config=/etc/bunlet/missing.yaml"], "--config", 'bunlet: cannot read config file "/etc/bunlet/missing.yaml": no such file or directory'],
   ];
   for (const [argv, flag, message] of cases) {

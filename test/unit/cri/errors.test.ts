@@ -1,6 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { ConnectError, Code } from "@connectrpc/connect";
-import { CriError, GrpcCode, isNotFound, isUnimplemented, operationType, parseEndpoint, toCriError } from "../../../src/cri/index.ts";
+import { CriError, GrpcCode, isNotFound, toCriError } from "../../../src/cri/index.ts";
+import { isUnimplemented } from "../../../src/cri/errors.ts";
+import { operationType } from "../../../src/cri/client.ts";
+import { parseEndpoint } from "../../../src/cri/endpoint.ts";
 
 describe("CRI error mapping", () => {
   const cases: { name: string; err: unknown; code: GrpcCode; deadline?: boolean }[] = [

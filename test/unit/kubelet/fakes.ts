@@ -1,17 +1,9 @@
 // In-memory stand-ins for the subsystems the kubelet core drives; each records what it was asked.
-import type { Pod, PodStatus as ApiPodStatus } from "../../../src/api/index.ts";
-import { ConfigSourceAnnotationKey } from "../../../src/api/index.ts";
-import type {
-  PodDirs,
-  PodWorkers,
-  PodWorkerState,
-  Runtime,
-  StatusGenerator,
-  StatusManager,
-  UpdatePodOptions,
-} from "../../../src/kubelet/types.ts";
-import type { PodStatus, RuntimeContainerStatus, RuntimePod } from "../../../src/runtime/types.ts";
-import { emptyPodStatus } from "../../../src/runtime/types.ts";
+import { ConfigSourceAnnotationKey, type Pod, type PodStatus } from "../../../src/api/index.ts";
+import type { PodDirs, PodWorkers, Runtime, StatusManager } from "../../../src/kubelet/types.ts";
+import type { PodWorkType, UpdatePodOptions } from "../../../src/podworkers/index.ts";
+import type { StatusGenerator } from "../../../src/status/index.ts";
+import { emptyPodStatus, type RuntimePodStatus, type RuntimeContainerStatus, type RuntimePod } from "../../../src/container/index.ts";
 
 export function makePod(name: string, opts: { uid?: string; created?: string; hostNetwork?: boolean; deleting?: boolean } = {}): Pod {
   return {
@@ -50,7 +42,7 @@ export function container(name: string, state: RuntimeContainerStatus["state"], 
   };
 }
 
-export function podStatus(uid: string, containers: RuntimeContainerStatus[] = []): PodStatus {
+export function podStatus(uid: string, containers: RuntimeContainerStatus[] = []): RuntimePodStatus {
   return { ...emptyPodStatus(uid, "p", "default"), containerStatuses: containers };
 }
 
@@ -60,7 +52,7 @@ export function runtimePod(uid: string, name = "orphan"): RuntimePod {
 
 export class FakePodWorkers implements PodWorkers {
   updates: UpdatePodOptions[] = [];
-  states = new Map<string, { state: PodWorkerState; orphan: boolean }>();
+  states = new Map<string, { state: PodWorkType; orphan: boolean }>();
   terminationRequested = new Set<string>();
   knownTerminated = new Set<string>();
   contentRemovable = new Set<string>();
@@ -93,19 +85,20 @@ export class FakeRuntime implements Runtime {
   syncError: unknown;
   killError: unknown;
   /** What getPodStatus returns after a kill. */
-  statusAfterKill: PodStatus | undefined;
+  statusAfterKill: RuntimePodStatus | undefined;
   runtimePods: RuntimePod[] = [];
   getPodsError: unknown;
   killed: { pod?: Pod; runningPod: RuntimePod; grace?: number }[] = [];
 
   async syncPod(pod: Pod) {
     this.calls.push(`syncPod:${pod.metadata.name}`);
-    return this.syncError === undefined ? {} : { error: this.syncError };
+    return this.syncError === undefined ? { steps: [] } : { steps: [], error: this.syncError as Error };
   }
-  async killPod(pod: Pod | undefined, runningPod: RuntimePod, grace: number | undefined) {
+  async killPod(pod: Pod | undefined, runningPod: RuntimePod, opts: { gracePeriodOverride?: number }) {
+    const grace = opts.gracePeriodOverride;
     this.calls.push(`killPod:${pod?.metadata.name ?? runningPod.uid}:${grace}`);
     this.killed.push({ pod, runningPod, grace });
-    return this.killError === undefined ? {} : { error: this.killError };
+    return this.killError === undefined ? { steps: [] } : { steps: [], error: this.killError as Error };
   }
   async getPodStatus(uid: string) {
     this.calls.push(`getPodStatus:${uid}`);
@@ -117,22 +110,19 @@ export class FakeRuntime implements Runtime {
     if (this.getPodsError !== undefined) throw this.getPodsError;
     return this.runtimePods;
   }
-  async cleanUpContainersInPod(uid: string, opts?: { removeAll?: boolean }) {
-    this.calls.push(`cleanUp:${uid}:${opts?.removeAll ?? false}`);
-  }
   forgetPod(uid: string) {
     this.calls.push(`forget:${uid}`);
   }
 }
 
 export class FakeStatusManager implements StatusManager {
-  statuses = new Map<string, ApiPodStatus>();
+  statuses = new Map<string, PodStatus>();
   history: { uid: string; phase?: string; message?: string }[] = [];
   terminated: string[] = [];
   deleted: string[] = [];
   kept: Set<string>[] = [];
 
-  setPodStatus(pod: Pod, status: ApiPodStatus) {
+  setPodStatus(pod: Pod, status: PodStatus) {
     this.statuses.set(pod.metadata.uid!, status);
     this.history.push({ uid: pod.metadata.uid!, phase: status.phase, ...(status.message ? { message: status.message } : {}) });
   }

@@ -33,7 +33,7 @@ describe("housekeeping", () => {
     const h = harness();
     h.podManager.upsert(makePod("a"));
     h.podWorkers.states.set("uid-a", { state: "SyncPod", orphan: false });
-    await h.hk.run();
+    await h.hk.run(new AbortController().signal);
     expect(h.podWorkers.syncKnownCalls.map((ps) => ps.map((p) => p.metadata.name))).toEqual([["a"]]);
   });
 
@@ -43,7 +43,7 @@ describe("housekeeping", () => {
     h.podWorkers.states.set("uid-a", { state: "SyncPod", orphan: false });
     h.podWorkers.states.set("uid-terminating", { state: "TerminatingPod", orphan: true });
     h.runtime.runtimePods = [runtimePod("uid-a", "a"), runtimePod("uid-terminating"), runtimePod("uid-stray")];
-    await h.hk.run();
+    await h.hk.run(new AbortController().signal);
     expect(h.podWorkers.updates).toEqual([
       { updateType: "kill", runningPod: runtimePod("uid-stray"), killPodOptions: { gracePeriodSecondsOverride: 1 } },
     ]);
@@ -59,7 +59,7 @@ describe("housekeeping", () => {
     h.podManager.upsert(makePod("terminated"));
     h.statusManager.statuses.set("uid-completed", { phase: "Succeeded" });
     h.podWorkers.knownTerminated.add("uid-terminated");
-    await h.hk.run();
+    await h.hk.run(new AbortController().signal);
     expect(h.podWorkers.summary()).toEqual(["create:reused"]);
   });
 
@@ -72,7 +72,7 @@ describe("housekeeping", () => {
     for (const uid of ["uid-a", "uid-terminating", "uid-running", "uid-gone", "uid-stuck"]) h.podDirs.dirs.add(uid);
     h.podDirs.stuck.add("uid-stuck");
     h.statusManager.statuses.set("uid-gone", { phase: "Failed" });
-    await h.hk.run();
+    await h.hk.run(new AbortController().signal);
     expect([...h.podDirs.dirs].sort()).toEqual(["uid-a", "uid-running", "uid-stuck", "uid-terminating"]);
     expect(h.statusManager.kept).toEqual([new Set(["uid-a"])]);
     expect(h.statusManager.statuses.has("uid-gone")).toBe(false);
@@ -83,7 +83,7 @@ describe("housekeeping", () => {
     const h = harness();
     h.runtime.getPodsError = new Error("unavailable");
     h.podDirs.dirs.add("uid-gone");
-    await h.hk.run();
+    await h.hk.run(new AbortController().signal);
     expect(h.podWorkers.updates).toEqual([]);
     expect(h.podDirs.dirs.has("uid-gone")).toBe(true);
     expect(h.log.lines.some((l) => l.level === "error")).toBe(true);

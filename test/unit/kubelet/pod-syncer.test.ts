@@ -1,11 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { Registry } from "prom-client";
 import { ContainersStillRunningError, createPodSyncer } from "../../../src/kubelet/pod-syncer.ts";
-import { NetworkNotReadyError } from "../../../src/podworkers/index.ts";
 import { PodManager } from "../../../src/kubelet/pod-manager.ts";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
-import { BackoffError } from "../../../src/runtime/errors.ts";
+import { Reason, SyncError } from "../../../src/runtime/index.ts";
 import { container, fakeGenerateStatus, FakePodDirs, FakeRuntime, FakeStatusManager, makePod, podStatus } from "./fakes.ts";
 
 function harness() {
@@ -16,6 +15,8 @@ function harness() {
   const podManager = new PodManager(() => clock.now());
   const terminationRequested = new Set<string>();
   let networkNotReady: string | undefined;
+  const mounted: string[] = [];
+  let volumeError: Error | undefined;
   const metrics = createMetrics(new Registry());
   const log = createMemoryLogger();
   const syncer = createPodSyncer({
@@ -26,6 +27,10 @@ function harness() {
     podManager,
     isTerminationRequested: (uid) => terminationRequested.has(uid),
     networkNotReady: () => networkNotReady,
+    mountVolumes: (pod) => {
+      mounted.push(pod.metadata.name ?? "");
+      if (volumeError) throw volumeError;
+    },
     clock,
     log,
     metrics,
@@ -41,6 +46,8 @@ function harness() {
     log,
     syncer,
     setNetworkNotReady: (m: string | undefined) => (networkNotReady = m),
+    mounted,
+    failVolumes: (err: Error) => (volumeError = err),
     signal: new AbortController().signal,
   };
 }
@@ -83,7 +90,8 @@ describe("syncPod", () => {
     const h = harness();
     h.setNetworkNotReady("cni config uninitialized");
     const err = await h.syncer.syncPod(h.signal, "create", makePod("a"), undefined, podStatus("uid-a")).catch((e) => e);
-    expect(err).toBeInstanceOf(NetworkNotReadyError);
+    expect(err).toBeInstanceOf(SyncError);
+    expect(err.reason).toBe(Reason.NetworkNotReady);
     expect(err.message).toBe("network is not ready: cni config uninitialized");
     expect(h.runtime.calls).toEqual([]);
 
@@ -91,9 +99,22 @@ describe("syncPod", () => {
     expect(h.runtime.calls).toEqual(["syncPod:h"]);
   });
 
-  test("a runtime sync error is thrown as is, so the workers can honour a BackoffError", async () => {
+  test("volumes are set up after the pod directory; a failed setup starts nothing and is the sync's error", async () => {
     const h = harness();
-    const backoff = new BackoffError("CrashLoopBackOff", "back-off 10s restarting failed container", 123);
+    const failure = new Error("unmounted volumes=[data]: MountVolume.SetUp failed for volume \"data\" : hostPath type check failed: /x is not a file");
+    h.failVolumes(failure);
+    const err = await h.syncer.syncPod(h.signal, "create", makePod("a"), undefined, podStatus("uid-a")).catch((e) => e);
+    expect(err).toBe(failure);
+    expect(h.mounted).toEqual(["a"]);
+    expect(h.podDirs.dirs).toEqual(new Set(["uid-a"]));
+    expect(h.runtime.calls).toEqual([]);
+    // The pod stays Pending (its containers in ContainerCreating) until the volumes can be set up.
+    expect(h.statusManager.history).toEqual([{ uid: "uid-a", phase: "Pending" }]);
+  });
+
+  test("a runtime sync error is thrown as is, so the workers can honour its backoff", async () => {
+    const h = harness();
+    const backoff = new SyncError("CrashLoopBackOff", "back-off 10s restarting failed container", 123);
     h.runtime.syncError = backoff;
     const err = await h.syncer.syncPod(h.signal, "sync", makePod("a"), undefined, podStatus("uid-a")).catch((e) => e);
     expect(err).toBe(backoff);

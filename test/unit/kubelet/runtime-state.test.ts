@@ -31,7 +31,7 @@ describe("runtime state", () => {
     ["Status fails", new Error("connect ENOENT"), "container runtime is down: connect ENOENT", undefined],
   ] as const)("%s", async (_name, answer, runtimeError, networkError) => {
     const h = harness(answer ?? new Error("unused"));
-    if (answer !== undefined) await h.state.check();
+    if (answer !== undefined) await h.state.check(new AbortController().signal);
     expect(h.state.runtimeError()).toBe(runtimeError);
     expect(h.state.networkError()).toBe(networkError);
   });
@@ -61,7 +61,7 @@ describe("runtime state", () => {
 
   test("the runtime health check names the runtime problem", async () => {
     const h = harness(new Error("connection refused"));
-    await h.state.check();
+    await h.state.check(new AbortController().signal);
     expect(runtimeHealthCheck(() => h.state.runtimeError()).check()).toEqual({
       ok: false,
       message: "container runtime is down: connection refused",

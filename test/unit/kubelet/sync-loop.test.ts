@@ -4,9 +4,9 @@ import type { PodHandlers } from "../../../src/kubelet/handlers.ts";
 import { PodManager } from "../../../src/kubelet/pod-manager.ts";
 import { SourcesReady } from "../../../src/kubelet/sources-ready.ts";
 import { runSyncLoop, SyncLoopMonitor, type SyncLoopDeps } from "../../../src/kubelet/sync-loop.ts";
-import type { PodUpdate } from "../../../src/kubelet/types.ts";
+import type { PodUpdate } from "../../../src/podconfig/index.ts";
 import { Channel, FakeClock, flushMicrotasks, silentLogger } from "../../../src/lib/index.ts";
-import type { PodLifecycleEvent, PodLifecycleEventType } from "../../../src/pleg/types.ts";
+import type { PodLifecycleEvent, PodLifecycleEventType } from "../../../src/pleg/index.ts";
 import { makePod } from "./fakes.ts";
 
 function recordingHandlers(calls: string[], failingAdditions = false): PodHandlers {

@@ -3,7 +3,8 @@
 import { describe, expect, test } from "bun:test";
 import { ContainerEventType, ContainerState } from "../../../src/cri/index.ts";
 import { Channel, FakeClock, silentLogger } from "../../../src/lib/index.ts";
-import { EventedPleg, GenericPleg, PodCache, type PodLifecycleEvent } from "../../../src/pleg/index.ts";
+import { GenericPleg, PodCache, type PodLifecycleEvent } from "../../../src/pleg/index.ts";
+import { EventedPleg } from "../../../src/pleg/evented.ts";
 import { containerEvent, drain, podStatus, ref, runtimePod, ScriptedRuntime, testMetrics } from "./helpers.ts";
 
 function setup() {
@@ -13,7 +14,7 @@ function setup() {
   const runtime = new ScriptedRuntime();
   const metrics = testMetrics();
   const shared = { cache, events, clock, log: silentLogger, metrics };
-  const generic = new GenericPleg({ ...shared, runtime }, { periodMs: 300_000, thresholdMs: 600_000 });
+  const generic = new GenericPleg({ ...shared, runtime, signal: new AbortController().signal }, { periodMs: 300_000, thresholdMs: 600_000 });
   const evented = new EventedPleg(shared);
   return { clock, cache, events, runtime, generic, evented };
 }

@@ -1,6 +1,12 @@
 import { describe, expect, test } from "bun:test";
-import { computeEvents, computePodEvents, containerIdsOf, generateEvents, type PlegContainerState } from "../../../src/pleg/index.ts";
-import type { ContainerState } from "../../../src/runtime/types.ts";
+import {
+  computeEvents,
+  computePodEvents,
+  containerIdsOf,
+  generateEvents,
+  type PlegContainerState,
+} from "../../../src/pleg/compute-events.ts";
+import type { ContainerState } from "../../../src/container/index.ts";
 import { ref, runtimePod } from "./helpers.ts";
 
 describe("generateEvents follows the kubelet's state table", () => {

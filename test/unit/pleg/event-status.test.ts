@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { ContainerEventType, ContainerState } from "../../../src/cri/index.ts";
-import { lifecycleEventsFor, podStatusFromEvent } from "../../../src/pleg/index.ts";
+import { lifecycleEventsFor, podStatusFromEvent } from "../../../src/pleg/event-status.ts";
 import { containerEvent } from "./helpers.ts";
 
 describe("a CRI container event maps to the kubelet's lifecycle events", () => {

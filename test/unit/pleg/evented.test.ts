@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { ContainerEventType, ContainerState } from "../../../src/cri/index.ts";
 import { Channel, FakeClock, createMemoryLogger } from "../../../src/lib/index.ts";
-import { EventedPleg, PodCache, type PodLifecycleEvent } from "../../../src/pleg/index.ts";
+import { PodCache, type PodLifecycleEvent } from "../../../src/pleg/index.ts";
+import { EventedPleg } from "../../../src/pleg/evented.ts";
 import { containerEvent, drain, histogramCount, metricValue, podStatus, testMetrics } from "./helpers.ts";
 
 function setup(capacity = 1000) {
@@ -106,13 +107,37 @@ describe("processEvent", () => {
   });
 });
 
+describe("kubelet_pleg_last_seen_seconds moves where the PLEG works, never when /healthz asks", () => {
+  test("each processed event sets it to now; health checks leave it alone", async () => {
+    const { clock, metrics, pleg } = setup();
+    await clock.advance(42_000);
+    pleg.processEvent(containerEvent({ type: ContainerEventType.CONTAINER_STARTED_EVENT, containerId: "c1", uid: "u1", createdAtMs: clock.now(), containers: [running("c1")] }));
+    expect(await metricValue(metrics.plegLastSeen)).toBe(Math.floor(clock.now() / 1000));
+    const seen = clock.now();
+    await clock.advance(600_000);
+    expect(pleg.healthy()).toEqual({ ok: true });
+    expect(await metricValue(metrics.plegLastSeen)).toBe(Math.floor(seen / 1000));
+  });
+
+  test("each global cache update (evented mode on a quiet node) sets it", async () => {
+    const { clock, metrics, pleg } = setup();
+    const stop = new AbortController();
+    const loop = pleg.runGlobalCacheUpdates(5000, stop.signal, Promise.resolve());
+    await clock.advance(0);
+    await clock.advance(15_000);
+    expect(await metricValue(metrics.plegLastSeen)).toBe(Math.floor(clock.now() / 1000));
+    stop.abort();
+    await loop;
+  });
+});
+
 describe("healthy and the global cache timestamp", () => {
   test("is unhealthy only while the event channel is full", () => {
     const { events, pleg } = setup(2);
-    expect(pleg.healthy(true)).toEqual({ ok: true });
+    expect(pleg.healthy()).toEqual({ ok: true });
     events.trySend({ id: "a", type: "ContainerStarted", data: "1" });
     events.trySend({ id: "a", type: "ContainerStarted", data: "2" });
-    expect(pleg.healthy(true)).toEqual({ ok: false, message: "EventedPLEG: pleg event channel capacity is full with 2 events" });
+    expect(pleg.healthy()).toEqual({ ok: false, message: "EventedPLEG: pleg event channel capacity is full with 2 events" });
   });
 
   test("moves the cache's global timestamp every period, releasing getNewerThan waiters", async () => {

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { Channel, FakeClock, createMemoryLogger } from "../../../src/lib/index.ts";
-import { GenericPleg, PodCache, type PodLifecycleEvent, type RelistDuration } from "../../../src/pleg/index.ts";
-import type { RuntimeSandboxStatus } from "../../../src/runtime/types.ts";
+import { GenericPleg, PodCache, type PodLifecycleEvent } from "../../../src/pleg/index.ts";
+import type { RelistDuration } from "../../../src/pleg/options.ts";
+import type { RuntimeSandboxStatus } from "../../../src/container/index.ts";
 import { drain, histogramCount, metricValue, podStatus, ref, runtimePod, ScriptedRuntime, testMetrics } from "./helpers.ts";
 
 const ONE_SECOND: RelistDuration = { periodMs: 1000, thresholdMs: 180_000 };
@@ -13,7 +14,7 @@ function setup(opts: { capacity?: number; duration?: RelistDuration } = {}) {
   const events = new Channel<PodLifecycleEvent>(opts.capacity ?? 1000);
   const log = createMemoryLogger();
   const metrics = testMetrics();
-  const pleg = new GenericPleg({ runtime, cache, events, clock, log, metrics }, opts.duration ?? ONE_SECOND);
+  const pleg = new GenericPleg({ runtime, cache, events, clock, log, metrics, signal: new AbortController().signal }, opts.duration ?? ONE_SECOND);
   return { clock, runtime, cache, events, log, metrics, pleg };
 }
 
@@ -182,6 +183,23 @@ describe("relist", () => {
   });
 });
 
+describe("kubelet_pleg_last_seen_seconds", () => {
+  test("is set by each successful relist, not by health checks", async () => {
+    const { clock, runtime, pleg, metrics } = setup();
+    await clock.advance(7_000);
+    await pleg.relist();
+    expect(await metricValue(metrics.plegLastSeen)).toBe(Math.floor(clock.now() / 1000));
+    const seen = clock.now();
+    await clock.advance(200_000);
+    pleg.healthy();
+    expect(await metricValue(metrics.plegLastSeen)).toBe(Math.floor(seen / 1000));
+    // A relist that cannot list the runtime is not activity.
+    runtime.failList = true;
+    await pleg.relist();
+    expect(await metricValue(metrics.plegLastSeen)).toBe(Math.floor(seen / 1000));
+  });
+});
+
 describe("healthy", () => {
   test("is not healthy before the first successful relist", () => {
     const { pleg } = setup();
@@ -189,11 +207,10 @@ describe("healthy", () => {
   });
 
   test("turns unhealthy once the last relist is older than the threshold, with the kubelet's message", async () => {
-    const { clock, pleg, metrics } = setup();
+    const { clock, pleg } = setup();
     await pleg.relist();
     await clock.advance(180_000);
     expect(pleg.healthy()).toEqual({ ok: true });
-    expect(await metricValue(metrics.plegLastSeen)).toBe(Math.floor((clock.now() - 180_000) / 1000));
     await clock.advance(1000);
     expect(pleg.healthy()).toEqual({ ok: false, message: "pleg was last seen active 3m1s ago; threshold is 3m0s" });
   });

@@ -11,8 +11,8 @@ import {
 } from "../../../src/cri/index.ts";
 import { Channel } from "../../../src/lib/index.ts";
 import { createMetrics, type Metrics } from "../../../src/metrics/index.ts";
-import type { ContainerEventSource, PodLister } from "../../../src/pleg/index.ts";
-import type { ContainerState, PodStatus, RuntimeContainerRef, RuntimePod } from "../../../src/runtime/types.ts";
+import type { ContainerEventSource, PodLister } from "../../../src/pleg/deps.ts";
+import type { ContainerState, RuntimePodStatus, RuntimeContainerRef, RuntimePod } from "../../../src/container/index.ts";
 
 export function ref(id: string, state: ContainerState, name = id): RuntimeContainerRef {
   return { id, name, state, createdAt: 0, hash: "", sandboxId: "", image: "" };
@@ -22,14 +22,14 @@ export function runtimePod(uid: string, containers: RuntimeContainerRef[], sandb
   return { uid, name: `pod-${uid}`, namespace: "default", containers, sandboxes };
 }
 
-export function podStatus(uid: string, over: Partial<PodStatus> = {}): PodStatus {
+export function podStatus(uid: string, over: Partial<RuntimePodStatus> = {}): RuntimePodStatus {
   return { uid, name: `pod-${uid}`, namespace: "default", ips: [], sandboxStatuses: [], containerStatuses: [], ...over };
 }
 
 /** A runtime whose pods and statuses the test sets; getPodStatus can be made to fail per pod. */
 export class ScriptedRuntime implements PodLister {
   pods: RuntimePod[] = [];
-  statuses = new Map<string, PodStatus>();
+  statuses = new Map<string, RuntimePodStatus>();
   failStatus = new Set<string>();
   failList = false;
   listCalls = 0;
@@ -41,7 +41,7 @@ export class ScriptedRuntime implements PodLister {
     return this.pods.map((p) => structuredClone(p));
   }
 
-  async getPodStatus(uid: string, name: string, namespace: string): Promise<PodStatus> {
+  async getPodStatus(uid: string, name: string, namespace: string): Promise<RuntimePodStatus> {
     this.statusCalls.push(uid);
     if (this.failStatus.has(uid)) throw new Error(`status of ${uid} unavailable`);
     return structuredClone(this.statuses.get(uid) ?? podStatus(uid, { name, namespace }));

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { modeOf, transition, type PlegModeAction, type PlegModeInput, type PlegModeState } from "../../../src/pleg/index.ts";
+import { modeOf, transition, type PlegModeAction, type PlegModeInput, type PlegModeState } from "../../../src/pleg/mode.ts";
 
 const limits = { maxStreamRetries: 5, reprobeInitialMs: 30_000, reprobeMaxMs: 600_000 };
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { ContainerEventType, ContainerState } from "../../../src/cri/index.ts";
-import { FakeClock, createMemoryLogger, flushMicrotasks } from "../../../src/lib/index.ts";
+import { FakeClock, createMemoryLogger } from "../../../src/lib/index.ts";
 import { createPleg, PodCache } from "../../../src/pleg/index.ts";
 import { containerEvent, drain, metricValue, podStatus, ref, runtimePod, ScriptedEventSource, ScriptedRuntime, testMetrics } from "./helpers.ts";
 
@@ -13,12 +13,7 @@ function setup(eventedEnabled = true) {
   const metrics = testMetrics();
   const pleg = createPleg({ runtime, cri: source, cache, clock, log, metrics, eventedEnabled });
   /** Lets chains of stream attempts and relists run to quiescence without moving time. */
-  const settle = async () => {
-    for (let i = 0; i < 10; i++) {
-      await clock.advance(0);
-      await flushMicrotasks(50);
-    }
-  };
+  const settle = () => clock.settle();
   const switches = () => log.lines.filter((l) => String(l.msg).startsWith("PLEG switched"));
   return { clock, runtime, source, cache, log, metrics, pleg, settle, switches };
 }

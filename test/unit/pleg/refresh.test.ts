@@ -2,7 +2,7 @@
 // pod again at once; in relisting mode it waits for the next relist, as the kubelet does.
 import { describe, expect, test } from "bun:test";
 import { ContainerEventType, ContainerState } from "../../../src/cri/index.ts";
-import { FakeClock, createMemoryLogger, flushMicrotasks } from "../../../src/lib/index.ts";
+import { FakeClock, createMemoryLogger } from "../../../src/lib/index.ts";
 import { createPleg, PodCache } from "../../../src/pleg/index.ts";
 import { containerEvent, podStatus, ScriptedEventSource, ScriptedRuntime, testMetrics } from "./helpers.ts";
 
@@ -13,12 +13,8 @@ function setup(eventedEnabled: boolean) {
   source.accept = true;
   const cache = new PodCache();
   const pleg = createPleg({ runtime, cri: source, cache, clock, log: createMemoryLogger(), metrics: testMetrics(), eventedEnabled });
-  const settle = async () => {
-    for (let i = 0; i < 10; i++) {
-      await clock.advance(0);
-      await flushMicrotasks(50);
-    }
-  };
+  /** Lets chains of stream attempts and relists run to quiescence without moving time. */
+  const settle = () => clock.settle();
   return { clock, runtime, source, cache, pleg, settle };
 }
 

@@ -1,12 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { ConfigHashAnnotationKey, type Pod } from "../../../src/api/index.ts";
-import {
-  decodeManifest,
-  decodeManifestList,
-  imageTag,
-  ManifestError,
-  maxConfigLength,
-} from "../../../src/podconfig/index.ts";
+import { decodeManifest, decodeManifestList, maxConfigLength } from "../../../src/podconfig/decode.ts";
+import { ManifestError } from "../../../src/podconfig/errors.ts";
 
 const file = { source: "/etc/bunlet/manifests/web.yaml", nodeName: "Node-A", isFile: true };
 const url = { source: "http://127.0.0.1:9999/pods", nodeName: "Node-A", isFile: false };
@@ -122,10 +117,11 @@ describe("decodeManifest applies the apiserver's defaults", () => {
     expect(p.spec.containers[0].imagePullPolicy).toBe("Never");
   });
 
-  test("imageTag reads tags like the kubelet's ParseImageName", () => {
-    expect(imageTag("localhost:5000/a/b")).toBe("latest");
-    expect(imageTag("localhost:5000/a/b:v2")).toBe("v2");
-    expect(imageTag("a@sha256:abc")).toBe("");
+  test("the pull policy follows the tag as ParseImageName reads it", () => {
+    const policy = (image: string) => decodeManifest(webYaml.replace("docker.io/library/busybox:1.36", image), file).spec.containers[0].imagePullPolicy;
+    expect(policy("localhost:5000/a/b")).toBe("Always");
+    expect(policy("localhost:5000/a/b:v2")).toBe("IfNotPresent");
+    expect(policy("a@sha256:abc")).toBe("IfNotPresent");
   });
 });
 
@@ -251,5 +247,54 @@ describe("manifest framing", () => {
   test("a PodList in a file is refused: one Pod per file", () => {
     const err = decodeError(() => decodeManifest('{"apiVersion":"v1","kind":"PodList","items":[]}', file));
     expect(err.message).toBe(`${file.source}: kind: Unsupported value: "PodList": supported values: "Pod"`);
+  });
+});
+
+describe("manifests are read as the kubelet reads them (sigs.k8s.io/yaml, YAML 1.1 scalars)", () => {
+  const manifest = `
+apiVersion: v1
+kind: Pod
+metadata:
+  name: yaml11
+  labels: {on: "x", version: 1.10}
+spec:
+  hostNetwork: yes
+  volumes:
+  - name: config
+    hostPath: {path: /etc/app}
+  - name: scratch
+    emptyDir: {sizeLimit: 0.5Gi}
+  containers:
+  - name: app
+    image: busybox:1.36
+    command: [sleep, 1:20]
+    resources:
+      limits: {cpu: 0.25, memory: 64Mi}
+    securityContext: {runAsUser: 0x3e8, privileged: off}
+`;
+
+  test("yes/no/on/off are booleans, 0x3e8 is hex, 1:20 and timestamps stay strings, keys stay strings", () => {
+    const pod = decodeManifest(manifest.replace("version: 1.10", 'version: "1.10"'), file);
+    expect(pod.spec.hostNetwork).toBe(true);
+    expect(pod.metadata.labels).toEqual({ true: "x", version: "1.10" });
+    const c = pod.spec.containers[0];
+    expect(c.command).toEqual(["sleep", "1:20"]);
+    expect(c.securityContext).toMatchObject({ runAsUser: 1000, privileged: false });
+    expect(c.resources).toEqual({ limits: { cpu: "250m", memory: "64Mi" }, requests: { cpu: "250m", memory: "64Mi" } });
+    expect(pod.spec.volumes?.[1].emptyDir?.sizeLimit).toBe("512Mi");
+  });
+
+  test("an unquoted label value that YAML reads as a number is refused, as the kubelet refuses it", () => {
+    expect(decodeError(() => decodeManifest(manifest, file)).message).toBe(
+      "/etc/bunlet/manifests/web.yaml: metadata.labels: Invalid value: object: must be a map of strings",
+    );
+  });
+
+  test("0644 is octal: defaultMode 420", () => {
+    const pod = decodeManifest(
+      `apiVersion: v1\nkind: Pod\nmetadata: {name: m}\nspec:\n  volumes: [{name: c, downwardAPI: {defaultMode: 0644}}]\n  containers: [{name: c, image: busybox:1.36}]\n`,
+      { ...file, source: "/etc/bunlet/manifests/m.yaml" },
+    ).spec.volumes;
+    expect(pod?.[0].downwardAPI).toMatchObject({ defaultMode: 420 });
   });
 });

@@ -6,7 +6,8 @@ import {
   type Pod,
 } from "../../../src/api/index.ts";
 import { createMemoryLogger, FakeClock, silentLogger } from "../../../src/lib/index.ts";
-import { PodStorage, type InvalidPodEvent, type PodUpdate } from "../../../src/podconfig/index.ts";
+import type { PodUpdate } from "../../../src/podconfig/index.ts";
+import { PodStorage, type InvalidPodEvent } from "../../../src/podconfig/storage.ts";
 
 const TestSource = "test";
 

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { decodeManifest, decodeManifestList, ManifestError, type ManifestErrorCode } from "../../../src/podconfig/index.ts";
+import { decodeManifest, decodeManifestList } from "../../../src/podconfig/decode.ts";
+import { ManifestError, type ManifestErrorCode } from "../../../src/podconfig/errors.ts";
 
 const source = "examples/web.yaml";
 const origin = { source, nodeName: "node-a", isFile: true };
@@ -306,5 +307,102 @@ describe("a static pod may not reference API objects", () => {
     expect(() => decodeManifestList(manifest((p) => (p.spec.serviceAccountName = "x")), { ...origin, isFile: false })).toThrow(
       ManifestError,
     );
+  });
+});
+
+describe("resource quantities are decoded as the apiserver decodes them", () => {
+  const formatWrong = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+  const resources = (r: Json) => (p: Json) => (c0(p).resources = r);
+  const env = (ref: Json) => (p: Json) => (c0(p).env = [{ name: "V", valueFrom: { resourceFieldRef: ref } }]);
+
+  test.each([
+    ["a malformed memory limit", resources({ limits: { memory: "64MB" } }), `spec.containers[0].resources.limits[memory]: Invalid value: "64MB": ${formatWrong}`],
+    ["a word for a cpu request", resources({ requests: { cpu: "lots" } }), `spec.containers[0].resources.requests[cpu]: Invalid value: "lots": ${formatWrong}`],
+    ["an unknown suffix", resources({ limits: { memory: "1K" } }), `spec.containers[0].resources.limits[memory]: Invalid value: "1K": unable to parse quantity's suffix`],
+    ["a malformed divisor", env({ resource: "limits.memory", divisor: "1 Mi" }), `spec.containers[0].env[0].valueFrom.resourceFieldRef.divisor: Invalid value: "1 Mi": ${formatWrong}`],
+    ["a malformed emptyDir size", (p: Json) => (p.spec.volumes[0].emptyDir = { sizeLimit: "1GB" }), `spec.volumes[0].emptyDir.sizeLimit: Invalid value: "1GB": ${formatWrong}`],
+    [
+      "a request above its limit",
+      resources({ requests: { cpu: "2" }, limits: { cpu: "1" } }),
+      'spec.containers[0].resources.requests: Invalid value: "2": must be less than or equal to cpu limit of 1',
+    ],
+    [
+      "a divisor other than 1m or 1 for cpu",
+      env({ resource: "requests.cpu", divisor: "100m" }),
+      `spec.containers[0].env[0].valueFrom.resourceFieldRef.divisor: Invalid value: "requests.cpu": only divisor's values 1m and 1 are supported with the cpu resource`,
+    ],
+    [
+      "a memory divisor that is not a unit",
+      env({ resource: "limits.memory", divisor: "2Mi" }),
+      `spec.containers[0].env[0].valueFrom.resourceFieldRef.divisor: Invalid value: "limits.memory": only divisor's values 1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei are supported with the memory resource`,
+    ],
+    [
+      "a resource the downward API does not know",
+      env({ resource: "limits.gpu" }),
+      'spec.containers[0].env[0].valueFrom.resourceFieldRef.resource: Unsupported value: "limits.gpu": supported values: "limits.cpu", "limits.ephemeral-storage", "limits.memory", "requests.cpu", "requests.ephemeral-storage", "requests.memory"',
+    ],
+    [
+      "an extended resource requested without a limit",
+      resources({ requests: { "example.com/gpu": "1" } }),
+      "spec.containers[0].resources.limits: Required value: Limit must be set for non overcommitable resources",
+    ],
+  ])("%s is refused at decode time", (_name, edit, message) => {
+    const err = errorOf(manifest(edit));
+    expect(err.message).toBe(`${source}: ${message}`);
+  });
+
+  test("every malformed quantity and every other problem is reported at once", () => {
+    const err = errorOf(
+      manifest((p) => {
+        c0(p).resources = { limits: { memory: "64MB" }, requests: { cpu: "lots" } };
+        delete c0(p).image;
+      }),
+    );
+    expect(err.causes.map((c) => `${c.field}: ${c.detail.split(":")[0]}`)).toEqual([
+      "spec.containers[0].resources.limits[memory]: Invalid value",
+      "spec.containers[0].resources.requests[cpu]: Invalid value",
+      "spec.containers[0].image: Required value",
+    ]);
+    expect(err.code).toBe("Invalid");
+  });
+
+  test("negative, fractional extended and unknown resources, with the requests defaulted from limits", () => {
+    const fields = (r: Json) => errorOf(manifest(resources(r))).causes.map((c) => `${c.field}: ${c.detail}`);
+    expect(fields({ limits: { cpu: "-1" } })).toEqual([
+      'spec.containers[0].resources.limits[cpu]: Invalid value: "-1": must be greater than or equal to 0',
+      'spec.containers[0].resources.requests[cpu]: Invalid value: "-1": must be greater than or equal to 0',
+    ]);
+    expect(fields({ limits: { "example.com/gpu": "500m" } })).toEqual([
+      'spec.containers[0].resources.limits[example.com/gpu]: Invalid value: "500m": must be an integer',
+      'spec.containers[0].resources.requests[example.com/gpu]: Invalid value: "500m": must be an integer',
+    ]);
+    expect(fields({ limits: { gpu: "1" } })).toEqual([
+      'spec.containers[0].resources.limits[gpu]: Invalid value: "gpu": must be a standard resource type or fully qualified',
+      'spec.containers[0].resources.limits[gpu]: Invalid value: "gpu": must be a standard resource for containers',
+      'spec.containers[0].resources.requests[gpu]: Invalid value: "gpu": must be a standard resource type or fully qualified',
+      'spec.containers[0].resources.requests[gpu]: Invalid value: "gpu": must be a standard resource for containers',
+    ]);
+    expect(fields({ limits: { "hugepages-2Mi": "3Mi" } })).toEqual([
+      'spec.containers[0].resources.limits[hugepages-2Mi]: Invalid value: "3Mi": 3Mi is not positive integer multiple of hugepages-2Mi',
+      'spec.containers[0].resources.requests[hugepages-2Mi]: Invalid value: "3Mi": 3Mi is not positive integer multiple of hugepages-2Mi',
+      "spec.containers[0].resources: Forbidden: HugePages require cpu or memory",
+    ]);
+  });
+
+  test("quantities are kept in their canonical form, numbers included", () => {
+    const pod = decodeManifest(
+      manifest((p) => {
+        c0(p).resources = { limits: { cpu: 0.5, memory: "1024Mi", "ephemeral-storage": 1e9 }, requests: { cpu: "500m", memory: null } };
+        c0(p).env = [{ name: "V", valueFrom: { resourceFieldRef: { resource: "requests.cpu", divisor: "0.001" } } }];
+        p.spec.volumes[0].emptyDir = { sizeLimit: " 1.5Gi " };
+      }),
+      origin,
+    );
+    expect(pod.spec.containers[0].resources).toEqual({
+      limits: { cpu: "500m", memory: "1Gi", "ephemeral-storage": "1G" },
+      requests: { cpu: "500m", memory: "0", "ephemeral-storage": "1G" },
+    });
+    expect(pod.spec.containers[0].env?.[0].valueFrom?.resourceFieldRef?.divisor).toBe("1m");
+    expect(pod.spec.volumes?.[0].emptyDir?.sizeLimit).toBe("1536Mi");
   });
 });

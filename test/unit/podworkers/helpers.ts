@@ -2,13 +2,12 @@
  * A PodSyncer fake that records every call and lets a test decide when (and how) each call ends,
  * plus a harness wiring real PodCache, WorkQueue and FakeClock around the pod workers.
  */
-import type { Pod, PodStatus as ApiPodStatus } from "../../../src/api/index.ts";
-import { ConfigSourceAnnotationKey } from "../../../src/api/index.ts";
+import { ConfigSourceAnnotationKey, type Pod, type PodStatus } from "../../../src/api/index.ts";
 import { FakeClock, createMemoryLogger, flushMicrotasks } from "../../../src/lib/index.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
-import { PodCache } from "../../../src/pleg/cache.ts";
+import { PodCache } from "../../../src/pleg/index.ts";
 import { createPodWorkers, WorkQueue, type PodSyncer, type SyncPodType } from "../../../src/podworkers/index.ts";
-import type { PodStatus, RuntimePod } from "../../../src/runtime/types.ts";
+import type { RuntimePodStatus, RuntimePod } from "../../../src/container/index.ts";
 
 export type SyncMethod = "syncPod" | "syncTerminatingPod" | "syncTerminatingRuntimePod" | "syncTerminatedPod";
 
@@ -18,9 +17,9 @@ export interface SyncCall {
   signal: AbortSignal;
   updateType?: SyncPodType;
   pod?: Pod;
-  podStatus?: PodStatus;
+  podStatus?: RuntimePodStatus;
   gracePeriodSeconds?: number;
-  podStatusFn?: (s: ApiPodStatus) => void;
+  podStatusFn?: (s: PodStatus) => void;
   /** Ends a held call successfully (syncPod: with isTerminal). */
   release(isTerminal?: boolean): void;
   /** Ends a held call with an error. */
@@ -69,16 +68,16 @@ export class FakeSyncer implements PodSyncer {
     return call;
   }
 
-  syncPod(signal: AbortSignal, updateType: SyncPodType, pod: Pod, _mirror: Pod | undefined, podStatus: PodStatus) {
+  syncPod(signal: AbortSignal, updateType: SyncPodType, pod: Pod, _mirror: Pod | undefined, podStatus: RuntimePodStatus) {
     return this.#record({ method: "syncPod", uid: pod.metadata.uid!, signal, updateType, pod, podStatus });
   }
 
   async syncTerminatingPod(
     signal: AbortSignal,
     pod: Pod,
-    podStatus: PodStatus,
+    podStatus: RuntimePodStatus,
     gracePeriodSeconds: number,
-    podStatusFn?: (s: ApiPodStatus) => void,
+    podStatusFn?: (s: PodStatus) => void,
   ): Promise<void> {
     await this.#record({ method: "syncTerminatingPod", uid: pod.metadata.uid!, signal, pod, podStatus, gracePeriodSeconds, podStatusFn });
   }
@@ -87,7 +86,7 @@ export class FakeSyncer implements PodSyncer {
     await this.#record({ method: "syncTerminatingRuntimePod", uid: runningPod.uid, signal });
   }
 
-  async syncTerminatedPod(signal: AbortSignal, pod: Pod, podStatus: PodStatus): Promise<void> {
+  async syncTerminatedPod(signal: AbortSignal, pod: Pod, podStatus: RuntimePodStatus): Promise<void> {
     await this.#record({ method: "syncTerminatedPod", uid: pod.metadata.uid!, signal, pod, podStatus });
   }
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { flushMicrotasks } from "../../../src/lib/index.ts";
-import { NetworkNotReadyError, requeueDelay, earliestBackoffExpiry } from "../../../src/podworkers/index.ts";
-import { BackoffError } from "../../../src/runtime/errors.ts";
+import { requeueDelay } from "../../../src/podworkers/requeue.ts";
+import { Reason, SyncError } from "../../../src/runtime/index.ts";
 import { makePod, setupWorkers } from "./helpers.ts";
 
 const now = 1_000_000;
@@ -17,47 +17,26 @@ describe("requeueDelay: when a pod is synced again", () => {
     { name: "a lifecycle step wins over an error", phaseTransition: true, error: new Error("x"), random: low, expected: 0 },
     { name: "an error: the 10 s backoff", error: new Error("boom"), random: low, expected: 10_000 },
     { name: "an error: up to 50% jitter on the backoff", error: new Error("boom"), random: high, expected: 14_995 },
-    { name: "network not ready: about a second", error: new NetworkNotReadyError("cni"), random: low, expected: 1_000 },
-    {
-      name: "network not ready inside an AggregateError",
-      error: new AggregateError([new NetworkNotReadyError("cni")]),
-      random: low,
-      expected: 1_000,
-    },
-    { name: "a backoff error: its expiry", error: new BackoffError("CrashLoopBackOff", "back-off", now + 20_000), random: low, expected: 20_000 },
+    { name: "network not ready: about a second", error: new SyncError(Reason.NetworkNotReady, "network is not ready: cni"), random: low, expected: 1_000 },
+    { name: "a sync error without backoff: the 10 s backoff", error: new SyncError(Reason.ErrImagePull, "not found"), random: low, expected: 10_000 },
+    { name: "a backoff error: its expiry", error: new SyncError("CrashLoopBackOff", "back-off", now + 20_000), random: low, expected: 20_000 },
     {
       name: "a backoff error: jittered expiry",
-      error: new BackoffError("CrashLoopBackOff", "back-off", now + 20_000),
+      error: new SyncError("CrashLoopBackOff", "back-off", now + 20_000),
       random: high,
       expected: 20_000 * 1.4995,
     },
     {
       name: "a backoff error past its expiry: at once",
-      error: new BackoffError("ImagePullBackOff", "back-off", now - 5_000),
+      error: new SyncError("ImagePullBackOff", "back-off", now - 5_000),
       random: high,
       expected: 0,
     },
     {
       name: "a backoff error beyond the resync interval: clamped to it",
-      error: new BackoffError("CrashLoopBackOff", "back-off", now + 300_000),
+      error: new SyncError("CrashLoopBackOff", "back-off", now + 300_000),
       random: low,
       expected: 60_000,
-    },
-    {
-      name: "the earliest backoff among aggregated errors",
-      error: new AggregateError([
-        new Error("other"),
-        new BackoffError("CrashLoopBackOff", "a", now + 40_000),
-        { errors: [new BackoffError("ImagePullBackOff", "b", now + 15_000)] },
-      ]),
-      random: low,
-      expected: 15_000,
-    },
-    {
-      name: "a backoff error wrapped as a cause",
-      error: new Error("SyncPod failed", { cause: new BackoffError("CrashLoopBackOff", "c", now + 30_000) }),
-      random: low,
-      expected: 30_000,
     },
   ];
   for (const c of cases) {
@@ -66,10 +45,6 @@ describe("requeueDelay: when a pod is synced again", () => {
       expect(delay).toBeCloseTo(c.expected, 6);
     });
   }
-
-  test("earliestBackoffExpiry is undefined when no error is a BackoffError", () => {
-    expect(earliestBackoffExpiry(new AggregateError([new Error("a"), "b", null]))).toBeUndefined();
-  });
 });
 
 describe("pod workers: requeue after each sync", () => {
@@ -95,7 +70,7 @@ describe("pod workers: requeue after each sync", () => {
 
   test("a sync that hits crash-loop backoff is due again when the backoff expires", async () => {
     const { workers, workQueue, clock, syncer } = setupWorkers();
-    syncer.next("syncPod", { error: new AggregateError([new BackoffError("CrashLoopBackOff", "back-off 40s", clock.now() + 40_000)]) });
+    syncer.next("syncPod", { error: new SyncError("CrashLoopBackOff", "back-off 40s", clock.now() + 40_000) });
     workers.updatePod({ updateType: "create", pod: makePod("a") });
     await workers.whenIdle();
     expect(workQueue.dueAt("a")).toBe(clock.now() + 40_000);

@@ -1,36 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import type { Pod } from "../../../src/api/index.ts";
-import { FakeClock } from "../../../src/lib/index.ts";
-import { calculateEffectiveGracePeriod, naturalGracePeriod, WorkQueue, type WorkerLifecycle } from "../../../src/podworkers/index.ts";
+import { calculateEffectiveGracePeriod, naturalGracePeriod } from "../../../src/podworkers/sync-status.ts";
 import { PodSyncStatus } from "../../../src/podworkers/sync-status.ts";
 import { makePod, makeRuntimePod } from "./helpers.ts";
 
-describe("PodSyncStatus lifecycle transitions", () => {
-  const states: WorkerLifecycle[] = ["syncing", "terminating", "terminated", "finished"];
-  const allowed = new Set(["syncing>terminating", "terminating>terminated", "terminating>finished", "terminated>finished"]);
-  for (const from of states) {
-    for (const to of states) {
-      const ok = allowed.has(`${from}>${to}`);
-      test(`${from} → ${to} is ${ok ? "allowed" : "refused"}`, () => {
-        const status = new PodSyncStatus("p_ns", 0);
-        status.lifecycle = from;
-        expect(status.transition(to, 5)).toBe(ok);
-        expect(status.lifecycle).toBe(ok ? to : from);
-      });
-    }
-  }
-
-  test("the work type follows the lifecycle and timestamps are stamped on entry", () => {
-    const status = new PodSyncStatus("p_ns", 1);
-    expect(status.workType()).toBe("SyncPod");
-    status.transition("terminating", 2);
-    expect([status.workType(), status.terminatingAt]).toEqual(["TerminatingPod", 2]);
-    status.transition("terminated", 3);
-    expect([status.workType(), status.terminatedAt]).toEqual(["TerminatedPod", 3]);
-    status.transition("finished", 4);
-    expect([status.workType(), status.terminatedAt, status.isFinished()]).toEqual(["TerminatedPod", 3, true]);
-  });
-
+describe("PodSyncStatus", () => {
   test("mergeLastUpdate keeps the known spec over a runtime pod, the last mirror pod, and accumulated kill options", () => {
     const status = new PodSyncStatus("p_ns", 0);
     const pod = makePod("a");
@@ -78,22 +52,5 @@ describe("calculateEffectiveGracePeriod", () => {
     expect(naturalGracePeriod(pod(12))).toBe(12);
     expect(naturalGracePeriod(pod(12, 3))).toBe(3);
     expect(naturalGracePeriod(pod(0))).toBe(1);
-  });
-});
-
-describe("WorkQueue", () => {
-  test("an entry is due after its delay, removed once returned, and a new delay overwrites the old", async () => {
-    const clock = new FakeClock();
-    const queue = new WorkQueue(clock);
-    queue.enqueue("a", 10_000);
-    queue.enqueue("b", 0);
-    queue.enqueue("a", 5_000);
-    expect(queue.getWork()).toEqual(["b"]);
-    expect(queue.getWork()).toEqual([]);
-    await clock.advance(4_999);
-    expect(queue.getWork()).toEqual([]);
-    await clock.advance(1);
-    expect(queue.getWork()).toEqual(["a"]);
-    expect(queue.size).toBe(0);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { PodStatus as ApiPodStatus } from "../../../src/api/index.ts";
+import type { PodStatus } from "../../../src/api/index.ts";
 import { makePod, makeRuntimePod, setupWorkers } from "./helpers.ts";
 
 describe("pod workers: syncing → terminating → terminated → finished", () => {
@@ -136,7 +136,7 @@ describe("pod workers: syncing → terminating → terminated → finished", () 
     workers.updatePod({ updateType: "create", pod });
     await workers.whenIdle();
     const completed: string[] = [];
-    const statusFn = (s: ApiPodStatus) => {
+    const statusFn = (s: PodStatus) => {
       s.reason = "Evicted";
     };
     workers.updatePod({ updateType: "kill", pod, killPodOptions: { evict: true, podStatusFn: statusFn, onCompleted: () => completed.push("first") } });

@@ -2,8 +2,10 @@
 // and a scripted checker that records what it was asked to probe.
 import type { Container, Pod, Probe } from "../../../src/api/index.ts";
 import { FakeClock, silentLogger } from "../../../src/lib/index.ts";
-import type { CheckRequest, ContainerChecker, PodProbeView, ProbeResult } from "../../../src/prober/index.ts";
-import type { PodStatus, RuntimeContainerStatus } from "../../../src/runtime/types.ts";
+import type { CheckRequest, ContainerChecker } from "../../../src/prober/probe-check.ts";
+import type { PodProbeView } from "../../../src/prober/probe-worker.ts";
+import type { ProbeResult } from "../../../src/prober/results.ts";
+import type { RuntimePodStatus, RuntimeContainerStatus } from "../../../src/container/index.ts";
 
 export const UID = "uid-1";
 
@@ -41,14 +43,14 @@ export function containerStatus(id: string, state: RuntimeContainerStatus["state
   };
 }
 
-export function podStatus(...containers: RuntimeContainerStatus[]): PodStatus {
+export function podStatus(...containers: RuntimeContainerStatus[]): RuntimePodStatus {
   return { uid: UID, name: "web", namespace: "default", ips: ["10.0.0.2"], sandboxStatuses: [], containerStatuses: containers };
 }
 
 /** What the provider returns, mutable by the test; undefined = no status for the pod. */
 export class FakeProvider {
   view: PodProbeView | undefined;
-  constructor(pod: Pod, status: PodStatus | undefined) {
+  constructor(pod: Pod, status: RuntimePodStatus | undefined) {
     this.view = status && { pod, podStatus: status, podIP: "10.0.0.2" };
   }
   readonly get = (uid: string) => (uid === this.view?.pod.metadata.uid ? this.view : undefined);

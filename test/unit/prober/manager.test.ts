@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import type { Pod } from "../../../src/api/index.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
-import { createProbeManager, ResultsManager, parseContainerId } from "../../../src/prober/index.ts";
+import { createProbeManager } from "../../../src/prober/index.ts";
+import { ResultsManager, parseContainerId } from "../../../src/prober/results.ts";
 import { containerStatus, FakeProvider, log, makePod, newClock, podStatus, probe, ScriptedChecker, START, UID } from "./fixtures.ts";
 
 /** A manager on the test clock: its start time is the clock's now. */

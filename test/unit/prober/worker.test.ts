@@ -1,16 +1,17 @@
 import { describe, expect, test } from "bun:test";
 import type { Container, Pod } from "../../../src/api/index.ts";
-import { ResultsManager, type ProbeResult, type ProbeType, type ProbeUpdate } from "../../../src/prober/index.ts";
+import type { ProbeType, ProbeUpdate } from "../../../src/prober/index.ts";
+import { ResultsManager, type ProbeResult } from "../../../src/prober/results.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
 import { ProbeWorker } from "../../../src/prober/probe-worker.ts";
-import type { PodStatus } from "../../../src/runtime/types.ts";
+import type { RuntimePodStatus } from "../../../src/container/index.ts";
 import { containerStatus, FakeProvider, log, makePod, newClock, podStatus, probe, ScriptedChecker, START } from "./fixtures.ts";
 
 interface Setup {
   type: ProbeType;
   container?: Partial<Container>;
   pod?: (p: Pod) => void;
-  status?: PodStatus | undefined;
+  status?: RuntimePodStatus | undefined;
   started?: boolean;
   sidecar?: boolean;
   managerStartedAt?: number;

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import type { Pod } from "../../../src/api/index.ts";
-import { computePodActions, type PodActions } from "../../../src/runtime/index.ts";
-import type { PodStatus } from "../../../src/runtime/types.ts";
+import { computePodActions } from "../../../src/runtime/actions.ts";
+import type { PodActions } from "../../../src/runtime/actions-types.ts";
+import type { RuntimePodStatus } from "../../../src/container/index.ts";
 import {
   containerStatus,
   FakeProbeResults,
@@ -13,14 +14,14 @@ import {
 interface Case {
   name: string;
   mutatePod?: (pod: Pod) => void;
-  mutateStatus?: (status: PodStatus, pod: Pod) => void;
-  actions: (base: PodStatus) => PodActions;
+  mutateStatus?: (status: RuntimePodStatus, pod: Pod) => void;
+  actions: (base: RuntimePodStatus) => PodActions;
   kill?: string[];
 }
 
-const plan = (base: PodStatus, over: Partial<PodActions>): PodActions => ({ ...noAction(base), ...over });
+const plan = (base: RuntimePodStatus, over: Partial<PodActions>): PodActions => ({ ...noAction(base), ...over });
 
-function run(cases: Case[], make: () => { pod: Pod; status: PodStatus }) {
+function run(cases: Case[], make: () => { pod: Pod; status: RuntimePodStatus }) {
   for (const c of cases) {
     test(c.name, () => {
       const { pod, status } = make();

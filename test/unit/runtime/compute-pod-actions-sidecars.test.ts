@@ -1,21 +1,22 @@
 import { describe, expect, test } from "bun:test";
 import type { Pod } from "../../../src/api/index.ts";
-import { computePodActions, type PodActions } from "../../../src/runtime/index.ts";
-import type { PodStatus } from "../../../src/runtime/types.ts";
+import { computePodActions } from "../../../src/runtime/actions.ts";
+import type { PodActions } from "../../../src/runtime/actions-types.ts";
+import type { RuntimePodStatus } from "../../../src/container/index.ts";
 import { containerStatus, FakeProbeResults, makeBasePodAndStatusWithRestartableInitContainers, noAction } from "./fixtures.ts";
 
 interface Case {
   name: string;
   mutatePod?: (pod: Pod) => void;
-  mutateStatus?: (status: PodStatus, pod: Pod, probes: FakeProbeResults) => void;
-  actions: (base: PodStatus) => PodActions;
+  mutateStatus?: (status: RuntimePodStatus, pod: Pod, probes: FakeProbeResults) => void;
+  actions: (base: RuntimePodStatus) => PodActions;
   kill?: string[];
 }
 
-const plan = (base: PodStatus, over: Partial<PodActions>): PodActions => ({ ...noAction(base), ...over });
+const plan = (base: RuntimePodStatus, over: Partial<PodActions>): PodActions => ({ ...noAction(base), ...over });
 const always = (p: Pod) => (p.spec.restartPolicy = "Always");
 const never = (p: Pod) => (p.spec.restartPolicy = "Never");
-const allRegular = (s: PodStatus, p: Pod, over: { state: "running" | "exited"; exitCode?: number }) =>
+const allRegular = (s: RuntimePodStatus, p: Pod, over: { state: "running" | "exited"; exitCode?: number }) =>
   p.spec.containers.forEach((c, i) => s.containerStatuses.push(containerStatus(`id${i + 1}`, c, over)));
 
 const cases: Case[] = [

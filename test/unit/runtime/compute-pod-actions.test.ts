@@ -1,19 +1,20 @@
 import { describe, expect, test } from "bun:test";
 import type { Pod } from "../../../src/api/index.ts";
-import { computePodActions, type PodActions } from "../../../src/runtime/index.ts";
-import type { PodStatus } from "../../../src/runtime/types.ts";
+import { computePodActions } from "../../../src/runtime/actions.ts";
+import type { PodActions } from "../../../src/runtime/actions-types.ts";
+import type { RuntimePodStatus } from "../../../src/container/index.ts";
 import { FakeProbeResults, makeBasePodAndStatus, noAction } from "./fixtures.ts";
 
 interface Case {
   name: string;
   mutatePod?: (pod: Pod) => void;
-  mutateStatus?: (status: PodStatus, probes: FakeProbeResults) => void;
-  actions: (base: PodStatus) => PodActions;
+  mutateStatus?: (status: RuntimePodStatus, probes: FakeProbeResults) => void;
+  actions: (base: RuntimePodStatus) => PodActions;
   /** Ids of the containers to kill (messages are checked in their own test). */
   kill?: string[];
 }
 
-const plan = (base: PodStatus, over: Partial<PodActions>): PodActions => ({ ...noAction(base), ...over });
+const plan = (base: RuntimePodStatus, over: Partial<PodActions>): PodActions => ({ ...noAction(base), ...over });
 const kills = (...ids: string[]) => ids;
 
 const cases: Case[] = [

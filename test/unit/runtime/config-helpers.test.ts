@@ -1,11 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import type { Pod } from "../../../src/api/index.ts";
-import { goDuration } from "../../../src/runtime/crashloop.ts";
 import { parseResolvConf, podDnsConfig } from "../../../src/runtime/dns.ts";
 import { expand, mappingFor } from "../../../src/runtime/expansion.ts";
 import { applyDefaultImageTag, effectivePullPolicy } from "../../../src/runtime/images.ts";
 import { terminationGracePeriod } from "../../../src/runtime/kill.ts";
-import { containerInfoFromAnnotations, newContainerAnnotations } from "../../../src/runtime/labels.ts";
 import { legacyLogSymlink, restartCountFromLogDir } from "../../../src/runtime/logs.ts";
 import { podHostname, sysctlWithDots } from "../../../src/runtime/sandbox-config.ts";
 
@@ -31,8 +29,13 @@ describe("image names and pull policy", () => {
     ["localhost:5000/x/busybox", "localhost:5000/x/busybox:latest"],
     ["localhost:5000/x/busybox:2", "localhost:5000/x/busybox:2"],
     [`busybox@sha256:${"a".repeat(64)}`, `busybox@sha256:${"a".repeat(64)}`],
-    ["Bad Name", undefined],
   ])("default tag of %s is %s", (image, out) => expect(applyDefaultImageTag(image)).toBe(out));
+
+  test("an invalid name is an error with distribution/reference's reason", () => {
+    expect(() => applyDefaultImageTag("Bad Name")).toThrow(
+      'couldn\'t parse image name "Bad Name": invalid reference format: repository name (library/Bad Name) must be lowercase',
+    );
+  });
 
   test.each([
     ["busybox", undefined, "Always"],
@@ -58,37 +61,6 @@ describe("termination grace period", () => {
     ["the probe's for a liveness kill", pod({}, 45), "LivenessProbe", 3],
     ["the pod's for a startup kill without a probe value", pod({}, 45), "StartupProbe", 45],
   ] as const)("%s", (_n, p, reason, out) => expect(terminationGracePeriod(p, container, reason)).toBe(out));
-});
-
-describe("labels and annotations round-trip", () => {
-  test("what bunlet writes, it reads back to rebuild an orphan", () => {
-    const p: Pod = { metadata: { name: "p", deletionGracePeriodSeconds: 4 }, spec: { containers: [], terminationGracePeriodSeconds: 12 } };
-    const container = {
-      name: "c",
-      image: "busybox",
-      ports: [{ containerPort: 80, name: "http" }],
-      lifecycle: { preStop: { httpGet: { path: "/stop", port: "http" } } },
-    };
-    const info = containerInfoFromAnnotations(newContainerAnnotations(container, p, 3));
-    expect(info).toMatchObject({
-      restartCount: 3,
-      podDeletionGracePeriod: 4,
-      podTerminationGracePeriod: 12,
-      terminationMessagePath: "/dev/termination-log",
-      terminationMessagePolicy: "File",
-      preStopHandler: container.lifecycle.preStop,
-      containerPorts: container.ports,
-    });
-  });
-
-  test("missing or malformed annotations read as zero and undefined", () => {
-    expect(containerInfoFromAnnotations({ "io.kubernetes.container.restartCount": "x" })).toMatchObject({
-      hash: "",
-      restartCount: 0,
-      podTerminationGracePeriod: undefined,
-      preStopHandler: undefined,
-    });
-  });
 });
 
 describe("sandbox details", () => {
@@ -133,13 +105,4 @@ describe("logs", () => {
   test("a missing log dir gives restart count 0", () => {
     expect(restartCountFromLogDir("/nonexistent/dir")).toBe(0);
   });
-});
-
-describe("Go durations in backoff messages", () => {
-  test.each([
-    [10_000, "10s"],
-    [80_000, "1m20s"],
-    [300_000, "5m0s"],
-    [3_600_000, "1h0m0s"],
-  ])("%d ms is %s", (ms, out) => expect(goDuration(ms)).toBe(out));
 });

@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Container, Pod } from "../../../src/api/index.ts";
 import { FakeClock } from "../../../src/lib/index.ts";
-import { ContainerConfigError, makeEnvironmentVariables } from "../../../src/runtime/env.ts";
-import { BackoffError } from "../../../src/runtime/errors.ts";
-import { PodSyncError, ReasonCache, StepError, SyncRecorder } from "../../../src/runtime/result.ts";
+import { makeEnvironmentVariables } from "../../../src/runtime/env.ts";
+import { SyncError } from "../../../src/runtime/errors.ts";
+import { ReasonCache, SyncRecorder } from "../../../src/runtime/result.ts";
 import { containerSecurityContext } from "../../../src/runtime/security.ts";
 import { lastLogMessage } from "../../../src/runtime/termination-message.ts";
 import { TerminationOrdering } from "../../../src/runtime/termination-order.ts";
@@ -55,7 +55,7 @@ describe("container environment", () => {
     const optional: Container = { name: "c", env: [{ name: "S", valueFrom: { secretKeyRef: { name: "s", key: "k", optional: true } } }] };
     expect(makeEnvironmentVariables(pod([optional]), optional, ctx)).toEqual([]);
     const required: Container = { name: "c", envFrom: [{ configMapRef: { name: "cm" } }] };
-    expect(() => makeEnvironmentVariables(pod([required]), required, ctx)).toThrow(ContainerConfigError);
+    expect(() => makeEnvironmentVariables(pod([required]), required, ctx)).toThrow(SyncError);
   });
 });
 
@@ -77,30 +77,31 @@ describe("runAsNonRoot", () => {
 });
 
 describe("sync results", () => {
-  test("only backoff failures make a BackoffError with the earliest expiry", async () => {
+  test("only backoff failures make a backoff error with the earliest expiry", async () => {
     const clock = new FakeClock();
     const rec = new SyncRecorder(() => clock.now());
     await rec.step("StartContainer", "a", async () => {
-      throw new StepError("CrashLoopBackOff", "back-off 10s", 5000);
+      throw new SyncError("CrashLoopBackOff", "back-off 10s", 5000);
     }).catch(() => undefined);
     await rec.step("StartContainer", "b", async () => {
-      throw new StepError("ImagePullBackOff", "Back-off pulling", 3000);
+      throw new SyncError("ImagePullBackOff", "Back-off pulling", 3000);
     }).catch(() => undefined);
-    const err = rec.result().error as BackoffError;
-    expect(err).toBeInstanceOf(BackoffError);
-    expect(err.expiresAt).toBe(3000);
+    const err = rec.result().error as SyncError;
+    expect(err).toBeInstanceOf(SyncError);
+    expect(err.backoffUntil).toBe(3000);
   });
 
   test("a real failure wins over backoff and lists every failed step", async () => {
     const rec = new SyncRecorder(() => 0);
     await rec.step("StartContainer", "a", async () => {
-      throw new StepError("CrashLoopBackOff", "back-off 10s", 5000);
+      throw new SyncError("CrashLoopBackOff", "back-off 10s", 5000);
     }).catch(() => undefined);
     await rec.step("StartContainer", "b", async () => {
-      throw new StepError("ErrImagePull", "not found");
+      throw new SyncError("ErrImagePull", "not found");
     }).catch(() => undefined);
-    const err = rec.result().error;
-    expect(err).toBeInstanceOf(PodSyncError);
+    const err = rec.result().error as SyncError;
+    expect(err).toBeInstanceOf(SyncError);
+    expect(err.backoffUntil).toBe(0);
     expect(err!.message).toBe('failed to "StartContainer" for "a" with CrashLoopBackOff: "back-off 10s", failed to "StartContainer" for "b" with ErrImagePull: "not found"');
   });
 

@@ -1,8 +1,12 @@
 // Pods and runtime statuses for the computePodActions tables (upstream's makeBasePodAndStatus*).
 import type { Container, Pod } from "../../../src/api/index.ts";
-import { hashContainer } from "../../../src/runtime/index.ts";
-import type { PodActions, ProbeResult, ProbeResultsView } from "../../../src/runtime/index.ts";
-import type { PodStatus, RuntimeContainerStatus, RuntimeSandboxStatus } from "../../../src/runtime/types.ts";
+import type { PodActions, ProbeResult, ProbeResultsView } from "../../../src/runtime/actions-types.ts";
+import {
+  hashContainer,
+  type RuntimePodStatus,
+  type RuntimeContainerStatus,
+  type RuntimeSandboxStatus,
+} from "../../../src/container/index.ts";
 
 export function containerStatus(id: string, container: Container, over: Partial<RuntimeContainerStatus> = {}): RuntimeContainerStatus {
   return {
@@ -46,7 +50,7 @@ export function sandboxStatus(over: Partial<RuntimeSandboxStatus> = {}): Runtime
 }
 
 /** Three running containers in a ready sandbox with an IP: nothing to do. */
-export function makeBasePodAndStatus(): { pod: Pod; status: PodStatus } {
+export function makeBasePodAndStatus(): { pod: Pod; status: RuntimePodStatus } {
   const pod: Pod = {
     metadata: { uid: "12345678", name: "foo", namespace: "foo-ns" },
     spec: {
@@ -57,7 +61,7 @@ export function makeBasePodAndStatus(): { pod: Pod; status: PodStatus } {
       ],
     },
   };
-  const status: PodStatus = {
+  const status: RuntimePodStatus = {
     uid: "12345678",
     name: "foo",
     namespace: "foo-ns",
@@ -69,7 +73,7 @@ export function makeBasePodAndStatus(): { pod: Pod; status: PodStatus } {
 }
 
 /** Three completed init containers; no regular container has a status yet. */
-export function makeBasePodAndStatusWithInitContainers(): { pod: Pod; status: PodStatus } {
+export function makeBasePodAndStatusWithInitContainers(): { pod: Pod; status: RuntimePodStatus } {
   const { pod, status } = makeBasePodAndStatus();
   pod.spec.initContainers = [
     { name: "init1", image: "bar-image" },
@@ -83,7 +87,7 @@ export function makeBasePodAndStatusWithInitContainers(): { pod: Pod; status: Po
 }
 
 /** Three running sidecars (the 2nd and 3rd with liveness and startup probes). */
-export function makeBasePodAndStatusWithRestartableInitContainers(): { pod: Pod; status: PodStatus } {
+export function makeBasePodAndStatusWithRestartableInitContainers(): { pod: Pod; status: RuntimePodStatus } {
   const { pod, status } = makeBasePodAndStatus();
   pod.spec.initContainers = [
     { name: "restartable-init-1", image: "bar-image", restartPolicy: "Always" },
@@ -95,7 +99,7 @@ export function makeBasePodAndStatusWithRestartableInitContainers(): { pod: Pod;
 }
 
 /** Init + regular containers + one running ephemeral container. */
-export function makeBasePodAndStatusWithInitAndEphemeralContainers(): { pod: Pod; status: PodStatus } {
+export function makeBasePodAndStatusWithInitAndEphemeralContainers(): { pod: Pod; status: RuntimePodStatus } {
   const { pod, status } = makeBasePodAndStatus();
   pod.spec.initContainers = [{ name: "init1", image: "bar-image" }];
   pod.spec.ephemeralContainers = [{ name: "debug", image: "busybox" }];
@@ -107,7 +111,7 @@ export function makeBasePodAndStatusWithInitAndEphemeralContainers(): { pod: Pod
 }
 
 /** The plan with nothing to do for the base status. */
-export function noAction(status: PodStatus): PodActions {
+export function noAction(status: RuntimePodStatus): PodActions {
   return {
     killPod: false,
     createSandbox: false,

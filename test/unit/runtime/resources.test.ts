@@ -1,84 +1,143 @@
 import { describe, expect, test } from "bun:test";
-import type { Container, Pod } from "../../../src/api/index.ts";
-import {
-  containerLinuxResources,
-  containerOOMScoreAdjust,
-  milliCpuToQuota,
-  milliCpuToShares,
-  parseQuantity,
-  podQOSClass,
-} from "../../../src/runtime/resources.ts";
+import type { Container, Pod, ResourceRequirements } from "../../../src/api/index.ts";
+import { containerLinuxResources, containerOOMScoreAdjust, milliCpuToQuota, milliCpuToShares } from "../../../src/runtime/resources.ts";
 
-describe("quantities", () => {
+describe("cgroup CPU values (pkg/kubelet/cm helpers_linux)", () => {
   test.each([
-    ["250m", 0.25],
-    ["1", 1],
-    ["1.5", 1.5],
-    ["128Mi", 128 * 2 ** 20],
-    ["1G", 1e9],
-    ["1e3", 1000],
-    [2, 2],
-  ] as const)("%s is %d", (q, n) => expect(parseQuantity(q)).toBe(n));
+    [0n, 2n],
+    [1n, 2n],
+    [9n, 9n],
+    [100n, 102n],
+    [250n, 256n],
+    [1000n, 1024n],
+    [256000n, 262144n],
+    [1_000_000n, 262144n],
+  ])("MilliCPUToShares(%d) is %d", (milli, shares) => expect(milliCpuToShares(milli)).toBe(shares));
 
-  test("a malformed quantity is an error naming it", () => {
-    expect(() => parseQuantity("12 apples")).toThrow('invalid resource quantity "12 apples"');
-  });
+  // TestMilliCPUToQuota
+  test.each([
+    [0n, 0n],
+    [5n, 1000n],
+    [9n, 1000n],
+    [10n, 1000n],
+    [200n, 20000n],
+    [500n, 50000n],
+    [1000n, 100000n],
+    [1500n, 150000n],
+  ])("MilliCPUToQuota(%d) is %d µs", (milli, quota) => expect(milliCpuToQuota(milli)).toBe(quota));
 });
 
-describe("cgroup values", () => {
+describe("a container's Linux resources (calculateLinuxResources)", () => {
   test.each([
-    [0, 2],
-    [1, 2],
-    [250, 256],
-    [1000, 1024],
-    [1_000_000, 262144],
-  ])("%d millicores are %d shares", (milli, shares) => expect(milliCpuToShares(milli)).toBe(shares));
+    ["cpu 2, memory 1Gi limits", { limits: { cpu: "2", memory: "1Gi" } }, 2048n, 200_000n, 2n ** 30n],
+    ["9m is 9 millicores, not 10", { requests: { cpu: "9m" }, limits: { cpu: "9m" } }, 9n, 1000n, 0n],
+    ["8.3M is 8300000 bytes", { limits: { memory: "8.3M" } }, 2n, 0n, 8_300_000n],
+    ["an explicit zero request keeps the minimum shares", { requests: { cpu: "0" }, limits: { cpu: "1" } }, 2n, 100_000n, 0n],
+    ["a request below the limit", { requests: { cpu: "250m" }, limits: { cpu: "0.5", memory: "128Mi" } }, 256n, 50_000n, 134_217_728n],
+    ["numbers are quantities too", { limits: { cpu: 1.5, memory: 1e9 } }, 1536n, 150_000n, 1_000_000_000n],
+    ["nothing", undefined, 2n, 0n, 0n],
+  ] as [string, ResourceRequirements | undefined, bigint, bigint, bigint][])(
+    "%s",
+    (_name, resources, cpuShares, cpuQuota, memoryLimitInBytes) => {
+      expect(containerLinuxResources(resources)).toEqual({ cpuShares, cpuQuota, cpuPeriod: 100_000n, memoryLimitInBytes });
+    },
+  );
+});
 
-  test.each([
-    [0, 0],
-    [5, 1000],
-    [500, 50_000],
-    [2000, 200_000],
-  ])("a %d millicore limit is a %d µs quota", (milli, quota) => expect(milliCpuToQuota(milli)).toBe(quota));
+describe("OOM score adjustment (pkg/kubelet/qos TestGetContainerOOMScoreAdjust)", () => {
+  const standardMemoryAmount = 8_000_000_000;
+  const container = (name: string, resources: ResourceRequirements = {}, restartPolicy?: "Always"): Container => ({
+    name,
+    resources,
+    ...(restartPolicy ? { restartPolicy } : {}),
+  });
+  const pod = (containers: Container[], init: Container[] = [], spec: Partial<Pod["spec"]> = {}): Pod => ({
+    metadata: { name: "p" },
+    spec: { containers, initContainers: init, ...spec },
+  });
+  const sampleRequest = String(standardMemoryAmount / 8);
+  const sampleLimit = String(1000 + standardMemoryAmount / 8);
+  const main = container("main-1", { requests: { memory: sampleRequest }, limits: { memory: sampleLimit } });
+  const init = container("init-container", { requests: { memory: sampleRequest }, limits: { memory: sampleLimit } });
+  const sidecar = (name: string, request: number) =>
+    container(name, { requests: { memory: String(request) }, limits: { memory: sampleLimit } }, "Always");
 
-  test("a missing CPU request takes the limit's shares; memory limit in bytes", () => {
-    expect(containerLinuxResources({ limits: { cpu: "2", memory: "1Gi" } })).toEqual({
-      cpuShares: 2048,
-      cpuQuota: 200_000,
-      cpuPeriod: 100_000,
-      memoryLimitInBytes: 2 ** 30,
+  const cases: [string, Pod, number, Record<string, number>][] = [
+    ["cpu-limit", pod([container("cpu-limit", { limits: { cpu: "10" } })]), 4_000_000_000, { "cpu-limit": 999 }],
+    [
+      "memory-limit-cpu-request",
+      pod([container("m", { requests: { cpu: "0" }, limits: { memory: "10G" } })]),
+      standardMemoryAmount,
+      { m: 999 },
+    ],
+    ["zero-memory-limit", pod([container("z", { limits: { memory: "0" } })]), 7_230_457_451, { z: 1000 }],
+    ["no-request-limit", pod([container("n")]), 4_000_000_000, { n: 1000 }],
+    [
+      "equal-request-limit-cpu-memory",
+      pod([container("e", { requests: { memory: "10G", cpu: "5m" }, limits: { cpu: "5m", memory: "10G" } })]),
+      123_456_789,
+      { e: -997 },
+    ],
+    [
+      "cpu-unlimited-memory-limited-with-requests",
+      pod([container("c", { requests: { memory: String(standardMemoryAmount / 2), cpu: "5m" }, limits: { memory: "10G" } })]),
+      standardMemoryAmount,
+      { c: 500 },
+    ],
+    [
+      "request-no-limit",
+      pod([container("r", { requests: { memory: String(standardMemoryAmount - 1), cpu: "5m" } })]),
+      standardMemoryAmount,
+      { r: 3 },
+    ],
+    [
+      "cluster-critical",
+      pod([container("c")], [], { priorityClassName: "system-cluster-critical", priority: 2_000_000_000 }),
+      4_000_000_000,
+      { c: 1000 },
+    ],
+    [
+      "node-critical",
+      pod([container("n")], [], { priorityClassName: "system-node-critical", priority: 2_000_001_000 }),
+      4_000_000_000,
+      { n: -997 },
+    ],
+    ["burstable-unique-container-pod", pod([main]), standardMemoryAmount, { "main-1": 875 }],
+    ["burstable-mixed-unique-main-container-pod", pod([main], [init]), standardMemoryAmount, { "init-container": 875, "main-1": 875 }],
+    [
+      "burstable-mixed-multi-container-small-sidecar-pod",
+      pod([main], [init, sidecar("sidecar-small-container", standardMemoryAmount / 20)]),
+      standardMemoryAmount,
+      { "init-container": 875, "sidecar-small-container": 875, "main-1": 875 },
+    ],
+    [
+      "burstable-mixed-multi-container-same-request-pod",
+      pod([main], [init, sidecar("sidecar-container", standardMemoryAmount / 8)]),
+      standardMemoryAmount,
+      { "init-container": 875, "sidecar-container": 875, "main-1": 875 },
+    ],
+    [
+      "burstable-mixed-multi-container-big-sidecar-container-pod",
+      pod([main], [init, sidecar("sidecar-big-container", standardMemoryAmount / 2)]),
+      standardMemoryAmount,
+      { "init-container": 875, "sidecar-big-container": 500, "main-1": 875 },
+    ],
+  ];
+  for (const [name, p, capacity, expected] of cases) {
+    test(name, () => {
+      for (const [containerName, adj] of Object.entries(expected)) {
+        const c = [...(p.spec.initContainers ?? []), ...p.spec.containers].find((x) => x.name === containerName)!;
+        expect(containerOOMScoreAdjust(p, c, capacity)).toBe(adj);
+      }
     });
-    expect(containerLinuxResources(undefined)).toEqual({ cpuShares: 2, cpuQuota: 0, cpuPeriod: 100_000, memoryLimitInBytes: 0 });
-  });
-});
-
-describe("QoS and OOM score", () => {
-  const pod = (...containers: Container[]): Pod => ({ metadata: { name: "p" }, spec: { containers } });
-  const guaranteed: Container = { name: "g", resources: { limits: { cpu: "1", memory: "1Gi" } } };
-  const burstable: Container = { name: "b", resources: { requests: { memory: "1Gi" } } };
-  const bestEffort: Container = { name: "e" };
-
-  test.each([
-    ["limits only (requests default to them)", [guaranteed], "Guaranteed"],
-    ["a request without limit", [burstable], "Burstable"],
-    ["nothing", [bestEffort], "BestEffort"],
-    ["mixed", [guaranteed, bestEffort], "Burstable"],
-  ] as const)("%s is %s", (_n, containers, qos) => expect(podQOSClass(pod(...containers))).toBe(qos));
-
-  const capacity = 8 * 2 ** 30;
-  test.each([
-    ["Guaranteed", pod(guaranteed), guaranteed, -997],
-    ["BestEffort", pod(bestEffort), bestEffort, 1000],
-    ["Burstable with 1/8 of memory", pod(burstable), burstable, 875],
-    ["Burstable asking for everything", pod({ name: "x", resources: { requests: { memory: "8Gi" } } }), { name: "x", resources: { requests: { memory: "8Gi" } } }, 3],
-    ["Burstable asking for nothing", pod({ name: "y", resources: { requests: { cpu: "1" } } }), { name: "y", resources: { requests: { cpu: "1" } } }, 999],
-  ] as const)("%s gets oom_score_adj %d", (_n, p, c, adj) => expect(containerOOMScoreAdjust(p, c, capacity)).toBe(adj));
+  }
 
   test("a static system-node-critical pod is protected like Guaranteed", () => {
+    const bestEffort = container("e");
     const p: Pod = {
       metadata: { name: "p", annotations: { "kubernetes.io/config.source": "file" } },
       spec: { containers: [bestEffort], priorityClassName: "system-node-critical" },
     };
-    expect(containerOOMScoreAdjust(p, bestEffort, capacity)).toBe(-997);
+    expect(containerOOMScoreAdjust(p, bestEffort, standardMemoryAmount)).toBe(-997);
   });
 });

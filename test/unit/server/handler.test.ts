@@ -2,19 +2,25 @@ import { describe, expect, test } from "bun:test";
 import { Counter, Registry } from "prom-client";
 import type { Pod, PodList } from "../../../src/api/index.ts";
 import { createMemoryLogger } from "../../../src/lib/index.ts";
-import { createHandler, type HandlerOptions, type HealthCheck } from "../../../src/server/index.ts";
+import { healthzRoutes, readOnlyRoutes, type HealthCheck } from "../../../src/server/index.ts";
+import { createHandler } from "../../../src/server/handler.ts";
 
 const pod: Pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "web-node-a", namespace: "default", uid: "u1" }, spec: { containers: [] } } as unknown as Pod;
 const podList: PodList = { apiVersion: "v1", kind: "PodList", metadata: {}, items: [pod] };
 
-function setup(extra: Partial<HandlerOptions> = {}) {
+type Options = Parameters<typeof healthzRoutes>[0] & Parameters<typeof readOnlyRoutes>[0] & { healthzOnly?: boolean };
+
+/** The read-only port's route table (or the healthz port's, with healthzOnly) behind one handler. */
+function setup(extra: Partial<Options> = {}) {
   const registry = new Registry();
   new Counter({ name: "kubelet_started_pods_total", help: "Pods started.", registers: [registry] }).inc(3);
   const probeRegistry = new Registry();
   new Counter({ name: "prober_probe_total", help: "Probes.", labelNames: ["probe_type", "result"], registers: [probeRegistry] }).inc({ probe_type: "Liveness", result: "successful" }, 2);
   const log = createMemoryLogger();
   const checks: HealthCheck[] = [{ name: "pleg", check: () => ({ ok: true }) }];
-  const handle = createHandler({ checks, pods: () => podList, metrics: registry, probeMetrics: probeRegistry, log, ...extra });
+  const opts: Options = { checks, pods: () => podList, metrics: registry, probeMetrics: probeRegistry, log, ...extra };
+  const routes = opts.healthzOnly ? healthzRoutes(opts) : { ...healthzRoutes(opts), ...readOnlyRoutes(opts) };
+  const handle = createHandler(routes, log);
   const get = (path: string, method = "GET") => handle(new Request(`http://127.0.0.1:10255${path}`, { method }));
   return { get, log };
 }

@@ -1,6 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { FakeClock } from "../../../src/lib/index.ts";
-import { healthz, healthzOne, pingCheck, syncLoopHealthCheck, syncLoopThresholdMs, type HealthCheck } from "../../../src/server/index.ts";
+import { syncLoopHealthCheck, type HealthCheck } from "../../../src/server/index.ts";
+import { healthz, healthzOne, pingCheck } from "../../../src/server/healthz.ts";
+import { syncLoopThresholdMs } from "../../../src/server/checks.ts";
 
 const ok = (name: string): HealthCheck => ({ name, check: () => ({ ok: true }) });
 const bad = (name: string, message?: string): HealthCheck => ({ name, check: () => ({ ok: false, message }) });

@@ -6,8 +6,8 @@ import {
   generatePodInitializedCondition,
   generatePodReadyCondition,
   generatePodReadyToStartContainersCondition,
-} from "../../../src/status/index.ts";
-import type { PodStatus, RuntimeSandboxStatus } from "../../../src/runtime/types.ts";
+} from "../../../src/status/conditions.ts";
+import type { RuntimePodStatus, RuntimeSandboxStatus } from "../../../src/container/index.ts";
 import { sandbox } from "./runtime.ts";
 import { c, podWith, readyStatus, notReady, running, sidecar, started, succeeded, waitingWithLastTermination } from "./states.ts";
 
@@ -139,8 +139,8 @@ describe("Initialized condition", () => {
 });
 
 describe("PodReadyToStartContainers condition", () => {
-  const status = (...sandboxStatuses: RuntimeSandboxStatus[]): PodStatus => ({ uid: "uid-1", name: "p", namespace: "ns", ips: [], sandboxStatuses, containerStatuses: [] });
-  const cases: { name: string; hostNetwork?: boolean; status: PodStatus; expected: "True" | "False" }[] = [
+  const status = (...sandboxStatuses: RuntimeSandboxStatus[]): RuntimePodStatus => ({ uid: "uid-1", name: "p", namespace: "ns", ips: [], sandboxStatuses, containerStatuses: [] });
+  const cases: { name: string; hostNetwork?: boolean; status: RuntimePodStatus; expected: "True" | "False" }[] = [
     { name: "no sandbox", status: status(), expected: "False" },
     { name: "sandbox not ready", status: status(sandbox({ state: "notready" })), expected: "False" },
     { name: "sandbox ready without an IP", status: status(sandbox({ ips: [] })), expected: "False" },

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Container, ContainerStatus, Pod } from "../../../src/api/index.ts";
-import type { PodStatus } from "../../../src/runtime/types.ts";
-import { convertToAPIContainerStatuses, type WaitingReason } from "../../../src/status/index.ts";
+import { convertToAPIContainerStatuses, type WaitingReason } from "../../../src/status/container-statuses.ts";
+import type { RuntimePodStatus } from "../../../src/container/index.ts";
 import { c, podWith, running } from "./states.ts";
 import { exited, iso, rc, runtimeStatus, T0 } from "./runtime.ts";
 
@@ -9,7 +9,7 @@ const noReason: WaitingReason = () => undefined;
 
 function convert(
   pod: Pod,
-  status: PodStatus,
+  status: RuntimePodStatus,
   opts: { previous?: ContainerStatus[]; waitingReason?: WaitingReason; isInit?: boolean; runtimeName?: string } = {},
 ) {
   const containers: Container[] = opts.isInit ? (pod.spec.initContainers ?? []) : pod.spec.containers;

@@ -1,14 +1,14 @@
 import { describe, expect, test } from "bun:test";
-import type { Pod, PodStatus as ApiPodStatus } from "../../../src/api/index.ts";
-import type { PodStatus } from "../../../src/runtime/types.ts";
-import { generateAPIPodStatus, type GenerateOptions } from "../../../src/status/index.ts";
+import type { Pod, PodStatus } from "../../../src/api/index.ts";
+import { generateAPIPodStatus, type GenerateOptions } from "../../../src/status/generate.ts";
+import type { RuntimePodStatus } from "../../../src/container/index.ts";
 import { c, podWith, sidecar } from "./states.ts";
 import { exited, iso, rc, runtimeStatus, sandbox, T0 } from "./runtime.ts";
 
 const NOW = T0 + 60_000;
-const gen = (pod: Pod, status: PodStatus, opts: Partial<GenerateOptions> = {}) =>
+const gen = (pod: Pod, status: RuntimePodStatus, opts: Partial<GenerateOptions> = {}) =>
   generateAPIPodStatus(pod, status, { podIsTerminal: false, waitingReason: () => undefined, hostIPs: ["192.168.1.10"], now: NOW, ...opts });
-const conditionsOf = (s: ApiPodStatus) => Object.fromEntries((s.conditions ?? []).map((c) => [c.type, [c.status, c.reason ?? "", c.message ?? ""]]));
+const conditionsOf = (s: PodStatus) => Object.fromEntries((s.conditions ?? []).map((c) => [c.type, [c.status, c.reason ?? "", c.message ?? ""]]));
 
 describe("generateAPIPodStatus", () => {
   test("a running pod: Running, every condition True, pod and host IPs, ready and started containers", () => {
@@ -136,7 +136,7 @@ describe("generateAPIPodStatus", () => {
 
   test("the phase's reason and message are kept while the phase does not change", () => {
     const pod = podWith({ containers: [c("app")] });
-    const old: ApiPodStatus = { phase: "Running", reason: "SomeReason", message: "kept" };
+    const old: PodStatus = { phase: "Running", reason: "SomeReason", message: "kept" };
     const same = gen(pod, runtimeStatus([rc("app")]), { oldStatus: old });
     expect([same.reason, same.message]).toEqual(["SomeReason", "kept"]);
     const changed = gen(pod, runtimeStatus([]), { oldStatus: old });

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import type { PodStatus as ApiPodStatus } from "../../../src/api/index.ts";
+import type { PodStatus } from "../../../src/api/index.ts";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
-import { createStatusManager, generateAPIPodStatus } from "../../../src/status/index.ts";
+import { createStatusManager } from "../../../src/status/index.ts";
+import { generateAPIPodStatus } from "../../../src/status/generate.ts";
 import { c, podWith, running, stopped, waiting } from "./states.ts";
 import { exited, iso, rc, runtimeStatus } from "./runtime.ts";
 
@@ -27,7 +28,7 @@ describe("status manager", () => {
     const { manager } = setup();
     const pod = podWith({ containers: [c("app")] });
     expect(manager.version("uid-1")).toBe(0);
-    const status: ApiPodStatus = { phase: "Running", containerStatuses: [running("app")], conditions: [{ type: "Ready", status: "True" }] };
+    const status: PodStatus = { phase: "Running", containerStatuses: [running("app")], conditions: [{ type: "Ready", status: "True" }] };
     manager.setPodStatus(pod, status);
     manager.setPodStatus(pod, structuredClone(status));
     expect(manager.version("uid-1")).toBe(1);

@@ -1,7 +1,7 @@
 // Ported from kubelet_pods_test.go TestPodPhaseWithRestart* (same cases, same expectations).
 import { describe, expect, test } from "bun:test";
 import type { ContainerStatus, PodPhase, PodSpec } from "../../../src/api/index.ts";
-import { getPhase } from "../../../src/status/index.ts";
+import { getPhase } from "../../../src/status/phase.ts";
 import { c, failed, podWith, running, sidecar, started, stopped, succeeded, waiting, waitingWithLastTermination } from "./states.ts";
 
 interface Case {

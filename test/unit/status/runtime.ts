@@ -1,5 +1,5 @@
+import type { RuntimePodStatus, RuntimeContainerStatus, RuntimeSandboxStatus } from "../../../src/container/index.ts";
 /** Runtime-side builders (what the runtime manager reports) for status tests. */
-import type { PodStatus, RuntimeContainerStatus, RuntimeSandboxStatus } from "../../../src/runtime/types.ts";
 
 export const T0 = Date.UTC(2026, 0, 1, 10, 0, 0);
 export const iso = (ms: number) => new Date(ms).toISOString().replace(".000Z", "Z");
@@ -49,6 +49,6 @@ export function sandbox(extra: Partial<RuntimeSandboxStatus> = {}): RuntimeSandb
   };
 }
 
-export function runtimeStatus(containerStatuses: RuntimeContainerStatus[], sandboxes: RuntimeSandboxStatus[] = [sandbox()]): PodStatus {
+export function runtimeStatus(containerStatuses: RuntimeContainerStatus[], sandboxes: RuntimeSandboxStatus[] = [sandbox()]): RuntimePodStatus {
   return { uid: "uid-1", name: "p", namespace: "ns", ips: sandboxes[0]?.ips ?? [], sandboxStatuses: sandboxes, containerStatuses };
 }

@@ -1,0 +1,211 @@
+/**
+ * The kubelet's flags that bunlet accepts so a systemd drop-in written for the kubelet starts
+ * bunlet, but does not act on: the table follows cmd/kubelet/app/options/options.go (KubeletFlags
+ * and AddKubeletConfigFlags, deprecated flags included), pkg/kubelet/config/flags.go
+ * (ContainerRuntimeOptions), component-base's logging flags and the global flags the kubelet
+ * registers. Each row: flag name, value type (checked as pflag would, so a bad value still exits
+ * 2), and the KubeletConfiguration field it sets when it has one. A value that parses is logged
+ * once at start, in the one line of settings bunlet does not act on. Flags bunlet does act on
+ * live in flags.ts; a flag the kubelet does not have stays an unknown flag (exit 2).
+ */
+import * as v from "./values.ts";
+
+export type CompatFlagType =
+  | "bool"
+  | "string"
+  | "duration"
+  | "int32"
+  | "int64"
+  | "stringSlice"
+  | "mapStringString"
+  | "langleMap"
+  | "taints"
+  | "quantity"
+  | "vmodule";
+
+export interface CompatFlag {
+  name: string;
+  type: CompatFlagType;
+  /** The KubeletConfiguration field (dotted path) the kubelet sets from this flag, if any. */
+  field?: string;
+}
+
+type Row = [name: string, type: CompatFlagType, field?: string];
+
+const rows: Row[] = [
+  // KubeletFlags (not in the config file).
+  ["bootstrap-kubeconfig", "string"],
+  ["cert-dir", "string"],
+  ["cloud-provider", "string"],
+  ["seccomp-default", "bool", "seccompDefault"],
+  ["minimum-container-ttl-duration", "duration"],
+  ["maximum-dead-containers-per-container", "int32"],
+  ["maximum-dead-containers", "int32"],
+  ["register-schedulable", "bool"],
+  ["keep-terminated-pod-volumes", "bool"],
+  ["experimental-mounter-path", "string"],
+  ["cloud-config", "string"],
+  ["experimental-allocatable-ignore-eviction", "bool"],
+  // ContainerRuntimeOptions.
+  ["runtime-cgroups", "string"],
+  ["pod-infra-container-image", "string"],
+  ["image-credential-provider-config", "string"],
+  ["image-credential-provider-bin-dir", "string"],
+  // AddKubeletConfigFlags.
+  ["enable-server", "bool", "enableServer"],
+  ["fail-swap-on", "bool", "failSwapOn"],
+  ["port", "int32", "port"],
+  ["image-service-endpoint", "string", "imageServiceEndpoint"],
+  ["anonymous-auth", "bool", "authentication.anonymous.enabled"],
+  ["authentication-token-webhook", "bool", "authentication.webhook.enabled"],
+  ["authentication-token-webhook-cache-ttl", "duration", "authentication.webhook.cacheTTL"],
+  ["client-ca-file", "string", "authentication.x509.clientCAFile"],
+  ["authorization-mode", "string", "authorization.mode"],
+  ["authorization-webhook-cache-authorized-ttl", "duration", "authorization.webhook.cacheAuthorizedTTL"],
+  ["authorization-webhook-cache-unauthorized-ttl", "duration", "authorization.webhook.cacheUnauthorizedTTL"],
+  ["tls-cert-file", "string", "tlsCertFile"],
+  ["tls-private-key-file", "string", "tlsPrivateKeyFile"],
+  ["rotate-server-certificates", "bool", "serverTLSBootstrap"],
+  ["tls-cipher-suites", "stringSlice", "tlsCipherSuites"],
+  ["tls-min-version", "string", "tlsMinVersion"],
+  ["rotate-certificates", "bool", "rotateCertificates"],
+  ["registry-qps", "int32", "registryPullQPS"],
+  ["registry-burst", "int32", "registryBurst"],
+  ["event-qps", "int32", "eventRecordQPS"],
+  ["event-burst", "int32", "eventBurst"],
+  ["enable-debugging-handlers", "bool", "enableDebuggingHandlers"],
+  ["contention-profiling", "bool", "enableContentionProfiling"],
+  ["oom-score-adj", "int32", "oomScoreAdj"],
+  ["cluster-domain", "string", "clusterDomain"],
+  ["volume-plugin-dir", "string", "volumePluginDir"],
+  ["cluster-dns", "stringSlice", "clusterDNS"],
+  ["streaming-connection-idle-timeout", "duration", "streamingConnectionIdleTimeout"],
+  ["minimum-image-ttl-duration", "duration", "imageMinimumGCAge"],
+  ["image-gc-high-threshold", "int32", "imageGCHighThresholdPercent"],
+  ["image-gc-low-threshold", "int32", "imageGCLowThresholdPercent"],
+  ["volume-stats-agg-period", "duration", "volumeStatsAggPeriod"],
+  ["kubelet-cgroups", "string", "kubeletCgroups"],
+  ["system-cgroups", "string", "systemCgroups"],
+  ["provider-id", "string", "providerID"],
+  ["cgroups-per-qos", "bool", "cgroupsPerQOS"],
+  ["cgroup-root", "string", "cgroupRoot"],
+  ["cpu-manager-policy", "string", "cpuManagerPolicy"],
+  ["cpu-manager-policy-options", "mapStringString", "cpuManagerPolicyOptions"],
+  ["cpu-manager-reconcile-period", "duration", "cpuManagerReconcilePeriod"],
+  ["qos-reserved", "mapStringString", "qosReserved"],
+  ["topology-manager-policy", "string", "topologyManagerPolicy"],
+  ["topology-manager-scope", "string", "topologyManagerScope"],
+  ["topology-manager-policy-options", "mapStringString", "topologyManagerPolicyOptions"],
+  ["hairpin-mode", "string", "hairpinMode"],
+  ["pod-max-pids", "int64", "podPidsLimit"],
+  ["runonce", "bool", "runOnce"],
+  ["cpu-cfs-quota", "bool", "cpuCFSQuota"],
+  ["cpu-cfs-quota-period", "duration", "cpuCFSQuotaPeriod"],
+  ["enable-controller-attach-detach", "bool", "enableControllerAttachDetach"],
+  ["make-iptables-util-chains", "bool", "makeIPTablesUtilChains"],
+  ["iptables-masquerade-bit", "int32", "iptablesMasqueradeBit"],
+  ["iptables-drop-bit", "int32", "iptablesDropBit"],
+  ["container-log-max-size", "quantity", "containerLogMaxSize"],
+  ["container-log-max-files", "int32", "containerLogMaxFiles"],
+  ["container-log-max-workers", "int32", "containerLogMaxWorkers"],
+  ["container-log-monitor-interval", "duration", "containerLogMonitorInterval"],
+  ["allowed-unsafe-sysctls", "stringSlice", "allowedUnsafeSysctls"],
+  ["node-status-max-images", "int32", "nodeStatusMaxImages"],
+  ["kernel-memcg-notification", "bool", "kernelMemcgNotification"],
+  ["local-storage-capacity-isolation", "bool", "localStorageCapacityIsolation"],
+  ["max-open-files", "int64", "maxOpenFiles"],
+  ["kube-api-content-type", "string", "contentType"],
+  ["serialize-image-pulls", "bool", "serializeImagePulls"],
+  ["eviction-hard", "langleMap", "evictionHard"],
+  ["eviction-soft", "langleMap", "evictionSoft"],
+  ["eviction-soft-grace-period", "mapStringString", "evictionSoftGracePeriod"],
+  ["eviction-pressure-transition-period", "duration", "evictionPressureTransitionPeriod"],
+  ["eviction-max-pod-grace-period", "int32", "evictionMaxPodGracePeriod"],
+  ["eviction-minimum-reclaim", "mapStringString", "evictionMinimumReclaim"],
+  ["pods-per-core", "int32", "podsPerCore"],
+  ["protect-kernel-defaults", "bool", "protectKernelDefaults"],
+  ["reserved-cpus", "string", "reservedSystemCPUs"],
+  ["system-reserved", "mapStringString", "systemReserved"],
+  ["kube-reserved", "mapStringString", "kubeReserved"],
+  ["enforce-node-allocatable", "stringSlice", "enforceNodeAllocatable"],
+  ["system-reserved-cgroup", "string", "systemReservedCgroup"],
+  ["kube-reserved-cgroup", "string", "kubeReservedCgroup"],
+  ["memory-manager-policy", "string", "memoryManagerPolicy"],
+  ["reserved-memory", "string", "reservedMemory"],
+  // component-base logging flags besides --v and --logging-format.
+  ["log-flush-frequency", "duration", "logging.flushFrequency"],
+  ["vmodule", "vmodule", "logging.vmodule"],
+  ["log-json-split-stream", "bool", "logging.options.json.splitStream"],
+  ["log-json-info-buffer-size", "quantity", "logging.options.json.infoBufferSize"],
+  ["log-text-split-stream", "bool", "logging.options.text.splitStream"],
+  ["log-text-info-buffer-size", "quantity", "logging.options.text.infoBufferSize"],
+  // Global flags the kubelet registers from cadvisor.
+  ["housekeeping-interval", "duration"],
+];
+
+export const kubeletCompatFlags: readonly CompatFlag[] = rows.map(([name, type, field]) => ({ name, type, field }));
+
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
+
+function pairs(raw: string, sep: string): void {
+  for (const item of raw.split(",")) {
+    if (item.trim() === "") continue;
+    const at = item.indexOf(sep);
+    if (at <= 0) throw new v.ValueError(`malformed pair ${JSON.stringify(item)}, expect string${sep}string`);
+  }
+}
+
+const taintEffects = ["NoSchedule", "PreferNoSchedule", "NoExecute"];
+
+/** Checks a value as the kubelet's flag type would parse it; throws ValueError when it would not. */
+export function checkCompatValue(type: CompatFlagType, raw: string): void {
+  switch (type) {
+    case "bool":
+      v.boolFromString(raw);
+      return;
+    case "int32": {
+      const n = v.intFromString(raw);
+      if (n < INT32_MIN || n > INT32_MAX) throw new v.ValueError(`value out of range for int32, found ${raw}`);
+      return;
+    }
+    case "int64":
+      v.intFromString(raw);
+      return;
+    case "duration":
+      // Some kubelet durations may be negative ("set to a negative number to disable").
+      v.durationMs(raw.startsWith("-") ? raw.slice(1) : raw);
+      return;
+    case "mapStringString":
+      return pairs(raw, "=");
+    case "langleMap":
+      return pairs(raw, "<");
+    case "vmodule":
+      for (const item of raw.split(",")) {
+        if (item === "") continue;
+        const [pattern, level, extra] = item.split("=");
+        if (!pattern || extra !== undefined || !/^\d+$/.test(level ?? "")) {
+          throw new v.ValueError(`expected pattern=N, found ${JSON.stringify(item)}`);
+        }
+      }
+      return;
+    case "quantity":
+      if (!/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+|[KMGTPE]i|[mkMGTPE])?$/.test(raw)) {
+        throw new v.ValueError(`expected a quantity such as 10Mi, found ${JSON.stringify(raw)}`);
+      }
+      return;
+    case "taints":
+      for (const item of raw.split(",")) {
+        if (item === "") continue;
+        const colon = item.lastIndexOf(":");
+        const effect = colon < 0 ? "" : item.slice(colon + 1);
+        if (colon <= 0 || !taintEffects.includes(effect)) {
+          throw new v.ValueError(`invalid taint spec ${JSON.stringify(item)}, expected key=value:effect with effect ${taintEffects.join(", ")}`);
+        }
+      }
+      return;
+    case "string":
+    case "stringSlice":
+      return;
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * Small pure rules that the runtime manager's plan, the status generator and the prober share:
+ * restart policy, sidecars, sandbox freshness (kuberuntime/util PodSandboxChanged),
+ * ShouldContainerBeRestarted (kubecontainer helpers) and container port references. Pod specs
+ * may come without API defaults applied, so the defaults are applied here.
+ */
+import type { Container, Pod, RestartPolicy } from "../api/index.ts";
+import { findContainerStatus, type RuntimePodStatus, type RuntimeContainerStatus } from "./types.ts";
+
+export function podRestartPolicy(pod: Pod): RestartPolicy {
+  return pod.spec.restartPolicy ?? "Always";
+}
+
+/** restartPolicy != Never: failed containers come back. */
+export function shouldRestartOnFailure(pod: Pod): boolean {
+  return podRestartPolicy(pod) !== "Never";
+}
+
+/** A sidecar: an init container with restartPolicy Always. */
+export function isRestartableInitContainer(container: Container): boolean {
+  return container.restartPolicy === "Always";
+}
+
+export function hasRestartableInitContainer(pod: Pod): boolean {
+  return (pod.spec.initContainers ?? []).some(isRestartableInitContainer);
+}
+
+export function isHostNetwork(pod: Pod): boolean {
+  return pod.spec.hostNetwork === true;
+}
+
+/** An init container that did not succeed: exited non-zero, or in unknown state. */
+export function isInitContainerFailed(status: RuntimeContainerStatus): boolean {
+  if (status.state === "exited" && status.exitCode !== 0) return true;
+  return status.state === "unknown";
+}
+
+export function containerSucceeded(container: Container, podStatus: RuntimePodStatus): boolean {
+  const s = findContainerStatus(podStatus, container.name);
+  return s !== undefined && s.state === "exited" && s.exitCode === 0;
+}
+
+/**
+ * Whether the pod needs a new sandbox: none exists, several are ready, the newest is not ready,
+ * its network namespace mode no longer matches hostNetwork, or a pod-network sandbox lost its IP.
+ * attempt is the newest sandbox's attempt, +1 when a new one is needed.
+ */
+export function podSandboxChanged(pod: Pod, podStatus: RuntimePodStatus): { changed: boolean; attempt: number; sandboxId: string } {
+  const newest = podStatus.sandboxStatuses[0];
+  if (!newest) return { changed: true, attempt: 0, sandboxId: "" };
+  const ready = podStatus.sandboxStatuses.filter((s) => s.state === "ready").length;
+  const next = newest.attempt + 1;
+  if (ready > 1) return { changed: true, attempt: next, sandboxId: newest.id };
+  if (newest.state !== "ready") return { changed: true, attempt: next, sandboxId: newest.id };
+  // The kubelet drops the id here: the old sandbox is of the wrong kind and is only killed.
+  if (newest.hostNetwork !== isHostNetwork(pod)) return { changed: true, attempt: next, sandboxId: "" };
+  if (!isHostNetwork(pod) && newest.ips.length === 0) return { changed: true, attempt: next, sandboxId: newest.id };
+  return { changed: false, attempt: newest.attempt, sandboxId: newest.id };
+}
+
+/**
+ * Whether a container that is not running should be started again (kubecontainer
+ * ShouldContainerBeRestarted). An exited container follows its own restartPolicy when it has one
+ * (a sidecar's Always; the ContainerRestartRules gate, on by default since 1.35), else the pod's.
+ */
+export function shouldContainerBeRestarted(container: Container, pod: Pod, podStatus: RuntimePodStatus): boolean {
+  if (pod.metadata.deletionTimestamp) return false;
+  const status = findContainerStatus(podStatus, container.name);
+  if (!status) return true;
+  if (status.state === "running") return false;
+  if (status.state === "unknown" || status.state === "created") return true;
+  const policy = container.restartPolicy ?? podRestartPolicy(pod);
+  if (policy === "Never") return false;
+  if (policy === "OnFailure" && status.exitCode === 0) return false;
+  return true;
+}
+
+/**
+ * A port number, a number in a string, or the name of one of the container's ports (the
+ * kubelet's lifecycle resolvePort and probe ResolveContainerPort); undefined for an unknown name.
+ */
+export function resolveContainerPort(port: number | string, container: Pick<Container, "ports">): number | undefined {
+  if (typeof port === "number") return port;
+  const named = container.ports?.find((p) => p.name === port);
+  if (named) return named.containerPort;
+  return /^\d+$/.test(port) ? Number(port) : undefined;
+}
+
+/** "ns/name" of a runtime pod or its status, the form logs use for a pod. */
+export function runtimePodRef(pod: { namespace: string; name: string }): string {
+  return `${pod.namespace}/${pod.name}`;
+}

@@ -1,0 +1,38 @@
+// The runtime's view of pods (the kubelet's pkg/kubelet/container): the pod and container status
+// types built from CRI objects, the conversions, the kubelet labels they are read from, and the
+// policy helpers that the runtime manager, the PLEG, the status generator and the prober share.
+export {
+  emptyPodStatus,
+  findContainerStatus,
+  type ContainerState,
+  type RuntimeContainerRef,
+  type RuntimeContainerStatus,
+  type RuntimePod,
+  type RuntimePodStatus,
+  type RuntimeSandboxStatus,
+} from "./types.ts";
+export { containerRef, nanosToMs, runningPodFromStatus, sandboxIPs, sandboxRef, toContainerStatus, toSandboxStatus } from "./convert.ts";
+export {
+  containerSucceeded,
+  hasRestartableInitContainer,
+  isHostNetwork,
+  isInitContainerFailed,
+  isRestartableInitContainer,
+  podRestartPolicy,
+  podSandboxChanged,
+  resolveContainerPort,
+  runtimePodRef,
+  shouldContainerBeRestarted,
+  shouldRestartOnFailure,
+} from "./helpers.ts";
+export { containerChanged, hashContainer } from "./hash.ts";
+export {
+  containerInfoFromAnnotations,
+  containerInfoFromLabels,
+  DEFAULT_TERMINATION_MESSAGE_PATH,
+  newContainerAnnotations,
+  newContainerLabels,
+  newPodAnnotations,
+  newPodLabels,
+  type ContainerKind,
+} from "./labels.ts";

@@ -1,0 +1,145 @@
+/**
+ * The pods area of the wiring: the pod workers and the pod syncer they call, the status
+ * generator, pod directories, the sync loop with its handlers and housekeeping, and container GC.
+ * Nothing runs until start(); the sync loop then routes config updates, PLEG events and probe
+ * results to the workers until shutdown, which stops the loops first and then abandons what the
+ * workers were doing (no pod is killed).
+ */
+import { join } from "node:path";
+import type { PodList } from "../api/index.ts";
+import type { BunletConfig } from "../config/index.ts";
+import { createPodWorkers, WorkQueue, type PodWorkers } from "../podworkers/index.ts";
+import { syncLoopHealthCheck, type HealthCheck } from "../server/index.ts";
+import { createStatusGenerator, type StatusManager } from "../status/index.ts";
+import { setUpPodVolumes } from "../volumes/index.ts";
+import { ContainerGC } from "./container-gc.ts";
+import { createPodHandlers } from "./handlers.ts";
+import { createHousekeeping } from "./housekeeping.ts";
+import { createPodDirs } from "./pod-dirs.ts";
+import type { PodManager } from "./pod-manager.ts";
+import { createPodSyncer } from "./pod-syncer.ts";
+import { runSyncLoop, SyncLoopMonitor } from "./sync-loop.ts";
+import { deferLogged } from "./teardown.ts";
+import type { RuntimeParts, WireBase } from "./wire-runtime.ts";
+import type { SourceParts } from "./wire-sources.ts";
+
+export interface PodParts extends AsyncDisposable {
+  /** The desired pods with the status bunlet computed (/pods). */
+  podList(): PodList;
+  /** The /healthz check of this area: syncloop. */
+  checks: HealthCheck[];
+  /** Starts the sync loop and container GC; they run until shutdown. */
+  start(): void;
+}
+
+export interface PodOptions {
+  podManager: PodManager;
+  statusManager: StatusManager;
+  hostIPs: string[];
+}
+
+export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts, sources: SourceParts, opts: PodOptions): PodParts {
+  const { clock, log, metrics, random, signal } = base;
+  const { podManager, statusManager } = opts;
+  const { runtime, probeManager } = rt;
+  const stack = new AsyncDisposableStack();
+  const podDirs = createPodDirs({ podsDir: join(config.rootDir, "pods") });
+  const workQueue = new WorkQueue(clock);
+
+  // The workers call the syncer, and the syncer asks the workers whether a pod is terminating:
+  // the cycle is closed by binding the question late.
+  let workers: PodWorkers | undefined;
+  const syncer = createPodSyncer({
+    runtime,
+    statusManager,
+    generateStatus: createStatusGenerator({
+      statusManager,
+      waitingReason: (uid, name) => runtime.getContainerWaitingReason(uid, name),
+      probeResult: (uid) => probeManager.statusLookup(uid),
+      hostIPs: opts.hostIPs,
+      clock,
+    }),
+    podDirs,
+    podManager,
+    probeManager,
+    isTerminationRequested: (uid) => workers?.isPodTerminationRequested(uid) ?? false,
+    networkNotReady: () => rt.runtimeState.networkError(),
+    mountVolumes: (pod) => setUpPodVolumes(pod),
+    clock,
+    log,
+    metrics,
+  });
+  const podWorkers = createPodWorkers({
+    syncer,
+    cache: rt.cache,
+    workQueue,
+    clock,
+    random,
+    log,
+    metrics,
+    resyncIntervalMs: config.syncFrequencyMs,
+    signal,
+  });
+  workers = podWorkers;
+  deferLogged(stack, log, "pod workers", () => podWorkers.stop());
+
+  const { sourcesReady } = sources;
+  const containerGC = new ContainerGC({
+    runtime,
+    isPodGone: (uid) => sourcesReady.allReady() && !podManager.has(uid) && podWorkers.shouldPodContentBeRemoved(uid),
+    clock,
+    log,
+  });
+  const handlers = createPodHandlers({
+    podManager,
+    podWorkers,
+    sourcesReady,
+    deleteAllContainers: (uid) => containerGC.deleteContainersInPod(uid, true),
+    clock,
+    log,
+  });
+  const housekeeping = createHousekeeping({ podManager, podWorkers, runtime, statusManager, podDirs, probeManager, clock, log, metrics });
+  const monitor = new SyncLoopMonitor();
+
+  return {
+    podList: () => podManager.podList((uid) => statusManager.getPodStatus(uid)),
+    checks: [
+      syncLoopHealthCheck({
+        clock,
+        latestLoopEntryTime: () => (monitor.lastEntry === 0 ? undefined : monitor.lastEntry),
+        syncFrequencyMs: config.syncFrequencyMs,
+      }),
+    ],
+    start() {
+      // The loops end when their controller aborts, which is the first thing this area's teardown does.
+      const loops = new AbortController();
+      const running = Promise.all([
+        runSyncLoop(
+          {
+            updates: sources.podConfig.updates,
+            pleg: rt.pleg.events,
+            probeUpdates: probeManager.updates,
+            sourcesReady,
+            handlers,
+            podManager,
+            workQueue,
+            housekeeping,
+            containerDeletor: containerGC,
+            shouldPodContentBeRemoved: (uid) => podWorkers.shouldPodContentBeRemoved(uid),
+            runtimeError: () => rt.runtimeState.runtimeError(),
+            monitor,
+            clock,
+            log,
+          },
+          loops.signal,
+        ),
+        containerGC.run(loops.signal),
+      ]);
+      deferLogged(stack, log, "sync loop", async () => {
+        loops.abort();
+        await running;
+      });
+    },
+    [Symbol.asyncDispose]: () => stack.disposeAsync(),
+  };
+}

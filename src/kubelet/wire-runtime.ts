@@ -1,0 +1,128 @@
+/**
+ * The runtime area of the wiring: the connection to the container runtime (the embedded
+ * containerd when no endpoint is given), the runtime manager, the probe workers whose liveness
+ * and startup results it consults, the runtime health check, and the PLEG with its pod cache.
+ * It returns once the runtime answered, its status was read once, and the first relist filled the
+ * cache with what the runtime already runs (adoption: a pod worker reading an empty cache would
+ * create a second sandbox).
+ */
+import { join } from "node:path";
+import type { BunletConfig } from "../config/index.ts";
+import type { Clock, Logger } from "../lib/index.ts";
+import type { Metrics } from "../metrics/index.ts";
+import { createPleg, describePlegStatus, PodCache, type Pleg } from "../pleg/index.ts";
+import { createProbeManager, statusProviderFrom, type ProbeManager, type StatusSources } from "../prober/index.ts";
+import { createRuntimeManager, type RuntimeManager } from "../runtime/index.ts";
+import type { HealthCheck } from "../server/index.ts";
+import { connectRuntime } from "./connect-runtime.ts";
+import { plegHealthCheck, runtimeHealthCheck } from "./health.ts";
+import { RuntimeState } from "./runtime-state.ts";
+import { deferLogged } from "./teardown.ts";
+
+export interface WireBase {
+  clock: Clock;
+  log: Logger;
+  metrics: Metrics;
+  /** The random source in [0, 1), chosen by the composition root. */
+  random: () => number;
+  /** Aborted when the agent shuts down. */
+  signal: AbortSignal;
+}
+
+export interface RuntimeParts extends AsyncDisposable {
+  readonly endpoint: string;
+  runtime: RuntimeManager;
+  runtimeState: RuntimeState;
+  cache: PodCache;
+  pleg: Pleg;
+  probeManager: ProbeManager;
+  /** The /healthz checks of this area: pleg and runtime. */
+  checks: HealthCheck[];
+  /** /healthz?verbose lines of this area. */
+  detail(): Record<string, unknown>;
+}
+
+export interface RuntimeOptions {
+  /** Use this CRI endpoint whatever the config says (tests). */
+  criEndpointOverride?: string;
+  /** The node's IPs, for the downward API. */
+  hostIPs: string[];
+  /** The desired pods and their API status, which the probe workers read beside the pod cache. */
+  statusSources: Omit<StatusSources, "cache">;
+}
+
+export async function wireRuntime(config: BunletConfig, base: WireBase, opts: RuntimeOptions): Promise<RuntimeParts> {
+  const { clock, log, metrics, random, signal } = base;
+  await using stack = new AsyncDisposableStack();
+  const connection = await connectRuntime({
+    endpoint: opts.criEndpointOverride ?? config.containerRuntimeEndpoint,
+    rootDir: config.rootDir,
+    network: { podSubnet: config.podCIDR, bridgeName: config.cniBridgeName },
+    containerdPath: config.containerdPath,
+    runtimeRequestTimeoutMs: config.runtimeRequestTimeoutMs,
+    clock,
+    log,
+    metrics,
+    signal,
+  });
+  deferLogged(stack, log, "runtime connection", connection.close);
+  const { cri, endpoint } = connection;
+
+  const cache = new PodCache();
+  const probeManager = createProbeManager({
+    cri,
+    clock,
+    random,
+    log,
+    metrics,
+    statusProvider: statusProviderFrom({ ...opts.statusSources, cache }),
+  });
+  deferLogged(stack, log, "probe workers", () => probeManager.stop());
+  const runtime = createRuntimeManager({
+    cri,
+    clock,
+    log,
+    metrics,
+    random,
+    podLogsDir: config.podLogsDir,
+    containerLogsDir: config.containerLogsDir,
+    resolvConf: config.resolvConf,
+    podsDir: join(config.rootDir, "pods"),
+    nodeName: config.nodeName,
+    hostIPs: opts.hostIPs,
+    probeResults: probeManager.results,
+  });
+
+  const pleg = createPleg({ runtime, cri, cache, clock, log, metrics, eventedEnabled: config.featureGates.EventedPLEG ?? true });
+  deferLogged(stack, log, "PLEG", () => pleg.stop());
+
+  // Runtime readiness: checked once now, then polled until shutdown.
+  const runtimeState = new RuntimeState(runtime, log);
+  await runtimeState.check(signal);
+  const polling = new AbortController();
+  const statePolling = runtimeState.run(clock, AbortSignal.any([signal, polling.signal]));
+  deferLogged(stack, log, "runtime status checks", async () => {
+    polling.abort();
+    await statePolling;
+  });
+
+  pleg.start();
+  try {
+    await pleg.relistNow();
+  } catch (err) {
+    log.warn("First relist failed; pods are adopted once the runtime answers", { err });
+  }
+
+  const owned = stack.move();
+  return {
+    endpoint,
+    runtime,
+    runtimeState,
+    cache,
+    pleg,
+    probeManager,
+    checks: [plegHealthCheck(pleg), runtimeHealthCheck(() => runtimeState.runtimeError())],
+    detail: () => ({ pleg: describePlegStatus(pleg.status(), clock.now()), runtime: runtimeState.runtimeError() ?? "ready" }),
+    [Symbol.asyncDispose]: () => owned.disposeAsync(),
+  };
+}

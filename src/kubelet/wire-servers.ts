@@ -1,0 +1,54 @@
+/**
+ * The servers area of the wiring: the read-only port (/healthz with every area's checks, /pods,
+ * /metrics, /metrics/probes) and the healthz port, which serves the same /healthz (the kubelet's
+ * 10248 only pings; bunlet's names the failing check there too, so a node's health can be probed
+ * without exposing /pods). The agent stops both on shutdown.
+ */
+import type { PodList } from "../api/index.ts";
+import type { BunletConfig } from "../config/index.ts";
+import { healthzRoutes, listen, readOnlyRoutes, type HealthCheck, type ListenOptions, type Routes } from "../server/index.ts";
+import { deferLogged } from "./teardown.ts";
+import type { WireBase } from "./wire-runtime.ts";
+
+export interface ServerParts extends AsyncDisposable {
+  /** 0 when the server is off. */
+  readonly readOnlyPort: number;
+  readonly healthzPort: number;
+}
+
+export interface ServerOptions {
+  /** Ephemeral ports instead of the configured non-zero ones (tests). */
+  randomPorts: boolean;
+  checks: HealthCheck[];
+  pods: () => PodList;
+  detail: () => Record<string, unknown>;
+}
+
+export function wireServers(config: BunletConfig, base: WireBase, opts: ServerOptions): ServerParts {
+  const { log, metrics } = base;
+  const stack = new AsyncDisposableStack();
+  const health = healthzRoutes({ checks: opts.checks, detail: opts.detail, log });
+  const serve = (options: ListenOptions, routes: Routes) => {
+    const handle = listen(options, routes);
+    deferLogged(stack, log, `${options.name} server`, () => handle.stop());
+    return handle;
+  };
+  try {
+    const readOnly = serve(
+      { name: "read-only", address: config.address, port: config.readOnlyPort, randomPort: opts.randomPorts && config.readOnlyPort !== 0, log },
+      { ...health, ...readOnlyRoutes({ pods: opts.pods, metrics: metrics.registry, probeMetrics: metrics.probeRegistry }) },
+    );
+    const healthz = serve(
+      { name: "healthz", address: config.healthzBindAddress, port: config.healthzPort, randomPort: opts.randomPorts && config.healthzPort !== 0, log },
+      health,
+    );
+    return {
+      readOnlyPort: readOnly.port,
+      healthzPort: healthz.port,
+      [Symbol.asyncDispose]: () => stack.disposeAsync(),
+    };
+  } catch (err) {
+    void stack.disposeAsync();
+    throw err;
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * The pod sources area of the wiring: PodConfig with the configured sources, and the record of
+ * which sources have spoken (nothing is deleted before all have). The broken-manifest reports of
+ * the file source are shown on /pods and /healthz?verbose.
+ */
+import { join } from "node:path";
+import type { PodList } from "../api/index.ts";
+import type { BunletConfig } from "../config/index.ts";
+import { createPodConfig, type PodConfig } from "../podconfig/index.ts";
+import { annotateManifestErrors, manifestErrorDetail } from "./manifest-errors.ts";
+import { SourcesReady } from "./sources-ready.ts";
+import { deferLogged } from "./teardown.ts";
+import type { WireBase } from "./wire-runtime.ts";
+
+export interface SourceParts extends AsyncDisposable {
+  podConfig: PodConfig;
+  sourcesReady: SourcesReady;
+  /** Puts each kept pod's manifest error on it (the /pods view). */
+  annotate(list: PodList): PodList;
+  /** /healthz?verbose lines of this area. */
+  detail(): Record<string, unknown>;
+}
+
+export function wirePodSources(config: BunletConfig, base: WireBase): SourceParts {
+  const { clock, log, metrics, signal } = base;
+  const stack = new AsyncDisposableStack();
+  const podConfig = createPodConfig({
+    staticPodPath: config.staticPodPath,
+    lastGoodDir: join(config.rootDir, "static-pods"),
+    staticPodURL: config.staticPodURL,
+    staticPodURLHeader: config.staticPodURLHeader,
+    nodeName: config.nodeName,
+    fileCheckFrequencyMs: config.fileCheckFrequencyMs,
+    httpCheckFrequencyMs: config.httpCheckFrequencyMs,
+    clock,
+    log,
+    metrics,
+    signal,
+  });
+  deferLogged(stack, log, "pod config", () => podConfig.stop());
+  return {
+    podConfig,
+    sourcesReady: new SourcesReady((seen) => podConfig.seenAllSources(seen)),
+    annotate: (list) => annotateManifestErrors(list, podConfig.keptPodErrors()),
+    detail: () => manifestErrorDetail(podConfig.lastManifestErrors(), podConfig.keptPodErrors()),
+    [Symbol.asyncDispose]: () => stack.disposeAsync(),
+  };
+}

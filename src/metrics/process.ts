@@ -1,0 +1,115 @@
+/**
+ * The metrics every Kubernetes component exposes besides its own: the process collector of
+ * client_golang (process_cpu_seconds_total, process_resident_memory_bytes,
+ * process_virtual_memory_bytes, process_start_time_seconds, process_open_fds, process_max_fds),
+ * read from /proc at scrape time as it reads them, and kubernetes_build_info
+ * (component-base/metrics/prometheus/version) with bunlet's version.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { Counter, Gauge, type Registry } from "prom-client";
+
+/** USER_HZ: the kernel reports CPU times in ticks of 1/100 s on Linux, as procfs assumes. */
+const userHZ = 100;
+
+/** /proc/self/stat fields by their 1-based number in proc(5). */
+function selfStat(): (field: number) => number {
+  const stat = readFileSync("/proc/self/stat", "utf8");
+  // The command name (field 2) may hold spaces; fields 3 and up follow its closing parenthesis.
+  const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (field) => Number(rest[field - 3]);
+}
+
+function bootTimeSeconds(): number {
+  const line = readFileSync("/proc/stat", "utf8").split("\n").find((l) => l.startsWith("btime "));
+  return Number(line?.slice("btime ".length));
+}
+
+function maxOpenFiles(): number {
+  const line = readFileSync("/proc/self/limits", "utf8").split("\n").find((l) => l.startsWith("Max open files"));
+  const soft = line?.slice("Max open files".length).trim().split(/\s+/)[0];
+  return soft === "unlimited" ? Infinity : Number(soft);
+}
+
+export function registerProcessMetrics(registry: Registry): void {
+  const registers = [registry];
+  new Counter({
+    name: "process_cpu_seconds_total",
+    help: "Total user and system CPU time spent in seconds.",
+    registers,
+    collect() {
+      const { user, system } = process.cpuUsage();
+      this.reset();
+      this.inc((user + system) / 1e6);
+    },
+  });
+  new Gauge({
+    name: "process_resident_memory_bytes",
+    help: "Resident memory size in bytes.",
+    registers,
+    collect() {
+      this.set(process.memoryUsage.rss());
+    },
+  });
+  new Gauge({
+    name: "process_virtual_memory_bytes",
+    help: "Virtual memory size in bytes.",
+    registers,
+    collect() {
+      this.set(selfStat()(23));
+    },
+  });
+  new Gauge({
+    name: "process_start_time_seconds",
+    help: "Start time of the process since unix epoch in seconds.",
+    registers,
+    collect() {
+      this.set(bootTimeSeconds() + selfStat()(22) / userHZ);
+    },
+  });
+  new Gauge({
+    name: "process_open_fds",
+    help: "Number of open file descriptors.",
+    registers,
+    collect() {
+      this.set(readdirSync("/proc/self/fd").length);
+    },
+  });
+  new Gauge({
+    name: "process_max_fds",
+    help: "Maximum number of open file descriptors.",
+    registers,
+    collect() {
+      this.set(maxOpenFiles());
+    },
+  });
+}
+
+/** Go's GOARCH for Node's process.arch. */
+const goArch: Record<string, string> = { x64: "amd64", ia32: "386", arm64: "arm64", arm: "arm", ppc64: "ppc64le", s390x: "s390x", riscv64: "riscv64" };
+
+/**
+ * kubernetes_build_info as component-base sets it; an unstamped build has no commit, tree state
+ * or date, as an unstamped Kubernetes build has none. go_version carries the runtime, Bun.
+ */
+export function registerBuildInfo(registry: Registry, version: string): void {
+  const [major = "", minor = ""] = version.split(".");
+  new Gauge({
+    name: "kubernetes_build_info",
+    help: "A metric with a constant '1' value labeled by major, minor, git version, git commit, git tree state, build date, Go version, and compiler from which Kubernetes was built, and platform on which it is running.",
+    labelNames: ["major", "minor", "git_version", "git_commit", "git_tree_state", "build_date", "go_version", "compiler", "platform"],
+    registers: [registry],
+  }).set(
+    {
+      major,
+      minor,
+      git_version: `v${version}`,
+      git_commit: "",
+      git_tree_state: "",
+      build_date: "1970-01-01T00:00:00Z",
+      go_version: `bun${Bun.version}`,
+      compiler: "bun",
+      platform: `${process.platform}/${goArch[process.arch] ?? process.arch}`,
+    },
+    1,
+  );
+}

@@ -1,0 +1,38 @@
+/**
+ * The node's status generator: generateAPIPodStatus bound to what it reads besides the pod and
+ * its runtime status: the status last set for the pod, why a container is waiting (the runtime
+ * manager's reason cache), the prober's readiness and startup results, the node's IPs and the
+ * clock. The pod syncer calls it after every look at the runtime.
+ */
+import { podUID, type Pod, type PodStatus } from "../api/index.ts";
+import type { RuntimePodStatus } from "../container/index.ts";
+import type { Clock } from "../lib/index.ts";
+import { generateAPIPodStatus, type ProbeResult } from "./generate.ts";
+import type { StatusManager } from "./manager.ts";
+
+export type StatusGenerator = (pod: Pod, podStatus: RuntimePodStatus, opts: { podIsTerminal: boolean }) => PodStatus;
+
+export interface StatusGeneratorDeps {
+  statusManager: Pick<StatusManager, "getPodStatus">;
+  /** The last failed start of a pod's container (the runtime manager's getContainerWaitingReason). */
+  waitingReason(uid: string, containerName: string): { reason: string; message: string } | undefined;
+  /** The prober's results for one pod (the probe manager's statusLookup). */
+  probeResult(uid: string): ProbeResult;
+  /** The node's IPs, primary first. */
+  hostIPs: string[];
+  clock: Clock;
+}
+
+export function createStatusGenerator(deps: StatusGeneratorDeps): StatusGenerator {
+  return (pod, podStatus, { podIsTerminal }) => {
+    const uid = podUID(pod);
+    return generateAPIPodStatus(pod, podStatus, {
+      oldStatus: deps.statusManager.getPodStatus(uid),
+      podIsTerminal,
+      waitingReason: (name) => deps.waitingReason(uid, name),
+      hostIPs: deps.hostIPs,
+      now: deps.clock.now(),
+      probeResult: deps.probeResult(uid),
+    });
+  };
+}

@@ -1,0 +1,119 @@
+/**
+ * hostPath `type` checks (issue 18.1) with dist/bunlet on a real containerd: `type: File` on a
+ * missing path keeps the pod Pending in ContainerCreating with the kubelet's message in the log,
+ * creates no sandbox and nothing on the host (containerd would otherwise create the bind source
+ * as a directory); once the file exists the pod starts. DirectoryOrCreate creates its directory.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Pod, PodList } from "../../../src/api/index.ts";
+import { createCriClient, labels, type CriClient } from "../../../src/cri/index.ts";
+import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
+import { bunletWaiter, ensureBuilt, freePort, startBunlet, type BunletProcess } from "./bunlet.ts";
+
+const STEP_MS = 90_000;
+let ctd: TestContainerd;
+let cri: CriClient;
+let dir = "";
+let manifests = "";
+let host = "";
+let bunlet: BunletProcess | undefined;
+let port = 0;
+
+beforeAll(async () => {
+  ensureBuilt();
+  ctd = await startTestContainerd({ name: "hostpath-e2e" });
+  cri = createCriClient({ endpoint: ctd.endpoint });
+  dir = mkdtempSync(join(tmpdir(), "bunlet-hostpath-e2e-"));
+  manifests = join(dir, "manifests");
+  host = join(dir, "host");
+  mkdirSync(manifests);
+  mkdirSync(host);
+  port = await freePort();
+  bunlet = await startBunlet(
+    [
+      `--container-runtime-endpoint=${ctd.endpoint}`,
+      `--pod-manifest-path=${manifests}`,
+      `--root-dir=${join(dir, "state")}`,
+      `--pod-logs-dir=${join(dir, "logs", "pods")}`,
+      `--container-logs-dir=${join(dir, "logs", "containers")}`,
+      "--hostname-override=hp-node",
+      "--file-check-frequency=1s",
+      `--healthz-port=${await freePort()}`,
+    ],
+    port,
+  );
+}, 180_000);
+
+afterAll(async () => {
+  bunlet?.signal("SIGKILL");
+  await bunlet?.exited;
+  cri?.close();
+  await ctd?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+}, 120_000);
+
+const waitFor = bunletWaiter(() => bunlet, 45_000);
+
+function hostPathPod(name: string, path: string, type: string, mountPath: string): Pod {
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name, namespace: "default" },
+    spec: {
+      terminationGracePeriodSeconds: 1,
+      volumes: [{ name: "data", hostPath: { path, type } }],
+      containers: [
+        { name: "main", image: "docker.io/library/busybox:1.36", command: ["sleep", "3600"], volumeMounts: [{ name: "data", mountPath }] },
+      ],
+    },
+  };
+}
+
+async function apiPod(name: string): Promise<Pod | undefined> {
+  const list = (await (await fetch(`http://127.0.0.1:${port}/pods`)).json()) as PodList;
+  return list.items.find((p) => p.metadata.name === `${name}-hp-node`);
+}
+
+async function sandboxesOf(name: string) {
+  const { items } = await cri.runtime.listPodSandbox({ filter: { labelSelector: { [labels.KubernetesPodNameLabel]: `${name}-hp-node` } } });
+  return items;
+}
+
+describe("hostPath type checks", () => {
+  test("type File on a missing path: Pending in ContainerCreating, the kubelet's message, no sandbox, nothing created", async () => {
+    const path = join(host, "app.conf");
+    writeFileSync(join(manifests, "conf.json"), JSON.stringify(hostPathPod("conf", path, "File", "/etc/app.conf")));
+    const message = `hostPath type check failed: ${path} is not a file`;
+    await waitFor("the type check failure in the log", () => bunlet!.lines.find((l) => String(l.error ?? l.err ?? "").includes(message)));
+    const pod = await waitFor("the pod in /pods", () => apiPod("conf"));
+    expect(pod.status?.phase).toBe("Pending");
+    expect(pod.status?.containerStatuses?.[0].state?.waiting?.reason).toBe("ContainerCreating");
+    const line = bunlet!.lines.find((l) => String(l.error ?? l.err ?? "").includes(message))!;
+    expect(String(line.error ?? line.err)).toContain(`MountVolume.SetUp failed for volume "data" : ${message}`);
+    expect(await sandboxesOf("conf")).toEqual([]);
+    expect(existsSync(path)).toBe(false);
+  }, STEP_MS);
+
+  test("once the file exists the pod starts with it mounted", async () => {
+    const path = join(host, "app.conf");
+    writeFileSync(path, "key=value\n");
+    const running = await waitFor("conf Running", async () => {
+      const pod = await apiPod("conf");
+      return pod?.status?.phase === "Running" ? pod : undefined;
+    });
+    expect(running.status?.containerStatuses?.[0].ready).toBe(true);
+    expect(statSync(path).isFile()).toBe(true);
+    expect((await sandboxesOf("conf")).length).toBe(1);
+  }, STEP_MS);
+
+  test("DirectoryOrCreate creates the missing directory (0755) and the pod runs", async () => {
+    const path = join(host, "made", "here");
+    writeFileSync(join(manifests, "data.json"), JSON.stringify(hostPathPod("data", path, "DirectoryOrCreate", "/data")));
+    await waitFor("data Running", async () => (await apiPod("data"))?.status?.phase === "Running");
+    expect(statSync(path).isDirectory()).toBe(true);
+    expect(statSync(path).mode & 0o777).toBe(0o755);
+  }, STEP_MS);
+});

@@ -1,0 +1,38 @@
+import { describe, expect, test } from "bun:test";
+import { Registry } from "prom-client";
+import pkg from "../../../package.json";
+import { createMetrics } from "../../../src/metrics/index.ts";
+
+async function scrape(): Promise<Map<string, number>> {
+  const registry = new Registry();
+  createMetrics(registry);
+  const samples = new Map<string, number>();
+  for (const line of (await registry.metrics()).split("\n")) {
+    if (line === "" || line.startsWith("#")) continue;
+    const at = line.lastIndexOf(" ");
+    samples.set(line.slice(0, at), Number(line.slice(at + 1)));
+  }
+  return samples;
+}
+
+describe("the metrics every Kubernetes component exposes", () => {
+  test("process metrics of client_golang's process collector, from /proc", async () => {
+    const s = await scrape();
+    expect(s.get("process_cpu_seconds_total")).toBeGreaterThan(0);
+    expect(s.get("process_resident_memory_bytes")).toBeGreaterThan(1 << 20);
+    expect(s.get("process_virtual_memory_bytes")).toBeGreaterThan(s.get("process_resident_memory_bytes")!);
+    expect(s.get("process_open_fds")).toBeGreaterThan(2);
+    expect(s.get("process_max_fds")).toBeGreaterThanOrEqual(s.get("process_open_fds")!);
+    // This test process started between boot and now (the kernel counts in 10 ms ticks).
+    const started = s.get("process_start_time_seconds")!;
+    expect(started).toBeLessThanOrEqual(Date.now() / 1000 + 0.01);
+    expect(started).toBeGreaterThan(Date.now() / 1000 - process.uptime() - 1);
+  });
+
+  test("kubernetes_build_info carries bunlet's version", async () => {
+    const [major, minor] = pkg.version.split(".");
+    const platform = `linux/${process.arch === "x64" ? "amd64" : process.arch}`;
+    const labels = `major="${major}",minor="${minor}",git_version="v${pkg.version}",git_commit="",git_tree_state="",build_date="1970-01-01T00:00:00Z",go_version="bun${Bun.version}",compiler="bun",platform="${platform}"`;
+    expect((await scrape()).get(`kubernetes_build_info{${labels}}`)).toBe(1);
+  });
+});
