@@ -16,8 +16,8 @@ import { createRateLimiter } from "./rate-limiter.ts";
 import { decodeWatchBody, type WatchEventType } from "./watch-decoder.ts";
 
 /** client-go's defaults when a config sets none (the kubelet passes kubeAPIQPS 50 / kubeAPIBurst 100). */
-export const DEFAULT_QPS = 5;
-export const DEFAULT_BURST = 10;
+const DEFAULT_QPS = 5;
+const DEFAULT_BURST = 10;
 /** client-go's maxRetries for Retry-After answers. */
 const MAX_RETRIES = 10;
 /** A watch gets this long past its own timeoutSeconds before bunlet gives up on a silent connection. */

@@ -29,7 +29,7 @@ export interface ExecResult {
 
 export type ExecRunner = (command: string, args: string[], env: Record<string, string>, signal?: AbortSignal) => Promise<ExecResult>;
 
-export const spawnExec: ExecRunner = async (command, args, env, signal) => {
+const spawnExec: ExecRunner = async (command, args, env, signal) => {
   const proc = Bun.spawn([command, ...args], { env, stdin: "ignore", stdout: "pipe", stderr: "pipe", signal });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, stdout, stderr };

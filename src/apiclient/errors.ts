@@ -75,7 +75,7 @@ export class ApiError extends Error {
 }
 
 /** The reason of a Status (from a response body or a watch ERROR event), or the code's generic one. */
-export function reasonOf(code: number, status?: Status): ApiErrorReason {
+function reasonOf(code: number, status?: Status): ApiErrorReason {
   const r = status?.reason;
   if (r) return r as ApiErrorReason;
   return reasonByCode[code] ?? (code >= 500 ? "InternalError" : "Unknown");
@@ -107,7 +107,7 @@ export function errorFromStatus(what: string, status: Status): ApiError {
   return new ApiError(`${what}: ${code} ${reasonOf(code, status)}: ${status.message ?? ""}`, { code, reason: reasonOf(code, status), status });
 }
 
-export function isApiError(err: unknown): err is ApiError {
+function isApiError(err: unknown): err is ApiError {
   return err instanceof ApiError;
 }
 export const isNotFound = (err: unknown) => isApiError(err) && err.reason === "NotFound";

@@ -17,7 +17,7 @@ export interface ReflectorStore<T> {
   delete(obj: T): void;
 }
 
-export function objectKey(obj: KubeObject): string {
+function objectKey(obj: KubeObject): string {
   const ns = obj.metadata?.namespace;
   const name = obj.metadata?.name ?? "";
   return ns ? `${ns}/${name}` : name;

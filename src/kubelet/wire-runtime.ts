@@ -8,6 +8,7 @@
  */
 import { join } from "node:path";
 import type { BunletConfig } from "../config/index.ts";
+import type { CriClient } from "../cri/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
 import { createPleg, describePlegStatus, PodCache, type Pleg } from "../pleg/index.ts";
@@ -31,6 +32,7 @@ export interface WireBase {
 
 export interface RuntimeParts extends AsyncDisposable {
   readonly endpoint: string;
+  cri: CriClient;
   runtime: RuntimeManager;
   runtimeState: RuntimeState;
   cache: PodCache;
@@ -97,7 +99,7 @@ export async function wireRuntime(config: BunletConfig, base: WireBase, opts: Ru
   deferLogged(stack, log, "PLEG", () => pleg.stop());
 
   // Runtime readiness: checked once now, then polled until shutdown.
-  const runtimeState = new RuntimeState(runtime, log);
+  const runtimeState = new RuntimeState(runtime, log, () => clock.now());
   await runtimeState.check(signal);
   const polling = new AbortController();
   const statePolling = runtimeState.run(clock, AbortSignal.any([signal, polling.signal]));
@@ -116,6 +118,7 @@ export async function wireRuntime(config: BunletConfig, base: WireBase, opts: Ru
   const owned = stack.move();
   return {
     endpoint,
+    cri,
     runtime,
     runtimeState,
     cache,

@@ -10,25 +10,12 @@ import { createLeaseController, type LeaseController } from "./lease.ts";
 import { createNodeStatusLoop, type NodeStatusLoop } from "./status-loop.ts";
 import type { NodeStatusInputs } from "./setters.ts";
 
-export { readMachineInfo, parseMemTotal, parseOsImage, goArch, type MachineInfo, type MachineReader } from "./machine.ts";
-export { chooseHostIP, defaultRouteInterface } from "./addresses.ts";
-export { binarySI } from "./quantity.ts";
-export {
-  setNodeStatus,
-  nodeStatusHasChanged,
-  aggregateMessage,
-  metaTime,
-  NODE_STATUS_MAX_IMAGES,
-  type NodeStatusInputs,
-  type RuntimeImage,
-} from "./setters.ts";
-export { initialNode, defaultLabelsPatch, registerWithAPIServer, type RegistrationOptions } from "./register.ts";
-export { createNodeStatusLoop, statusPatch, type NodeStatusLoop } from "./status-loop.ts";
-export { createLeaseController, newLease, microTime, NODE_LEASE_NAMESPACE, type LeaseController } from "./lease.ts";
-export { createStatusInputs, type NodeRuntime } from "./inputs.ts";
+export { readMachineInfo, goArch } from "./machine.ts";
+export { chooseHostIP } from "./addresses.ts";
+export { createStatusInputs } from "./inputs.ts";
 
 /** The kubelet's node settings (flags and KubeletConfiguration fields of the same meaning). */
-export interface NodeAgentOptions {
+interface NodeAgentOptions {
   nodeName: string;
   hostname: string;
   nodeLabels: Record<string, string>;
@@ -39,7 +26,7 @@ export interface NodeAgentOptions {
   nodeLeaseDurationSeconds: number;
 }
 
-export interface NodeAgentDeps {
+interface NodeAgentDeps {
   /** Rate-limited (kubeAPIQPS / kubeAPIBurst): registration. */
   client: ApiClient;
   /** Not rate-limited, short timeout: node status and lease (the kubelet's heartbeat client). */

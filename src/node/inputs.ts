@@ -24,7 +24,7 @@ export interface StatusInputsDeps {
 
 export interface StatusInputsOptions {
   hostname: string;
-  nodeIP?: string;
+  nodeIPs: string[];
   maxPods: number;
   kubeletPort: number;
   kubeletVersion: string;
@@ -52,7 +52,7 @@ export function createStatusInputs(deps: StatusInputsDeps, opts: StatusInputsOpt
     return {
       now: deps.now(),
       hostname: opts.hostname,
-      nodeIP: opts.nodeIP,
+      nodeIPs: opts.nodeIPs,
       machine: deps.machine,
       maxPods: opts.maxPods,
       kubeletPort: opts.kubeletPort,

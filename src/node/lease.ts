@@ -12,7 +12,7 @@ import type { Node } from "kubernetes-types/core/v1";
 import { delay, jitter, type Clock, type Logger } from "../lib/index.ts";
 import { isConflict, isNotFound, resourcePath, type ApiClient } from "../apiclient/index.ts";
 
-export const NODE_LEASE_NAMESPACE = "kube-node-lease";
+const NODE_LEASE_NAMESPACE = "kube-node-lease";
 /** nodeLeaseRenewIntervalFraction */
 const RENEW_INTERVAL_FRACTION = 0.25;
 const JITTER_FACTOR = 0.04;

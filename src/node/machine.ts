@@ -53,7 +53,7 @@ export interface MachineReader {
   fsCapacity(path: string): number;
 }
 
-export const hostReader: MachineReader = {
+const hostReader: MachineReader = {
   readFile: (p) => readFileSync(p, "utf8"),
   listDir: (p) => readdirSync(p),
   fsCapacity: (p) => {

@@ -72,7 +72,7 @@ export interface RegisterDeps {
 }
 
 /** One attempt (tryRegisterWithAPIServer); true when the Node exists and is reconciled. */
-export async function tryRegisterWithAPIServer(deps: RegisterDeps, node: Node, signal: AbortSignal): Promise<boolean> {
+async function tryRegisterWithAPIServer(deps: RegisterDeps, node: Node, signal: AbortSignal): Promise<boolean> {
   const name = node.metadata!.name!;
   const path = resourcePath({ apiVersion: "v1", resource: "nodes", name });
   try {

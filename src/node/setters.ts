@@ -10,12 +10,12 @@ import type { MachineInfo } from "./machine.ts";
 import { binarySI, decimalCount } from "./quantity.ts";
 
 /** nodeStatusMaxImages default. */
-export const NODE_STATUS_MAX_IMAGES = 50;
+const NODE_STATUS_MAX_IMAGES = 50;
 /** MaxNamesPerImageInNodeStatus. */
-export const MAX_NAMES_PER_IMAGE = 5;
+const MAX_NAMES_PER_IMAGE = 5;
 /** The kubelet's default hard eviction thresholds, which allocatable leaves out: memory.available<100Mi, nodefs.available<10%. */
-export const EVICTION_HARD_MEMORY_BYTES = 100 * 1024 * 1024;
-export const EVICTION_HARD_NODEFS_FRACTION = 0.1;
+const EVICTION_HARD_MEMORY_BYTES = 100 * 1024 * 1024;
+const EVICTION_HARD_NODEFS_FRACTION = 0.1;
 
 export interface RuntimeImage {
   repoTags: string[];
@@ -27,8 +27,8 @@ export interface NodeStatusInputs {
   now: number;
   /** The node's hostname (the Hostname address). */
   hostname: string;
-  /** The InternalIP: --node-ip or the default route's address; undefined = none found. */
-  nodeIP?: string;
+  /** The InternalIPs: --node-ip, or the default route's address; [] = none found. */
+  nodeIPs: string[];
   machine: MachineInfo;
   maxPods: number;
   /** daemonEndpoints.kubeletEndpoint.Port */
@@ -58,14 +58,14 @@ export function aggregateMessage(messages: string[]): string {
   return unique.length === 1 ? unique[0]! : `[${unique.join(", ")}]`;
 }
 
-export function setNodeAddress(status: NodeStatus, inputs: NodeStatusInputs): void {
+function setNodeAddress(status: NodeStatus, inputs: NodeStatusInputs): void {
   const addresses = [];
-  if (inputs.nodeIP) addresses.push({ type: "InternalIP", address: inputs.nodeIP });
+  for (const ip of inputs.nodeIPs) addresses.push({ type: "InternalIP", address: ip });
   addresses.push({ type: "Hostname", address: inputs.hostname });
   status.addresses = addresses;
 }
 
-export function setMachineInfo(status: NodeStatus, inputs: NodeStatusInputs): void {
+function setMachineInfo(status: NodeStatus, inputs: NodeStatusInputs): void {
   const m = inputs.machine;
   const capacity: Record<string, string> = {
     cpu: decimalCount(m.numCores),
@@ -89,7 +89,7 @@ export function setMachineInfo(status: NodeStatus, inputs: NodeStatusInputs): vo
   status.allocatable = allocatable;
 }
 
-export function setVersionInfo(status: NodeStatus, inputs: NodeStatusInputs): void {
+function setVersionInfo(status: NodeStatus, inputs: NodeStatusInputs): void {
   const m = inputs.machine;
   const info = { ...(status.nodeInfo ?? {}) } as NonNullable<NodeStatus["nodeInfo"]>;
   info.machineID = m.machineID;
@@ -108,11 +108,11 @@ export function setVersionInfo(status: NodeStatus, inputs: NodeStatusInputs): vo
   status.nodeInfo = info;
 }
 
-export function setDaemonEndpoints(status: NodeStatus, inputs: NodeStatusInputs): void {
+function setDaemonEndpoints(status: NodeStatus, inputs: NodeStatusInputs): void {
   status.daemonEndpoints = { kubeletEndpoint: { Port: inputs.kubeletPort } };
 }
 
-export function setImages(status: NodeStatus, inputs: NodeStatusInputs): void {
+function setImages(status: NodeStatus, inputs: NodeStatusInputs): void {
   if (!inputs.images) return;
   const max = inputs.maxImages ?? NODE_STATUS_MAX_IMAGES;
   const sorted = [...inputs.images].sort((a, b) => b.sizeBytes - a.sizeBytes);
@@ -170,7 +170,7 @@ function setPressureCondition(status: NodeStatus, texts: PressureTexts, underPre
 }
 
 /** ReadyCondition: KubeletReady, or KubeletNotReady with every reason the node has. */
-export function setReadyCondition(status: NodeStatus, inputs: NodeStatusInputs): void {
+function setReadyCondition(status: NodeStatus, inputs: NodeStatusInputs): void {
   const time = metaTime(inputs.now);
   const reasons = [...inputs.notReadyReasons];
   const missing = ["cpu", "memory", "pods", "ephemeral-storage"].filter((r) => status.capacity?.[r] === undefined);

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { createCredentials } from "../../../src/apiclient/credentials.ts";
-import { CredentialError, type ApiClientConfig, type ExecRunner } from "../../../src/apiclient/index.ts";
+import { createCredentials, CredentialError, type ExecRunner } from "../../../src/apiclient/credentials.ts";
+import type { ApiClientConfig } from "../../../src/apiclient/index.ts";
 import { FakeClock } from "../../../src/lib/index.ts";
 
 const base: ApiClientConfig = {

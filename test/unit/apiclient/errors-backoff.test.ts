@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { errorFromResponse, errorFromStatus } from "../../../src/apiclient/errors.ts";
-import { isAlreadyExists, isConflict, isNotFound, isResourceExpired, isTooManyRequests, ReflectorBackoff } from "../../../src/apiclient/index.ts";
+import { isAlreadyExists, isConflict, isNotFound, isResourceExpired, isTooManyRequests } from "../../../src/apiclient/errors.ts";
+import { ReflectorBackoff } from "../../../src/apiclient/reflector.ts";
 import { FakeClock } from "../../../src/lib/index.ts";
 
 describe("ApiError", () => {

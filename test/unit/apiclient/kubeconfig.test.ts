@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { KubeconfigError, parseKubeconfig, type ApiClientConfig } from "../../../src/apiclient/index.ts";
+import { KubeconfigError, parseKubeconfig, type ApiClientConfig } from "../../../src/apiclient/kubeconfig.ts";
 
 const CA = "-----BEGIN CERTIFICATE-----\nCA\n-----END CERTIFICATE-----\n";
 const CERT = "-----BEGIN CERTIFICATE-----\nNODE\n-----END CERTIFICATE-----\n";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { createRateLimiter, TokenBucket } from "../../../src/apiclient/index.ts";
+import { createRateLimiter, TokenBucket } from "../../../src/apiclient/rate-limiter.ts";
 import { FakeClock } from "../../../src/lib/index.ts";
 
 /** Starts n waits and returns how many of them have resolved so far. */

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { WatchDecoder, WatchDecodeError } from "../../../src/apiclient/index.ts";
+import { WatchDecoder, WatchDecodeError } from "../../../src/apiclient/watch-decoder.ts";
 
 const enc = new TextEncoder();
 const ev = (type: string, name: string, rv: string) => JSON.stringify({ type, object: { kind: "Pod", metadata: { name, resourceVersion: rv } } }) + "\n";
