@@ -29,6 +29,7 @@ const allowed: Record<string, readonly string[]> = {
   config: ["lib"],
   cri: ["lib"],
   containerd: ["lib"],
+  apiclient: ["lib"],
   container: ["api", "cri", "lib"],
   lifecycle: ["api", "container", "cri", "lib"],
   runtime: ["api", "container", "cri", "lib", "lifecycle", "metrics"],
@@ -39,10 +40,11 @@ const allowed: Record<string, readonly string[]> = {
   prober: [...subsystem],
   server: [...subsystem],
   volumes: [...subsystem],
+  node: [...subsystem, "apiclient"],
   podworkers: [...subsystem, "runtime"],
   // The Summary API from CRI stats and the host; the servers get it through the wiring.
   stats: ["container", "cri", "lib"],
-  kubelet: ["api", "config", "container", "containerd", "cri", "lib", "metrics", "pleg", "podconfig", "podworkers", "prober", "runtime", "server", "stats", "status", "volumes"],
+  kubelet: ["api", "apiclient", "config", "container", "containerd", "cri", "lib", "metrics", "node", "pleg", "podconfig", "podworkers", "prober", "runtime", "server", "stats", "status", "volumes"],
   // Subcommands beside the agent (`bunlet crictl`): the CRI client and the embedded containerd's paths.
   cli: ["containerd", "cri", "lib"],
 };
@@ -50,6 +52,27 @@ const allowed: Record<string, readonly string[]> = {
 /** Names an index.ts keeps whoever uses them: the contracts DESIGN.md promises. */
 const contracts: Record<string, readonly string[]> = {
   "src/podconfig/index.ts": ["PodStorage"],
+  // The API client's list/watch and error API, for the apiserver pod source (DESIGN.md: apiclient).
+  "src/apiclient/index.ts": [
+    "ApiError",
+    "ApiErrorReason",
+    "KubeconfigError",
+    "ApiClientConfig",
+    "isResourceExpired",
+    "isUnreachable",
+    "ListOptions",
+    "ObjectList",
+    "PatchType",
+    "RequestOptions",
+    "WatchEvent",
+    "WatchOptions",
+    "createReflector",
+    "Reflector",
+    "ReflectorOptions",
+    "ObjectStore",
+    "KubeObject",
+    "ReflectorStore",
+  ],
 };
 
 interface Use {

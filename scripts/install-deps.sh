@@ -2,12 +2,15 @@
 # Installs what bunlet's build, tests and managed containerd need on Debian 12. Idempotent:
 # installs only missing packages, runs `apt-get update` only when apt has no package lists or the
 # install fails for want of fresh ones, and runs `npm ci` only when node_modules is missing or
-# older than package-lock.json. It starts no service: bunlet runs its own containerd and never
-# uses /run/containerd/containerd.sock (Debian's containerd.service may start on install; harmless).
+# older than package-lock.json. The e2e tests' other containerd versions (trixie's 1.7, sid's 2.x)
+# and the control plane's etcd (trixie's) are unpacked into /var/cache/bunlet-debs by
+# scripts/debs.sh, not installed; the upstream Kubernetes binaries are built by scripts/test.sh.
+# It starts no service: bunlet runs its own containerd and never uses /run/containerd/containerd.sock
+# (Debian's containerd.service may start on install; harmless).
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-packages=(containerd runc containernetworking-plugins busybox-static docker-registry skopeo iproute2 iptables openssl procps)
+packages=(containerd runc containernetworking-plugins busybox-static docker-registry skopeo iproute2 iptables openssl procps curl)
 
 as_root=()
 if [[ "$(id -u)" -ne 0 ]]; then
@@ -50,3 +53,9 @@ if [[ ! -f "$installed" || "$repo/package-lock.json" -nt "$installed" || ! -x "$
 else
   echo "install-deps: node_modules up to date"
 fi
+
+# Other Debian suites' packages, unpacked beside the system's (instant once cached).
+for suite_pkg in "trixie containerd" "sid containerd" "trixie etcd-server"; do
+  # shellcheck disable=SC2086
+  "${as_root[@]}" bash "$repo/scripts/debs.sh" $suite_pkg | tail -1 | sed "s|^|install-deps: $suite_pkg: |"
+done

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: installs what is missing (Debian packages, npm packages),
-# builds the local images and dist/bunlet, then runs unit, contract, integration and e2e tests,
-# and then unit and integration once more with every core kept busy (see "under load" below).
-# Ends with one line "N passed, N failed" that counts both runs. Needs root (e2e tests start
-# containerd).
+# builds the local images, dist/bunlet and the upstream Kubernetes binaries (scripts/k8s/build.sh,
+# cached), then runs unit, contract, integration and e2e tests, and then unit and integration once
+# more with every core kept busy (see "under load" below). Ends with one line "N passed, N failed"
+# that counts both runs. Needs root (e2e tests start containerd).
 #
 #   bash scripts/test.sh            # everything, then unit + integration under load
 #   bash scripts/test.sh test/unit  # a subset (paths are passed to bun test), no loaded rerun
@@ -14,6 +14,9 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh || { echo "0 passed, 1 failed"; exit 1; }
 bash scripts/build-images.sh >/dev/null || { echo "image build failed"; echo "0 passed, 1 failed"; exit 1; }
 bash scripts/build.sh || { echo "build failed"; echo "0 passed, 1 failed"; exit 1; }
+# The upstream control plane for the cluster tests: a cold build takes most of an hour on 2 cores,
+# later runs reuse /var/cache/bunlet-k8s.
+bash scripts/k8s/build.sh >&2 || { echo "k8s build failed"; echo "0 passed, 1 failed"; exit 1; }
 
 BUN=node_modules/.bin/bun
 # A guard against hangs, not a speed limit: bun's default (5 s per test, and bunfig.toml cannot

@@ -15,6 +15,9 @@ here="$(cd "$(dirname "$0")" && pwd)"
 version="$(awk '$1 == "k8s.io/kubernetes" { print $2 }' "$here/go.mod" | head -1)"
 out="${BUNLET_K8S_CACHE:-/var/cache/bunlet-k8s}/$version"
 mkdir -p "$out"
+# One build at a time per cache: a second caller (a parallel test run) waits, then finds the binary.
+exec 9>"$out/.build.lock"
+flock 9
 
 if ! command -v go >/dev/null; then
   if [ -x /usr/local/go/bin/go ]; then PATH="/usr/local/go/bin:$PATH"; else

@@ -80,7 +80,33 @@ const readers: Record<string, (x: unknown, layer: ConfigLayer, dir: string) => v
   // Relative to the process's folder, as the kubelet reads it; "" means no host resolver.
   resolvConf: (x, l) => void (l.resolvConf = str(x)),
   featureGates: (x, l) => void (l.featureGates = gateMap(x)),
+  registerNode: (x, l) => void (l.registerNode = bool(x)),
+  registerWithTaints: (x, l) => void (l.registerWithTaints = taints(x)),
+  maxPods: (x, l) => void (l.maxPods = v.nonNegativeInt32(int(x))),
+  nodeStatusUpdateFrequency: (x, l) => duration(x, (ms) => (l.nodeStatusUpdateFrequencyMs = ms)),
+  nodeStatusReportFrequency: (x, l) => duration(x, (ms) => (l.nodeStatusReportFrequencyMs = ms)),
+  nodeLeaseDurationSeconds: (x, l) => void (l.nodeLeaseDurationSeconds = v.positiveInt32(int(x))),
+  kubeAPIQPS: (x, l) => void (l.kubeAPIQPS = num(x)),
+  kubeAPIBurst: (x, l) => void (l.kubeAPIBurst = v.nonNegativeInt32(int(x))),
 };
+
+function bool(x: unknown): boolean {
+  if (typeof x !== "boolean") throw new v.ValueError(`expected true or false, found ${describe(x)}`);
+  return x;
+}
+function num(x: unknown): number {
+  if (typeof x !== "number" || !Number.isFinite(x)) throw new v.ValueError(`expected a number, found ${describe(x)}`);
+  return x;
+}
+/** registerWithTaints: a list of v1.Taint objects ({key, value, effect}). */
+function taints(x: unknown): ConfigLayer["registerWithTaints"] {
+  if (!Array.isArray(x)) throw new v.ValueError(`expected a list of taints {key, value, effect}, found ${describe(x)}`);
+  return x.map((t, i) => {
+    if (!isObj(t)) throw new v.ValueError(`[${i}]: expected a taint {key, value, effect}, found ${describe(t)}`);
+    for (const k of Object.keys(t)) if (!["key", "value", "effect", "timeAdded"].includes(k)) throw new v.ValueError(`[${i}].${k}: unknown field`);
+    return v.taint(str(t.key), t.value === undefined || t.value === null ? undefined : str(t.value), str(t.effect));
+  });
+}
 
 const loggingReaders: Record<string, (x: unknown, layer: ConfigLayer) => void> = {
   format: (x, l) => void (l.loggingFormat = v.loggingFormat(str(x))),

@@ -116,6 +116,14 @@ export function parseArgs(argv: readonly string[], env: ParseEnv = processEnv): 
     ...defaults,
     staticPodURLHeader: {},
     nodeName: "",
+    nodeIPs: [],
+    nodeLabels: {},
+    registerWithTaints: [],
+    // For backward compatibility the kubelet defaults nodeStatusReportFrequency to a
+    // nodeStatusUpdateFrequency the config file sets (defaults.go).
+    ...(file.nodeStatusUpdateFrequencyMs !== undefined && file.nodeStatusReportFrequencyMs === undefined
+      ? { nodeStatusReportFrequencyMs: file.nodeStatusUpdateFrequencyMs }
+      : {}),
     // Legacy defaults: the kubelet opens the read-only port only when run without a config file.
     readOnlyPort: flags.configPath === undefined ? DEFAULT_READ_ONLY_PORT : 0,
     ...file,

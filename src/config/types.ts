@@ -7,6 +7,13 @@
 export type LoggingFormat = "text" | "json";
 export type CgroupDriver = "cgroupfs" | "systemd";
 
+/** A v1.Taint as --register-with-taints and registerWithTaints give it. */
+export interface RegisterTaint {
+  key: string;
+  value?: string;
+  effect: "NoSchedule" | "PreferNoSchedule" | "NoExecute";
+}
+
 export interface BunletConfig {
   /** --pod-manifest-path / staticPodPath: a directory of manifests or one file; "" = no file source. */
   staticPodPath: string;
@@ -34,10 +41,31 @@ export interface BunletConfig {
   podCIDR: string;
   /** --cni-bridge-name (bunlet): the embedded containerd's CNI bridge, so two bunlets on one host do not share one. */
   cniBridgeName: string;
+  /** --containerd (bunlet): the containerd binary the embedded containerd runs; "" = containerd on PATH. */
+  containerdPath: string;
   /** --hostname-override / --node-name, else the OS hostname; always lower-cased. */
   nodeName: string;
-  /** --kubeconfig: stored for the apiserver source; "" = standalone. */
+  /** --kubeconfig: the API server to join; "" = standalone (no registration, status or lease). */
   kubeconfig: string;
+  /** --node-ip: the node's InternalIP addresses (comma-separated for dual stack); [] = the default route's address. */
+  nodeIPs: string[];
+  /** --node-labels: added to the Node at registration. */
+  nodeLabels: Record<string, string>;
+  /** --register-node / registerNode. */
+  registerNode: boolean;
+  /** --register-with-taints / registerWithTaints. */
+  registerWithTaints: RegisterTaint[];
+  /** --max-pods / maxPods: the node's pod capacity. */
+  maxPods: number;
+  /** --node-status-update-frequency / nodeStatusUpdateFrequency. */
+  nodeStatusUpdateFrequencyMs: number;
+  /** nodeStatusReportFrequency: the longest time between two status patches. */
+  nodeStatusReportFrequencyMs: number;
+  /** nodeLeaseDurationSeconds: the Lease's duration; it is renewed every quarter of it. */
+  nodeLeaseDurationSeconds: number;
+  /** kubeAPIQPS / kubeAPIBurst: the client-side rate limit of API requests. */
+  kubeAPIQPS: number;
+  kubeAPIBurst: number;
   /** --address / address: where the read-only port listens. */
   address: string;
   /** --read-only-port / readOnlyPort; 0 = off. */
@@ -106,9 +134,18 @@ export const defaults = {
   containerLogsDir: "/var/log/containers",
   podCIDR: "",
   cniBridgeName: "bunlet0",
+  containerdPath: "",
   cgroupDriver: "cgroupfs" as CgroupDriver,
   resolvConf: "/etc/resolv.conf",
   kubeconfig: "",
+  nodeIPs: [] as string[],
+  registerNode: true,
+  maxPods: 110,
+  nodeStatusUpdateFrequencyMs: 10_000,
+  nodeStatusReportFrequencyMs: 5 * 60_000,
+  nodeLeaseDurationSeconds: 40,
+  kubeAPIQPS: 50,
+  kubeAPIBurst: 100,
   // The kubelet binds 0.0.0.0; bunlet's read-only port has no authentication, so loopback.
   address: "127.0.0.1",
   healthzPort: 10248,

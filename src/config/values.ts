@@ -5,7 +5,7 @@
 import { posix } from "node:path";
 import { ipFamily, parsePodCIDRs } from "../lib/index.ts";
 import { DurationError, parseDuration } from "./duration.ts";
-import type { CgroupDriver, LoggingFormat } from "./types.ts";
+import type { CgroupDriver, LoggingFormat, RegisterTaint } from "./types.ts";
 
 export class ValueError extends Error {
   override readonly name = "ValueError";
@@ -100,6 +100,12 @@ export function runtimeEndpoint(s: string): string {
   return s;
 }
 
+/** A file bunlet runs (--containerd): absolute, so it does not depend on bunlet's working directory. */
+export function absolutePath(s: string): string {
+  if (!posix.isAbsolute(s)) throw new ValueError(`must be an absolute path, found ${JSON.stringify(s)}`);
+  return s;
+}
+
 /** The kubelet requires podLogsDir to be absolute and normalised; bunlet asks the same of its other directories. */
 export function absoluteDir(s: string): string {
   if (!posix.isAbsolute(s)) throw new ValueError(`must be an absolute path, found ${JSON.stringify(s)}`);
@@ -125,4 +131,114 @@ export function headerPairs(s: string, into: Record<string, string[]>): Record<s
     out[name] = [...(out[name] ?? []), pair.slice(colon + 1).trim()];
   }
   return out;
+}
+
+/** --node-ip: one IP, or an IPv4 and an IPv6 one for dual stack; "" = the default route's. */
+export function nodeIPs(s: string): string[] {
+  if (s === "") return [];
+  const ips = s.split(",").map((x) => x.trim());
+  for (const ip of ips) ipAddress(ip);
+  if (ips.length > 2 || (ips.length === 2 && ipFamily(ips[0]!) === ipFamily(ips[1]!))) {
+    throw new ValueError(`expected one IP, or an IPv4 and an IPv6 address for dual stack, found ${JSON.stringify(s)}`);
+  }
+  if (ips.some((ip) => ip === "0.0.0.0" || ip === "::")) throw new ValueError(`the unspecified address cannot be the node's IP, found ${JSON.stringify(s)}`);
+  return ips;
+}
+
+const qualifiedNamePart = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+const dnsSubdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** A label or taint key: [prefix/]name, as validation.IsQualifiedName checks it. */
+export function qualifiedName(key: string): string {
+  const slash = key.lastIndexOf("/");
+  const prefix = slash < 0 ? "" : key.slice(0, slash);
+  const name = slash < 0 ? key : key.slice(slash + 1);
+  if ((slash >= 0 && (prefix.length === 0 || prefix.length > 253 || !dnsSubdomain.test(prefix))) || !qualifiedNamePart.test(name)) {
+    throw new ValueError(`invalid key ${JSON.stringify(key)}: expected [DNS subdomain/]name, the name 1-63 alphanumerics, '-', '_' or '.', starting and ending alphanumeric`);
+  }
+  return key;
+}
+
+export function labelValue(value: string, key: string): string {
+  if (value !== "" && !qualifiedNamePart.test(value)) {
+    throw new ValueError(`invalid value ${JSON.stringify(value)} for label ${JSON.stringify(key)}: at most 63 alphanumerics, '-', '_' or '.', starting and ending alphanumeric`);
+  }
+  return value;
+}
+
+/** The kubernetes.io / k8s.io labels a kubelet may set on its own Node (kubeletapis.IsKubeletLabel). */
+function isAllowedKubernetesLabel(key: string): boolean {
+  const slash = key.indexOf("/");
+  const ns = slash < 0 ? "" : key.slice(0, slash);
+  const isK8s = (d: string) => d === "kubernetes.io" || d.endsWith(".kubernetes.io") || d === "k8s.io" || d.endsWith(".k8s.io");
+  if (!isK8s(ns)) return true;
+  const allowed = new Set([
+    "kubernetes.io/hostname",
+    "kubernetes.io/instance-type",
+    "kubernetes.io/os",
+    "kubernetes.io/arch",
+    "beta.kubernetes.io/instance-type",
+    "beta.kubernetes.io/os",
+    "beta.kubernetes.io/arch",
+    "failure-domain.beta.kubernetes.io/zone",
+    "failure-domain.beta.kubernetes.io/region",
+    "topology.kubernetes.io/zone",
+    "topology.kubernetes.io/region",
+    "node.kubernetes.io/instance-type",
+  ]);
+  const allowedNamespaces = ["kubelet.kubernetes.io", "node.kubernetes.io"];
+  return allowed.has(key) || allowedNamespaces.some((d) => ns === d || ns.endsWith(`.${d}`));
+}
+
+/** --node-labels: 'key=value,...'; the kubelet refuses kubernetes.io / k8s.io labels it may not set. */
+export function nodeLabels(s: string, into: Record<string, string>): Record<string, string> {
+  const out = { ...into };
+  for (const pair of s.split(",")) {
+    if (pair.trim() === "") continue;
+    const eq = pair.indexOf("=");
+    if (eq < 0) throw new ValueError(`malformed pair ${JSON.stringify(pair)}, expect string=string`);
+    const key = qualifiedName(pair.slice(0, eq).trim());
+    if (!isAllowedKubernetesLabel(key)) {
+      throw new ValueError(`unknown 'kubernetes.io' or 'k8s.io' label ${JSON.stringify(key)}: a node may set only its default labels and those under kubelet.kubernetes.io/ and node.kubernetes.io/`);
+    }
+    out[key] = labelValue(pair.slice(eq + 1).trim(), key);
+  }
+  return out;
+}
+
+const taintEffects = new Set(["NoSchedule", "PreferNoSchedule", "NoExecute"]);
+
+export function taint(key: string, value: string | undefined, effect: string): RegisterTaint {
+  qualifiedName(key);
+  if (value !== undefined && value !== "") labelValue(value, key);
+  if (!taintEffects.has(effect)) throw new ValueError(`invalid taint effect ${JSON.stringify(effect)} for ${JSON.stringify(key)}, expected NoSchedule, PreferNoSchedule or NoExecute`);
+  return value === undefined || value === "" ? { key, effect: effect as RegisterTaint["effect"] } : { key, value, effect: effect as RegisterTaint["effect"] };
+}
+
+/** --register-with-taints: 'key=value:Effect' or 'key:Effect', comma-separated. */
+export function taintList(s: string): RegisterTaint[] {
+  const out: RegisterTaint[] = [];
+  for (const spec of s.split(",")) {
+    if (spec.trim() === "") continue;
+    const colon = spec.lastIndexOf(":");
+    if (colon <= 0 || !taintEffects.has(spec.slice(colon + 1))) {
+      throw new ValueError(`invalid taint spec ${JSON.stringify(spec)}, expected key=value:effect with effect ${[...taintEffects].join(", ")}`);
+    }
+    const kv = spec.slice(0, colon);
+    const eq = kv.indexOf("=");
+    out.push(taint(eq < 0 ? kv : kv.slice(0, eq), eq < 0 ? undefined : kv.slice(eq + 1), spec.slice(colon + 1)));
+  }
+  return out;
+}
+
+/** A non-negative int32 (maxPods, kubeAPIBurst, nodeLeaseDurationSeconds > 0 is checked by the caller). */
+export function nonNegativeInt32(n: number): number {
+  if (Number.isInteger(n) && n > 2 ** 31 - 1) throw new ValueError(`value out of range for int32, found ${n}`);
+  if (!Number.isInteger(n) || n < 0) throw new ValueError(`expected a non-negative integer, found ${n}`);
+  return n;
+}
+
+export function positiveInt32(n: number): number {
+  if (nonNegativeInt32(n) === 0) throw new ValueError("must be greater than 0, found 0");
+  return n;
 }

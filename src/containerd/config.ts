@@ -15,7 +15,11 @@ export interface ContainerdConfigOptions {
   cniBinDir?: string;
   /** `host:port` of plain-http registries, each mirrored to `http://host:port`. Default 127.0.0.1:5000. */
   registryMirrors?: readonly string[];
+  /** 2 for containerd 1.6 and 1.7 (the default), 3 for containerd 2.x; see configVersionFor. */
+  configVersion?: ContainerdConfigVersion;
 }
+
+export type ContainerdConfigVersion = 2 | 3;
 
 const CRI = `plugins."io.containerd.grpc.v1.cri"`;
 
@@ -34,16 +38,17 @@ function comment(text: string): string {
 }
 
 /**
- * Renders a version 2 config for containerd 1.6 whose every path lives under
- * `<rootDir>/containerd`, so several instances (and a system containerd) can share a host.
+ * Renders a config whose every path lives under `<rootDir>/containerd`, so several instances (and
+ * a system containerd) can share a host: version 2 (containerd 1.6 and 1.7) unless
+ * `configVersion` asks for 3 (containerd 2.x, whose CRI plugin is split in two).
  */
 export function renderContainerdConfig(opts: ContainerdConfigOptions): string {
   const paths = containerdPaths(opts.rootDir);
-  const mirrors = opts.registryMirrors ?? DEFAULT_REGISTRY_MIRRORS;
+  const version = opts.configVersion ?? 2;
   const lines = [
     "# Rendered by bunlet; edits are overwritten at start-up.",
     ...(paths.socketFallbackReason ? [comment(paths.socketFallbackReason)] : []),
-    "version = 2",
+    `version = ${version}`,
     `root = ${str(paths.root)}`,
     `state = ${str(paths.state)}`,
     "",
@@ -53,6 +58,15 @@ export function renderContainerdConfig(opts: ContainerdConfigOptions): string {
     `[plugins."io.containerd.internal.v1.opt"]`,
     `  path = ${str(paths.optDir)}`,
     "",
+    ...(version === 3 ? criV3(opts) : criV2(opts)),
+  ];
+  return lines.join("\n") + "\n";
+}
+
+function criV2(opts: ContainerdConfigOptions): string[] {
+  const paths = containerdPaths(opts.rootDir);
+  const mirrors = opts.registryMirrors ?? DEFAULT_REGISTRY_MIRRORS;
+  const lines = [
     `[${CRI}]`,
     `  sandbox_image = ${str(opts.sandboxImage ?? PAUSE_IMAGE)}`,
     // Without it RunPodSandbox fails in a container ("can't get final child's PID from pipe").
@@ -84,5 +98,71 @@ export function renderContainerdConfig(opts: ContainerdConfigOptions): string {
       `  endpoint = [${str(`http://${host}`)}]`,
     );
   }
-  return lines.join("\n") + "\n";
+  return lines;
+}
+
+const IMAGES = `plugins."io.containerd.cri.v1.images"`;
+const RUNTIME = `plugins."io.containerd.cri.v1.runtime"`;
+
+/** The same settings in containerd 2.x's layout (what `containerd config migrate` makes of criV2). */
+function criV3(opts: ContainerdConfigOptions): string[] {
+  const paths = containerdPaths(opts.rootDir);
+  const lines = [
+    // containerd 2 enables NRI by default, on a host-wide socket (/var/run/nri/nri.sock).
+    `[plugins."io.containerd.nri.v1.nri"]`,
+    "  disable = true",
+    "",
+    `[${IMAGES}]`,
+    `  snapshotter = "overlayfs"`,
+    "",
+    `[${IMAGES}.pinned_images]`,
+    `  sandbox = ${str(opts.sandboxImage ?? PAUSE_IMAGE)}`,
+    "",
+    `[${RUNTIME}]`,
+    "  restrict_oom_score_adj = true",
+    "  netns_mounts_under_state_dir = true",
+    "",
+    `[${RUNTIME}.containerd]`,
+    `  default_runtime_name = "runc"`,
+    "",
+    `[${RUNTIME}.containerd.runtimes.runc]`,
+    `  runtime_type = "io.containerd.runc.v2"`,
+    "",
+    `[${RUNTIME}.containerd.runtimes.runc.options]`,
+    "  SystemdCgroup = false",
+    "",
+    `[${RUNTIME}.cni]`,
+    `  bin_dirs = [${str(opts.cniBinDir ?? DEFAULT_CNI_BIN_DIR)}]`,
+    `  conf_dir = ${str(paths.cniConfDir)}`,
+    "  max_conf_num = 1",
+    "",
+    // 2.x deprecates `mirrors` (and pulls without its transfer service when they are set).
+    `[${IMAGES}.registry]`,
+    `  config_path = ${str(paths.registryHostsDir)}`,
+  ];
+  return lines;
+}
+
+/**
+ * containerd 2.x's registry mirrors: one `<registryHostsDir>/<host:port>/hosts.toml` per
+ * plain-http registry (the `config_path` the version 3 config names).
+ */
+export function renderRegistryHosts(registryMirrors: readonly string[] = DEFAULT_REGISTRY_MIRRORS): { host: string; text: string }[] {
+  return registryMirrors.map((host) => ({
+    host,
+    text: [`server = ${str(`http://${host}`)}`, "", `[host.${str(`http://${host}`)}]`, `  capabilities = ["pull", "resolve"]`, ""].join("\n"),
+  }));
+}
+
+/**
+ * The config version a containerd binary reads, from its `containerd --version` line
+ * (`containerd github.com/containerd/containerd 1.7.24~ds1 …`, `… containerd/v2 2.1.9+unknown`).
+ */
+export function configVersionFor(versionLine: string): { version: string; configVersion: ContainerdConfigVersion } {
+  const version = versionLine.trim().split(/\s+/)[2] ?? "";
+  const major = /^v?(\d+)\./.exec(version)?.[1];
+  if (major === undefined) throw new Error(`cannot read a containerd version from ${JSON.stringify(versionLine.trim())}`);
+  if (major === "1") return { version, configVersion: 2 };
+  if (major === "2") return { version, configVersion: 3 };
+  throw new Error(`containerd ${version} is not supported: bunlet renders configs for containerd 1.6, 1.7 and 2.x`);
 }

@@ -1,9 +1,9 @@
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { renderCniConflist, type CniConflistOptions } from "./cni.ts";
-import { renderContainerdConfig, type ContainerdConfigOptions } from "./config.ts";
+import { configVersionFor, renderContainerdConfig, renderRegistryHosts, type ContainerdConfigOptions } from "./config.ts";
 import { containerdPaths, type ContainerdPaths } from "./paths.ts";
-import { findContainerd, logTail, spawnContainerd, stalePid, type ContainerdChild } from "./process.ts";
+import { findContainerd, logTail, readContainerdVersion, spawnContainerd, stalePid, type ContainerdChild } from "./process.ts";
 import { preloadImages } from "./preload.ts";
 import { waitReady } from "./readiness.ts";
 import { terminateChild, terminatePid } from "./terminate.ts";
@@ -16,7 +16,10 @@ export interface ManagedContainerdOptions extends ContainerdConfigOptions, Omit<
   probe: ReadinessProbe;
   /** Aborting it cancels start-up, or stops containerd once started. */
   signal?: AbortSignal;
-  /** Default: `containerd` found on PATH (plus the usual sbin directories). */
+  /**
+   * Default: `containerd` found on PATH (plus the usual sbin directories). Its `--version` picks
+   * the config version (2 for 1.x, 3 for 2.x); its directory comes first on its PATH (its shim).
+   */
   containerdPath?: string;
   clock?: Clock;
   readyTimeoutMs?: number;
@@ -69,7 +72,16 @@ export async function startManagedContainerd(opts: ManagedContainerdOptions): Pr
     mkdirSync(dir, { recursive: true, mode: 0o711 });
   }
   if (paths.socketFallbackReason) log.warn("containerd socket moved to a shorter path", { reason: paths.socketFallbackReason });
-  writeFileAtomic(paths.configFile, renderContainerdConfig(opts));
+  const { version, configVersion } = configVersionFor(await readContainerdVersion(binary, opts.signal));
+  log.info("containerd binary", { binary, version, configVersion });
+  writeFileAtomic(paths.configFile, renderContainerdConfig({ ...opts, configVersion }));
+  if (configVersion === 3) {
+    rmSync(paths.registryHostsDir, { recursive: true, force: true });
+    for (const { host, text } of renderRegistryHosts(opts.registryMirrors)) {
+      mkdirSync(join(paths.registryHostsDir, host), { recursive: true });
+      writeFileAtomic(join(paths.registryHostsDir, host, "hosts.toml"), text);
+    }
+  }
   writeFileAtomic(paths.cniConflistFile, renderCniConflist(opts));
 
   const stale = stalePid(paths.pidFile, paths.configFile);

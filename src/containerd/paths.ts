@@ -22,6 +22,8 @@ export interface ContainerdPaths {
   cniConfDir: string;
   cniConflistFile: string;
   cniIpamDir: string;
+  /** containerd 2.x's registry hosts dir: `<host:port>/hosts.toml` per mirror. */
+  registryHostsDir: string;
 }
 
 export function containerdPaths(rootDir: string): ContainerdPaths {
@@ -50,5 +52,6 @@ export function containerdPaths(rootDir: string): ContainerdPaths {
     cniConfDir,
     cniConflistFile: join(cniConfDir, "10-bunlet.conflist"),
     cniIpamDir: join(dir, "cni", "ipam"),
+    registryHostsDir: join(dir, "certs.d"),
   };
 }

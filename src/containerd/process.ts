@@ -1,6 +1,6 @@
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, statSync } from "node:fs";
-import { delimiter, join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 
 const INSTALL_HINT = "apt-get install containerd runc containernetworking-plugins (or run scripts/install-deps.sh)";
 
@@ -18,9 +18,15 @@ export interface ContainerdChild {
   exited: Promise<ChildExit>;
 }
 
-function childPath(): string {
+/**
+ * containerd finds its shim (`containerd-shim-runc-v2`) on PATH, so the binary's own directory
+ * comes first: a containerd 1.7 or 2.x unpacked elsewhere runs its own shim, not the system's.
+ */
+function childPath(binary?: string): string {
   const current = (process.env.PATH ?? "").split(delimiter).filter(Boolean);
-  return [...current, ...SYSTEM_PATH.filter((dir) => !current.includes(dir))].join(delimiter);
+  const own = binary ? [dirname(binary)] : [];
+  const dirs = [...own, ...current, ...SYSTEM_PATH];
+  return dirs.filter((dir, i) => dirs.indexOf(dir) === i).join(delimiter);
 }
 
 /** Finds the containerd binary, or throws an error that says how to install it. */
@@ -40,6 +46,16 @@ export function findContainerd(explicit?: string): string {
   throw new Error(`containerd was not found on PATH (${process.env.PATH ?? ""}); install it with: ${INSTALL_HINT}`);
 }
 
+/** The first line of `containerd --version`, e.g. `containerd github.com/containerd/containerd 1.7.24~ds1 …`. */
+export function readContainerdVersion(binary: string, signal?: AbortSignal): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(binary, ["--version"], { signal, timeout: 10_000 }, (err, stdout) => {
+      if (err) reject(new Error(`${binary} --version failed: ${err.message}`, { cause: err }));
+      else resolve(stdout.split("\n")[0] ?? "");
+    });
+  });
+}
+
 /**
  * Starts containerd in its own session, so a terminal's Ctrl-C reaches bunlet only and bunlet
  * decides when containerd stops. Shims start their own process groups (runc v2 `shim start`),
@@ -48,7 +64,7 @@ export function findContainerd(explicit?: string): string {
 export function spawnContainerd(binary: string, configFile: string, logFile: string): ContainerdChild {
   const logFd = openSync(logFile, "a");
   try {
-    const env: Record<string, string | undefined> = { ...process.env, PATH: childPath() };
+    const env: Record<string, string | undefined> = { ...process.env, PATH: childPath(binary) };
     // containerd would otherwise tell bunlet's systemd unit that *it* is ready.
     delete env.NOTIFY_SOCKET;
     const child = spawn(binary, ["--config", configFile], {

@@ -45,6 +45,8 @@ export interface ConnectOptions {
   waitTimeoutMs?: number;
   /** The embedded containerd's CNI network; "" podSubnet keeps its default. */
   network?: { podSubnet: string; bridgeName: string };
+  /** The embedded containerd's binary; "" or undefined = containerd on PATH. */
+  containerdPath?: string;
 }
 
 export async function connectRuntime(opts: ConnectOptions): Promise<RuntimeConnection> {
@@ -76,6 +78,7 @@ export async function connectRuntime(opts: ConnectOptions): Promise<RuntimeConne
         rootDir: opts.rootDir,
         bridgeName: opts.network?.bridgeName || undefined,
         podSubnet: opts.network?.podSubnet || undefined,
+        containerdPath: opts.containerdPath || undefined,
         log: log.with({ component: "containerd" }),
         clock,
         signal: startup.signal,

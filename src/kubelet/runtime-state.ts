@@ -12,6 +12,9 @@ const RUNTIME_STATUS_PERIOD_MS = 5000;
 /** While the runtime is down bunlet asks more often, so it resumes soon after the runtime returns. */
 const RUNTIME_DOWN_RECHECK_MS = 1000;
 
+/** baseRuntimeSyncThreshold (maxWaitForContainerRuntime): no good Status call for this long = "down". */
+const RUNTIME_SYNC_THRESHOLD_MS = 30_000;
+
 type State =
   | { kind: "unknown" }
   | { kind: "ready"; networkError?: string }
@@ -22,10 +25,28 @@ export class RuntimeState {
   #state: State = { kind: "unknown" };
   readonly #source: RuntimeStatusSource;
   readonly #log: Logger;
+  readonly #now: () => number;
+  /** When a Status call last said the runtime is ready: the kubelet's lastBaseRuntimeSync. */
+  #lastReadyAt: number | undefined;
 
-  constructor(source: RuntimeStatusSource, log: Logger) {
+  constructor(source: RuntimeStatusSource, log: Logger, now: () => number) {
     this.#source = source;
     this.#log = log;
+    this.#now = now;
+  }
+
+  /**
+   * The kubelet's runtimeState.runtimeErrors() and networkErrors(), in its words, for the node's
+   * Ready condition: "container runtime is down" only once no Status call has succeeded for 30 s,
+   * so one lost call does not flip the node.
+   */
+  nodeReadinessErrors(): { runtime: string[]; network: string[] } {
+    const runtime: string[] = [];
+    if (this.#lastReadyAt === undefined) runtime.push("container runtime status check may not have completed yet");
+    else if (this.#now() - this.#lastReadyAt > RUNTIME_SYNC_THRESHOLD_MS) runtime.push("container runtime is down");
+    if (this.#state.kind === "notReady") runtime.push(`container runtime not ready: ${this.#state.message}`);
+    const net = this.networkError();
+    return { runtime, network: net === undefined ? [] : [`container runtime network not ready: ${net}`] };
   }
 
   /** Why pods cannot be synced now, or undefined when the runtime is ready. */
@@ -53,7 +74,10 @@ export class RuntimeState {
     try {
       const s = await this.#source.runtimeStatus({ signal });
       if (!s.runtimeReady) next = { kind: "notReady", message: s.message || "RuntimeReady condition is false" };
-      else next = { kind: "ready", networkError: s.networkReady ? undefined : s.message || "NetworkReady condition is false" };
+      else {
+        next = { kind: "ready", networkError: s.networkReady ? undefined : s.message || "NetworkReady condition is false" };
+        this.#lastReadyAt = this.#now();
+      }
     } catch (err) {
       // A call cut short by shutdown says nothing about the runtime.
       if (signal.aborted) return;

@@ -9,6 +9,7 @@
  */
 import { join } from "node:path";
 import type { BunletConfig } from "../config/index.ts";
+import type { CriClient } from "../cri/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
 import { createPleg, describePlegStatus, PodCache, type Pleg } from "../pleg/index.ts";
@@ -33,6 +34,7 @@ export interface WireBase {
 
 export interface RuntimeParts extends AsyncDisposable {
   readonly endpoint: string;
+  cri: CriClient;
   runtime: RuntimeManager;
   runtimeState: RuntimeState;
   cache: PodCache;
@@ -62,6 +64,7 @@ export async function wireRuntime(config: BunletConfig, base: WireBase, opts: Ru
     endpoint: opts.criEndpointOverride ?? config.containerRuntimeEndpoint,
     rootDir: config.rootDir,
     network: { podSubnet: config.podCIDR, bridgeName: config.cniBridgeName },
+    containerdPath: config.containerdPath,
     runtimeRequestTimeoutMs: config.runtimeRequestTimeoutMs,
     clock,
     log,
@@ -100,7 +103,7 @@ export async function wireRuntime(config: BunletConfig, base: WireBase, opts: Ru
   deferLogged(stack, log, "PLEG", () => pleg.stop());
 
   // Runtime readiness: checked once now, then polled until shutdown.
-  const runtimeState = new RuntimeState(runtime, log);
+  const runtimeState = new RuntimeState(runtime, log, () => clock.now());
   await runtimeState.check(signal);
   const polling = new AbortController();
   const statePolling = runtimeState.run(clock, AbortSignal.any([signal, polling.signal]));
@@ -119,6 +122,7 @@ export async function wireRuntime(config: BunletConfig, base: WireBase, opts: Ru
   const owned = stack.move();
   return {
     endpoint,
+    cri,
     runtime,
     runtimeState,
     cache,

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startManagedContainerd, type ManagedContainerd } from "../../src/containerd/index.ts";
+import { containerdBinary, type ContainerdVersion } from "./containerd-versions.ts";
 import { createCriClient, type CriClient } from "../../src/cri/index.ts";
 import { silentLogger, type BackoffOptions, type Logger } from "../../src/lib/index.ts";
 import { deleteLink, deleteNatRulesFor, killShims, unmountUnder } from "./cleanup.ts";
@@ -18,6 +19,8 @@ export interface TestContainerdOptions {
   registryHost?: string;
   /** Skip importing the local busybox and pause images. */
   skipImages?: boolean;
+  /** Which containerd: "1.6" (Debian 12's, the default), "1.7" (trixie's) or "2" (sid's); see containerd-versions.ts. */
+  version?: ContainerdVersion;
   log?: Logger;
   /** How the managed containerd is restarted after it dies (default: 1 s doubling to 30 s). */
   restartBackoff?: BackoffOptions;
@@ -27,6 +30,8 @@ export interface TestContainerd {
   endpoint: string;
   socketPath: string;
   rootDir: string;
+  /** The containerd binary it runs. */
+  binary: string;
   bridgeName: string;
   podSubnet: string;
   /** The managed containerd underneath (pid, restarts). */
@@ -51,6 +56,7 @@ export async function startTestContainerd(opts: TestContainerdOptions): Promise<
   requireE2e();
   if (!opts.skipImages) await ensureImages();
   reapAbandoned();
+  const binary = containerdBinary(opts.version ?? "1.6");
   const rootDir = mkdtempSync(join(tmpdir(), `bunlet-${opts.name.replace(/[^A-Za-z0-9_-]/g, "-").slice(0, 20)}-`));
   const net = allocateTestNetwork();
   const socketPath = join(rootDir, "containerd", "containerd.sock");
@@ -81,6 +87,7 @@ export async function startTestContainerd(opts: TestContainerdOptions): Promise<
       podSubnet: net.podSubnet,
       registryMirrors: opts.registryHost ? [opts.registryHost] : [],
       restartBackoff: opts.restartBackoff,
+      containerdPath: binary,
     });
     writeOwner(rootDir, { ...owner, childPid: managed.pid });
     if (managed.endpoint !== endpointGuess) throw new Error(`unexpected endpoint ${managed.endpoint}, wanted ${endpointGuess}`);
@@ -94,6 +101,7 @@ export async function startTestContainerd(opts: TestContainerdOptions): Promise<
     endpoint: managed.endpoint,
     socketPath: managed.socketPath,
     rootDir,
+    binary,
     bridgeName: net.bridgeName,
     podSubnet: net.podSubnet,
     managed,

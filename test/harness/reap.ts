@@ -16,6 +16,8 @@ export interface OwnerRecord {
   podSubnet?: string;
   /** Subnet lock file, removed if it still names the dead owner. */
   lockFile?: string;
+  /** Run before the dir is removed, e.g. `cluster.sh down DIR` for a control plane. */
+  stopCommand?: string[];
 }
 
 export function writeOwner(dir: string, record: OwnerRecord): void {
@@ -57,6 +59,7 @@ export function reapAbandoned(): string[] {
     const dir = join(tmpdir(), name);
     const owner = readOwner(dir);
     if (!owner || isAlive(owner.ownerPid)) continue;
+    if (owner.stopCommand) Bun.spawnSync(owner.stopCommand, { stdout: "ignore", stderr: "ignore" });
     for (const pid of [owner.childPid, managedContainerdPid(dir)]) {
       if (!pid || !isAlive(pid)) continue;
       try {

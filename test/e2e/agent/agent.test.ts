@@ -2,7 +2,8 @@
  * The built dist/bunlet against a real containerd (its own root, socket and bridge): manifests
  * written, edited and removed drive real containers; /pods reports them; SIGKILL plus a restart
  * restarts nothing; SIGTERM stops bunlet in seconds and leaves the pods running. The tests run in
- * order on one containerd, each starting from the state the previous one left.
+ * order on one containerd, each starting from the state the previous one left; once on
+ * containerd 1.6 (bunlet relists) and once on 1.7 (bunlet follows its event stream).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
@@ -11,37 +12,39 @@ import { join } from "node:path";
 import type { Pod, PodList } from "../../../src/api/index.ts";
 import { ContainerState, createCriClient, labels, type CriClient } from "../../../src/cri/index.ts";
 import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
+import { E2E_CONTAINERD_VERSIONS } from "../../harness/containerd-versions.ts";
 import { bunletWaiter, ensureBuilt, freePort, startBunlet, type BunletProcess } from "./bunlet.ts";
 
-const BUSYBOX = "docker.io/library/busybox:1.36";
-const STEP_MS = 60_000;
+describe.each(E2E_CONTAINERD_VERSIONS)("dist/bunlet on containerd %s", (version) => {
+  const BUSYBOX = "docker.io/library/busybox:1.36";
+  const STEP_MS = 60_000;
 
-let ctd: TestContainerd;
-let cri: CriClient;
-let dir = "";
-let manifests = "";
-let bunlet: BunletProcess | undefined;
-let port = 0;
+  let ctd: TestContainerd;
+  let cri: CriClient;
+  let dir = "";
+  let manifests = "";
+  let bunlet: BunletProcess | undefined;
+  let port = 0;
 
-beforeAll(async () => {
+  beforeAll(async () => {
   ensureBuilt();
-  ctd = await startTestContainerd({ name: "agent-e2e" });
+    ctd = await startTestContainerd({ name: "agent-e2e", version });
   cri = createCriClient({ endpoint: ctd.endpoint });
-  dir = mkdtempSync(join(tmpdir(), "bunlet-agent-e2e-"));
+    dir = mkdtempSync(join(tmpdir(), `bunlet-agent-e2e-${version}-`));
   manifests = join(dir, "manifests");
   mkdirSync(manifests);
   port = await freePort();
-}, 180_000);
+  }, 180_000);
 
-afterAll(async () => {
+  afterAll(async () => {
   bunlet?.signal("SIGKILL");
   await bunlet?.exited;
   cri?.close();
   await ctd?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
-}, 120_000);
+  }, 120_000);
 
-async function start(): Promise<BunletProcess> {
+  async function start(): Promise<BunletProcess> {
   const p = await startBunlet(
     [
       `--container-runtime-endpoint=${ctd.endpoint}`,
@@ -57,47 +60,46 @@ async function start(): Promise<BunletProcess> {
   );
   bunlet = p;
   return p;
-}
+  }
 
-function pod(name: string, command: string[]): Pod {
+  function pod(name: string, command: string[]): Pod {
   return {
     apiVersion: "v1",
     kind: "Pod",
     metadata: { name, namespace: "default" },
     spec: { terminationGracePeriodSeconds: 2, containers: [{ name: "main", image: BUSYBOX, command }] },
   };
-}
+  }
 
-const waitFor = bunletWaiter(() => bunlet, 45_000);
+  const waitFor = bunletWaiter(() => bunlet, 45_000);
 
-async function podsApi(): Promise<PodList> {
+  async function podsApi(): Promise<PodList> {
   const res = await fetch(`http://127.0.0.1:${port}/pods`);
   return (await res.json()) as PodList;
-}
+  }
 
-/** /pods's pod for a static pod name, once Running with every container ready. */
-async function runningInApi(name: string): Promise<Pod | undefined> {
+  /** /pods's pod for a static pod name, once Running with every container ready. */
+  async function runningInApi(name: string): Promise<Pod | undefined> {
   const p = (await podsApi()).items.find((i) => i.metadata.name === `${name}-e2e-node`);
   const cs = p?.status?.containerStatuses ?? [];
   return p?.status?.phase === "Running" && cs.length > 0 && cs.every((c) => c.ready) ? p : undefined;
-}
+  }
 
-async function containersOf(name: string) {
+  async function containersOf(name: string) {
   const { containers } = await cri.runtime.listContainers({});
   return containers.filter((c) => c.labels[labels.KubernetesPodNameLabel] === `${name}-e2e-node`);
-}
+  }
 
-/** How many ListPodSandbox calls the running bunlet has made (its runtime operation counter). */
-async function listSandboxCalls(): Promise<number> {
+  /** How many ListPodSandbox calls the running bunlet has made (its runtime operation counter). */
+  async function listSandboxCalls(): Promise<number> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
   const m = text.match(/^kubelet_runtime_operations_total\{operation_type="list_podsandbox"\} (\d+)/m);
   return m ? Number(m[1]) : 0;
-}
+  }
 
-const runningIds = async (name: string) =>
+  const runningIds = async (name: string) =>
   (await containersOf(name)).filter((c) => c.state === ContainerState.CONTAINER_RUNNING).map((c) => c.id).sort();
 
-describe("dist/bunlet on containerd", () => {
   test("a manifest written to the directory runs; /pods shows it Running with ready containers", async () => {
     await start();
     writeFileSync(join(manifests, "web.json"), JSON.stringify(pod("web", ["sleep", "3600"])));
@@ -106,6 +108,9 @@ describe("dist/bunlet on containerd", () => {
     expect(apiPod.status?.podIP).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
     const healthz = await fetch(`http://127.0.0.1:${port}/healthz`);
     expect(healthz.status).toBe(200);
+      // The PLEG mode this runtime allows: 1.6 answers GetContainerEvents with UNIMPLEMENTED.
+      const mode = version === "1.6" ? "generic" : "evented";
+      await waitFor(`${mode} PLEG mode`, async () => (await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()).includes(`bunlet_pleg_mode{mode="${mode}"} 1`));
     expect(bunlet!.lines.some((l) => l.msg === "Pod is running" && l.pod === "default/web-e2e-node")).toBe(true);
   }, STEP_MS);
 

@@ -4,6 +4,10 @@
  * and its containerd, and the next bunlet (and its new containerd) adopts it without a restart.
  * Its pod network comes from --pod-cidr and --cni-bridge-name (a test /24 and bridge of its own, so
  * it never collides with another bunlet on the host), removed afterwards.
+ *
+ * Run once per containerd version (--containerd): on 1.6 bunlet relists every second; on 1.7 and
+ * 2.x (config version 3) it follows the event stream, so a killed container is restarted and an
+ * init container is followed by the app container with no relist at all.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
@@ -13,89 +17,100 @@ import type { PodList } from "../../../src/api/index.ts";
 import { containerdPaths } from "../../../src/containerd/index.ts";
 import { ContainerState, createCriClient, type CriClient } from "../../../src/cri/index.ts";
 import { deleteLink, deleteNatRulesFor, killShims, shimPids, unmountUnder } from "../../harness/cleanup.ts";
+import { containerdBinary, E2E_CONTAINERD_VERSIONS } from "../../harness/containerd-versions.ts";
 import { ensureImages, importImages } from "../../harness/images.ts";
 import { allocateTestNetwork, type TestNetwork } from "../../harness/network.ts";
 import { requireE2e } from "../../harness/require.ts";
 import { bunletWaiter, ensureBuilt, freePort, startBunlet, type BunletProcess } from "./bunlet.ts";
 
-const STEP_MS = 90_000;
-let dir = "";
-let rootDir = "";
-let manifests = "";
-let port = 0;
-let bunlet: BunletProcess | undefined;
-let cri: CriClient | undefined;
-let net: TestNetwork | undefined;
+describe.each([...E2E_CONTAINERD_VERSIONS, "2"] as const)("dist/bunlet with its embedded containerd %s", (version) => {
+  const STEP_MS = 90_000;
+  let dir = "";
+  let rootDir = "";
+  let manifests = "";
+  let port = 0;
+  let bunlet: BunletProcess | undefined;
+  let cri: CriClient | undefined;
+  let net: TestNetwork | undefined;
 
-beforeAll(async () => {
-  requireE2e();
-  await ensureImages();
-  ensureBuilt();
-  dir = mkdtempSync(join(tmpdir(), "bunlet-embedded-"));
-  rootDir = join(dir, "root");
-  manifests = join(dir, "manifests");
-  mkdirSync(manifests);
-  port = await freePort();
-  net = allocateTestNetwork();
-}, 180_000);
+  beforeAll(async () => {
+    requireE2e();
+    await ensureImages();
+    ensureBuilt();
+    dir = mkdtempSync(join(tmpdir(), `bunlet-embedded-${version}-`));
+    rootDir = join(dir, "root");
+    manifests = join(dir, "manifests");
+    mkdirSync(manifests);
+    port = await freePort();
+    net = allocateTestNetwork();
+  }, 180_000);
 
-afterAll(async () => {
-  if (bunlet) {
-    bunlet.signal("SIGTERM");
-    await bunlet.exited;
+  afterAll(async () => {
+    if (bunlet) {
+      bunlet.signal("SIGTERM");
+      await bunlet.exited;
+    }
+    cri?.close();
+    if (rootDir) {
+      killShims(containerdPaths(rootDir).socketPath);
+      unmountUnder(dir);
+    }
+    if (net) {
+      deleteLink(net.bridgeName);
+      deleteNatRulesFor(net.podSubnet);
+      net.release();
+    }
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
+
+  async function start(): Promise<BunletProcess> {
+    bunlet = await startBunlet(
+      [
+        `--root-dir=${rootDir}`,
+        `--pod-manifest-path=${manifests}`,
+        `--pod-logs-dir=${join(dir, "logs", "pods")}`,
+        `--container-logs-dir=${join(dir, "logs", "containers")}`,
+        "--hostname-override=embedded",
+        `--pod-cidr=${net!.podSubnet}`,
+        `--cni-bridge-name=${net!.bridgeName}`,
+        `--containerd=${containerdBinary(version)}`,
+        "--file-check-frequency=1s",
+        `--healthz-port=${await freePort()}`,
+      ],
+      port,
+    );
+    return bunlet;
   }
-  cri?.close();
-  if (rootDir) {
-    killShims(containerdPaths(rootDir).socketPath);
-    unmountUnder(dir);
+
+  const waitFor = bunletWaiter(() => bunlet, 60_000);
+
+  const healthy = async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).status === 200;
+  const webRunning = async () => {
+    const list = (await (await fetch(`http://127.0.0.1:${port}/pods`)).json()) as PodList;
+    const pod = list.items.find((p) => p.metadata.name === "web-embedded");
+    return pod?.status?.phase === "Running" && pod.status.containerStatuses?.every((c) => c.ready) ? pod : undefined;
+  };
+  /** Pids of containerd processes started with this root's config. */
+  function containerdPids(root: string): number[] {
+    const out = Bun.spawnSync(["pgrep", "-f", `containerd --config ${join(root, "containerd")}`]).stdout.toString().trim();
+    return out === "" ? [] : out.split("\n").map(Number);
   }
-  if (net) {
-    deleteLink(net.bridgeName);
-    deleteNatRulesFor(net.podSubnet);
-    net.release();
+
+  /** A sample of the running bunlet's /metrics, 0 when absent. */
+  async function metric(pattern: RegExp): Promise<number> {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    return Number(pattern.exec(text)?.[1] ?? 0);
   }
-  if (dir) rmSync(dir, { recursive: true, force: true });
-}, 60_000);
+  /** How many relists the running bunlet has done (each one is observed in this histogram). */
+  const relists = () => metric(/^kubelet_pleg_relist_duration_seconds_count (\d+)/m);
+  const evented = async () => (await metric(/^bunlet_pleg_mode\{mode="evented"\} (\d+)/m)) === 1;
 
-async function start(): Promise<BunletProcess> {
-  bunlet = await startBunlet(
-    [
-      `--root-dir=${rootDir}`,
-      `--pod-manifest-path=${manifests}`,
-      `--pod-logs-dir=${join(dir, "logs", "pods")}`,
-      `--container-logs-dir=${join(dir, "logs", "containers")}`,
-      "--hostname-override=embedded",
-      `--pod-cidr=${net!.podSubnet}`,
-      `--cni-bridge-name=${net!.bridgeName}`,
-      "--file-check-frequency=1s",
-      `--healthz-port=${await freePort()}`,
-    ],
-    port,
-  );
-  return bunlet;
-}
+  async function runningContainerIds(): Promise<string[]> {
+    cri ??= createCriClient({ endpoint: `unix://${containerdPaths(rootDir).socketPath}` });
+    const { containers } = await cri.runtime.listContainers({});
+    return containers.filter((c) => c.state === ContainerState.CONTAINER_RUNNING).map((c) => c.id).sort();
+  }
 
-const waitFor = bunletWaiter(() => bunlet, 60_000);
-
-const healthy = async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).status === 200;
-const webRunning = async () => {
-  const list = (await (await fetch(`http://127.0.0.1:${port}/pods`)).json()) as PodList;
-  const pod = list.items.find((p) => p.metadata.name === "web-embedded");
-  return pod?.status?.phase === "Running" && pod.status.containerStatuses?.every((c) => c.ready) ? pod : undefined;
-};
-/** Pids of containerd processes started with this root's config. */
-function containerdPids(root: string): number[] {
-  const out = Bun.spawnSync(["pgrep", "-f", `containerd --config ${join(root, "containerd")}`]).stdout.toString().trim();
-  return out === "" ? [] : out.split("\n").map(Number);
-}
-
-async function runningContainerIds(): Promise<string[]> {
-  cri ??= createCriClient({ endpoint: `unix://${containerdPaths(rootDir).socketPath}` });
-  const { containers } = await cri.runtime.listContainers({});
-  return containers.filter((c) => c.state === ContainerState.CONTAINER_RUNNING).map((c) => c.id).sort();
-}
-
-describe("dist/bunlet with its embedded containerd", () => {
   test("starts its own containerd and runs a static pod on it", async () => {
     await start();
     await waitFor("healthz ok", healthy);
@@ -114,6 +129,8 @@ describe("dist/bunlet with its embedded containerd", () => {
       }),
     );
     const web = await waitFor("web Running", webRunning);
+    expect(bunlet!.lines.find((l) => l.msg === "containerd binary")).toMatchObject({ version: expect.stringMatching(new RegExp(`^${version.replace(".", "\\.")}\\.`)) });
+    if (version !== "1.6") await waitFor("evented PLEG mode", evented, 10_000);
     // The pod network is the one --pod-cidr asked for.
     const prefix = net!.podSubnet.split(".").slice(0, 3).join(".") + ".";
     expect(web.status?.podIP).toStartWith(prefix);
@@ -139,8 +156,9 @@ describe("dist/bunlet with its embedded containerd", () => {
     expect(await runningContainerIds()).toEqual(ids);
   }, STEP_MS);
 
-  test("a container killed behind bunlet's back is restarted (containerd 1.6: the generic PLEG's relist notices it)", async () => {
+  test("a container killed behind bunlet's back is restarted (1.6: the generic PLEG's relist notices it; 1.7, 2.x: from the event stream, no relist)", async () => {
     const [victim] = await runningContainerIds();
+    const relistsBefore = await relists();
     const socket = containerdPaths(rootDir).socketPath;
     const killed = Bun.spawnSync(["ctr", "--address", socket, "-n", "k8s.io", "tasks", "kill", "-s", "SIGKILL", victim]);
     expect(killed.exitCode).toBe(0);
@@ -150,12 +168,40 @@ describe("dist/bunlet with its embedded containerd", () => {
       return ids.length === 1 && ids[0] !== victim ? ids : undefined;
     }, 30_000);
     expect(replacement).not.toBe(victim);
+    if (version !== "1.6") expect(await relists()).toBe(relistsBefore);
     // /pods catches up at the pod's next sync.
     const restarted = await waitFor("restartCount 1 in /pods", async () => {
       const pod = await webRunning();
       return pod?.status?.containerStatuses?.[0].restartCount === 1 ? pod : undefined;
     }, 15_000);
     expect(restarted.status?.containerStatuses?.[0].lastState?.terminated?.exitCode).toBe(137);
+  }, STEP_MS);
+
+  test("an init container runs to completion, then the app container starts (1.7, 2.x: each step from an event, no relist)", async () => {
+    const relistsBefore = await relists();
+    writeFileSync(
+      join(manifests, "init.json"),
+      JSON.stringify({
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name: "init", namespace: "default" },
+        spec: {
+          terminationGracePeriodSeconds: 2,
+          initContainers: [{ name: "setup", image: "docker.io/library/busybox:1.36", command: ["true"] }],
+          containers: [{ name: "main", image: "docker.io/library/busybox:1.36", command: ["sleep", "3600"] }],
+        },
+      }),
+    );
+    const pod = await waitFor("init Running", async () => {
+      const list = (await (await fetch(`http://127.0.0.1:${port}/pods`)).json()) as PodList;
+      const p = list.items.find((i) => i.metadata.name === "init-embedded");
+      return p?.status?.phase === "Running" && p.status.containerStatuses?.[0]?.ready ? p : undefined;
+    });
+    expect(pod.status?.initContainerStatuses?.[0]?.state?.terminated).toMatchObject({ exitCode: 0, reason: "Completed" });
+    expect(pod.status?.conditions?.find((c) => c.type === "Initialized")?.status).toBe("True");
+    if (version !== "1.6") expect(await relists()).toBe(relistsBefore);
+    unlinkSync(join(manifests, "init.json"));
+    await waitFor("init's containers stopped", async () => (await runningContainerIds()).length === 1);
   }, STEP_MS);
 
   test("a removed manifest stops the pod on the embedded containerd", async () => {

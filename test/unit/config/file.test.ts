@@ -31,6 +31,43 @@ function failure(text: string): ConfigError {
 }
 
 describe("a KubeletConfiguration file sets the fields bunlet reads", () => {
+  test("the node fields: registration, status, lease, API client limits", () => {
+    const { config } = load(`${header}
+registerNode: false
+registerWithTaints:
+- {key: dedicated, value: edge, effect: NoSchedule}
+- {key: example.com/gpu, effect: NoExecute}
+maxPods: 42
+nodeStatusUpdateFrequency: 4s
+nodeStatusReportFrequency: 1m
+nodeLeaseDurationSeconds: 20
+kubeAPIQPS: 20.5
+kubeAPIBurst: 40
+`);
+    expect(config).toMatchObject({
+      registerNode: false,
+      registerWithTaints: [{ key: "dedicated", value: "edge", effect: "NoSchedule" }, { key: "example.com/gpu", effect: "NoExecute" }],
+      maxPods: 42,
+      nodeStatusUpdateFrequencyMs: 4000,
+      nodeStatusReportFrequencyMs: 60_000,
+      nodeLeaseDurationSeconds: 20,
+      kubeAPIQPS: 20.5,
+      kubeAPIBurst: 40,
+    });
+  });
+
+  test("nodeStatusReportFrequency follows a nodeStatusUpdateFrequency the file sets (the kubelet's backward compatibility)", () => {
+    expect(load(`${header}nodeStatusUpdateFrequency: 20s\n`).config.nodeStatusReportFrequencyMs).toBe(20_000);
+    expect(load(header, "--node-status-update-frequency=20s").config.nodeStatusReportFrequencyMs).toBe(300_000);
+  });
+
+  test("a bad taint or lease duration names the field", () => {
+    expect(failure(`${header}registerWithTaints: [{key: a, effect: Never}]\n`).message).toBe(
+      'bunlet: /etc/bunlet/config.yaml: registerWithTaints: invalid taint effect "Never" for "a", expected NoSchedule, PreferNoSchedule or NoExecute',
+    );
+    expect(failure(`${header}nodeLeaseDurationSeconds: 0\n`).message).toBe("bunlet: /etc/bunlet/config.yaml: nodeLeaseDurationSeconds: must be greater than 0, found 0");
+  });
+
   test("every supported field, kubelet names and types", () => {
     const { config } = load(`${header}
 staticPodPath: /etc/kubernetes/manifests
@@ -181,8 +218,6 @@ volumeStatsAggPeriod: 0s
       "logging.flushFrequency",
       "logging.options",
       "memorySwap",
-      "nodeStatusReportFrequency",
-      "nodeStatusUpdateFrequency",
       "rotateCertificates",
       "shutdownGracePeriod",
       "shutdownGracePeriodCriticalPods",
@@ -200,8 +235,8 @@ volumeStatsAggPeriod: 0s
   });
 
   test("file fields and flags land in the same one line", () => {
-    const { notices } = load(`${header}maxPods: 50\n`, "--fail-swap-on=false");
-    expect(notices.map((x) => x.fields.settings)).toEqual(["maxPods, --fail-swap-on (failSwapOn)"]);
+    const { notices } = load(`${header}failSwapOn: false\n`, "--cgroup-root=/bunlet");
+    expect(notices.map((x) => x.fields.settings)).toEqual(["failSwapOn, --cgroup-root (cgroupRoot)"]);
   });
 
   test("cgroupDriver: systemd with the embedded containerd is refused, naming the field", () => {

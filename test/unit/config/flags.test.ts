@@ -42,11 +42,19 @@ describe("flags set the configuration, kubelet spelling, pflag syntax", () => {
     ["directories", ["--root-dir=/srv/bunlet", "--pod-logs-dir=/srv/logs/pods", "--container-logs-dir=/srv/logs/containers"],
       { rootDir: "/srv/bunlet", podLogsDir: "/srv/logs/pods", containerLogsDir: "/srv/logs/containers" }],
     ["the embedded containerd's pod network", ["--pod-cidr=10.77.0.0/16", "--cni-bridge-name=bunlet1"], { podCIDR: "10.77.0.0/16", cniBridgeName: "bunlet1" }],
+    ["the embedded containerd's binary", ["--containerd=/opt/containerd-1.7/bin/containerd"], { containerdPath: "/opt/containerd-1.7/bin/containerd" }],
     ["an IPv6 pod network", ["--pod-cidr=fd00:10:88::/64"], { podCIDR: "fd00:10:88::/64" }],
     ["a dual-stack pod network", ["--pod-cidr=10.77.0.0/16,fd00:10:77::/64"], { podCIDR: "10.77.0.0/16,fd00:10:77::/64" }],
     ["--hostname-override is lower-cased", ["--hostname-override=Worker-7"], { nodeName: "worker-7" }],
     ["--node-name is the same flag", ["--node-name=edge.example"], { nodeName: "edge.example" }],
     ["--kubeconfig is stored", ["--kubeconfig=/etc/kubernetes/kubelet.conf"], { kubeconfig: "/etc/kubernetes/kubelet.conf" }],
+    ["--node-ip, dual stack", ["--node-ip=192.0.2.7,2001:db8::7"], { nodeIPs: ["192.0.2.7", "2001:db8::7"] }],
+    ["--node-labels merge across occurrences", ["--node-labels=a=1,example.com/zone=", "--node-labels", "node.kubernetes.io/role=edge"],
+      { nodeLabels: { a: "1", "example.com/zone": "", "node.kubernetes.io/role": "edge" } }],
+    ["--register-node=false", ["--register-node=false"], { registerNode: false }],
+    ["--register-with-taints", ["--register-with-taints=dedicated=edge:NoSchedule,example.com/gpu:NoExecute"],
+      { registerWithTaints: [{ key: "dedicated", value: "edge", effect: "NoSchedule" }, { key: "example.com/gpu", effect: "NoExecute" }] }],
+    ["--max-pods and --node-status-update-frequency", ["--max-pods=30", "--node-status-update-frequency=4s"], { maxPods: 30, nodeStatusUpdateFrequencyMs: 4000, nodeStatusReportFrequencyMs: 300_000 }],
     ["--v", ["--v=4"], { verbosity: 4 }],
     ["-v N", ["-v", "3"], { verbosity: 3 }],
     ["-vN", ["-v5"], { verbosity: 5 }],
@@ -81,10 +89,21 @@ describe("defaults without --config (the kubelet's legacy defaults)", () => {
       containerLogsDir: "/var/log/containers",
       podCIDR: "",
       cniBridgeName: "bunlet0",
+      containerdPath: "",
       cgroupDriver: "cgroupfs",
       resolvConf: "/etc/resolv.conf",
       nodeName: "edge-node-1",
       kubeconfig: "",
+      nodeIPs: [],
+      nodeLabels: {},
+      registerNode: true,
+      registerWithTaints: [],
+      maxPods: 110,
+      nodeStatusUpdateFrequencyMs: 10_000,
+      nodeStatusReportFrequencyMs: 300_000,
+      nodeLeaseDurationSeconds: 40,
+      kubeAPIQPS: 50,
+      kubeAPIBurst: 100,
       address: "127.0.0.1",
       readOnlyPort: 10255,
       healthzPort: 10248,
@@ -129,8 +148,8 @@ describe("the kubelet's other flags are accepted, type-checked, and listed once 
     expect(r.notices).toHaveLength(1);
     expect(r.notices[0]).toMatchObject({ level: "warn", msg: "kubelet settings accepted for compatibility but not acted on by bunlet" });
     expect(r.notices[0].fields.settings).toBe(
-      "--fail-swap-on (failSwapOn), --eviction-hard (evictionHard), --max-pods (maxPods), --pod-infra-container-image, --cluster-dns (clusterDNS), " +
-        "--cluster-domain (clusterDomain), --node-labels, --register-with-taints (registerWithTaints), --anonymous-auth (authentication.anonymous.enabled), " +
+      "--fail-swap-on (failSwapOn), --eviction-hard (evictionHard), --pod-infra-container-image, --cluster-dns (clusterDNS), " +
+        "--cluster-domain (clusterDomain), --anonymous-auth (authentication.anonymous.enabled), " +
         "--rotate-certificates (rotateCertificates)",
     );
   });
@@ -214,6 +233,13 @@ describe("bad flags exit 2 with one line that names the flag", () => {
     [["--logging-format=xml"], "--logging-format", 'bunlet: invalid value "xml" for flag --logging-format: unsupported log format "xml", expected "text" or "json"'],
     [["--container-runtime-endpoint=tcp://10.0.0.1:1234"], "--container-runtime-endpoint",
       'bunlet: invalid value "tcp://10.0.0.1:1234" for flag --container-runtime-endpoint: expected unix:///path/to/socket or an absolute socket path, found "tcp://10.0.0.1:1234"'],
+    [["--node-ip=192.0.2.1,192.0.2.2"], "--node-ip", 'bunlet: invalid value "192.0.2.1,192.0.2.2" for flag --node-ip: expected one IP, or an IPv4 and an IPv6 address for dual stack, found "192.0.2.1,192.0.2.2"'],
+    [["--node-labels=node-role.kubernetes.io/worker="], "--node-labels",
+      'bunlet: invalid value "node-role.kubernetes.io/worker=" for flag --node-labels: unknown \'kubernetes.io\' or \'k8s.io\' label "node-role.kubernetes.io/worker": a node may set only its default labels and those under kubelet.kubernetes.io/ and node.kubernetes.io/'],
+    [["--register-with-taints=a=b:Sometimes"], "--register-with-taints",
+      'bunlet: invalid value "a=b:Sometimes" for flag --register-with-taints: invalid taint spec "a=b:Sometimes", expected key=value:effect with effect NoSchedule, PreferNoSchedule, NoExecute'],
+    [["--max-pods=-1"], "--max-pods", 'bunlet: invalid value "-1" for flag --max-pods: expected a non-negative integer, found -1'],
+    [["--containerd=containerd"], "--containerd", 'bunlet: invalid value "containerd" for flag --containerd: must be an absolute path, found "containerd"'],
     [["--root-dir=var/lib"], "--root-dir", 'bunlet: invalid value "var/lib" for flag --root-dir: must be an absolute path, found "var/lib"'],
     [["--pod-logs-dir=/var/log/../pods"], "--pod-logs-dir",
       'bunlet: invalid value "/var/log/../pods" for flag --pod-logs-dir: must be a normalized path ("/var/pods"), found "/var/log/../pods"'],

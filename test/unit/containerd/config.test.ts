@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { renderCniConflist } from "../../../src/containerd/cni.ts";
-import { renderContainerdConfig } from "../../../src/containerd/config.ts";
+import { configVersionFor, renderContainerdConfig, renderRegistryHosts } from "../../../src/containerd/config.ts";
 import { containerdPaths, DEFAULT_BRIDGE_NAME, DEFAULT_POD_SUBNET, PAUSE_IMAGE } from "../../../src/containerd/index.ts";
 
 type TomlValue = string | number | boolean | string[];
@@ -100,6 +100,60 @@ describe("renderContainerdConfig", () => {
 
   test("a relative root dir is made absolute", () => {
     expect(containerdPaths("rel/dir").dir).toBe(`${process.cwd()}/rel/dir/containerd`);
+  });
+});
+
+describe("renderContainerdConfig for containerd 2.x (config version 3)", () => {
+  const rootDir = "/var/lib/bunlet";
+  const toml = parseToml(renderContainerdConfig({ rootDir, configVersion: 3 }));
+  const IMAGES = `plugins."io.containerd.cri.v1.images"`;
+  const RUNTIME = `plugins."io.containerd.cri.v1.runtime"`;
+
+  test("version 3 with the same root, state, socket and opt dir", () => {
+    expect(table(toml, "")).toEqual({ version: 3, root: "/var/lib/bunlet/containerd/root", state: "/var/lib/bunlet/containerd/state" });
+    expect(table(toml, "grpc").address).toBe("/var/lib/bunlet/containerd/containerd.sock");
+    expect(table(toml, `plugins."io.containerd.internal.v1.opt"`).path).toBe("/var/lib/bunlet/containerd/opt");
+  });
+
+  test("the same CRI settings in the split images/runtime plugins, and no 1.x CRI table", () => {
+    expect(table(toml, IMAGES).snapshotter).toBe("overlayfs");
+    expect(table(toml, `${IMAGES}.pinned_images`).sandbox).toBe(PAUSE_IMAGE);
+    expect(table(toml, RUNTIME)).toEqual({ restrict_oom_score_adj: true, netns_mounts_under_state_dir: true });
+    expect(table(toml, `${RUNTIME}.containerd`).default_runtime_name).toBe("runc");
+    expect(table(toml, `${RUNTIME}.containerd.runtimes.runc`).runtime_type).toBe("io.containerd.runc.v2");
+    expect(table(toml, `${RUNTIME}.cni`)).toEqual({ bin_dirs: ["/usr/lib/cni"], conf_dir: "/var/lib/bunlet/containerd/cni/net.d", max_conf_num: 1 });
+    expect([...toml.keys()].filter((k) => k.includes("io.containerd.grpc.v1.cri"))).toEqual([]);
+  });
+
+  test("registry mirrors are hosts.toml files under config_path (2.x deprecates `mirrors`)", () => {
+    expect(table(toml, `${IMAGES}.registry`)).toEqual({ config_path: "/var/lib/bunlet/containerd/certs.d" });
+    expect([...toml.keys()].filter((k) => k.includes("mirrors"))).toEqual([]);
+    expect(renderRegistryHosts()).toEqual([{ host: "127.0.0.1:5000", text: expect.any(String) }]);
+    const [hosts] = renderRegistryHosts(["127.0.0.1:41000"]);
+    expect(hosts!.host).toBe("127.0.0.1:41000");
+    const parsed = parseToml(hosts!.text);
+    expect(table(parsed, "").server).toBe("http://127.0.0.1:41000");
+    expect(table(parsed, `host."http://127.0.0.1:41000"`).capabilities).toEqual(["pull", "resolve"]);
+  });
+
+  test("NRI is off: containerd 2 would otherwise listen on the host-wide /var/run/nri/nri.sock", () => {
+    expect(table(toml, `plugins."io.containerd.nri.v1.nri"`).disable).toBe(true);
+  });
+});
+
+describe("configVersionFor reads `containerd --version`", () => {
+  test.each([
+    ["containerd github.com/containerd/containerd 1.6.20~ds1 1.6.20~ds1-1+deb12u3", "1.6.20~ds1", 2],
+    ["containerd github.com/containerd/containerd 1.7.24~ds1 1.7.24~ds1-6+deb13u1\n", "1.7.24~ds1", 2],
+    ["containerd github.com/containerd/containerd/v2 2.1.9+unknown ", "2.1.9+unknown", 3],
+    ["containerd containerd.io v2.0.0 207ad711eabd375a01713109a8a197d197ff6542", "v2.0.0", 3],
+  ])("%s", (line, version, configVersion) => {
+    expect(configVersionFor(line)).toEqual({ version, configVersion: configVersion as 2 | 3 });
+  });
+
+  test("an unknown major version or an unreadable line is an error naming what was found", () => {
+    expect(() => configVersionFor("containerd github.com/containerd/containerd 3.0.0 x")).toThrow("containerd 3.0.0 is not supported");
+    expect(() => configVersionFor("hello")).toThrow('cannot read a containerd version from "hello"');
   });
 });
 

@@ -5,7 +5,7 @@ import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
 
 type Answer = { runtimeReady: boolean; networkReady: boolean; message: string } | Error;
 
-function harness(first: Answer) {
+function harness(first: Answer, clock = new FakeClock()) {
   let answer = first;
   let calls = 0;
   const log = createMemoryLogger();
@@ -18,11 +18,37 @@ function harness(first: Answer) {
       },
     },
     log,
+    () => clock.now(),
   );
   return { state, log, set: (a: Answer) => (answer = a), calls: () => calls };
 }
 
 describe("runtime state", () => {
+  test("the node's Ready reasons in the kubelet's words: down only after 30 s without a good Status call", async () => {
+    const clock = new FakeClock();
+    const h = harness({ runtimeReady: true, networkReady: false, message: "NetworkReady=false reason:NetworkPluginNotReady message:cni not initialized" }, clock);
+    const signal = new AbortController().signal;
+    expect(h.state.nodeReadinessErrors()).toEqual({ runtime: ["container runtime status check may not have completed yet"], network: [] });
+    await h.state.check(signal);
+    expect(h.state.nodeReadinessErrors()).toEqual({
+      runtime: [],
+      network: ["container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:cni not initialized"],
+    });
+    h.set(new Error("connect ENOENT"));
+    await clock.advance(10_000);
+    await h.state.check(signal);
+    expect(h.state.nodeReadinessErrors().runtime).toEqual([]);
+    await clock.advance(21_000);
+    await h.state.check(signal);
+    expect(h.state.nodeReadinessErrors()).toEqual({ runtime: ["container runtime is down"], network: [] });
+    h.set({ runtimeReady: false, networkReady: true, message: "RuntimeReady=false reason:Booting message:wait" });
+    await h.state.check(signal);
+    expect(h.state.nodeReadinessErrors().runtime).toEqual(["container runtime is down", "container runtime not ready: RuntimeReady=false reason:Booting message:wait"]);
+    h.set({ runtimeReady: true, networkReady: true, message: "" });
+    await h.state.check(signal);
+    expect(h.state.nodeReadinessErrors()).toEqual({ runtime: [], network: [] });
+  });
+
   test.each([
     ["before the first check", undefined, "container runtime status check may not have completed yet", undefined],
     ["ready", { runtimeReady: true, networkReady: true, message: "" }, undefined, undefined],

@@ -1,0 +1,302 @@
+/**
+ * A thin Kubernetes API client on Bun's fetch (whose `tls: { ca, cert, key }` is honoured, where
+ * @kubernetes/client-node's undici agent is not under Bun). JSON on the wire, objects typed with
+ * kubernetes-types, paths spelled by the caller (see paths.ts). Every request waits for the
+ * client-side rate limiter (client-go's token bucket), carries the kubeconfig's credentials,
+ * honours the caller's signal and the client's per-request deadline, retries what client-go
+ * retries (429 and 5xx with Retry-After, up to 10 times; a 401 once after fresh credentials) and
+ * fails with one ApiError.
+ */
+import type { ListMeta, Status } from "kubernetes-types/meta/v1";
+import { anySignal, realClock, type Clock } from "../lib/index.ts";
+import { createCredentials, CredentialError, type ExecRunner, type TlsOptions } from "./credentials.ts";
+import { ApiError, errorFromResponse, errorFromStatus } from "./errors.ts";
+import type { ApiClientConfig } from "./kubeconfig.ts";
+import { createRateLimiter } from "./rate-limiter.ts";
+import { decodeWatchBody, type WatchEventType } from "./watch-decoder.ts";
+
+/** client-go's defaults when a config sets none (the kubelet passes kubeAPIQPS 50 / kubeAPIBurst 100). */
+const DEFAULT_QPS = 5;
+const DEFAULT_BURST = 10;
+/** client-go's maxRetries for Retry-After answers. */
+const MAX_RETRIES = 10;
+/** A watch gets this long past its own timeoutSeconds before bunlet gives up on a silent connection. */
+const WATCH_GRACE_MS = 30_000;
+
+export type PatchType = "json" | "merge" | "strategic-merge";
+const patchContentType: Record<PatchType, string> = {
+  json: "application/json-patch+json",
+  merge: "application/merge-patch+json",
+  "strategic-merge": "application/strategic-merge-patch+json",
+};
+
+export type Query = Record<string, string | number | boolean | undefined>;
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+  query?: Query;
+  /** Overrides the client's per-request deadline; 0 = none. */
+  timeoutMs?: number;
+}
+
+export interface ListOptions extends RequestOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: "NotOlderThan" | "Exact";
+  limit?: number;
+  continue?: string;
+}
+
+export interface WatchOptions extends RequestOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  resourceVersion?: string;
+  allowWatchBookmarks?: boolean;
+  /** Server-side end of the watch; the client adds a grace period on top. */
+  timeoutSeconds?: number;
+}
+
+export interface DeleteOptions extends RequestOptions {
+  gracePeriodSeconds?: number;
+  preconditions?: { uid?: string; resourceVersion?: string };
+  propagationPolicy?: "Orphan" | "Background" | "Foreground";
+}
+
+export interface ObjectList<T> {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ListMeta;
+  items: T[];
+}
+
+export interface WatchEvent<T> {
+  type: Exclude<WatchEventType, "ERROR">;
+  object: T;
+}
+
+export interface ApiClient {
+  readonly server: string;
+  get<T>(path: string, opts?: RequestOptions & { resourceVersion?: string }): Promise<T>;
+  list<T>(path: string, opts?: ListOptions): Promise<ObjectList<T>>;
+  create<T>(path: string, body: T, opts?: RequestOptions): Promise<T>;
+  /** PUT: an optimistic update (the body's metadata.resourceVersion must be current, else Conflict). */
+  update<T>(path: string, body: T, opts?: RequestOptions): Promise<T>;
+  patch<T>(path: string, patch: unknown, type: PatchType, opts?: RequestOptions): Promise<T>;
+  delete(path: string, opts?: DeleteOptions): Promise<Status>;
+  /** Events until the server ends the watch; an ERROR event is thrown as an ApiError (410 = relist). */
+  watch<T>(path: string, opts?: WatchOptions): AsyncIterable<WatchEvent<T>>;
+}
+
+export interface ApiClientOptions {
+  clock?: Clock;
+  /** Closes the client: every request in flight and every later one aborts. */
+  signal?: AbortSignal;
+  /** Requests per second; <= 0 turns the limiter off. Default 5 (client-go). */
+  qps?: number;
+  burst?: number;
+  /** Deadline of each request but watches; 0 or unset = none. */
+  timeoutMs?: number;
+  userAgent?: string;
+  /** Runs exec credential plugins (tests). */
+  exec?: ExecRunner;
+  env?: Record<string, string | undefined>;
+}
+
+interface Call {
+  verb: string;
+  path: string;
+  query?: Query;
+  body?: string;
+  contentType?: string;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+export function createApiClient(config: ApiClientConfig, opts: ApiClientOptions = {}): ApiClient {
+  const clock = opts.clock ?? realClock;
+  const limiter = createRateLimiter(clock, opts.qps ?? DEFAULT_QPS, opts.burst ?? DEFAULT_BURST);
+  const credentials = createCredentials(config, { clock, exec: opts.exec, env: opts.env });
+  const userAgent = opts.userAgent ?? "bunlet";
+
+  const url = (path: string, query?: Query) => {
+    const u = new URL(config.server + path);
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== "") u.searchParams.set(k, String(v));
+    return u;
+  };
+
+  /**
+   * One HTTP exchange with retries; returns a 2xx response and `release`, which stops its
+   * deadline once the body has been read (for a watch: once the stream ends).
+   */
+  const send = async (call: Call): Promise<Sent> => {
+    const what = `${call.verb} ${call.path}`;
+    let retriedAuth = false;
+    for (let attempt = 0; ; attempt++) {
+      const signal = anySignal(opts.signal, call.signal);
+      await limiter.wait(signal);
+      const deadline = new AbortController();
+      const timeoutMs = call.timeoutMs ?? opts.timeoutMs ?? 0;
+      const timer = timeoutMs > 0 ? clock.setTimer(timeoutMs, () => deadline.abort()) : undefined;
+      const requestSignal = anySignal(signal, deadline.signal);
+      let res: Response;
+      try {
+        let tls: TlsOptions;
+        let authorization: string | undefined;
+        try {
+          tls = await credentials.tls(requestSignal);
+          authorization = await credentials.authorization(requestSignal);
+        } catch (err) {
+          if (err instanceof CredentialError) throw new ApiError(`${what}: ${err.message}`, { code: 0, reason: "Unauthorized", cause: err });
+          throw err;
+        }
+        const headers: Record<string, string> = { Accept: "application/json", "User-Agent": userAgent };
+        if (authorization) headers.Authorization = authorization;
+        if (call.contentType) headers["Content-Type"] = call.contentType;
+        res = await fetch(url(call.path, call.query), {
+          method: call.verb,
+          headers,
+          body: call.body,
+          signal: requestSignal,
+          tls,
+        } as RequestInit);
+      } catch (err) {
+        timer?.cancel();
+        if (signal.aborted) throw signal.reason ?? err;
+        if (err instanceof ApiError) throw err;
+        if (deadline.signal.aborted) {
+          throw new ApiError(`${what}: no answer from ${config.server} within ${timeoutMs} ms`, { code: 0, reason: "ClientTimeout", cause: err });
+        }
+        throw new ApiError(`${what}: cannot reach ${config.server}: ${(err as Error).message ?? String(err)}`, {
+          code: 0,
+          reason: "ConnectionFailed",
+          cause: err,
+        });
+      }
+      if (res.ok) return { res, release: () => timer?.cancel() };
+      const text = await res.text().catch(() => "");
+      timer?.cancel();
+      const err = errorFromResponse(what, res.status, text, res.headers.get("Retry-After"));
+      if (res.status === 401 && !retriedAuth && credentials.invalidate()) {
+        retriedAuth = true;
+        continue;
+      }
+      const retryable = res.status === 429 || (res.status >= 500 && err.retryAfterSeconds !== undefined);
+      if (retryable && err.retryAfterSeconds !== undefined && attempt < MAX_RETRIES) {
+        await clock.sleep(Math.max(1, err.retryAfterSeconds) * 1000, signal);
+        continue;
+      }
+      throw err;
+    }
+  };
+
+  const json = async <T>(call: Call): Promise<T> => {
+    const { res, release } = await send(call);
+    let text: string;
+    try {
+      text = await res.text();
+    } catch (err) {
+      if (call.signal?.aborted || opts.signal?.aborted) throw err;
+      throw new ApiError(`${call.verb} ${call.path}: reading the answer from ${config.server} failed: ${(err as Error).message}`, {
+        code: 0,
+        reason: "ConnectionFailed",
+        cause: err,
+      });
+    } finally {
+      release();
+    }
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      throw new ApiError(`${call.verb} ${call.path}: the answer is not JSON: ${text.slice(0, 120)}`, { code: res.status, reason: "Unknown" });
+    }
+  };
+
+  const bodyCall = (verb: string, path: string, body: unknown, contentType: string, o: RequestOptions = {}): Call => ({
+    verb,
+    path,
+    body: JSON.stringify(body),
+    contentType,
+    query: o.query,
+    signal: o.signal,
+    timeoutMs: o.timeoutMs,
+  });
+
+  return {
+    server: config.server,
+    get: (path, o = {}) => json({ verb: "GET", path, query: { resourceVersion: o.resourceVersion, ...o.query }, signal: o.signal, timeoutMs: o.timeoutMs }),
+    list: (path, o = {}) =>
+      json({
+        verb: "GET",
+        path,
+        query: {
+          labelSelector: o.labelSelector,
+          fieldSelector: o.fieldSelector,
+          resourceVersion: o.resourceVersion,
+          resourceVersionMatch: o.resourceVersionMatch,
+          limit: o.limit,
+          continue: o.continue,
+          ...o.query,
+        },
+        signal: o.signal,
+        timeoutMs: o.timeoutMs,
+      }),
+    create: (path, body, o) => json(bodyCall("POST", path, body, "application/json", o)),
+    update: (path, body, o) => json(bodyCall("PUT", path, body, "application/json", o)),
+    patch: (path, patch, type, o) => json(bodyCall("PATCH", path, patch, patchContentType[type], o)),
+    delete: (path, o = {}) => {
+      const body: Record<string, unknown> = { kind: "DeleteOptions", apiVersion: "v1" };
+      if (o.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = o.gracePeriodSeconds;
+      if (o.preconditions) body.preconditions = o.preconditions;
+      if (o.propagationPolicy) body.propagationPolicy = o.propagationPolicy;
+      return json(bodyCall("DELETE", path, body, "application/json", o));
+    },
+    watch<T>(path: string, o: WatchOptions = {}): AsyncIterable<WatchEvent<T>> {
+      const timeoutSeconds = o.timeoutSeconds;
+      const call: Call = {
+        verb: "GET",
+        path,
+        query: {
+          watch: 1,
+          labelSelector: o.labelSelector,
+          fieldSelector: o.fieldSelector,
+          resourceVersion: o.resourceVersion,
+          allowWatchBookmarks: o.allowWatchBookmarks ? "true" : undefined,
+          timeoutSeconds,
+          ...o.query,
+        },
+        signal: o.signal,
+        timeoutMs: o.timeoutMs ?? (timeoutSeconds ? timeoutSeconds * 1000 + WATCH_GRACE_MS : 0),
+      };
+      return watchEvents<T>(send, call, opts.signal, config.server);
+    },
+  };
+}
+
+interface Sent {
+  res: Response;
+  release: () => void;
+}
+
+async function* watchEvents<T>(send: (c: Call) => Promise<Sent>, call: Call, clientSignal: AbortSignal | undefined, server: string): AsyncGenerator<WatchEvent<T>> {
+  const what = `watch ${call.path}`;
+  const { res, release } = await send(call);
+  if (!res.body) return release();
+  try {
+    for await (const e of decodeWatchBody(res.body)) {
+      if (e.type === "ERROR") throw errorFromStatus(what, e.object as Status);
+      yield e as WatchEvent<T>;
+    }
+  } catch (err) {
+    const aborted = clientSignal?.aborted || call.signal?.aborted;
+    if (aborted || err instanceof ApiError) throw err;
+    // The connection dropped or the stream broke mid-event: the watch ends with a reason.
+    throw new ApiError(`${what}: the stream from ${server} broke: ${(err as Error).message ?? String(err)}`, {
+      code: 0,
+      reason: "ConnectionFailed",
+      cause: err,
+    });
+  } finally {
+    release();
+  }
+}

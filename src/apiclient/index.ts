@@ -1,0 +1,20 @@
+/**
+ * The Kubernetes API client: kubeconfig loading, a rate-limited JSON client on Bun's fetch, one
+ * ApiError, and the reflector (list + watch into a store) that API-driven sources build on.
+ * Depends on lib only.
+ */
+export {
+  createApiClient,
+  type ApiClient,
+  type ListOptions,
+  type ObjectList,
+  type PatchType,
+  type RequestOptions,
+  type WatchEvent,
+  type WatchOptions,
+} from "./client.ts";
+export { loadKubeconfig, KubeconfigError, type ApiClientConfig } from "./kubeconfig.ts";
+export { ApiError, isAlreadyExists, isConflict, isNotFound, isResourceExpired, isUnreachable, type ApiErrorReason } from "./errors.ts";
+export { createReflector, type Reflector, type ReflectorOptions } from "./reflector.ts";
+export { ObjectStore, type KubeObject, type ReflectorStore } from "./store.ts";
+export { resourcePath } from "./paths.ts";

@@ -1,0 +1,107 @@
+/**
+ * The node area: with --kubeconfig, two API clients as the kubelet makes them (one limited to
+ * kubeAPIQPS/kubeAPIBurst for registration and the sources to come; a heartbeat client without
+ * a limit and with a deadline of min(nodeStatusUpdateFrequency, nodeLeaseDuration) for status and
+ * lease), the machine read once, and the node agent: registration, status, lease. Without a
+ * kubeconfig bunlet is standalone and this area does nothing. Nothing here can stop a pod.
+ */
+import { readFileSync } from "node:fs";
+import { createApiClient, loadKubeconfig, type ApiClient } from "../apiclient/index.ts";
+import { VERSION, type BunletConfig } from "../config/index.ts";
+import type { CriClient } from "../cri/index.ts";
+import { chooseHostIP, createStatusInputs, goArch, readMachineInfo, startNodeAgent, type NodeAgent } from "../node/index.ts";
+import type { Pleg } from "../pleg/index.ts";
+import type { RuntimeState } from "./runtime-state.ts";
+import { deferLogged } from "./teardown.ts";
+import type { WireBase } from "./wire-runtime.ts";
+
+/** The kubelet's port, reported in daemonEndpoints (bunlet's kubelet API server comes later). */
+const KUBELET_PORT = 10250;
+/** The Kubernetes release whose kubelet bunlet follows; reported as kubeletVersion. */
+const KUBELET_COMPAT_VERSION = "v1.37.2";
+
+export interface NodeParts extends AsyncDisposable {
+  /** undefined when standalone. */
+  agent?: NodeAgent;
+  /** The rate-limited client for API-driven sources; undefined when standalone. */
+  client?: ApiClient;
+}
+
+export interface NodeWiringInputs {
+  cri: CriClient;
+  runtimeState: RuntimeState;
+  pleg: Pick<Pleg, "healthy">;
+}
+
+export function wireNode(config: BunletConfig, base: WireBase, inputs: NodeWiringInputs): NodeParts {
+  const { clock, log, random, signal } = base;
+  if (config.kubeconfig === "") {
+    log.info("No --kubeconfig: running standalone (no node registration, status or lease)");
+    return { [Symbol.asyncDispose]: async () => {} };
+  }
+  // A bad kubeconfig stops the start, as it stops the kubelet's.
+  const apiConfig = loadKubeconfig(config.kubeconfig);
+  const userAgent = `bunlet/v${VERSION} (linux/${goArch(process.arch)}) kubelet-compatible/${KUBELET_COMPAT_VERSION}`;
+  const client = createApiClient(apiConfig, { clock, signal, qps: config.kubeAPIQPS || 5, burst: config.kubeAPIBurst || 10, userAgent });
+  const heartbeatClient = createApiClient(apiConfig, {
+    clock,
+    signal,
+    qps: -1,
+    timeoutMs: Math.min(config.nodeStatusUpdateFrequencyMs, config.nodeLeaseDurationSeconds * 1000),
+    userAgent,
+  });
+
+  const machine = readMachineInfo(config.rootDir);
+  let nodeIPs = config.nodeIPs;
+  if (nodeIPs.length === 0) {
+    const ip = chooseHostIP(readFileSync("/proc/net/route", "utf8"));
+    nodeIPs = ip ? [ip] : [];
+    if (!ip) log.warn("No --node-ip and no address on the default route's interface: the Node gets no InternalIP");
+  }
+  const cri = inputs.cri;
+  const statusInputs = createStatusInputs(
+    {
+      machine,
+      runtime: {
+        version: async () => {
+          const v = await cri.runtime.version({});
+          return { runtimeName: v.runtimeName, runtimeVersion: v.runtimeVersion };
+        },
+        listImages: async () => (await cri.image.listImages({})).images.map((i) => ({ repoTags: i.repoTags, repoDigests: i.repoDigests, sizeBytes: Number(i.size) })),
+      },
+      // The kubelet's order: runtime errors (sync, PLEG health, runtime condition), then network.
+      notReadyReasons: () => {
+        const { runtime, network } = inputs.runtimeState.nodeReadinessErrors();
+        const pleg = inputs.pleg.healthy();
+        const plegErrors = pleg.ok ? [] : [`PLEG is not healthy: ${pleg.message ?? ""}`];
+        return [...runtime.slice(0, 1), ...plegErrors, ...runtime.slice(1), ...network];
+      },
+      now: () => clock.now(),
+      log,
+    },
+    { hostname: config.nodeName, nodeIPs, maxPods: config.maxPods, kubeletPort: KUBELET_PORT, kubeletVersion: KUBELET_COMPAT_VERSION },
+  );
+
+  const stop = new AbortController();
+  const agent = startNodeAgent(
+    { client, heartbeatClient, statusInputs, clock, random, log },
+    {
+      nodeName: config.nodeName,
+      hostname: config.nodeName,
+      nodeLabels: config.nodeLabels,
+      registerWithTaints: config.registerWithTaints,
+      registerNode: config.registerNode,
+      nodeStatusUpdateFrequencyMs: config.nodeStatusUpdateFrequencyMs,
+      nodeStatusReportFrequencyMs: config.nodeStatusReportFrequencyMs,
+      nodeLeaseDurationSeconds: config.nodeLeaseDurationSeconds,
+    },
+    AbortSignal.any([signal, stop.signal]),
+  );
+  log.info("Joining the cluster", { server: apiConfig.server, node: config.nodeName, kubeconfig: config.kubeconfig, nodeIPs: nodeIPs.join(",") });
+  const stack = new AsyncDisposableStack();
+  deferLogged(stack, log, "node status and lease", async () => {
+    stop.abort();
+    await agent.done;
+  });
+  return { agent, client, [Symbol.asyncDispose]: () => stack.disposeAsync() };
+}

@@ -1,0 +1,34 @@
+/**
+ * The node's InternalIP: --node-ip when given, else the first IPv4 address of the interface that
+ * holds the default route (the kubelet's last resort, utilnet.ChooseHostInterface, which bunlet
+ * uses directly: it has no cloud provider and does not resolve its own name).
+ */
+import { networkInterfaces, type NetworkInterfaceInfo } from "node:os";
+
+/** The interface of the IPv4 default route with the lowest metric, from /proc/net/route's text. */
+export function defaultRouteInterface(procNetRoute: string): string | undefined {
+  let best: { iface: string; metric: number } | undefined;
+  for (const line of procNetRoute.split("\n").slice(1)) {
+    const f = line.trim().split(/\s+/);
+    if (f.length < 8) continue;
+    const [iface, destination, , flags, , , metric, mask] = f;
+    const up = (parseInt(flags!, 16) & 0x1) !== 0;
+    if (destination !== "00000000" || mask !== "00000000" || !up) continue;
+    const m = Number(metric);
+    if (!best || m < best.metric) best = { iface: iface!, metric: m };
+  }
+  return best?.iface;
+}
+
+/** The first global IPv4 address of the default route's interface, else of any interface. */
+export function chooseHostIP(procNetRoute: string, interfaces: NodeJS.Dict<NetworkInterfaceInfo[]> = networkInterfaces()): string | undefined {
+  const usable = (list: NetworkInterfaceInfo[] | undefined) => (list ?? []).find((a) => a.family === "IPv4" && !a.internal);
+  const iface = defaultRouteInterface(procNetRoute);
+  const onDefault = iface ? usable(interfaces[iface]) : undefined;
+  if (onDefault) return onDefault.address;
+  for (const list of Object.values(interfaces)) {
+    const a = usable(list);
+    if (a) return a.address;
+  }
+  return undefined;
+}

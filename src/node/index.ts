@@ -1,0 +1,67 @@
+/**
+ * The node: registration, node status and the node lease, and the pure setters they share.
+ * startNodeAgent runs the status loop and the lease controller until the signal aborts; neither
+ * ever touches a pod, so an apiserver that is away only delays what the cluster sees.
+ */
+import type { Taint } from "kubernetes-types/core/v1";
+import type { Clock, Logger } from "../lib/index.ts";
+import type { ApiClient } from "../apiclient/index.ts";
+import { createLeaseController, type LeaseController } from "./lease.ts";
+import { createNodeStatusLoop, type NodeStatusLoop } from "./status-loop.ts";
+import type { NodeStatusInputs } from "./setters.ts";
+
+export { readMachineInfo, goArch } from "./machine.ts";
+export { chooseHostIP } from "./addresses.ts";
+export { createStatusInputs } from "./inputs.ts";
+
+/** The kubelet's node settings (flags and KubeletConfiguration fields of the same meaning). */
+interface NodeAgentOptions {
+  nodeName: string;
+  hostname: string;
+  nodeLabels: Record<string, string>;
+  registerWithTaints: Taint[];
+  registerNode: boolean;
+  nodeStatusUpdateFrequencyMs: number;
+  nodeStatusReportFrequencyMs: number;
+  nodeLeaseDurationSeconds: number;
+}
+
+interface NodeAgentDeps {
+  /** Rate-limited (kubeAPIQPS / kubeAPIBurst): registration. */
+  client: ApiClient;
+  /** Not rate-limited, short timeout: node status and lease (the kubelet's heartbeat client). */
+  heartbeatClient: ApiClient;
+  statusInputs(): Promise<NodeStatusInputs>;
+  clock: Clock;
+  random: () => number;
+  log: Logger;
+}
+
+export interface NodeAgent {
+  readonly status: NodeStatusLoop;
+  readonly lease: LeaseController;
+  /** Resolves when both loops stopped (after the signal aborted). */
+  done: Promise<void>;
+}
+
+export function startNodeAgent(deps: NodeAgentDeps, opts: NodeAgentOptions, signal: AbortSignal): NodeAgent {
+  const log = deps.log.with({ node: opts.nodeName });
+  const status = createNodeStatusLoop(
+    { client: deps.client, heartbeatClient: deps.heartbeatClient, statusInputs: deps.statusInputs, clock: deps.clock, random: deps.random, log },
+    {
+      nodeName: opts.nodeName,
+      hostname: opts.hostname,
+      nodeLabels: opts.nodeLabels,
+      registerWithTaints: opts.registerWithTaints,
+      registerNode: opts.registerNode,
+      updateFrequencyMs: opts.nodeStatusUpdateFrequencyMs,
+      reportFrequencyMs: opts.nodeStatusReportFrequencyMs,
+    },
+  );
+  const lease = createLeaseController(
+    { client: deps.heartbeatClient, clock: deps.clock, random: deps.random, log },
+    { nodeName: opts.nodeName, leaseDurationSeconds: opts.nodeLeaseDurationSeconds },
+  );
+  const done = Promise.all([status.run(signal), lease.run(signal)]).then(() => undefined);
+  return { status, lease, done };
+}

@@ -1,0 +1,171 @@
+/**
+ * bunlet as a node of a real cluster (scripts/cluster.sh): the built dist/bunlet with a node
+ * kubeconfig (system:node:<name>, so the Node authorizer and NodeRestriction apply) on a real
+ * containerd. It registers, `kubectl get node` shows it Ready with capacity, addresses and
+ * nodeInfo, its Lease is renewed, a frozen containerd makes it NotReady with the kubelet's reason
+ * and Ready again after, and an apiserver that stops answering for a while restarts or kills no
+ * pod: bunlet logs what failed and reports again when the apiserver is back.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
+import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
+import { startTestCluster, type TestCluster } from "../../harness/cluster.ts";
+import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
+import { bunletWaiter, ensureBuilt, freePort, startBunlet, type BunletProcess } from "../agent/bunlet.ts";
+
+const NODE = "bunlet-e2e";
+let cluster: TestCluster;
+let ctd: TestContainerd;
+let cri: CriClient;
+let bunlet: BunletProcess | undefined;
+let dir = "";
+const waitFor = bunletWaiter(() => bunlet, 90_000);
+
+beforeAll(async () => {
+  ensureBuilt();
+  cluster = await startTestCluster({ name: "node" });
+  ctd = await startTestContainerd({ name: "cluster-node" });
+  cri = createCriClient({ endpoint: ctd.endpoint });
+  dir = mkdtempSync(join(tmpdir(), "bunlet-cluster-node-"));
+  mkdirSync(join(dir, "manifests"));
+  writeFileSync(
+    join(dir, "manifests", "sleeper.json"),
+    JSON.stringify({
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "sleeper", namespace: "default" },
+      spec: { terminationGracePeriodSeconds: 2, containers: [{ name: "main", image: BUSYBOX_IMAGE, command: ["sleep", "3600"] }] },
+    }),
+  );
+  const kubeconfig = await cluster.nodeKubeconfig(NODE);
+  bunlet = await startBunlet(
+    [
+      `--kubeconfig=${kubeconfig}`,
+      `--container-runtime-endpoint=${ctd.endpoint}`,
+      `--pod-manifest-path=${join(dir, "manifests")}`,
+      `--root-dir=${join(dir, "state")}`,
+      `--pod-logs-dir=${join(dir, "logs", "pods")}`,
+      `--container-logs-dir=${join(dir, "logs", "containers")}`,
+      `--hostname-override=${NODE}`,
+      `--healthz-port=${await freePort()}`,
+      "--node-status-update-frequency=2s",
+      "--node-labels=node.kubernetes.io/e2e=yes",
+      "--register-with-taints=example.com/e2e=yes:NoSchedule",
+    ],
+    await freePort(),
+  );
+}, 300_000);
+
+afterAll(async () => {
+  bunlet?.signal("SIGKILL");
+  await bunlet?.exited;
+  cri?.close();
+  await ctd?.stop();
+  await cluster?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+}, 180_000);
+
+async function kubectlJson<T = any>(args: string[]): Promise<T> {
+  const r = await cluster.kubectl([...args, "-o", "json"]);
+  if (r.code !== 0) throw new Error(`kubectl ${args.join(" ")} exited ${r.code}: ${r.stderr.trim()}`);
+  return JSON.parse(r.stdout) as T;
+}
+const getNode = () => kubectlJson(["get", "node", NODE]);
+const ready = (node: any) => node.status?.conditions?.find((c: any) => c.type === "Ready");
+const sleeperContainers = async () => (await cri.runtime.listContainers({})).containers.filter((c) => c.labels["io.kubernetes.pod.name"] === `sleeper-${NODE}`);
+
+describe("bunlet joins a real cluster", () => {
+  test("it registers; kubectl shows it Ready with labels, taints, capacity, addresses and nodeInfo", async () => {
+    const node = await waitFor("the Node Ready", async () => {
+      const n = await getNode();
+      return ready(n)?.status === "True" ? n : undefined;
+    });
+    expect(ready(node)).toMatchObject({ reason: "KubeletReady", message: "kubelet is posting ready status" });
+    expect(node.metadata.labels).toMatchObject({ "kubernetes.io/hostname": NODE, "kubernetes.io/os": "linux", "node.kubernetes.io/e2e": "yes" });
+    // (the node lifecycle controller's node.kubernetes.io/not-ready taint may still be there for a moment)
+    expect(node.spec.taints).toEqual(expect.arrayContaining([{ key: "example.com/e2e", value: "yes", effect: "NoSchedule" }]));
+    expect(Object.keys(node.status.capacity)).toEqual(expect.arrayContaining(["cpu", "memory", "pods", "ephemeral-storage"]));
+    expect(node.status.capacity.pods).toBe("110");
+    expect(node.status.addresses).toEqual([
+      { type: "InternalIP", address: expect.stringMatching(/^\d+\.\d+\.\d+\.\d+$/) },
+      { type: "Hostname", address: NODE },
+    ]);
+    expect(node.status.daemonEndpoints.kubeletEndpoint.Port).toBe(10250);
+    expect(node.status.nodeInfo).toMatchObject({
+      machineID: readFileSync("/etc/machine-id", "utf8").trim(),
+      bootID: readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim(),
+      operatingSystem: "linux",
+      containerRuntimeVersion: expect.stringMatching(/^containerd:\/\/\d/),
+      kubeletVersion: expect.stringMatching(/^v1\.\d+\.\d+$/),
+    });
+    expect(node.status.conditions.map((c: any) => `${c.type}=${c.status}:${c.reason}`)).toEqual(
+      expect.arrayContaining(["MemoryPressure=False:KubeletHasSufficientMemory", "DiskPressure=False:KubeletHasNoDiskPressure", "PIDPressure=False:KubeletHasSufficientPID"]),
+    );
+    // kubectl's own table agrees.
+    const table = await cluster.kubectl(["get", "node", NODE, "--no-headers"]);
+    expect(table.stdout).toMatch(new RegExp(`^${NODE}\\s+Ready\\s`));
+  }, 120_000);
+
+  test("its Lease in kube-node-lease is held by the node, owned by the Node, and renewed", async () => {
+    const first = await waitFor("the Lease owned by the Node", async () => {
+      const l = await kubectlJson(["-n", "kube-node-lease", "get", "lease", NODE]);
+      return l.metadata.ownerReferences?.length ? l : undefined;
+    });
+    const node = await getNode();
+    expect(first.spec).toMatchObject({ holderIdentity: NODE, leaseDurationSeconds: 40 });
+    expect(first.metadata.ownerReferences).toEqual([{ apiVersion: "v1", kind: "Node", name: NODE, uid: node.metadata.uid }]);
+    await waitFor("a renewal", async () => {
+      const l = await kubectlJson(["-n", "kube-node-lease", "get", "lease", NODE]);
+      return Date.parse(l.spec.renewTime) > Date.parse(first.spec.renewTime);
+    }, 30_000);
+  }, 150_000);
+
+  test("a frozen containerd makes the node NotReady with the kubelet's reason, and Ready again after", async () => {
+    await waitFor("the static pod's container running", async () => (await sleeperContainers()).some((c) => c.state === 1));
+    const pid = ctd.managed.pid!;
+    process.kill(pid, "SIGSTOP");
+    try {
+      const down = await waitFor("Ready=False", async () => {
+        const r = ready(await getNode());
+        return r?.status === "False" ? r : undefined;
+      }, 120_000);
+      expect(down.reason).toBe("KubeletNotReady");
+      expect(down.message).toContain("container runtime is down");
+    } finally {
+      process.kill(pid, "SIGCONT");
+    }
+    const up = await waitFor("Ready=True again", async () => {
+      const r = ready(await getNode());
+      return r?.status === "True" ? r : undefined;
+    }, 120_000);
+    expect(up.reason).toBe("KubeletReady");
+  }, 300_000);
+
+  test("the apiserver stopped for a while: no pod is restarted or killed, failures are logged, status resumes after", async () => {
+    const before = (await sleeperContainers()).filter((c) => c.state === 1).map((c) => c.id);
+    expect(before).toHaveLength(1);
+    const apiserverPid = Number(readFileSync(join(cluster.dir, "run", "kube-apiserver.pid"), "utf8").trim());
+    const logsBefore = bunlet!.lines.length;
+    process.kill(apiserverPid, "SIGSTOP");
+    try {
+      await waitFor("bunlet logging a failed node status update", () =>
+        bunlet!.lines.slice(logsBefore).some((l) => l.msg === "Unable to update node status; trying again at the next update period, pods keep running"),
+      120_000);
+      await waitFor("bunlet logging a failed lease renewal", () => bunlet!.lines.slice(logsBefore).some((l) => String(l.msg).includes("lease")), 120_000);
+    } finally {
+      process.kill(apiserverPid, "SIGCONT");
+    }
+    const resumedAt = Date.now();
+    await waitFor("a status heartbeat after the apiserver came back", async () => Date.parse(ready(await getNode())?.lastHeartbeatTime) >= resumedAt - 1000, 120_000);
+    await waitFor("a lease renewal after the apiserver came back", async () => {
+      const l = await kubectlJson(["-n", "kube-node-lease", "get", "lease", NODE]);
+      return Date.parse(l.spec.renewTime) >= resumedAt;
+    }, 120_000);
+    const after = (await sleeperContainers()).filter((c) => c.state === 1).map((c) => c.id);
+    expect(after).toEqual(before);
+    expect((await sleeperContainers()).length).toBe(1);
+  }, 400_000);
+});
