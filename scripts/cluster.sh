@@ -219,6 +219,8 @@ cmd_up() {
   for c in "${COMPONENTS[@]}"; do
     if pid="$(pid_of "$c")"; then die "$c is already running in $DIR (pid $pid); run: $0 down $DIR"; fi
   done
+  # From here on a failed up stops what it started, so nothing is left running for a `down` to find.
+  trap 'rc=$?; if [ "$rc" -ne 0 ]; then log "up failed; stopping what it started"; cmd_down; fi' EXIT
   command -v openssl >/dev/null || die "openssl is missing (scripts/install-deps.sh installs it)"
   command -v iptables >/dev/null || die "iptables is missing (scripts/install-deps.sh installs it)"
 
