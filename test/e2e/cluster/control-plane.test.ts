@@ -120,6 +120,15 @@ describe("scripts/cluster.sh control plane", () => {
     let ctd: TestContainerd | undefined;
     let cri: CriClient | undefined;
 
+    beforeAll(async () => {
+      // One kube-proxy per host (see scripts/cluster.sh): another cluster's must be down first.
+      await until("this cluster's kube-proxy to own the host's Service rules", async () => cluster.serviceRulesOwner() === cluster.dir, 60_000).catch(
+        () => {
+          throw new Error(`the host's Service rules still belong to the cluster in ${cluster.serviceRulesOwner()}; stop it with scripts/cluster.sh down`);
+        },
+      );
+    }, 90_000);
+
     afterAll(async () => {
       cri?.close();
       await ctd?.stop();
