@@ -121,13 +121,14 @@ describe("scripts/cluster.sh control plane", () => {
     let cri: CriClient | undefined;
 
     beforeAll(async () => {
-      // One kube-proxy per host (see scripts/cluster.sh): another cluster's must be down first.
-      await until("this cluster's kube-proxy to own the host's Service rules", async () => cluster.serviceRulesOwner() === cluster.dir, 60_000).catch(
+      // One kube-proxy per host (see scripts/cluster.sh): another cluster's (a parallel test run's)
+      // must be down first. CI runs one suite, so there it is ours from the start.
+      await until("this cluster's kube-proxy to own the host's Service rules", async () => cluster.serviceRulesOwner() === cluster.dir, 240_000).catch(
         () => {
-          throw new Error(`the host's Service rules still belong to the cluster in ${cluster.serviceRulesOwner()}; stop it with scripts/cluster.sh down`);
+          throw new Error(`the host's Service rules still belong to the cluster in ${cluster.serviceRulesOwner()} after 4 minutes; stop it with scripts/cluster.sh down`);
         },
       );
-    }, 90_000);
+    }, 300_000);
 
     afterAll(async () => {
       cri?.close();
