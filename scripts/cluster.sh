@@ -343,7 +343,11 @@ EOF
   touch "$lock"
   if ! flock -n "$lock" true; then
     holder="$(cat "$lock")"
-    log "kube-proxy: the host's Service rules belong to the cluster in ${holder:-?}; ours starts when that one is down ($0 down ${holder:-DIR})"
+    if [ -n "$holder" ] && [ ! -d "$holder" ]; then
+      log "kube-proxy: the host's Service rules belong to the processes of $holder, a cluster whose dir was removed while it ran; ours starts once they are gone (pgrep -af $holder/)"
+    else
+      log "kube-proxy: the host's Service rules belong to the cluster in ${holder:-?}; ours starts when that one is down ($0 down ${holder:-DIR})"
+    fi
   else
     log "starting kube-proxy (iptables mode)"
   fi

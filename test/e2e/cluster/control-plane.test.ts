@@ -6,6 +6,7 @@
  * routes the kubernetes Service from the host and from a pod, and `down` leaves nothing running.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
 import { processesUnder, startTestCluster, type TestCluster } from "../../harness/cluster.ts";
@@ -125,7 +126,9 @@ describe("scripts/cluster.sh control plane", () => {
       // must be down first. CI runs one suite, so there it is ours from the start.
       await until("this cluster's kube-proxy to own the host's Service rules", async () => cluster.serviceRulesOwner() === cluster.dir, 240_000).catch(
         () => {
-          throw new Error(`the host's Service rules still belong to the cluster in ${cluster.serviceRulesOwner()} after 4 minutes; stop it with scripts/cluster.sh down`);
+          const owner = cluster.serviceRulesOwner();
+          const stop = existsSync(owner) ? `scripts/cluster.sh down ${owner}` : `its dir is gone, so end its processes (pgrep -af ${owner}/)`;
+          throw new Error(`the host's Service rules still belong to the cluster in ${owner} after 4 minutes; stop it: ${stop}`);
         },
       );
     }, 300_000);
