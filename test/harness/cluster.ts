@@ -118,9 +118,3 @@ function requireK8sBinaries(): void {
     throw new Error(`${binary} is missing: run \`bash scripts/k8s/build.sh\` first (scripts/test.sh does; a cold build takes about 30 minutes on 2 cores)`);
   }
 }
-
-/** Pids of processes whose command line names a path under `dir`. */
-export function processesUnder(dir: string): number[] {
-  const out = Bun.spawnSync(["pgrep", "-f", `${dir}/`], { stdout: "pipe" }).stdout.toString().trim();
-  return out === "" ? [] : out.split("\n").map(Number);
-}

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
-import { processesUnder, startTestCluster, type TestCluster } from "../../harness/cluster.ts";
+import { pidsNaming } from "../../harness/cleanup.ts";
+import { startTestCluster, type TestCluster } from "../../harness/cluster.ts";
 import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
 import { containerConfig, sandboxConfig } from "../../fake-cri/fixtures.ts";
 
@@ -172,8 +173,8 @@ describe("scripts/cluster.sh control plane", () => {
   });
 
   test("down stops every component: no process names the cluster's dir", async () => {
-    expect(processesUnder(cluster.dir).length).toBeGreaterThanOrEqual(5);
+    expect(pidsNaming(cluster.dir).length).toBeGreaterThanOrEqual(5);
     await cluster.stop();
-    expect(processesUnder(cluster.dir)).toEqual([]);
+    expect(pidsNaming(cluster.dir)).toEqual([]);
   }, 120_000);
 });
