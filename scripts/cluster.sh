@@ -13,8 +13,8 @@
 # certificates, a node's --client-ca-file), DIR/server-ca.crt (the apiserver's CA), logs in
 # DIR/logs. `up` on a DIR that was up before reuses its certificates, etcd data and, when free, its
 # ports. Two clusters in two DIRs do not clash: ports are chosen free, derived from DIR. kube-proxy
-# owns the host's KUBE-* iptables chains, so one cluster at a time runs it: `up` waits for the
-# previous owner's `down` (KUBE_PROXY_WAIT seconds, default 600) and says who holds it.
+# owns the host's KUBE-* iptables chains, so one cluster at a time runs it: a second cluster's
+# kube-proxy waits in the background until the first one's `down`, and `up` says who holds it.
 #
 # Environment: SERVICE_CLUSTER_IP_RANGE (10.0.0.0/24), CLUSTER_CIDR (node podCIDRs, 10.90.0.0/16),
 # ADVERTISE_ADDRESS (default: the source address of the default route; never 127.0.0.1),
@@ -219,6 +219,8 @@ cmd_up() {
   for c in "${COMPONENTS[@]}"; do
     if pid="$(pid_of "$c")"; then die "$c is already running in $DIR (pid $pid); run: $0 down $DIR"; fi
   done
+  # From here on a failed up stops what it started, so nothing is left running for a `down` to find.
+  trap 'rc=$?; if [ "$rc" -ne 0 ]; then log "up failed; stopping what it started"; cmd_down; fi' EXIT
   command -v openssl >/dev/null || die "openssl is missing (scripts/install-deps.sh installs it)"
   command -v iptables >/dev/null || die "iptables is missing (scripts/install-deps.sh installs it)"
 
@@ -311,7 +313,8 @@ EOF
 
 # kube-proxy rewrites the host's KUBE-* chains as a whole, so two on one host would undo each
 # other. A lock in the binary cache, held by the running kube-proxy (it inherits the descriptor),
-# makes them take turns; the lock file names the DIR that holds it.
+# makes them take turns; the lock file names the DIR that holds it. While another cluster holds
+# it, our kube-proxy waits for it in the background (as a `bash -c` naming DIR, so `down` finds it).
 proxy_lock() { echo "$(dirname "$K8S_BIN")/kube-proxy.lock"; }
 
 start_kube_proxy() {
@@ -335,19 +338,22 @@ iptables:
   localhostNodePorts: false
 nodePortAddresses: [primary]
 EOF
-  local lock waited=0 wait="${KUBE_PROXY_WAIT:-600}"
+  local lock holder
   lock="$(proxy_lock)"
-  exec 9>>"$lock"
-  until flock -n 9; do
-    ((waited % 30 == 0)) && log "kube-proxy: waiting for the host's Service rules, held by the cluster in $(cat "$lock" 2>/dev/null || echo '?') ($waited/${wait}s)"
-    ((waited < wait)) || die "kube-proxy: another cluster ($(cat "$lock")) still runs kube-proxy on this host after ${wait}s; stop it with: $0 down $(cat "$lock")"
-    sleep 1
-    waited=$((waited + 1))
-  done
-  printf '%s\n' "$DIR" >"$lock"
-  log "starting kube-proxy (iptables mode)"
-  start kube-proxy "$K8S_BIN/kube-proxy" --config="$DIR/kube-proxy.yaml" --v=1
-  exec 9>&-
+  touch "$lock"
+  if ! flock -n "$lock" true; then
+    holder="$(cat "$lock")"
+    if [ -n "$holder" ] && [ ! -d "$holder" ]; then
+      log "kube-proxy: the host's Service rules belong to the processes of $holder, a cluster whose dir was removed while it ran; ours starts once they are gone (pgrep -af $holder/)"
+    else
+      log "kube-proxy: the host's Service rules belong to the cluster in ${holder:-?}; ours starts when that one is down ($0 down ${holder:-DIR})"
+    fi
+  else
+    log "starting kube-proxy (iptables mode)"
+  fi
+  # shellcheck disable=SC2016
+  start kube-proxy bash -c 'exec 9>>"$1" && flock 9 && printf "%s\n" "$2" >"$1" && exec "$3" --config="$4" --v=1' \
+    kube-proxy "$lock" "$DIR" "$K8S_BIN/kube-proxy" "$DIR/kube-proxy.yaml"
   # It waits up to 30 s for a Node named after this host before it writes any rule (there may be
   # none: bunlet nodes have names of their own), so `up` does not wait for it; /livez answers 200
   # once the rules are written.

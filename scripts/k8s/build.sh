@@ -15,9 +15,6 @@ here="$(cd "$(dirname "$0")" && pwd)"
 version="$(awk '$1 == "k8s.io/kubernetes" { print $2 }' "$here/go.mod" | head -1)"
 out="${BUNLET_K8S_CACHE:-/var/cache/bunlet-k8s}/$version"
 mkdir -p "$out"
-# One build at a time per cache: a second caller (a parallel test run) waits, then finds the binary.
-exec 9>"$out/.build.lock"
-flock 9
 
 if ! command -v go >/dev/null; then
   if [ -x /usr/local/go/bin/go ]; then PATH="/usr/local/go/bin:$PATH"; else
@@ -48,18 +45,24 @@ progress() {
 build() { # name, package, cgo
   local name="$1" pkg="$2" cgo="$3"
   if [ -x "$out/$name" ]; then return 0; fi
+  # One build of each binary at a time: a second caller (a parallel test run) waits, then finds it.
+  exec 9>"$out/.$name.lock"
+  flock 9
+  if [ -x "$out/$name" ]; then exec 9>&-; return 0; fi
   echo "building $name $version (a cold build takes tens of minutes on 2 cores)"
   local start=$SECONDS
   (cd "$here" && CGO_ENABLED="$cgo" go build -v -trimpath -tags selinux,notest \
     -ldflags "$ldflags" -o "$out/.$name.tmp" "$pkg") 2>&1 | progress "$name"
   [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "build.sh: building $name failed" >&2; exit 1; }
   mv "$out/.$name.tmp" "$out/$name"
+  exec 9>&-
   echo "built $name in $((SECONDS - start)) s"
 }
 
 build k8s . 0
 for c in kube-apiserver kube-controller-manager kube-scheduler kube-proxy kubectl; do
-  ln -sfn k8s "$out/$c"
+  # (re-linked only when wrong: a running cluster may be exec'ing it right now)
+  [ "$(readlink "$out/$c")" = k8s ] || ln -sfn k8s "$out/$c"
 done
 if [ "${1:-}" = kubelet ]; then
   # upstream builds the kubelet with cgo when it can (hack/lib/golang.sh)

@@ -31,6 +31,14 @@ function kill(pid: number): void {
   }
 }
 
+/** Pids of processes with an argument at or below `dir` (other than this process). */
+export function pidsNaming(dir: string): number[] {
+  const prefix = dir.endsWith("/") ? dir : `${dir}/`;
+  return listProcesses()
+    .filter((p) => p.pid !== process.pid && p.args.some((a) => a === dir || a.includes(prefix)))
+    .map((p) => p.pid);
+}
+
 /** Pids of the shims serving the containerd at `socketPath` (`containerd-shim-runc-v2 … -address SOCK`). */
 export function shimPids(socketPath: string): number[] {
   return listProcesses()

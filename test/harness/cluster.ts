@@ -31,6 +31,11 @@ export interface TestCluster {
   kubectl(args: string[], opts?: { kubeconfig?: string; stdin?: string }): Promise<CommandResult>;
   /** `cluster.sh node DIR NAME`: a kubeconfig for node NAME (CN=system:node:NAME, O=system:nodes). */
   nodeKubeconfig(name: string): Promise<string>;
+  /**
+   * The dir of the cluster whose kube-proxy owns this host's Service rules (cluster.sh's lock);
+   * while it is another cluster's, ours waits and this cluster's Services are not routed here.
+   */
+  serviceRulesOwner(): string;
   /** `cluster.sh down DIR`, then removes the dir. */
   stop(): Promise<void>;
 }
@@ -42,8 +47,7 @@ async function run(cmd: string[], stdin?: string): Promise<CommandResult> {
 }
 
 async function clusterSh(...args: string[]): Promise<string> {
-  // Give up on another cluster's kube-proxy (see cluster.sh) before a test's beforeAll times out.
-  const r = await run(["env", "KUBE_PROXY_WAIT=240", "bash", CLUSTER_SH, ...args]);
+  const r = await run(["bash", CLUSTER_SH, ...args]);
   if (r.code !== 0) throw new Error(`scripts/cluster.sh ${args.join(" ")} exited ${r.code}:\n${r.stderr.trim()}`);
   return r.stdout;
 }
@@ -93,6 +97,13 @@ export async function startTestCluster(opts: { name: string }): Promise<TestClus
     serverCaFile: join(dir, "server-ca.crt"),
     env,
     kubectl: (args, o = {}) => run([kubectlBin, `--kubeconfig=${o.kubeconfig ?? adminKubeconfig}`, ...args], o.stdin),
+    serviceRulesOwner: () => {
+      try {
+        return readFileSync(join(env.K8S_BIN!, "..", "kube-proxy.lock"), "utf8").trim();
+      } catch {
+        return "";
+      }
+    },
     nodeKubeconfig: async (name) => (await clusterSh("node", dir, name)).trim().split("\n").pop()!,
     stop,
   };
@@ -106,10 +117,4 @@ function requireK8sBinaries(): void {
   if (!existsSync(binary)) {
     throw new Error(`${binary} is missing: run \`bash scripts/k8s/build.sh\` first (scripts/test.sh does; a cold build takes about 30 minutes on 2 cores)`);
   }
-}
-
-/** Pids of processes whose command line names a path under `dir`. */
-export function processesUnder(dir: string): number[] {
-  const out = Bun.spawnSync(["pgrep", "-f", `${dir}/`], { stdout: "pipe" }).stdout.toString().trim();
-  return out === "" ? [] : out.split("\n").map(Number);
 }

@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { deleteLink, deleteNatRulesFor, killShims, unmountUnder } from "./cleanup.ts";
+import { deleteLink, deleteNatRulesFor, killShims, pidsNaming, unmountUnder } from "./cleanup.ts";
 
 const OWNER_FILE = "bunlet-test-owner.json";
 
@@ -69,6 +69,9 @@ export function reapAbandoned(): string[] {
       }
     }
     if (owner.socketPath) killShims(owner.socketPath);
+    // Never remove a dir that live processes still use (a control plane without a stopCommand):
+    // they would run on, orphaned, holding ports and locks.
+    if (pidsNaming(dir).length > 0) continue;
     unmountUnder(dir);
     rmSync(dir, { recursive: true, force: true });
     if (owner.bridgeName) deleteLink(owner.bridgeName);

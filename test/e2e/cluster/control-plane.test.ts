@@ -6,9 +6,11 @@
  * routes the kubernetes Service from the host and from a pod, and `down` leaves nothing running.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
-import { processesUnder, startTestCluster, type TestCluster } from "../../harness/cluster.ts";
+import { pidsNaming } from "../../harness/cleanup.ts";
+import { startTestCluster, type TestCluster } from "../../harness/cluster.ts";
 import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
 import { containerConfig, sandboxConfig } from "../../fake-cri/fixtures.ts";
 
@@ -120,6 +122,18 @@ describe("scripts/cluster.sh control plane", () => {
     let ctd: TestContainerd | undefined;
     let cri: CriClient | undefined;
 
+    beforeAll(async () => {
+      // One kube-proxy per host (see scripts/cluster.sh): another cluster's (a parallel test run's)
+      // must be down first. CI runs one suite, so there it is ours from the start.
+      await until("this cluster's kube-proxy to own the host's Service rules", async () => cluster.serviceRulesOwner() === cluster.dir, 240_000).catch(
+        () => {
+          const owner = cluster.serviceRulesOwner();
+          const stop = existsSync(owner) ? `scripts/cluster.sh down ${owner}` : `its dir is gone, so end its processes (pgrep -af ${owner}/)`;
+          throw new Error(`the host's Service rules still belong to the cluster in ${owner} after 4 minutes; stop it: ${stop}`);
+        },
+      );
+    }, 300_000);
+
     afterAll(async () => {
       cri?.close();
       await ctd?.stop();
@@ -159,8 +173,8 @@ describe("scripts/cluster.sh control plane", () => {
   });
 
   test("down stops every component: no process names the cluster's dir", async () => {
-    expect(processesUnder(cluster.dir).length).toBeGreaterThanOrEqual(5);
+    expect(pidsNaming(cluster.dir).length).toBeGreaterThanOrEqual(5);
     await cluster.stop();
-    expect(processesUnder(cluster.dir)).toEqual([]);
+    expect(pidsNaming(cluster.dir)).toEqual([]);
   }, 120_000);
 });
