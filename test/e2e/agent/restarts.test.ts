@@ -146,8 +146,9 @@ describe("dist/bunlet across restarts and crash loops", () => {
     expect(seen.slice(0, firstBackoff).every((s) => s.startsWith("terminated"))).toBe(true);
     expect(seen.slice(firstBackoff).filter((s) => s !== "waiting CrashLoopBackOff")).toEqual([]);
     // The sync that finds the back-off records it at once: only the samples taken between the
-    // PLEG seeing the exit and that sync's end show the exit (bunlet without the fix showed it
-    // until the next sync, 13 samples on this machine).
-    expect(firstBackoff).toBeLessThanOrEqual(5);
+    // PLEG seeing the exit and that sync's end show the exit, so the back-off is shown for most of
+    // the wait (bunlet without the fix showed the exit until the next sync, near its end). A share
+    // of samples, not a count: a loaded machine takes fewer, slower samples.
+    expect(firstBackoff).toBeLessThan(seen.length - firstBackoff);
   }, STEP_MS);
 });
