@@ -34,6 +34,7 @@ fi
 set -m
 total_passed=0
 total_failed=0
+failures=()
 suite_pid=""
 # Runs bun test on the paths that exist and adds its counts to the totals. The run is waited for
 # in the background so that the traps below act at once on an interrupt.
@@ -48,6 +49,8 @@ run_suite() {
   suite_pid=""
   passed=$(grep -E '^ *[0-9]+ pass$' "$log" | tail -1 | awk '{print $1}')
   failed=$(grep -E '^ *[0-9]+ fail$' "$log" | tail -1 | awk '{print $1}')
+  # The failing tests' names, repeated at the very end: a CI log often shows only its tail.
+  while IFS= read -r line; do failures+=("$line"); done < <(grep -E '^\(fail\) ' "$log")
   rm -f "$log"
   passed=${passed:-0}
   failed=${failed:-0}
@@ -91,5 +94,10 @@ if [ "$full" -eq 1 ] && [ "${LOADED_RERUN:-1}" != "0" ]; then
   stop_load
 fi
 
+if [ ${#failures[@]} -gt 0 ]; then
+  echo
+  echo "== failed tests"
+  printf '%s\n' "${failures[@]}"
+fi
 echo "${total_passed} passed, ${total_failed} failed"
 [ "$total_failed" -eq 0 ]
