@@ -26,7 +26,8 @@ const allowed: Record<string, readonly string[]> = {
   api: [],
   // kubernetes_build_info carries bunlet's version, which config reads from package.json.
   metrics: ["config"],
-  config: ["lib"],
+  // Byte sizes (containerLogMaxSize, ...) are resource quantities, read with api's Quantity.
+  config: ["api", "lib"],
   cri: ["lib"],
   containerd: ["lib"],
   apiclient: ["lib"],
@@ -44,7 +45,9 @@ const allowed: Record<string, readonly string[]> = {
   podworkers: [...subsystem, "runtime"],
   // The Summary API from CRI stats and the host; the servers get it through the wiring.
   stats: ["container", "cri", "lib"],
-  kubelet: ["api", "apiclient", "config", "container", "containerd", "cri", "lib", "metrics", "node", "pleg", "podconfig", "podworkers", "prober", "runtime", "server", "stats", "status", "volumes"],
+  // Container log rotation over the CRI (ReopenContainerLog) and the pod logs directory.
+  logs: ["cri", "lib"],
+  kubelet: ["api", "apiclient", "config", "container", "containerd", "cri", "lib", "logs", "metrics", "node", "pleg", "podconfig", "podworkers", "prober", "runtime", "server", "stats", "status", "volumes"],
   // Subcommands beside the agent (`bunlet crictl`): the CRI client and the embedded containerd's paths.
   cli: ["containerd", "cri", "lib"],
 };

@@ -8,6 +8,7 @@
  */
 import { dirname, resolve } from "node:path";
 import { readYaml, YamlError } from "../lib/index.ts";
+import { edgeReaders } from "./edge.ts";
 import { checkGate } from "./featuregates.ts";
 import { ignoredKubeletFields, ignoredLoggingFields } from "./kubelet-fields.ts";
 import { ConfigError, type ConfigLayer } from "./types.ts";
@@ -88,6 +89,7 @@ const readers: Record<string, (x: unknown, layer: ConfigLayer, dir: string) => v
   nodeLeaseDurationSeconds: (x, l) => void (l.nodeLeaseDurationSeconds = v.positiveInt32(int(x))),
   kubeAPIQPS: (x, l) => void (l.kubeAPIQPS = num(x)),
   kubeAPIBurst: (x, l) => void (l.kubeAPIBurst = v.nonNegativeInt32(int(x))),
+  ...edgeReaders,
 };
 
 function bool(x: unknown): boolean {

@@ -4,6 +4,7 @@
  * (the kubelet's word-separator normalisation). The first problem, left to right, is the error.
  */
 import { formatGoDuration } from "../lib/index.ts";
+import { edgeFlagDefs } from "./edge.ts";
 import { checkCompatValue, kubeletCompatFlags } from "./kubelet-flags.ts";
 import { parseGateList } from "./featuregates.ts";
 import { ConfigError, defaults, DEFAULT_READ_ONLY_PORT, type ConfigLayer } from "./types.ts";
@@ -137,6 +138,7 @@ export const flagDefs: readonly FlagDef[] = [
   { name: "healthz-bind-address", type: "ip", group: "HTTP", field: "healthzBindAddress", defaultText: defaults.healthzBindAddress,
     usage: "IP address the healthz port listens on.",
     set: (s, raw) => void (s.layer.healthzBindAddress = v.ipAddress(raw)) },
+  ...edgeFlagDefs,
   { name: "feature-gates", type: "mapStringBool", group: "Features and logging", field: "featureGates",
     usage: "Feature gates as 'Name=true|false,...'. EventedPLEG (default true): use the runtime's event stream, relisting as fallback.",
     set: (s, raw) => void (s.layer.featureGates = parseGateList(raw, s.layer.featureGates ?? {})) },

@@ -8,6 +8,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { validateEdge } from "./edge.ts";
 import { decodeConfigFile } from "./file.ts";
 import { defaultGates, inertGates } from "./featuregates.ts";
 import { parseFlags } from "./flags.ts";
@@ -130,6 +131,8 @@ export function parseArgs(argv: readonly string[], env: ParseEnv = processEnv): 
     ...flags.layer,
     featureGates: { ...defaultGates(), ...explicitGates },
   };
+  const edgeProblem = validateEdge(merged);
+  if (edgeProblem) throw new ConfigError("--config", `bunlet: ${edgeProblem}`);
   const other: string[] = [];
   if (merged.cgroupDriver === "systemd") {
     const from = flags.layer.cgroupDriver !== undefined ? "--cgroup-driver" : "cgroupDriver";

@@ -4,6 +4,8 @@
  * durations are in milliseconds.
  */
 
+import { edgeDefaults, type EdgeConfig } from "./edge.ts";
+
 export type LoggingFormat = "text" | "json";
 export type CgroupDriver = "cgroupfs" | "systemd";
 
@@ -14,7 +16,8 @@ export interface RegisterTaint {
   effect: "NoSchedule" | "PreferNoSchedule" | "NoExecute";
 }
 
-export interface BunletConfig {
+/** EdgeConfig (edge.ts): log rotation, image GC, eviction, node shutdown. */
+export interface BunletConfig extends EdgeConfig {
   /** --pod-manifest-path / staticPodPath: a directory of manifests or one file; "" = no file source. */
   staticPodPath: string;
   /** --manifest-url / staticPodURL; "" = no HTTP source. */
@@ -124,6 +127,7 @@ export const DEFAULT_READ_ONLY_PORT = 10255;
 
 /** Defaults that do not depend on the environment or on whether --config was given. */
 export const defaults = {
+  ...edgeDefaults,
   staticPodPath: "",
   staticPodURL: "",
   containerRuntimeEndpoint: "",

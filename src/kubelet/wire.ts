@@ -20,6 +20,7 @@ import { wirePods } from "./wire-pods.ts";
 import { wireRuntime } from "./wire-runtime.ts";
 import { wireServers } from "./wire-servers.ts";
 import { wirePodSources } from "./wire-sources.ts";
+import { wireUpkeep } from "./wire-upkeep.ts";
 
 export interface AgentDeps {
   log: Logger;
@@ -84,6 +85,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
     }),
   );
   pods.start();
+  adopt("node upkeep", wireUpkeep(config, base, runtime)).start();
 
   const owned = parts.move();
   let stopping: Promise<void> | undefined;

@@ -115,6 +115,26 @@ describe("defaults without --config (the kubelet's legacy defaults)", () => {
       featureGates: expect.objectContaining({ EventedPLEG: true }),
       verbosity: 0,
       loggingFormat: "text",
+      containerLogMaxSize: 10 * 1024 * 1024,
+      containerLogMaxFiles: 5,
+      containerLogMaxWorkers: 1,
+      containerLogMonitorIntervalMs: 10_000,
+      podLogsMaxTotalSize: 0,
+      containerdLogMaxSize: 10 * 1024 * 1024,
+      containerdLogMaxFiles: 3,
+      containerdLogLevel: "info",
+      imageGCHighThresholdPercent: 85,
+      imageGCLowThresholdPercent: 80,
+      imageMinimumGCAgeMs: 120_000,
+      imageMaximumGCAgeMs: 0,
+      evictionSoft: {},
+      evictionSoftGracePeriod: {},
+      evictionMinimumReclaim: {},
+      evictionPressureTransitionPeriodMs: 300_000,
+      evictionMaxPodGracePeriod: 0,
+      mergeDefaultEvictionSettings: false,
+      shutdownGracePeriodMs: 0,
+      shutdownGracePeriodCriticalPodsMs: 0,
     });
   });
 });
@@ -148,7 +168,7 @@ describe("the kubelet's other flags are accepted, type-checked, and listed once 
     expect(r.notices).toHaveLength(1);
     expect(r.notices[0]).toMatchObject({ level: "warn", msg: "kubelet settings accepted for compatibility but not acted on by bunlet" });
     expect(r.notices[0].fields.settings).toBe(
-      "--fail-swap-on (failSwapOn), --eviction-hard (evictionHard), --pod-infra-container-image, --cluster-dns (clusterDNS), " +
+      "--fail-swap-on (failSwapOn), --pod-infra-container-image, --cluster-dns (clusterDNS), " +
         "--cluster-domain (clusterDomain), --anonymous-auth (authentication.anonymous.enabled), " +
         "--rotate-certificates (rotateCertificates)",
     );
