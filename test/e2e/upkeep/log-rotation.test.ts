@@ -1,0 +1,127 @@
+/**
+ * Issue 19 item 1: dist/bunlet rotates a fast-writing container's CRI log against a real
+ * containerd. With containerLogMaxSize 1Mi and containerLogMaxFiles 3 (and the kubelet's 10 s
+ * monitor interval, which alone would let a 2 MB/s writer reach 20 MB), the container's log
+ * directory holds at most 3 files, older ones gzipped, together within maxSize × maxFiles; and
+ * no line is lost across rotations: the kept files hold one unbroken run of line numbers ending
+ * in the tail of the current file.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
+import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
+import { bunletWaiter, ensureBuilt, freePort, startBunlet, type BunletProcess } from "../agent/bunlet.ts";
+
+let ctd: TestContainerd;
+let dir = "";
+let bunlet: BunletProcess | undefined;
+const waitFor = bunletWaiter(() => bunlet, 90_000);
+const MI = 1024 * 1024;
+
+// About 2 MB/s: 400 numbered lines of ~500 bytes every 0.1 s.
+const manifest = `
+apiVersion: v1
+kind: Pod
+metadata:
+  name: chatty
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: writer
+    image: docker.io/library/busybox:1.36
+    command: [awk, 'BEGIN { s = sprintf("%500s", ""); gsub(/ /, "x", s); while (1) { for (j = 0; j < 400; j++) { i++; printf "%s %d\\n", s, i }; fflush(); system("sleep 0.1") } }']
+`;
+
+beforeAll(async () => {
+  ensureBuilt();
+  ctd = await startTestContainerd({ name: "logrot-e2e" });
+  dir = mkdtempSync(join(tmpdir(), "bunlet-logrot-e2e-"));
+  const manifests = join(dir, "manifests");
+  mkdirSync(manifests);
+  writeFileSync(join(manifests, "chatty.yaml"), manifest);
+  bunlet = await startBunlet(
+    [
+      `--container-runtime-endpoint=${ctd.endpoint}`,
+      `--pod-manifest-path=${manifests}`,
+      `--root-dir=${join(dir, "state")}`,
+      `--pod-logs-dir=${join(dir, "logs", "pods")}`,
+      `--container-logs-dir=${join(dir, "logs", "containers")}`,
+      "--hostname-override=logrot-node",
+      "--file-check-frequency=1s",
+      "--container-log-max-size=1Mi",
+      "--container-log-max-files=3",
+      `--healthz-port=${await freePort()}`,
+    ],
+    await freePort(),
+  );
+}, 180_000);
+
+afterAll(async () => {
+  bunlet?.signal("SIGKILL");
+  await bunlet?.exited;
+  await ctd?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+}, 120_000);
+
+function writerDir(): string | undefined {
+  const pods = join(dir, "logs", "pods");
+  const pod = readdirSync(pods).find((n) => n.startsWith("default_chatty-logrot-node_"));
+  return pod ? join(pods, pod, "writer") : undefined;
+}
+
+/** The line numbers in a CRI log file's text (the full lines: "<time> stdout F xxx... N"). */
+function lineNumbers(text: string): number[] {
+  return text
+    .split("\n")
+    .map((l) => / stdout F x+ (\d+)$/.exec(l)?.[1])
+    .filter((n): n is string => n !== undefined)
+    .map(Number);
+}
+
+/** The container's log files at one moment, read whole; undefined when a rotation got in the way. */
+function snapshot(d: string): { name: string; size: number; numbers: number[] }[] | undefined {
+  try {
+    return readdirSync(d)
+      .sort()
+      .map((name) => {
+        const path = join(d, name);
+        const raw = readFileSync(path);
+        const text = name.endsWith(".gz") ? gunzipSync(raw).toString() : raw.toString();
+        return { name, size: statSync(path).size, numbers: lineNumbers(text) };
+      });
+  } catch {
+    return undefined;
+  }
+}
+
+test("a fast writer is rotated at the size, files capped, older ones gzipped, no line lost", async () => {
+  const files = await waitFor("two rotations of the writer's log (a .gz beside the newest rotated file)", () => {
+    const d = writerDir();
+    const s = d ? snapshot(d) : undefined;
+    return s && s.some((f) => f.name.endsWith(".gz")) && s.some((f) => /^0\.log\.\d{8}-\d{6}$/.test(f.name)) ? s : undefined;
+  });
+  expect(files.length).toBeLessThanOrEqual(3);
+  expect(files.map((f) => f.name.replace(/\d{8}-\d{6}/, "TS")).sort()).toEqual(["0.log", "0.log.TS", "0.log.TS.gz"]);
+  // Within maxSize × maxFiles on disk, although the writer produced far more.
+  const onDisk = files.reduce((sum, f) => sum + f.size, 0);
+  expect(onDisk).toBeLessThanOrEqual(3 * MI);
+  const written = Math.max(...files.flatMap((f) => f.numbers));
+  expect(written * 500).toBeGreaterThan(3 * MI);
+
+  // The kept files, oldest first (the .gz, the rotated file, the current one), hold one unbroken run.
+  const ordered = [...files.filter((f) => f.name.endsWith(".gz")), ...files.filter((f) => /\d$/.test(f.name) && f.name !== "0.log"), ...files.filter((f) => f.name === "0.log")];
+  const all = ordered.flatMap((f) => f.numbers);
+  expect(all.length).toBeGreaterThan(0);
+  for (let i = 1; i < all.length; i++) if (all[i] !== all[i - 1] + 1) throw new Error(`line ${all[i - 1]} is followed by line ${all[i]}: lines were lost in a rotation`);
+}, 180_000);
+
+test("the current log keeps receiving the tail after rotations", async () => {
+  const d = writerDir()!;
+  const before = Math.max(...lineNumbers(readFileSync(join(d, "0.log"), "utf8")), 0);
+  await waitFor("newer lines in the current 0.log", () => {
+    const now = lineNumbers(readFileSync(join(d, "0.log"), "utf8"));
+    return now.length > 0 && Math.max(...now) > before ? true : undefined;
+  });
+}, 120_000);
