@@ -47,7 +47,9 @@ const allowed: Record<string, readonly string[]> = {
   stats: ["container", "cri", "lib"],
   // Container log rotation over the CRI (ReopenContainerLog) and the pod logs directory.
   logs: ["cri", "lib"],
-  kubelet: ["api", "apiclient", "config", "container", "containerd", "cri", "lib", "logs", "metrics", "node", "pleg", "podconfig", "podworkers", "prober", "runtime", "server", "stats", "status", "volumes"],
+  // Image GC (the kubelet's image manager) over the CRI image and runtime services.
+  imagegc: ["cri", "lib"],
+  kubelet: ["api", "apiclient", "config", "container", "containerd", "cri", "imagegc", "lib", "logs", "metrics", "node", "pleg", "podconfig", "podworkers", "prober", "runtime", "server", "stats", "status", "volumes"],
   // Subcommands beside the agent (`bunlet crictl`): the CRI client and the embedded containerd's paths.
   cli: ["containerd", "cri", "lib"],
 };

@@ -32,6 +32,8 @@ export interface EdgeConfig {
   imageMinimumGCAgeMs: number;
   /** imageMaximumGCAge: an image unused this long is removed whatever the disk usage; 0 = never. */
   imageMaximumGCAgeMs: number;
+  /** imageGCPeriod (bunlet): how often image GC runs; the kubelet's fixed ImageGCPeriod is 5m. */
+  imageGCPeriodMs: number;
   /** evictionHard / evictionSoft: signal → threshold ("100Mi", "10%"); undefined = the kubelet's defaults (hard) or none (soft). */
   evictionHard?: Record<string, string>;
   evictionSoft: Record<string, string>;
@@ -61,6 +63,7 @@ export const edgeDefaults: Omit<EdgeConfig, "evictionHard"> = {
   imageGCLowThresholdPercent: 80,
   imageMinimumGCAgeMs: 2 * 60_000,
   imageMaximumGCAgeMs: 0,
+  imageGCPeriodMs: 5 * 60_000,
   evictionSoft: {},
   evictionSoftGracePeriod: {},
   evictionMinimumReclaim: {},
@@ -165,6 +168,7 @@ export const edgeReaders: Record<string, (x: unknown, layer: ConfigLayer) => voi
   imageGCLowThresholdPercent: (x, l) => void (l.imageGCLowThresholdPercent = percent(fileInt(x))),
   imageMinimumGCAge: (x, l) => fileDuration(x, (ms) => (l.imageMinimumGCAgeMs = ms)),
   imageMaximumGCAge: (x, l) => void (l.imageMaximumGCAgeMs = v.durationMs(fileStr(x))),
+  imageGCPeriod: (x, l) => fileDuration(x, (ms) => (l.imageGCPeriodMs = ms)),
   evictionHard: (x, l) => void (l.evictionHard = fileStringMap(x)),
   evictionSoft: (x, l) => void (l.evictionSoft = fileStringMap(x)),
   evictionSoftGracePeriod: (x, l) => void (l.evictionSoftGracePeriod = fileStringMap(x)),
@@ -230,6 +234,9 @@ export const edgeFlagDefs: readonly FlagDef[] = [
   { name: "minimum-image-ttl-duration", type: "duration", group: GROUP, field: "imageMinimumGCAge", defaultText: dur(edgeDefaults.imageMinimumGCAgeMs),
     usage: "Minimum age of an unused image before image GC may remove it.",
     set: (s, raw) => void (s.layer.imageMinimumGCAgeMs = v.durationMs(raw)) },
+  { name: "image-gc-period", type: "duration", group: GROUP, field: "imageGCPeriod", defaultText: dur(edgeDefaults.imageGCPeriodMs),
+    usage: "How often image GC runs (bunlet flag; the kubelet's fixed ImageGCPeriod is 5m).",
+    set: (s, raw) => void (s.layer.imageGCPeriodMs = v.positiveDuration(raw)) },
   { name: "eviction-hard", type: "mapStringString", group: GROUP, field: "evictionHard",
     defaultText: "imagefs.available<15%,imagefs.inodesFree<5%,memory.available<100Mi,nodefs.available<10%,nodefs.inodesFree<5%",
     usage: "Hard eviction thresholds, 'signal<value,...'; setting any clears the other defaults unless mergeDefaultEvictionSettings.",

@@ -4,9 +4,9 @@
  * imageGCLowThresholdPercent; with imageMaximumGCAge it also removes images unused that long.
  * The eviction manager calls deleteUnusedImages to reclaim disk before it evicts a pod.
  *
- * An image is in use when any container (running or exited) refers to it; the sandbox image is
- * pinned by containerd and never removed, nor are the tags in `keepTags` (the embedded
- * containerd's pause image, for runtimes that do not pin it).
+ * An image is in use when any container (running or exited) refers to it. The sandbox image is
+ * never removed: containerd 1.7 and later pin it, and for 1.6, which does not, bunlet asks the
+ * runtime which image it uses for sandboxes (CRI Status, verbose) and keeps that one too.
  */
 import { isNotFound, type CriClient } from "../cri/index.ts";
 import { runEvery, type Clock, type Logger } from "../lib/index.ts";
@@ -18,13 +18,14 @@ export interface ImageGCPolicy {
   minAgeMs: number;
   maxAgeMs: number;
   periodMs: number;
-  keepTags: readonly string[];
 }
 
 export interface ImageGCDeps {
   cri: Pick<CriClient, "runtime" | "image">;
   /** The image filesystem's capacity and available bytes (CRI ImageFsInfo's mountpoint, statfs). */
   imageFs(signal: AbortSignal): Promise<{ capacityBytes: number; availableBytes: number } | undefined>;
+  /** The image the runtime runs sandboxes from, if it says. */
+  sandboxImage(signal: AbortSignal): Promise<string | undefined>;
   clock: Clock;
   log: Logger;
 }
@@ -33,6 +34,7 @@ export class ImageGCManager {
   readonly #deps: ImageGCDeps;
   readonly #policy: ImageGCPolicy;
   #records = new Map<string, ImageRecord>();
+  #sandboxImage: string | undefined;
 
   constructor(deps: ImageGCDeps, policy: ImageGCPolicy) {
     this.#deps = deps;
@@ -130,7 +132,8 @@ export class ImageGCManager {
   async #detect(signal: AbortSignal): Promise<Set<string>> {
     const { cri, clock } = this.#deps;
     const [{ images }, { containers }] = await Promise.all([cri.image.listImages({}, { signal }), cri.runtime.listContainers({}, { signal })]);
-    const keep = new Set(this.#policy.keepTags);
+    this.#sandboxImage ??= await this.#deps.sandboxImage(signal).catch(() => undefined);
+    const keep = new Set(this.#sandboxImage ? [this.#sandboxImage] : []);
     const runtimeImages: RuntimeImage[] = images.map((i) => ({ id: i.id, size: Number(i.size), tags: i.repoTags, pinned: i.pinned || i.repoTags.some((t) => keep.has(t)) }));
     const byRef = new Map<string, string>();
     for (const i of images) for (const ref of [i.id, ...i.repoTags, ...i.repoDigests]) byRef.set(ref, i.id);

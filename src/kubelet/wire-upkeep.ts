@@ -1,9 +1,10 @@
 /**
  * The upkeep area of the wiring (issue 19, what keeps an unattended node alive): container log
- * rotation. Nothing here starts a pod; everything runs from start() until shutdown, which stops
+ * rotation and image garbage collection. Nothing here starts a pod; everything runs from start() until shutdown, which stops
  * the loops and waits for them.
  */
 import type { BunletConfig } from "../config/index.ts";
+import { ImageGCManager } from "../imagegc/index.ts";
 import { ContainerLogManager } from "../logs/index.ts";
 import { deferLogged } from "./teardown.ts";
 import type { RuntimeParts, WireBase } from "./wire-runtime.ts";
@@ -13,7 +14,7 @@ export interface UpkeepParts extends AsyncDisposable {
   start(): void;
 }
 
-export function wireUpkeep(config: BunletConfig, base: WireBase, rt: Pick<RuntimeParts, "cri">): UpkeepParts {
+export function wireUpkeep(config: BunletConfig, base: WireBase, rt: Pick<RuntimeParts, "cri" | "stats">): UpkeepParts {
   const { clock, log } = base;
   const stack = new AsyncDisposableStack();
   const logManager = new ContainerLogManager(
@@ -27,15 +28,48 @@ export function wireUpkeep(config: BunletConfig, base: WireBase, rt: Pick<Runtim
       podLogsDir: config.podLogsDir,
     },
   );
+  const imageGC = new ImageGCManager(
+    {
+      cri: rt.cri,
+      imageFs: async (signal) => {
+        const fs = (await rt.stats.summary({ signal })).node.runtime?.imageFs;
+        if (fs?.capacityBytes === undefined || fs.availableBytes === undefined) return undefined;
+        return { capacityBytes: Number(fs.capacityBytes), availableBytes: Number(fs.availableBytes) };
+      },
+      sandboxImage: async (signal) => {
+        const { info } = await rt.cri.runtime.status({ verbose: true }, { signal });
+        return sandboxImageOf(info);
+      },
+      clock,
+      log,
+    },
+    {
+      highThresholdPercent: config.imageGCHighThresholdPercent,
+      lowThresholdPercent: config.imageGCLowThresholdPercent,
+      minAgeMs: config.imageMinimumGCAgeMs,
+      maxAgeMs: config.imageMaximumGCAgeMs,
+      periodMs: config.imageGCPeriodMs,
+    },
+  );
   return {
     start() {
       const loops = new AbortController();
-      const running = Promise.all([logManager.run(loops.signal)]);
-      deferLogged(stack, log, "node upkeep (log rotation)", async () => {
+      const running = Promise.all([logManager.run(loops.signal), imageGC.run(loops.signal)]);
+      deferLogged(stack, log, "node upkeep (log rotation, image GC)", async () => {
         loops.abort();
         await running;
       });
     },
     [Symbol.asyncDispose]: () => stack.disposeAsync(),
   };
+}
+
+/** containerd's CRI Status info carries its config as JSON, with the sandbox image in it. */
+function sandboxImageOf(info: Record<string, string>): string | undefined {
+  try {
+    const image = (JSON.parse(info.config ?? "{}") as { sandboxImage?: unknown }).sandboxImage;
+    return typeof image === "string" && image !== "" ? image : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -127,6 +127,7 @@ describe("defaults without --config (the kubelet's legacy defaults)", () => {
       imageGCLowThresholdPercent: 80,
       imageMinimumGCAgeMs: 120_000,
       imageMaximumGCAgeMs: 0,
+      imageGCPeriodMs: 300_000,
       evictionSoft: {},
       evictionSoftGracePeriod: {},
       evictionMinimumReclaim: {},
