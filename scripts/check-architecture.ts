@@ -49,7 +49,9 @@ const allowed: Record<string, readonly string[]> = {
   logs: ["cri", "lib"],
   // Image GC (the kubelet's image manager) over the CRI image and runtime services.
   imagegc: ["cri", "lib"],
-  kubelet: ["api", "apiclient", "config", "container", "containerd", "cri", "imagegc", "lib", "logs", "metrics", "node", "pleg", "podconfig", "podworkers", "prober", "runtime", "server", "stats", "status", "volumes"],
+  // The eviction manager: thresholds (api's Quantity), ranking over v1 pods; stats and kills come through the wiring.
+  eviction: ["api", "lib"],
+  kubelet: ["api", "apiclient", "config", "container", "containerd", "cri", "eviction", "imagegc", "lib", "logs", "metrics", "node", "pleg", "podconfig", "podworkers", "prober", "runtime", "server", "stats", "status", "volumes"],
   // Subcommands beside the agent (`bunlet crictl`): the CRI client and the embedded containerd's paths.
   cli: ["containerd", "cri", "lib"],
 };

@@ -37,13 +37,16 @@ export interface EdgeConfig {
   /** evictionHard / evictionSoft: signal → threshold ("100Mi", "10%"); undefined = the kubelet's defaults (hard) or none (soft). */
   evictionHard?: Record<string, string>;
   evictionSoft: Record<string, string>;
-  evictionSoftGracePeriod: Record<string, string>;
+  /** evictionSoftGracePeriod: signal → grace period, in ms. */
+  evictionSoftGracePeriod: Record<string, number>;
   evictionMinimumReclaim: Record<string, string>;
   evictionPressureTransitionPeriodMs: number;
   /** evictionMaxPodGracePeriod: seconds granted to a pod evicted for a soft threshold. */
   evictionMaxPodGracePeriod: number;
   /** mergeDefaultEvictionSettings: evictionHard given in part keeps the other defaults. */
   mergeDefaultEvictionSettings: boolean;
+  /** evictStaticPods (bunlet): static pods may be evicted too; the kubelet counts them critical and never does. */
+  evictStaticPods: boolean;
   shutdownGracePeriodMs: number;
   shutdownGracePeriodCriticalPodsMs: number;
 }
@@ -70,6 +73,7 @@ export const edgeDefaults: Omit<EdgeConfig, "evictionHard"> = {
   evictionPressureTransitionPeriodMs: 5 * 60_000,
   evictionMaxPodGracePeriod: 0,
   mergeDefaultEvictionSettings: false,
+  evictStaticPods: false,
   shutdownGracePeriodMs: 0,
   shutdownGracePeriodCriticalPodsMs: 0,
 };
@@ -128,6 +132,20 @@ function equalsMap(raw: string, into: Record<string, string> = {}): Record<strin
   return out;
 }
 
+/** signal → Go duration text, as ms; a bad duration names its signal. */
+function durationMap(m: Record<string, string>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [signal, text] of Object.entries(m)) {
+    try {
+      out[signal] = v.durationMs(text);
+    } catch (err) {
+      if (err instanceof v.ValueError) throw new v.ValueError(`${signal}: ${err.message}`);
+      throw err;
+    }
+  }
+  return out;
+}
+
 type Obj = Record<string, unknown>;
 const describe = (x: unknown) => (x === null ? "null" : Array.isArray(x) ? "a list" : `${typeof x} ${JSON.stringify(x)}`);
 function fileInt(x: unknown): number {
@@ -171,13 +189,17 @@ export const edgeReaders: Record<string, (x: unknown, layer: ConfigLayer) => voi
   imageGCPeriod: (x, l) => fileDuration(x, (ms) => (l.imageGCPeriodMs = ms)),
   evictionHard: (x, l) => void (l.evictionHard = fileStringMap(x)),
   evictionSoft: (x, l) => void (l.evictionSoft = fileStringMap(x)),
-  evictionSoftGracePeriod: (x, l) => void (l.evictionSoftGracePeriod = fileStringMap(x)),
+  evictionSoftGracePeriod: (x, l) => void (l.evictionSoftGracePeriod = durationMap(fileStringMap(x))),
   evictionMinimumReclaim: (x, l) => void (l.evictionMinimumReclaim = fileStringMap(x)),
   evictionPressureTransitionPeriod: (x, l) => fileDuration(x, (ms) => (l.evictionPressureTransitionPeriodMs = ms)),
   evictionMaxPodGracePeriod: (x, l) => void (l.evictionMaxPodGracePeriod = fileInt(x)),
   mergeDefaultEvictionSettings: (x, l) => {
     if (typeof x !== "boolean") throw new v.ValueError(`expected true or false, found ${describe(x)}`);
     l.mergeDefaultEvictionSettings = x;
+  },
+  evictStaticPods: (x, l) => {
+    if (typeof x !== "boolean") throw new v.ValueError(`expected true or false, found ${describe(x)}`);
+    l.evictStaticPods = x;
   },
   shutdownGracePeriod: (x, l) => void (l.shutdownGracePeriodMs = v.durationMs(fileStr(x))),
   shutdownGracePeriodCriticalPods: (x, l) => void (l.shutdownGracePeriodCriticalPodsMs = v.durationMs(fileStr(x))),
@@ -246,7 +268,7 @@ export const edgeFlagDefs: readonly FlagDef[] = [
     set: (s, raw) => void (s.layer.evictionSoft = langleMap(raw, s.layer.evictionSoft)) },
   { name: "eviction-soft-grace-period", type: "mapStringString", group: GROUP, field: "evictionSoftGracePeriod",
     usage: "Grace periods of soft thresholds, 'signal=duration,...'.",
-    set: (s, raw) => void (s.layer.evictionSoftGracePeriod = equalsMap(raw, s.layer.evictionSoftGracePeriod)) },
+    set: (s, raw) => void (s.layer.evictionSoftGracePeriod = { ...s.layer.evictionSoftGracePeriod, ...durationMap(equalsMap(raw)) }) },
   { name: "eviction-minimum-reclaim", type: "mapStringString", group: GROUP, field: "evictionMinimumReclaim",
     usage: "Minimum amount reclaimed beyond a threshold once it is met, 'signal=quantity,...'.",
     set: (s, raw) => void (s.layer.evictionMinimumReclaim = equalsMap(raw, s.layer.evictionMinimumReclaim)) },
@@ -257,4 +279,7 @@ export const edgeFlagDefs: readonly FlagDef[] = [
   { name: "eviction-max-pod-grace-period", type: "int32", group: GROUP, field: "evictionMaxPodGracePeriod", defaultText: "0",
     usage: "Longest termination grace period (seconds) of a pod evicted for a soft threshold; 0 = the pod's own.",
     set: (s, raw) => void (s.layer.evictionMaxPodGracePeriod = v.intFromString(raw)) },
+  { name: "evict-static-pods", bool: true, type: "", group: GROUP, field: "evictStaticPods", defaultText: "false",
+    usage: "Let the eviction manager evict static pods (bunlet flag): on a standalone node every pod is static, and the kubelet never evicts those.",
+    set: (s, raw) => void (s.layer.evictStaticPods = v.boolFromString(raw)) },
 ];

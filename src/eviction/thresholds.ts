@@ -9,13 +9,13 @@ import { Quantity, QuantityError } from "../api/index.ts";
 
 export type Signal = "memory.available" | "nodefs.available" | "nodefs.inodesFree" | "imagefs.available" | "imagefs.inodesFree" | "pid.available";
 
-export const SIGNALS: readonly Signal[] = ["memory.available", "nodefs.available", "nodefs.inodesFree", "imagefs.available", "imagefs.inodesFree", "pid.available"];
+const SIGNALS: readonly Signal[] = ["memory.available", "nodefs.available", "nodefs.inodesFree", "imagefs.available", "imagefs.inodesFree", "pid.available"];
 
 /** Signals the kubelet knows and bunlet does not observe. */
 const UNOBSERVED = new Set(["allocatableMemory.available", "containerfs.available", "containerfs.inodesFree"]);
 
-/** A threshold value: an absolute quantity, or a share of capacity in parts per million. */
-export type ThresholdValue = { quantity: bigint } | { ppm: bigint };
+/** A threshold value: an absolute quantity (with the text it was given as), or a share of capacity in parts per million. */
+export type ThresholdValue = { quantity: bigint; text?: string } | { ppm: bigint };
 
 export interface Threshold {
   signal: Signal;
@@ -31,7 +31,7 @@ export class ThresholdError extends Error {
 }
 
 /** The kubelet's DefaultEvictionHard. */
-export const DEFAULT_EVICTION_HARD: Readonly<Record<string, string>> = {
+const DEFAULT_EVICTION_HARD: Readonly<Record<string, string>> = {
   "memory.available": "100Mi",
   "nodefs.available": "10%",
   "nodefs.inodesFree": "5%",
@@ -59,7 +59,7 @@ function parsePercentPpm(text: string): bigint {
  * parseThresholdStatement: undefined for "0%" and "100%" (the kubelet ignores them), an error
  * for a negative or zero quantity or a percentage outside 0–100%.
  */
-export function parseThresholdValue(signal: string, text: string): ThresholdValue | undefined {
+function parseThresholdValue(signal: string, text: string): ThresholdValue | undefined {
   if (text.endsWith("%")) {
     if (text === "0%" || text === "100%") return undefined;
     const ppm = parsePercentPpm(text);
@@ -76,28 +76,21 @@ export function parseThresholdValue(signal: string, text: string): ThresholdValu
   }
   const n = q.value();
   if (n <= 0n) throw new ThresholdError(`eviction threshold ${signal} must be positive: ${q.toString()}`);
-  return { quantity: n };
-}
-
-/** A Go duration as the grace period maps hold it ("1m30s"). */
-function parseGoDurationMs(text: string, parse: (s: string) => number): number {
-  return parse(text);
+  return { quantity: n, text: q.toString() };
 }
 
 export interface ThresholdConfig {
   /** undefined = the kubelet's defaults. */
   evictionHard?: Record<string, string>;
   evictionSoft: Record<string, string>;
-  evictionSoftGracePeriod: Record<string, string>;
+  /** signal → ms. */
+  evictionSoftGracePeriod: Record<string, number>;
   evictionMinimumReclaim: Record<string, string>;
   mergeDefaultEvictionSettings: boolean;
 }
 
-/**
- * ParseThresholdConfig. `durationMs` parses a Go duration (the config package's parser, passed
- * in so this folder stays free of it). Throws ThresholdError naming the signal.
- */
-export function parseThresholdConfig(config: ThresholdConfig, durationMs: (s: string) => number): Threshold[] {
+/** ParseThresholdConfig; throws ThresholdError naming the signal. */
+export function parseThresholdConfig(config: ThresholdConfig): Threshold[] {
   const hard = config.evictionHard === undefined ? { ...DEFAULT_EVICTION_HARD } : config.mergeDefaultEvictionSettings ? { ...DEFAULT_EVICTION_HARD, ...config.evictionHard } : { ...config.evictionHard };
   const out: Threshold[] = [];
   for (const [name, text] of Object.entries(hard)) {
@@ -109,14 +102,8 @@ export function parseThresholdConfig(config: ThresholdConfig, durationMs: (s: st
     const signal = checkSignal(name);
     const value = parseThresholdValue(signal, text);
     if (!value) continue;
-    const grace = config.evictionSoftGracePeriod[name];
-    if (grace === undefined) throw new ThresholdError(`grace period must be specified for the soft eviction threshold ${signal}`);
-    let gracePeriodMs: number;
-    try {
-      gracePeriodMs = parseGoDurationMs(grace, durationMs);
-    } catch (err) {
-      throw new ThresholdError(`eviction grace period ${signal}: ${err instanceof Error ? err.message : String(err)}`);
-    }
+    const gracePeriodMs = config.evictionSoftGracePeriod[name];
+    if (gracePeriodMs === undefined) throw new ThresholdError(`grace period must be specified for the soft eviction threshold ${signal}`);
     out.push({ signal, value, gracePeriodMs, hard: false });
   }
   for (const name of Object.keys(config.evictionSoftGracePeriod)) {
@@ -124,8 +111,12 @@ export function parseThresholdConfig(config: ThresholdConfig, durationMs: (s: st
   }
   for (const [name, text] of Object.entries(config.evictionMinimumReclaim)) {
     const signal = checkSignal(name);
-    const value = text.endsWith("%") ? { ppm: parsePercentPpm(text) } : { quantity: parseReclaimQuantity(signal, text) };
-    if ("ppm" in value && (value.ppm < 0n || value.ppm > 1_000_000n)) throw new ThresholdError(`minimum reclaim percentage ${signal} must be between 0% and 100%: ${text}`);
+    let value: ThresholdValue;
+    if (text.endsWith("%")) {
+      const ppm = parsePercentPpm(text);
+      if (ppm < 0n || ppm > 1_000_000n) throw new ThresholdError(`minimum reclaim percentage ${signal} must be between 0% and 100%: ${text}`);
+      value = { ppm };
+    } else value = { quantity: parseReclaimQuantity(signal, text) };
     for (const t of out) if (t.signal === signal) t.minReclaim = value;
   }
   return out;
@@ -149,10 +140,10 @@ export function thresholdQuantity(value: ThresholdValue, capacity: bigint): bigi
 
 /** The threshold as the kubelet prints it in messages: a quantity ("100Mi") or a percentage's amount. */
 export function formatThresholdValue(value: ThresholdValue, capacity: bigint): string {
-  return formatQuantity(thresholdQuantity(value, capacity));
+  return "text" in value && value.text !== undefined ? value.text : formatQuantity(thresholdQuantity(value, capacity));
 }
 
 /** Bytes as resource.Quantity's canonical BinarySI string, the way the kubelet's messages show them. */
-export function formatQuantity(n: bigint): string {
+function formatQuantity(n: bigint): string {
   return Quantity.of(n, "BinarySI").toString();
 }

@@ -31,6 +31,8 @@ export interface NodeWiringInputs {
   cri: CriClient;
   runtimeState: RuntimeState;
   pleg: Pick<Pleg, "healthy">;
+  /** MemoryPressure, DiskPressure, PIDPressure from the eviction manager (bound late: it is wired after the pods). */
+  pressure(): { memory: boolean; disk: boolean; pid: boolean };
 }
 
 export function wireNode(config: BunletConfig, base: WireBase, inputs: NodeWiringInputs): NodeParts {
@@ -76,6 +78,7 @@ export function wireNode(config: BunletConfig, base: WireBase, inputs: NodeWirin
         const plegErrors = pleg.ok ? [] : [`PLEG is not healthy: ${pleg.message ?? ""}`];
         return [...runtime.slice(0, 1), ...plegErrors, ...runtime.slice(1), ...network];
       },
+      pressure: () => inputs.pressure(),
       now: () => clock.now(),
       log,
     },

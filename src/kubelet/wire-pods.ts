@@ -6,7 +6,7 @@
  * workers were doing (no pod is killed).
  */
 import { join } from "node:path";
-import type { PodList } from "../api/index.ts";
+import type { Pod, PodList, PodStatus } from "../api/index.ts";
 import type { BunletConfig } from "../config/index.ts";
 import { createPodWorkers, WorkQueue, type PodWorkers } from "../podworkers/index.ts";
 import { syncLoopHealthCheck, type HealthCheck } from "../server/index.ts";
@@ -30,6 +30,12 @@ export interface PodParts extends AsyncDisposable {
   checks: HealthCheck[];
   /** Starts the sync loop and container GC; they run until shutdown. */
   start(): void;
+  /** The pods that may be evicted: known, not terminal, not terminating. */
+  activePods(): Pod[];
+  /** Kills a pod as an eviction (the kubelet's killPodNow); resolves once it has no running containers. */
+  killPod(pod: Pod, gracePeriodSeconds: number, statusFn: (status: PodStatus) => void): Promise<void>;
+  /** Removes dead containers beyond the per-pod limit and those of pods that are gone (eviction's reclaim). */
+  deleteUnusedContainers(signal: AbortSignal): Promise<void>;
 }
 
 export interface PodOptions {
@@ -84,9 +90,10 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
   deferLogged(stack, log, "pod workers", () => podWorkers.stop());
 
   const { sourcesReady } = sources;
+  const isPodGone = (uid: string) => sourcesReady.allReady() && !podManager.has(uid) && podWorkers.shouldPodContentBeRemoved(uid);
   const containerGC = new ContainerGC({
     runtime,
-    isPodGone: (uid) => sourcesReady.allReady() && !podManager.has(uid) && podWorkers.shouldPodContentBeRemoved(uid),
+    isPodGone: (uid) => isPodGone(uid),
     clock,
     log,
   });
@@ -116,6 +123,32 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
   }
 
   return {
+    activePods: () =>
+      podManager.pods().filter((p) => {
+        const uid = p.metadata.uid ?? "";
+        const phase = statusManager.getPodStatus(uid)?.phase;
+        return !podWorkers.isPodTerminationRequested(uid) && phase !== "Failed" && phase !== "Succeeded";
+      }),
+    killPod: (pod, gracePeriodSeconds, statusFn) =>
+      new Promise<void>((resolve, reject) => {
+        // killPodNow's wait: max(grace × 1.5 s, 10 s).
+        const timeoutMs = Math.max(gracePeriodSeconds * 1500, 10_000);
+        const timer = clock.setTimer(timeoutMs, () => reject(new Error(`timeout waiting to kill pod ${pod.metadata.namespace}/${pod.metadata.name}`)));
+        podWorkers.updatePod({
+          updateType: "kill",
+          pod,
+          killPodOptions: {
+            evict: true,
+            gracePeriodSecondsOverride: gracePeriodSeconds,
+            podStatusFn: statusFn,
+            onCompleted: () => {
+              timer.cancel();
+              resolve();
+            },
+          },
+        });
+      }),
+    deleteUnusedContainers: (signal) => runtime.garbageCollect(isPodGone, { signal }),
     podList: () => podManager.podList((uid) => statusManager.getPodStatus(uid)),
     checks: [
       syncLoopHealthCheck({

@@ -1,21 +1,29 @@
 /**
  * The upkeep area of the wiring (issue 19, what keeps an unattended node alive): container log
- * rotation and image garbage collection. Nothing here starts a pod; everything runs from start() until shutdown, which stops
+ * rotation, image garbage collection and the eviction manager, whose pressure conditions node
+ * status reports. Nothing here starts a pod; everything runs from start() until shutdown, which stops
  * the loops and waits for them.
  */
-import type { BunletConfig } from "../config/index.ts";
+import { isStaticPod } from "../api/index.ts";
+import { ConfigError, type BunletConfig } from "../config/index.ts";
+import { EvictionManager, parseThresholdConfig, ThresholdError } from "../eviction/index.ts";
 import { ImageGCManager } from "../imagegc/index.ts";
 import { ContainerLogManager } from "../logs/index.ts";
 import { deferLogged } from "./teardown.ts";
+import type { PodParts } from "./wire-pods.ts";
 import type { RuntimeParts, WireBase } from "./wire-runtime.ts";
 
 export interface UpkeepParts extends AsyncDisposable {
   /** Starts the loops; they run until shutdown. */
   start(): void;
+  /** The eviction manager's node conditions. */
+  pressure(): { memory: boolean; disk: boolean; pid: boolean };
 }
 
-export function wireUpkeep(config: BunletConfig, base: WireBase, rt: Pick<RuntimeParts, "cri" | "stats">): UpkeepParts {
-  const { clock, log } = base;
+type EvictablePods = Pick<PodParts, "activePods" | "killPod" | "deleteUnusedContainers">;
+
+export function wireUpkeep(config: BunletConfig, base: WireBase, rt: Pick<RuntimeParts, "cri" | "stats">, pods: EvictablePods): UpkeepParts {
+  const { clock, log, metrics } = base;
   const stack = new AsyncDisposableStack();
   const logManager = new ContainerLogManager(
     { cri: rt.cri, clock, log },
@@ -51,11 +59,33 @@ export function wireUpkeep(config: BunletConfig, base: WireBase, rt: Pick<Runtim
       periodMs: config.imageGCPeriodMs,
     },
   );
+  const eviction = new EvictionManager(
+    {
+      summary: (signal) => rt.stats.summary({ signal }),
+      activePods: () => pods.activePods(),
+      isStatic: (pod) => isStaticPod(pod),
+      killPod: (pod, grace, statusFn) => pods.killPod(pod, grace, statusFn),
+      reclaim: {
+        deleteAllUnusedContainers: (signal) => pods.deleteUnusedContainers(signal),
+        deleteUnusedImages: (signal) => imageGC.deleteUnusedImages(signal),
+      },
+      onEvicted: (signal) => metrics.evictions.inc({ eviction_signal: signal }),
+      clock,
+      log,
+    },
+    {
+      thresholds: evictionThresholds(config),
+      pressureTransitionPeriodMs: config.evictionPressureTransitionPeriodMs,
+      maxPodGracePeriodSeconds: config.evictionMaxPodGracePeriod,
+      evictStaticPods: config.evictStaticPods,
+    },
+  );
   return {
+    pressure: () => eviction.pressure(),
     start() {
       const loops = new AbortController();
-      const running = Promise.all([logManager.run(loops.signal), imageGC.run(loops.signal)]);
-      deferLogged(stack, log, "node upkeep (log rotation, image GC)", async () => {
+      const running = Promise.all([logManager.run(loops.signal), imageGC.run(loops.signal), eviction.run(loops.signal)]);
+      deferLogged(stack, log, "node upkeep (log rotation, image GC, eviction)", async () => {
         loops.abort();
         await running;
       });
@@ -71,5 +101,15 @@ function sandboxImageOf(info: Record<string, string>): string | undefined {
     return typeof image === "string" && image !== "" ? image : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** evictionHard/evictionSoft as the kubelet parses them at start; a bad one stops bunlet, naming the field. */
+function evictionThresholds(config: BunletConfig) {
+  try {
+    return parseThresholdConfig(config);
+  } catch (err) {
+    if (err instanceof ThresholdError) throw new ConfigError("evictionHard", `bunlet: eviction thresholds: ${err.message}`);
+    throw err;
   }
 }

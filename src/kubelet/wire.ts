@@ -20,7 +20,7 @@ import { wirePods } from "./wire-pods.ts";
 import { wireRuntime } from "./wire-runtime.ts";
 import { wireServers } from "./wire-servers.ts";
 import { wirePodSources } from "./wire-sources.ts";
-import { wireUpkeep } from "./wire-upkeep.ts";
+import { wireUpkeep, type UpkeepParts } from "./wire-upkeep.ts";
 
 export interface AgentDeps {
   log: Logger;
@@ -70,7 +70,9 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
     "runtime",
     await wireRuntime(config, base, { criEndpointOverride: deps.criEndpointOverride, hostIPs, statusSources: { pods: podManager, statuses: statusManager } }),
   );
-  adopt("node", wireNode(config, base, { cri: runtime.cri, runtimeState: runtime.runtimeState, pleg: runtime.pleg }));
+  let upkeep: UpkeepParts | undefined;
+  const pressure = () => upkeep?.pressure() ?? { memory: false, disk: false, pid: false };
+  adopt("node", wireNode(config, base, { cri: runtime.cri, runtimeState: runtime.runtimeState, pleg: runtime.pleg, pressure }));
   const sources = adopt("pod sources", wirePodSources(config, base));
   const pods = adopt("pods", wirePods(config, base, runtime, sources, { podManager, statusManager, hostIPs }));
   const podList = () => sources.annotate(pods.podList());
@@ -85,7 +87,8 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
     }),
   );
   pods.start();
-  adopt("node upkeep", wireUpkeep(config, base, runtime)).start();
+  upkeep = adopt("node upkeep", wireUpkeep(config, base, runtime, pods));
+  upkeep.start();
 
   const owned = parts.move();
   let stopping: Promise<void> | undefined;

@@ -35,6 +35,12 @@ export function createMetrics(registry = new Registry(), probeRegistry = new Reg
       labelNames: ["probe_type", "container", "pod", "namespace"],
       registers: probes,
     }),
+    evictions: new Counter({
+      name: "kubelet_evictions",
+      help: "Cumulative number of pod evictions by eviction signal",
+      labelNames: ["eviction_signal"],
+      registers: r,
+    }),
     runtimeOperations: new Counter({
       name: "kubelet_runtime_operations_total",
       help: "Cumulative number of runtime operations by operation type.",

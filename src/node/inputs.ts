@@ -18,6 +18,8 @@ export interface StatusInputsDeps {
   runtime: NodeRuntime;
   /** Why the node is not ready now, in the kubelet's words and order (empty = ready). */
   notReadyReasons(): string[];
+  /** The eviction manager's pressure conditions; none when absent. */
+  pressure?(): { memory: boolean; disk: boolean; pid: boolean };
   now(): number;
   log: Logger;
 }
@@ -61,8 +63,7 @@ export function createStatusInputs(deps: StatusInputsDeps, opts: StatusInputsOpt
       images,
       maxImages: opts.maxImages,
       notReadyReasons: deps.notReadyReasons(),
-      // bunlet has no eviction manager yet: no pressure is ever observed.
-      pressure: { memory: false, disk: false, pid: false },
+      pressure: deps.pressure?.() ?? { memory: false, disk: false, pid: false },
     };
   };
 }

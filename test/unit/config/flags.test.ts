@@ -134,6 +134,7 @@ describe("defaults without --config (the kubelet's legacy defaults)", () => {
       evictionPressureTransitionPeriodMs: 300_000,
       evictionMaxPodGracePeriod: 0,
       mergeDefaultEvictionSettings: false,
+      evictStaticPods: false,
       shutdownGracePeriodMs: 0,
       shutdownGracePeriodCriticalPodsMs: 0,
     });
