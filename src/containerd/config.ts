@@ -17,6 +17,8 @@ export interface ContainerdConfigOptions {
   registryMirrors?: readonly string[];
   /** 2 for containerd 1.6 and 1.7 (the default), 3 for containerd 2.x; see configVersionFor. */
   configVersion?: ContainerdConfigVersion;
+  /** containerd's log level ([debug] level); containerd's default (info) when absent. */
+  logLevel?: string;
 }
 
 export type ContainerdConfigVersion = 2 | 3;
@@ -55,6 +57,7 @@ export function renderContainerdConfig(opts: ContainerdConfigOptions): string {
     "[grpc]",
     `  address = ${str(paths.socketPath)}`,
     "",
+    ...(opts.logLevel ? ["[debug]", `  level = ${str(opts.logLevel)}`, ""] : []),
     `[plugins."io.containerd.internal.v1.opt"]`,
     `  path = ${str(paths.optDir)}`,
     "",

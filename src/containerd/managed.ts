@@ -3,6 +3,7 @@ import { dirname, join } from "node:path";
 import { renderCniConflist, type CniConflistOptions } from "./cni.ts";
 import { configVersionFor, renderContainerdConfig, renderRegistryHosts, type ContainerdConfigOptions } from "./config.ts";
 import { containerdPaths, type ContainerdPaths } from "./paths.ts";
+import { runContainerdLogRotation } from "./log-rotation.ts";
 import { findContainerd, logTail, readContainerdVersion, spawnContainerd, stalePid, type ContainerdChild } from "./process.ts";
 import { preloadImages } from "./preload.ts";
 import { waitReady } from "./readiness.ts";
@@ -27,6 +28,9 @@ export interface ManagedContainerdOptions extends ContainerdConfigOptions, Omit<
   stopTimeoutMs?: number;
   /** Delay before restarting a containerd that exited on its own: 1 s doubling to 30 s, reset after 60 s. */
   restartBackoff?: BackoffOptions;
+  /** The log's cap (containerd.log rotated by copy and truncate); no cap when absent. */
+  logMaxSize?: number;
+  logMaxFiles?: number;
   /** Image tarballs imported into k8s.io once containerd is ready (k3s's agent/images). Default `<rootDir>/images`. */
   imagesDir?: string;
 }
@@ -189,6 +193,10 @@ export async function startManagedContainerd(opts: ManagedContainerdOptions): Pr
     }
   };
   const supervisor = supervise();
+  const logRotation =
+    opts.logMaxSize !== undefined && opts.logMaxSize > 0
+      ? runContainerdLogRotation({ logFile: paths.logFile, maxSize: opts.logMaxSize, maxFiles: opts.logMaxFiles ?? 1, clock, log, signal: lifetime.signal })
+      : Promise.resolve();
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -199,6 +207,7 @@ export async function startManagedContainerd(opts: ManagedContainerdOptions): Pr
       // The supervisor sees the exit, notices the lifetime ended, and returns without a restart.
       if (child) await terminateChild(child, { clock, timeoutMs: stopTimeoutMs, log });
       await supervisor;
+      await logRotation;
       rmSync(paths.pidFile, { force: true });
       state = "stopped";
       log.info("containerd stopped; containers keep running in their shims", { endpoint });

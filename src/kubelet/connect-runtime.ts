@@ -47,6 +47,8 @@ export interface ConnectOptions {
   network?: { podSubnet: string; bridgeName: string };
   /** The embedded containerd's binary; "" or undefined = containerd on PATH. */
   containerdPath?: string;
+  /** The embedded containerd's log: level, and its cap (size and files). */
+  containerdLog?: { level: string; maxSize: number; maxFiles: number };
 }
 
 export async function connectRuntime(opts: ConnectOptions): Promise<RuntimeConnection> {
@@ -79,6 +81,9 @@ export async function connectRuntime(opts: ConnectOptions): Promise<RuntimeConne
         bridgeName: opts.network?.bridgeName || undefined,
         podSubnet: opts.network?.podSubnet || undefined,
         containerdPath: opts.containerdPath || undefined,
+        logLevel: opts.containerdLog?.level,
+        logMaxSize: opts.containerdLog?.maxSize,
+        logMaxFiles: opts.containerdLog?.maxFiles,
         log: log.with({ component: "containerd" }),
         clock,
         signal: startup.signal,
