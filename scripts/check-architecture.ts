@@ -51,7 +51,9 @@ const allowed: Record<string, readonly string[]> = {
   imagegc: ["cri", "lib"],
   // The eviction manager: thresholds (api's Quantity), ranking over v1 pods; stats and kills come through the wiring.
   eviction: ["api", "lib"],
-  kubelet: ["api", "apiclient", "config", "container", "containerd", "cri", "eviction", "imagegc", "lib", "logs", "metrics", "node", "pleg", "podconfig", "podworkers", "prober", "runtime", "server", "stats", "status", "volumes"],
+  // Graceful node shutdown on systemd-logind (busctl, gdbus, systemd-inhibit); pods are stopped through the wiring.
+  shutdown: ["api", "lib"],
+  kubelet: ["api", "apiclient", "config", "container", "containerd", "cri", "eviction", "imagegc", "lib", "logs", "metrics", "node", "pleg", "podconfig", "podworkers", "prober", "runtime", "server", "shutdown", "stats", "status", "volumes"],
   // Subcommands beside the agent (`bunlet crictl`): the CRI client and the embedded containerd's paths.
   cli: ["containerd", "cri", "lib"],
 };

@@ -33,6 +33,8 @@ export interface NodeWiringInputs {
   pleg: Pick<Pleg, "healthy">;
   /** MemoryPressure, DiskPressure, PIDPressure from the eviction manager (bound late: it is wired after the pods). */
   pressure(): { memory: boolean; disk: boolean; pid: boolean };
+  /** "node is shutting down" while graceful node shutdown stops the pods (bound late, like pressure). */
+  shutdownStatus(): string | undefined;
 }
 
 export function wireNode(config: BunletConfig, base: WireBase, inputs: NodeWiringInputs): NodeParts {
@@ -76,7 +78,8 @@ export function wireNode(config: BunletConfig, base: WireBase, inputs: NodeWirin
         const { runtime, network } = inputs.runtimeState.nodeReadinessErrors();
         const pleg = inputs.pleg.healthy();
         const plegErrors = pleg.ok ? [] : [`PLEG is not healthy: ${pleg.message ?? ""}`];
-        return [...runtime.slice(0, 1), ...plegErrors, ...runtime.slice(1), ...network];
+        const shutdown = inputs.shutdownStatus();
+        return [...runtime.slice(0, 1), ...plegErrors, ...runtime.slice(1), ...network, ...(shutdown ? [shutdown] : [])];
       },
       pressure: () => inputs.pressure(),
       now: () => clock.now(),

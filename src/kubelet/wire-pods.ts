@@ -32,8 +32,8 @@ export interface PodParts extends AsyncDisposable {
   start(): void;
   /** The pods that may be evicted: known, not terminal, not terminating. */
   activePods(): Pod[];
-  /** Kills a pod as an eviction (the kubelet's killPodNow); resolves once it has no running containers. */
-  killPod(pod: Pod, gracePeriodSeconds: number, statusFn: (status: PodStatus) => void): Promise<void>;
+  /** Kills a pod (the kubelet's killPodNow), as an eviction or not; resolves once it has no running containers. */
+  killPod(pod: Pod, gracePeriodSeconds: number, statusFn: (status: PodStatus) => void, evict: boolean): Promise<void>;
   /** Removes dead containers beyond the per-pod limit and those of pods that are gone (eviction's reclaim). */
   deleteUnusedContainers(signal: AbortSignal): Promise<void>;
 }
@@ -129,7 +129,7 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
         const phase = statusManager.getPodStatus(uid)?.phase;
         return !podWorkers.isPodTerminationRequested(uid) && phase !== "Failed" && phase !== "Succeeded";
       }),
-    killPod: (pod, gracePeriodSeconds, statusFn) =>
+    killPod: (pod, gracePeriodSeconds, statusFn, evict) =>
       new Promise<void>((resolve, reject) => {
         // killPodNow's wait: max(grace × 1.5 s, 10 s).
         const timeoutMs = Math.max(gracePeriodSeconds * 1500, 10_000);
@@ -138,7 +138,7 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
           updateType: "kill",
           pod,
           killPodOptions: {
-            evict: true,
+            evict,
             gracePeriodSecondsOverride: gracePeriodSeconds,
             podStatusFn: statusFn,
             onCompleted: () => {

@@ -1,13 +1,14 @@
 /**
  * The upkeep area of the wiring (issue 19, what keeps an unattended node alive): container log
- * rotation, image garbage collection and the eviction manager, whose pressure conditions node
- * status reports. Nothing here starts a pod; everything runs from start() until shutdown, which stops
+ * rotation, image garbage collection, the eviction manager, whose pressure conditions node
+ * status reports, and graceful node shutdown. Nothing here starts a pod; everything runs from start() until shutdown, which stops
  * the loops and waits for them.
  */
 import { isStaticPod } from "../api/index.ts";
 import { ConfigError, type BunletConfig } from "../config/index.ts";
 import { EvictionManager, parseThresholdConfig, ThresholdError } from "../eviction/index.ts";
 import { ImageGCManager } from "../imagegc/index.ts";
+import { logind, ShutdownManager } from "../shutdown/index.ts";
 import { ContainerLogManager } from "../logs/index.ts";
 import { deferLogged } from "./teardown.ts";
 import type { PodParts } from "./wire-pods.ts";
@@ -18,6 +19,8 @@ export interface UpkeepParts extends AsyncDisposable {
   start(): void;
   /** The eviction manager's node conditions. */
   pressure(): { memory: boolean; disk: boolean; pid: boolean };
+  /** "node is shutting down" while a shutdown stops the pods. */
+  shutdownStatus(): string | undefined;
 }
 
 type EvictablePods = Pick<PodParts, "activePods" | "killPod" | "deleteUnusedContainers">;
@@ -64,7 +67,7 @@ export function wireUpkeep(config: BunletConfig, base: WireBase, rt: Pick<Runtim
       summary: (signal) => rt.stats.summary({ signal }),
       activePods: () => pods.activePods(),
       isStatic: (pod) => isStaticPod(pod),
-      killPod: (pod, grace, statusFn) => pods.killPod(pod, grace, statusFn),
+      killPod: (pod, grace, statusFn) => pods.killPod(pod, grace, statusFn, true),
       reclaim: {
         deleteAllUnusedContainers: (signal) => pods.deleteUnusedContainers(signal),
         deleteUnusedImages: (signal) => imageGC.deleteUnusedImages(signal),
@@ -80,12 +83,29 @@ export function wireUpkeep(config: BunletConfig, base: WireBase, rt: Pick<Runtim
       evictStaticPods: config.evictStaticPods,
     },
   );
+  const shutdown = new ShutdownManager(
+    {
+      logind: {
+        unavailableReason: logind.logindUnavailableReason,
+        readInhibitDelayMaxMs: logind.readInhibitDelayMaxMs,
+        setInhibitDelayMax: logind.setInhibitDelayMax,
+        acquireInhibitorLock: logind.acquireInhibitorLock,
+        monitorShutdown: logind.monitorShutdown,
+      },
+      activePods: () => pods.activePods(),
+      killPod: (pod, grace, statusFn) => pods.killPod(pod, grace, statusFn, false),
+      clock,
+      log,
+    },
+    { gracePeriodMs: config.shutdownGracePeriodMs, criticalGracePeriodMs: config.shutdownGracePeriodCriticalPodsMs },
+  );
   return {
     pressure: () => eviction.pressure(),
+    shutdownStatus: () => shutdown.shutdownStatus(),
     start() {
       const loops = new AbortController();
-      const running = Promise.all([logManager.run(loops.signal), imageGC.run(loops.signal), eviction.run(loops.signal)]);
-      deferLogged(stack, log, "node upkeep (log rotation, image GC, eviction)", async () => {
+      const running = Promise.all([logManager.run(loops.signal), imageGC.run(loops.signal), eviction.run(loops.signal), shutdown.run(loops.signal)]);
+      deferLogged(stack, log, "node upkeep (log rotation, image GC, eviction, node shutdown)", async () => {
         loops.abort();
         await running;
       });

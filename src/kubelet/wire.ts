@@ -72,7 +72,8 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
   );
   let upkeep: UpkeepParts | undefined;
   const pressure = () => upkeep?.pressure() ?? { memory: false, disk: false, pid: false };
-  adopt("node", wireNode(config, base, { cri: runtime.cri, runtimeState: runtime.runtimeState, pleg: runtime.pleg, pressure }));
+  const shutdownStatus = () => upkeep?.shutdownStatus();
+  adopt("node", wireNode(config, base, { cri: runtime.cri, runtimeState: runtime.runtimeState, pleg: runtime.pleg, pressure, shutdownStatus }));
   const sources = adopt("pod sources", wirePodSources(config, base));
   const pods = adopt("pods", wirePods(config, base, runtime, sources, { podManager, statusManager, hostIPs }));
   const podList = () => sources.annotate(pods.podList());
