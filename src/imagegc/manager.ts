@@ -48,21 +48,21 @@ export class ImageGCManager {
     await this.#detect(signal).catch((err: unknown) => {
       if (!signal.aborted) log.warn("Failed to list images at start; image GC detects them at its first run", { err });
     });
-    let failures = 0;
+    let failedBefore = false;
     await runEvery(
       clock,
       () => this.#policy.periodMs,
       signal,
       async () => {
         await this.garbageCollect(signal);
-        failures = 0;
+        failedBefore = false;
       },
       (err) => {
         if (signal.aborted) return;
-        failures++;
-        // The kubelet logs the first failures and then only every so often.
-        if (failures <= 3) log.error("Image garbage collection failed", { err });
-        else if (failures === 4) log.error("Image garbage collection failed multiple times in a row", { err });
+        // The kubelet's two lines: a first failure may only mean stats were not ready yet.
+        if (failedBefore) log.error("Image garbage collection failed multiple times in a row", { err });
+        else log.error("Image garbage collection failed once. Stats initialization may not have completed yet", { err });
+        failedBefore = true;
       },
     );
   }

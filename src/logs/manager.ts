@@ -16,7 +16,7 @@ import { rename, rm, stat } from "node:fs/promises";
 import { ContainerState, isNotFound, type CriClient } from "../cri/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import { compressLog, podLogFiles, rotatedFilesOf } from "./files.ts";
-import { nextCheckDelayMs, planLogCap, planRotation, rotatedLogName, rotationNameTaken } from "./policy.ts";
+import { freeRotatedLogName, nextCheckDelayMs, planLogCap, planRotation } from "./policy.ts";
 
 /** How often the running containers are listed (and the node-wide cap checked), at most. */
 const LIST_PERIOD_MS = 2_000;
@@ -144,7 +144,7 @@ export class ContainerLogManager {
     Object.assign(t, { size, checkedAt: now, nextAt: now + (size === 0 ? Math.min(delay, 500) : delay) });
   }
 
-  /** The kubelet's rotateLog; false when the rotated name is taken (rotated within this second). */
+  /** The kubelet's rotateLog; false when no free name is left for this millisecond. */
   async #rotate(id: string, path: string, signal: AbortSignal): Promise<boolean> {
     const { cri, clock, log } = this.#deps;
     const existing = await rotatedFilesOf(path);
@@ -158,8 +158,8 @@ export class ContainerLogManager {
         log.error("Failed to compress log", { err, path: f, containerID: id });
       }
     }
-    const rotated = rotatedLogName(path, clock.now());
-    if (rotationNameTaken(rotated, await rotatedFilesOf(path))) return false;
+    const rotated = freeRotatedLogName(path, clock.now(), await rotatedFilesOf(path));
+    if (rotated === undefined) return false;
     await rename(path, rotated);
     try {
       await cri.runtime.reopenContainerLog({ containerId: id }, { signal });

@@ -12,6 +12,24 @@ export function rotatedLogName(log: string, nowMs: number): string {
   return `${log}.${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
 }
 
+/**
+ * The name for a rotation at nowMs that no existing file uses: the kubelet's name, or, when a
+ * rotation already took that second (a fast writer with a small containerLogMaxSize), the same
+ * name with the milliseconds appended. The kubelet reuses the name and overwrites the earlier file.
+ */
+export function freeRotatedLogName(log: string, nowMs: number, existing: readonly string[]): string | undefined {
+  const base = rotatedLogName(log, nowMs);
+  if (!rotationNameTaken(base, existing)) return base;
+  const withMs = `${base}.${String(nowMs % 1000).padStart(3, "0")}`;
+  return rotationNameTaken(withMs, existing) ? undefined : withMs;
+}
+
+/** Age order of rotated files: by the timestamp (and milliseconds) in the name; other names first, by name. */
+function ageKey(file: string): string {
+  const m = /\.(\d{8}-\d{6})(?:\.(\d{3}))?(?:\.gz)?(?:\.tmp)?$/.exec(file);
+  return m ? `1 ${m[1]}.${m[2] ?? "000"}` : `0 ${file}`;
+}
+
 export const COMPRESS_SUFFIX = ".gz";
 export const TMP_SUFFIX = ".tmp";
 
@@ -32,19 +50,15 @@ export interface RotationPlan {
 export function planRotation(rotated: readonly string[], maxFiles: number): RotationPlan {
   const set = new Set(rotated);
   const unused = rotated.filter((f) => f.endsWith(TMP_SUFFIX) || (!f.endsWith(COMPRESS_SUFFIX) && set.has(f + COMPRESS_SUFFIX)));
-  const used = rotated.filter((f) => !unused.includes(f)).sort();
+  const used = rotated.filter((f) => !unused.includes(f)).sort((a, b) => ageKey(a).localeCompare(ageKey(b)) || a.localeCompare(b));
   const keep = Math.max(maxFiles - 2, 0);
   const cut = Math.max(used.length - keep, 0);
   const kept = used.slice(cut);
   return { unused, excess: used.slice(0, cut), compress: kept.filter((f) => !f.endsWith(COMPRESS_SUFFIX)) };
 }
 
-/**
- * Whether rotating now would reuse a name: two rotations within one second get the same
- * timestamp, and renaming onto an existing rotated file (or onto the name its .gz came from)
- * would lose it. The kubelet overwrites; bunlet waits for the next second.
- */
-export function rotationNameTaken(rotatedName: string, existing: readonly string[]): boolean {
+/** Whether a rotated name is used already, plain or gzipped (renaming onto it would lose a file). */
+function rotationNameTaken(rotatedName: string, existing: readonly string[]): boolean {
   return existing.includes(rotatedName) || existing.includes(rotatedName + COMPRESS_SUFFIX);
 }
 

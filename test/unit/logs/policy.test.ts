@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { nextCheckDelayMs, planLogCap, planRotation, rotatedLogName, rotationNameTaken } from "../../../src/logs/policy.ts";
+import { freeRotatedLogName, nextCheckDelayMs, planLogCap, planRotation, rotatedLogName } from "../../../src/logs/policy.ts";
 
 describe("planRotation: the kubelet's removeExcessLogs, cleanupUnusedLogs and compression", () => {
   // container_log_manager_test.go TestRemoveExcessLog: the files are sorted, the oldest go first.
@@ -40,10 +40,17 @@ describe("rotated file names", () => {
     const ms = new Date(2026, 10, 24, 1, 2, 3).getTime();
     expect(rotatedLogName("/var/log/pods/ns_p_u/c/0.log", ms)).toBe("/var/log/pods/ns_p_u/c/0.log.20261124-010203");
   });
-  test("a name already used this second (plain or gzipped) is taken: bunlet waits instead of overwriting", () => {
-    expect(rotationNameTaken("0.log.20261124-010203", ["0.log.20261124-010203"])).toBe(true);
-    expect(rotationNameTaken("0.log.20261124-010203", ["0.log.20261124-010203.gz"])).toBe(true);
-    expect(rotationNameTaken("0.log.20261124-010204", ["0.log.20261124-010203.gz"])).toBe(false);
+  test("a second rotation within one second gets the milliseconds appended instead of overwriting the first", () => {
+    const ms = new Date(2026, 10, 24, 1, 2, 3, 45).getTime();
+    expect(freeRotatedLogName("0.log", ms, [])).toBe("0.log.20261124-010203");
+    expect(freeRotatedLogName("0.log", ms, ["0.log.20261124-010203"])).toBe("0.log.20261124-010203.045");
+    expect(freeRotatedLogName("0.log", ms, ["0.log.20261124-010203.gz"])).toBe("0.log.20261124-010203.045");
+    expect(freeRotatedLogName("0.log", ms, ["0.log.20261124-010203.gz", "0.log.20261124-010203.045"])).toBeUndefined();
+  });
+  test("files of one second keep their age order, gzipped or not", () => {
+    const plan = planRotation(["0.log.20261124-010203.045", "0.log.20261124-010203.gz", "0.log.20261124-010202.gz"], 3);
+    expect(plan.excess).toEqual(["0.log.20261124-010202.gz", "0.log.20261124-010203.gz"]);
+    expect(plan.compress).toEqual(["0.log.20261124-010203.045"]);
   });
 });
 
