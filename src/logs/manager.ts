@@ -18,6 +18,8 @@ import type { Clock, Logger } from "../lib/index.ts";
 import { compressLog, podLogFiles, rotatedFilesOf } from "./files.ts";
 import { freeRotatedLogName, nextCheckDelayMs, planLogCap, planRotation } from "./policy.ts";
 
+/** How soon a log found missing is looked at again. */
+const MISSING_RECHECK_MS = 1_000;
 /** How often the running containers are listed (and the node-wide cap checked), at most. */
 const LIST_PERIOD_MS = 2_000;
 
@@ -127,7 +129,8 @@ export class ContainerLogManager {
       await cri.runtime.reopenContainerLog({ containerId: id }, { signal }).catch((e: unknown) => {
         log.error("Failed to reopen container log; retrying at the next check", { err: e, containerID: id, path: t.path });
       });
-      Object.assign(t, { size: undefined, checkedAt: now, nextAt: now + monitorIntervalMs });
+      // Looked at again soon: a fast writer's new file must not go unwatched for a whole interval.
+      Object.assign(t, { size: undefined, checkedAt: now, nextAt: now + Math.min(monitorIntervalMs, MISSING_RECHECK_MS) });
       return;
     }
     if (size >= maxSize) {
