@@ -13,7 +13,7 @@ import type { Pod, PodList } from "../../../src/api/index.ts";
 import { ContainerState, createCriClient, labels, type CriClient } from "../../../src/cri/index.ts";
 import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
 import { E2E_CONTAINERD_VERSIONS } from "../../harness/containerd-versions.ts";
-import { bunletWaiter, ensureBuilt, freePort, startBunlet, type BunletProcess } from "./bunlet.ts";
+import { bunletWaiter, ensureBuilt, freePort, linePod, startBunlet, type BunletProcess } from "./bunlet.ts";
 
 describe.each(E2E_CONTAINERD_VERSIONS)("dist/bunlet on containerd %s", (version) => {
   const BUSYBOX = "docker.io/library/busybox:1.36";
@@ -111,7 +111,7 @@ describe.each(E2E_CONTAINERD_VERSIONS)("dist/bunlet on containerd %s", (version)
       // The PLEG mode this runtime allows: 1.6 answers GetContainerEvents with UNIMPLEMENTED.
       const mode = version === "1.6" ? "generic" : "evented";
       await waitFor(`${mode} PLEG mode`, async () => (await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()).includes(`bunlet_pleg_mode{mode="${mode}"} 1`));
-    expect(bunlet!.lines.some((l) => l.msg === "Pod is running" && l.pod === "default/web-e2e-node")).toBe(true);
+    expect(bunlet!.lines.some((l) => l.msg === "Pod is running" && linePod(l, "default/web-e2e-node"))).toBe(true);
   }, STEP_MS);
 
   test("an edited manifest replaces the pod: the new one runs, the old one's container stops", async () => {
@@ -167,7 +167,7 @@ describe.each(E2E_CONTAINERD_VERSIONS)("dist/bunlet on containerd %s", (version)
     unlinkSync(join(manifests, "web.json"));
     await waitFor("web's containers stopped", async () => (await runningIds("web")).length === 0);
     await waitFor("/pods empty", async () => (await podsApi()).items.length === 0);
-    const stops = bunlet!.lines.filter((l) => String(l.msg).startsWith("Stopping container") && l.pod === "default/web-e2e-node");
+    const stops = bunlet!.lines.filter((l) => String(l.msg).startsWith("Stopping container") && linePod(l, "default/web-e2e-node"));
     expect(stops.length).toBeGreaterThan(0);
     expect(stops.every((l) => l.reason === "Killing")).toBe(true);
   }, STEP_MS);

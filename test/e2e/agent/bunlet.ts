@@ -87,6 +87,12 @@ export async function startBunlet(flags: string[], readOnlyPort: number): Promis
   };
 }
 
+/** Whether a JSON line names the pod `ns/name` as component-base writes klog.KObj: `{"name","namespace"}`. */
+export function linePod(line: Record<string, unknown>, ref: string): boolean {
+  const [namespace, name] = ref.split("/");
+  return Bun.deepEquals(line.pod, { name, namespace });
+}
+
 /** component-base's JSON marks an error line by leaving out `v` (info and warnings carry v=0). */
 export function isErrorLine(line: Record<string, unknown>): boolean {
   return !("v" in line);
