@@ -2,3 +2,4 @@ export * from "./v1.ts";
 export { Quantity, QuantityError, resourceQuantity, type QuantityFormat } from "./quantity.ts";
 export { computePodQOS, type QOSClass } from "./qos.ts";
 export { defaultImagePullPolicy, ImageNameError, parseImageName, type ImageName } from "./image.ts";
+export { kObj, ObjectRef } from "./object-ref.ts";

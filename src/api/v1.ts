@@ -3,6 +3,7 @@
  * types (field names as on the wire). Unknown fields in manifests are kept (index signatures are
  * avoided so typos in our own code still fail to compile; decoders copy objects whole).
  */
+import { kObj, type ObjectRef } from "./object-ref.ts";
 export interface ObjectMeta {
   name?: string;
   generateName?: string;
@@ -314,9 +315,9 @@ export function podFullName(pod: Pod): string {
   return `${pod.metadata.name}_${pod.metadata.namespace}`;
 }
 
-/** "ns/name", the form logs use for a pod. */
-export function podRef(pod: Pod): string {
-  return `${pod.metadata.namespace}/${pod.metadata.name}`;
+/** The pod as logs name it (klog.KObj): `pod="ns/name"` in text, `{"name","namespace"}` in JSON. */
+export function podRef(pod: Pod): ObjectRef {
+  return kObj(pod.metadata);
 }
 
 export function podUID(pod: Pod): string {

@@ -4,7 +4,7 @@
  * ShouldContainerBeRestarted (kubecontainer helpers) and container port references. Pod specs
  * may come without API defaults applied, so the defaults are applied here.
  */
-import type { Container, Pod, RestartPolicy } from "../api/index.ts";
+import { kObj, type Container, type ObjectRef, type Pod, type RestartPolicy } from "../api/index.ts";
 import { findContainerStatus, type RuntimePodStatus, type RuntimeContainerStatus } from "./types.ts";
 
 export function podRestartPolicy(pod: Pod): RestartPolicy {
@@ -86,7 +86,7 @@ export function resolveContainerPort(port: number | string, container: Pick<Cont
   return /^\d+$/.test(port) ? Number(port) : undefined;
 }
 
-/** "ns/name" of a runtime pod or its status, the form logs use for a pod. */
-export function runtimePodRef(pod: { namespace: string; name: string }): string {
-  return `${pod.namespace}/${pod.name}`;
+/** A runtime pod or its status as logs name a pod (klog.KObj). */
+export function runtimePodRef(pod: { namespace: string; name: string }): ObjectRef {
+  return kObj(pod);
 }

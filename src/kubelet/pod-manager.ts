@@ -72,6 +72,6 @@ export function sortByCreation(pods: Pod[]): Pod[] {
   return [...pods].sort(
     (a, b) =>
       created(a) - created(b) ||
-      podRef(a).localeCompare(podRef(b)),
+      String(podRef(a)).localeCompare(String(podRef(b))),
   );
 }

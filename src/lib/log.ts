@@ -14,6 +14,7 @@
  * on what, and what bunlet does next, in fields, not in prose.
  */
 import { jsonReplacer, klogPair, goQuote } from "./log-values.ts";
+import { createLogTime } from "./log-time.ts";
 
 export type LogFormat = "text" | "json";
 export type Fields = Record<string, unknown>;
@@ -32,13 +33,16 @@ export interface LoggerOptions {
   format?: LogFormat;
   verbosity?: number;
   write?: (line: string) => void;
-  /** Wall-clock time in (possibly fractional) milliseconds since the epoch. */
+  /** Wall-clock time in milliseconds since the epoch, with a microsecond fraction (log-time.ts). */
   now?: () => number;
   /** klog's thread id column; bunlet writes its pid there. */
   pid?: number;
 }
 
 type Severity = "I" | "W" | "E";
+
+/** One time source for every logger of the process (loggers made by with() share it too). */
+const defaultLogTime = createLogTime();
 
 /**
  * `file.ts:line` of the code that called the logger. The binary embeds its source map
@@ -58,8 +62,10 @@ const pad = (n: number, width = 2) => String(n).padStart(width, "0");
 
 /** klog's header: `I1123 20:11:00.123456    1234 file.ts:88] `, in local time. */
 function klogHeader(sev: Severity, ms: number, pid: number, caller: string): string {
-  const d = new Date(Math.floor(ms));
-  const micros = Math.floor((ms - Math.floor(ms / 1000) * 1000) * 1000);
+  // In whole microseconds (an exact integer below 2^53), so float error cannot change a digit.
+  const us = Math.round(ms * 1000);
+  const d = new Date(Math.floor(us / 1000));
+  const micros = us % 1_000_000;
   const date = `${pad(d.getMonth() + 1)}${pad(d.getDate())}`;
   const time = `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(micros, 6)}`;
   return `${sev}${date} ${time} ${String(pid).padStart(7)} ${caller}] `;
@@ -76,7 +82,7 @@ export function createLogger(opts: LoggerOptions = {}, base: Fields = {}): Logge
   const format = opts.format ?? "text";
   const verbosity = opts.verbosity ?? 0;
   const write = opts.write ?? ((line: string) => process.stderr.write(line + "\n"));
-  const now = opts.now ?? (() => Date.now());
+  const now = opts.now ?? defaultLogTime;
   const pid = opts.pid ?? process.pid;
 
   const emit = (sev: Severity, v: number, caller: string, msg: string, fields: Fields = {}) => {

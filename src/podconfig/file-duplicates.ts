@@ -20,7 +20,7 @@ export function splitDuplicates(entries: readonly (readonly [string, Pod])[]): D
   const pods: Pod[] = [];
   const duplicates = new Map<string, ManifestError>();
   for (const [file, pod] of entries) {
-    const ref = podRef(pod);
+    const ref = String(podRef(pod));
     const first = winner.get(ref);
     if (first === undefined) {
       winner.set(ref, file);

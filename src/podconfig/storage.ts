@@ -177,12 +177,13 @@ export class PodStorage {
     const uids = new Set<string>();
     const kept: Pod[] = [];
     snapshot.forEach((pod, index) => {
-      const name = podRef(pod);
+      const ref = podRef(pod);
+      const name = String(ref);
       const uid = pod.metadata.uid ?? "";
       const reason = names.has(name) ? "DuplicatePodName" : uids.has(uid) ? "DuplicatePodUID" : undefined;
       if (reason) {
         const message = `Error validating pod ${name} from ${source} due to duplicate ${reason === "DuplicatePodName" ? `pod name ${JSON.stringify(pod.metadata.name)}` : `pod UID ${JSON.stringify(uid)}`}, ignoring`;
-        this.#log.warn("Pod failed validation due to a duplicate, ignoring it", { pod: name, podUID: uid, source, index, reason });
+        this.#log.warn("Pod failed validation due to a duplicate, ignoring it", { pod: ref, podUID: uid, source, index, reason });
         this.#onInvalid?.({ pod: deepCopy(pod), source, reason, message });
         return;
       }

@@ -4,7 +4,7 @@
  * plus the bookkeeping every step shares: idle tracking for whenIdle, the worker duration
  * metric, pod-scoped logs. Each method is one synchronous state change of the worker table.
  */
-import { podRef } from "../api/index.ts";
+import { podRef, type ObjectRef } from "../api/index.ts";
 import { runtimePodRef } from "../container/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
@@ -152,7 +152,7 @@ export class LifecycleSteps {
     this.deps.metrics.podWorkerDuration.observe({ operation_type: operationType }, seconds);
   }
 
-  podLog(ref: string, uid: string): Logger {
+  podLog(ref: ObjectRef | string, uid: string): Logger {
     return this.deps.log.with({ pod: ref, podUID: uid });
   }
 

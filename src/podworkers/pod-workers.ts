@@ -10,7 +10,7 @@
  * kubelet's podLock sections); the only awaits are inside runWork, where updatePod may replace
  * the pending update or cancel the sync in flight through its AbortSignal.
  */
-import { isStaticPod, podFullName, podUID, podRef, type Pod } from "../api/index.ts";
+import { isStaticPod, podFullName, podUID, podRef, type ObjectRef, type Pod } from "../api/index.ts";
 import { anySignal, jitter, Mailbox } from "../lib/index.ts";
 import { runtimePodRef, type RuntimePodStatus, type RuntimePod } from "../container/index.ts";
 import * as lifecycle from "./lifecycle.ts";
@@ -41,7 +41,7 @@ type StartDecision = { kind: "run"; work: PodWork; signal: AbortSignal } | { kin
 interface UpdateIdentity {
   uid: string;
   fullName: string;
-  ref: string;
+  ref: ObjectRef;
   isRuntimePod: boolean;
 }
 

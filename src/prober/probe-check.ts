@@ -5,7 +5,7 @@
  * which the worker ignores. Failures are logged with the probe's output, as the kubelet's
  * "Probe failed" lines.
  */
-import type { Container, Probe } from "../api/index.ts";
+import type { Container, ObjectRef, Probe } from "../api/index.ts";
 import type { Logger } from "../lib/index.ts";
 import type { ProbeResult } from "./results.ts";
 import { runProbe, type ProbeTarget } from "./probe-run.ts";
@@ -20,8 +20,8 @@ export interface CheckRequest {
   probeType: ProbeType;
   spec: Probe;
   container: Container;
-  /** ns/name, for logs. */
-  pod: string;
+  /** The pod as logs name it. */
+  pod: ObjectRef;
   podUID: string;
   target: ProbeTarget;
   log: Logger;

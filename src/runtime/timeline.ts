@@ -8,6 +8,7 @@
  * an error. Restarting a container of a running pod is not a pod start: its timeline is kept for
  * /pods but not logged.
  */
+import type { ObjectRef } from "../api/index.ts";
 import type { Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
 
@@ -32,11 +33,11 @@ export class StartTimeline {
   }
 
   /** One log line and one observation per step kind, once; the metric never carries container names. */
-  report(log: Logger, metrics: Metrics, pod: string, now: number): void {
+  report(log: Logger, metrics: Metrics, pod: ObjectRef, now: number): void {
     if (!this.pending) return;
     this.#reported = true;
     const totalMs = now - this.startedAt;
-    const fields: Record<string, string> = { pod };
+    const fields: Record<string, unknown> = { pod };
     for (const [step, ms] of this.steps) {
       fields[step] = `${ms}ms`;
       const kind = step.includes(".") ? step.slice(step.lastIndexOf(".") + 1) : step;

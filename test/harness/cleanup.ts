@@ -1,5 +1,6 @@
 // Best-effort host cleanup for e2e instances: what CRI teardown did not remove, this does.
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { basename } from "node:path";
 
 interface Proc {
   pid: number;
@@ -31,12 +32,58 @@ function kill(pid: number): void {
   }
 }
 
+/** SIGKILLs pid and everything below it, children first. */
+function killTree(procs: Proc[], pid: number): void {
+  const order: number[] = [];
+  const visit = (at: number) => {
+    for (const child of procs.filter((p) => p.ppid === at)) visit(child.pid);
+    order.push(at);
+  };
+  visit(pid);
+  order.forEach(kill);
+}
+
 /** Pids of processes with an argument at or below `dir` (other than this process). */
 export function pidsNaming(dir: string): number[] {
   const prefix = dir.endsWith("/") ? dir : `${dir}/`;
   return listProcesses()
     .filter((p) => p.pid !== process.pid && p.args.some((a) => a === dir || a.includes(prefix)))
     .map((p) => p.pid);
+}
+
+/**
+ * The instance dir `root/prefix…` an argument names, if any:
+ * `/tmp/bunlet-managed-x/containerd/config.toml` → `/tmp/bunlet-managed-x`.
+ */
+export function instanceDirNamed(arg: string, root: string, prefix: string): string | undefined {
+  const base = root.endsWith("/") ? root : `${root}/`;
+  // The path is the whole argument or a flag's value (`--root=/tmp/…`).
+  const start = base + prefix;
+  const at = arg.startsWith(start) ? 0 : arg.includes(`=${start}`) ? arg.indexOf(`=${start}`) + 1 : -1;
+  if (at < 0) return undefined;
+  const name = arg.slice(at + base.length).split("/")[0]!;
+  return base + name;
+}
+
+const isContainerdFamily = (p: Proc) => {
+  const exe = basename(p.args[0] ?? "");
+  return exe === "containerd" || exe.startsWith("containerd-shim");
+};
+
+/**
+ * SIGKILLs every containerd and containerd shim (each with everything below it, children first)
+ * whose arguments name an instance dir `root/prefix…` that no longer exists: its owner record went
+ * with the dir, so nothing else can ever stop it. Returns the pids of the containerds and shims.
+ */
+export function killContainerdOfGoneDirs(root: string, prefix: string): number[] {
+  const procs = listProcesses();
+  const orphans = procs.filter((p) => {
+    if (p.pid === process.pid || !isContainerdFamily(p)) return false;
+    const dirs = p.args.map((a) => instanceDirNamed(a, root, prefix)).filter((d) => d !== undefined);
+    return dirs.length > 0 && dirs.every((d) => !existsSync(d));
+  });
+  for (const orphan of orphans) killTree(procs, orphan.pid);
+  return orphans.map((p) => p.pid);
 }
 
 /** Pids of the shims serving the containerd at `socketPath` (`containerd-shim-runc-v2 … -address SOCK`). */
@@ -50,15 +97,7 @@ export function shimPids(socketPath: string): number[] {
 export function killShims(socketPath: string): number {
   const procs = listProcesses();
   const shims = procs.filter((p) => p.args[0]?.includes("containerd-shim") && p.args.includes(socketPath));
-  for (const shim of shims) {
-    const order: number[] = [];
-    const visit = (pid: number) => {
-      for (const child of procs.filter((p) => p.ppid === pid)) visit(child.pid);
-      order.push(pid);
-    };
-    visit(shim.pid);
-    order.forEach(kill);
-  }
+  for (const shim of shims) killTree(procs, shim.pid);
   return shims.length;
 }
 

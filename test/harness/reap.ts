@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { deleteLink, deleteNatRulesFor, killShims, pidsNaming, unmountUnder } from "./cleanup.ts";
+import { deleteLink, deleteNatRulesFor, killContainerdOfGoneDirs, killShims, pidsNaming, unmountUnder } from "./cleanup.ts";
 
 const OWNER_FILE = "bunlet-test-owner.json";
 
@@ -51,8 +51,19 @@ function managedContainerdPid(dir: string): number | undefined {
   }
 }
 
-/** Cleans every `$TMPDIR/bunlet-*` instance whose owning test process is dead. Returns the dirs cleaned. */
+/**
+ * Cleans every `$TMPDIR/bunlet-*` instance whose owning test process is dead, then stops the
+ * containerds (with their shims) of instances whose dir is gone altogether (removed while its
+ * containerd still ran, e.g. by a teardown cut short): no owner record is left to find them by.
+ * Returns the dirs cleaned.
+ */
 export function reapAbandoned(): string[] {
+  const reaped = reapDeadOwners();
+  killContainerdOfGoneDirs(tmpdir(), "bunlet-");
+  return reaped;
+}
+
+function reapDeadOwners(): string[] {
   const reaped: string[] = [];
   for (const name of readdirSync(tmpdir())) {
     if (!name.startsWith("bunlet-")) continue;

@@ -98,8 +98,12 @@ export const logsCommand: Command = {
       write(selectEntries(parse(lines), { sinceMs, stream: stream as LogEntry["stream"] | undefined, tail: -1 }));
       if (budget === 0) return 0;
       if (lines.length === 0 && polls % STATUS_EVERY_POLLS === 0) {
-        const now = await ctx.cri.runtime.containerStatus({ containerId: id }, { signal: ctx.signal });
-        if (now.status?.state !== ContainerState.CONTAINER_RUNNING) return 0;
+        // An interrupt that lands during this check ends the follow as one during the wait does.
+        const now = await ctx.cri.runtime.containerStatus({ containerId: id }, { signal: ctx.signal }).catch((err: unknown) => {
+          if (ctx.signal.aborted) return undefined;
+          throw err;
+        });
+        if (now === undefined || now.status?.state !== ContainerState.CONTAINER_RUNNING) return 0;
       }
     }
     return 0;

@@ -5,62 +5,20 @@
  * order on one containerd, each starting from the state the previous one left; once on
  * containerd 1.6 (bunlet relists) and once on 1.7 (bunlet follows its event stream).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, test } from "bun:test";
+import { unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Pod, PodList } from "../../../src/api/index.ts";
-import { ContainerState, createCriClient, labels, type CriClient } from "../../../src/cri/index.ts";
-import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
+import { ContainerState, labels } from "../../../src/cri/index.ts";
 import { E2E_CONTAINERD_VERSIONS } from "../../harness/containerd-versions.ts";
-import { bunletWaiter, ensureBuilt, freePort, startBunlet, type BunletProcess } from "./bunlet.ts";
+import { agentFixture, linePod } from "./bunlet.ts";
 
 describe.each(E2E_CONTAINERD_VERSIONS)("dist/bunlet on containerd %s", (version) => {
   const BUSYBOX = "docker.io/library/busybox:1.36";
   const STEP_MS = 60_000;
 
-  let ctd: TestContainerd;
-  let cri: CriClient;
-  let dir = "";
-  let manifests = "";
-  let bunlet: BunletProcess | undefined;
-  let port = 0;
-
-  beforeAll(async () => {
-  ensureBuilt();
-    ctd = await startTestContainerd({ name: "agent-e2e", version });
-  cri = createCriClient({ endpoint: ctd.endpoint });
-    dir = mkdtempSync(join(tmpdir(), `bunlet-agent-e2e-${version}-`));
-  manifests = join(dir, "manifests");
-  mkdirSync(manifests);
-  port = await freePort();
-  }, 180_000);
-
-  afterAll(async () => {
-  bunlet?.signal("SIGKILL");
-  await bunlet?.exited;
-  cri?.close();
-  await ctd?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  }, 120_000);
-
-  async function start(): Promise<BunletProcess> {
-  const p = await startBunlet(
-    [
-      `--container-runtime-endpoint=${ctd.endpoint}`,
-      `--pod-manifest-path=${manifests}`,
-      `--root-dir=${join(dir, "state")}`,
-      `--pod-logs-dir=${join(dir, "logs", "pods")}`,
-      `--container-logs-dir=${join(dir, "logs", "containers")}`,
-      "--hostname-override=e2e-node",
-      "--file-check-frequency=1s",
-      `--healthz-port=${await freePort()}`,
-    ],
-    port,
-  );
-  bunlet = p;
-  return p;
-  }
+  const fx = agentFixture({ name: "agent", hostname: "e2e-node", waitTimeoutMs: 45_000, containerdVersion: version });
+  const { waitFor } = fx;
 
   function pod(name: string, command: string[]): Pod {
   return {
@@ -71,10 +29,9 @@ describe.each(E2E_CONTAINERD_VERSIONS)("dist/bunlet on containerd %s", (version)
   };
   }
 
-  const waitFor = bunletWaiter(() => bunlet, 45_000);
 
   async function podsApi(): Promise<PodList> {
-  const res = await fetch(`http://127.0.0.1:${port}/pods`);
+  const res = await fetch(`http://127.0.0.1:${fx.port}/pods`);
   return (await res.json()) as PodList;
   }
 
@@ -86,13 +43,13 @@ describe.each(E2E_CONTAINERD_VERSIONS)("dist/bunlet on containerd %s", (version)
   }
 
   async function containersOf(name: string) {
-  const { containers } = await cri.runtime.listContainers({});
+  const { containers } = await fx.cri.runtime.listContainers({});
   return containers.filter((c) => c.labels[labels.KubernetesPodNameLabel] === `${name}-e2e-node`);
   }
 
   /** How many ListPodSandbox calls the running bunlet has made (its runtime operation counter). */
   async function listSandboxCalls(): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const text = await (await fetch(`http://127.0.0.1:${fx.port}/metrics`)).text();
   const m = text.match(/^kubelet_runtime_operations_total\{operation_type="list_podsandbox"\} (\d+)/m);
   return m ? Number(m[1]) : 0;
   }
@@ -101,23 +58,23 @@ describe.each(E2E_CONTAINERD_VERSIONS)("dist/bunlet on containerd %s", (version)
   (await containersOf(name)).filter((c) => c.state === ContainerState.CONTAINER_RUNNING).map((c) => c.id).sort();
 
   test("a manifest written to the directory runs; /pods shows it Running with ready containers", async () => {
-    await start();
-    writeFileSync(join(manifests, "web.json"), JSON.stringify(pod("web", ["sleep", "3600"])));
+    await fx.start();
+    writeFileSync(join(fx.manifests, "web.json"), JSON.stringify(pod("web", ["sleep", "3600"])));
     const apiPod = await waitFor("web Running in /pods", () => runningInApi("web"));
     expect(await runningIds("web")).toHaveLength(1);
     expect(apiPod.status?.podIP).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
-    const healthz = await fetch(`http://127.0.0.1:${port}/healthz`);
+    const healthz = await fetch(`http://127.0.0.1:${fx.port}/healthz`);
     expect(healthz.status).toBe(200);
       // The PLEG mode this runtime allows: 1.6 answers GetContainerEvents with UNIMPLEMENTED.
       const mode = version === "1.6" ? "generic" : "evented";
-      await waitFor(`${mode} PLEG mode`, async () => (await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()).includes(`bunlet_pleg_mode{mode="${mode}"} 1`));
-    expect(bunlet!.lines.some((l) => l.msg === "Pod is running" && l.pod === "default/web-e2e-node")).toBe(true);
+      await waitFor(`${mode} PLEG mode`, async () => (await (await fetch(`http://127.0.0.1:${fx.port}/metrics`)).text()).includes(`bunlet_pleg_mode{mode="${mode}"} 1`));
+    expect(fx.bunlet!.lines.some((l) => l.msg === "Pod is running" && linePod(l, "default/web-e2e-node"))).toBe(true);
   }, STEP_MS);
 
   test("an edited manifest replaces the pod: the new one runs, the old one's container stops", async () => {
     const before = await runningIds("web");
     const oldUid = (await runningInApi("web"))!.metadata.uid;
-    writeFileSync(join(manifests, "web.json"), JSON.stringify(pod("web", ["sleep", "7200"])));
+    writeFileSync(join(fx.manifests, "web.json"), JSON.stringify(pod("web", ["sleep", "7200"])));
     const replaced = await waitFor("the edited web Running", async () => {
       const p = await runningInApi("web");
       return p && p.metadata.uid !== oldUid ? p : undefined;
@@ -132,9 +89,9 @@ describe.each(E2E_CONTAINERD_VERSIONS)("dist/bunlet on containerd %s", (version)
   test("SIGKILL and a restart of bunlet restart nothing", async () => {
     const before = await runningIds("web");
     const containersBefore = (await containersOf("web")).length;
-    bunlet!.signal("SIGKILL");
-    await bunlet!.exited;
-    await start();
+    fx.bunlet!.signal("SIGKILL");
+    await fx.bunlet!.exited;
+    await fx.start();
     await waitFor("web Running under the new bunlet", () => runningInApi("web"));
     // Let the new bunlet list the runtime a few more times (relists and housekeeping): a pod it
     // failed to adopt would have been killed or duplicated by then.
@@ -146,28 +103,28 @@ describe.each(E2E_CONTAINERD_VERSIONS)("dist/bunlet on containerd %s", (version)
 
   test("SIGTERM stops bunlet cleanly and leaves the pods running", async () => {
     const before = await runningIds("web");
-    bunlet!.signal("SIGTERM");
-    const code = await bunlet!.exited;
+    fx.bunlet!.signal("SIGTERM");
+    const code = await fx.bunlet!.exited;
     expect(code).toBe(0);
     expect(await runningIds("web")).toEqual(before);
     // The shutdown ran its course (no second signal, no forced exit), logged once, in order, by the agent.
-    expect(bunlet!.lines.some((l) => String(l.msg).startsWith("second signal"))).toBe(false);
-    const shutdownLines = bunlet!.lines.filter((l) => l.msg === "Shutting down; pods keep running" || l.msg === "Shutdown complete");
+    expect(fx.bunlet!.lines.some((l) => String(l.msg).startsWith("second signal"))).toBe(false);
+    const shutdownLines = fx.bunlet!.lines.filter((l) => l.msg === "Shutting down; pods keep running" || l.msg === "Shutdown complete");
     expect(shutdownLines.map((l) => [l.msg, l.reason])).toEqual([
       ["Shutting down; pods keep running", "received SIGTERM"],
       ["Shutdown complete", undefined],
     ]);
     // The binary embeds its source map: every line names the TypeScript file and line that logged it.
-    expect(bunlet!.lines.filter((l) => !/^[\w-]+\.ts:\d+$/.test(String(l.caller)))).toEqual([]);
+    expect(fx.bunlet!.lines.filter((l) => !/^[\w-]+\.ts:\d+$/.test(String(l.caller)))).toEqual([]);
   }, STEP_MS);
 
   test("a removed manifest stops the pod's containers", async () => {
-    await start();
+    await fx.start();
     await waitFor("web adopted", () => runningInApi("web"));
-    unlinkSync(join(manifests, "web.json"));
+    unlinkSync(join(fx.manifests, "web.json"));
     await waitFor("web's containers stopped", async () => (await runningIds("web")).length === 0);
     await waitFor("/pods empty", async () => (await podsApi()).items.length === 0);
-    const stops = bunlet!.lines.filter((l) => String(l.msg).startsWith("Stopping container") && l.pod === "default/web-e2e-node");
+    const stops = fx.bunlet!.lines.filter((l) => String(l.msg).startsWith("Stopping container") && linePod(l, "default/web-e2e-node"));
     expect(stops.length).toBeGreaterThan(0);
     expect(stops.every((l) => l.reason === "Killing")).toBe(true);
   }, STEP_MS);

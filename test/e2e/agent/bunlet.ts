@@ -1,8 +1,14 @@
 // The built dist/bunlet as a child process: built when missing or stale, started with kubelet
-// flags, its log lines kept (JSON), stopped by SIGTERM or SIGKILL like an init system would.
-import { existsSync, readdirSync, statSync } from "node:fs";
+// flags, its log lines kept (JSON), stopped by SIGTERM or SIGKILL like an init system would; and
+// agentFixture, the containerd, directories and ports the agent e2e files share.
+import { afterAll, beforeAll } from "bun:test";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
+import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
+import type { ContainerdVersion } from "../../harness/containerd-versions.ts";
 import { waitFor } from "../../harness/wait.ts";
 
 const repo = join(import.meta.dir, "../../..");
@@ -87,6 +93,12 @@ export async function startBunlet(flags: string[], readOnlyPort: number): Promis
   };
 }
 
+/** Whether a JSON line names the pod `ns/name` as component-base writes klog.KObj: `{"name","namespace"}`. */
+export function linePod(line: Record<string, unknown>, ref: string): boolean {
+  const [namespace, name] = ref.split("/");
+  return Bun.deepEquals(line.pod, { name, namespace });
+}
+
 /** component-base's JSON marks an error line by leaving out `v` (info and warnings carry v=0). */
 export function isErrorLine(line: Record<string, unknown>): boolean {
   return !("v" in line);
@@ -107,4 +119,114 @@ export function bunletWaiter(current: () => BunletProcess | undefined, defaultTi
     return `last bunlet logs:\n${logs.join("\n")}${raw}`;
   };
   return (what, check, timeoutMs = defaultTimeoutMs) => waitFor(what, check, { timeoutMs, intervalMs: 100, detail: logTail });
+}
+
+export interface AgentFixtureOptions {
+  /** Names the test containerd (`<name>-e2e`) and the temporary directory. */
+  name: string;
+  /** --hostname-override: a static pod `web` shows as `web-<hostname>`. */
+  hostname: string;
+  /** The default timeout of `waitFor`. */
+  waitTimeoutMs: number;
+  /** Which containerd (containerd-versions.ts); the harness's default when left out. */
+  containerdVersion?: ContainerdVersion;
+  /** Given, beforeAll calls it (to write manifests, make host paths) and then starts bunlet. */
+  startInBeforeAll?: (fx: AgentFixture) => void;
+}
+
+export interface AgentFixture {
+  readonly ctd: TestContainerd;
+  readonly cri: CriClient;
+  /** The temporary directory: manifests/, state/ (--root-dir), logs/. */
+  readonly dir: string;
+  /** --pod-manifest-path, an empty directory at first. */
+  readonly manifests: string;
+  /** The read-only port, the same across restarts of bunlet. */
+  readonly port: number;
+  /** The bunlet started last. */
+  readonly bunlet: BunletProcess | undefined;
+  /** Starts dist/bunlet on the fixture's containerd, directories and ports. */
+  start(): Promise<BunletProcess>;
+  /** bunletWaiter of the current bunlet. */
+  readonly waitFor: Waiter;
+}
+
+/**
+ * The set-up the agent e2e files share, as beforeAll and afterAll of the calling file: dist/bunlet
+ * built, a test containerd with a CRI client, a temporary directory with an empty manifest
+ * directory and a free read-only port; afterwards bunlet is killed (SIGKILL, as a crash would),
+ * the client closed, containerd stopped and the directory removed.
+ */
+export function agentFixture(opts: AgentFixtureOptions): AgentFixture {
+  let ctd: TestContainerd | undefined;
+  let cri: CriClient | undefined;
+  let dir = "";
+  let port = 0;
+  let bunlet: BunletProcess | undefined;
+  const ready = <T>(what: string, value: T | undefined): T => {
+    if (value === undefined) throw new Error(`the agent fixture's ${what} is used before its beforeAll ran`);
+    return value;
+  };
+
+  const fx: AgentFixture = {
+    get ctd() {
+      return ready("containerd", ctd);
+    },
+    get cri() {
+      return ready("CRI client", cri);
+    },
+    get dir() {
+      return dir;
+    },
+    get manifests() {
+      return join(dir, "manifests");
+    },
+    get port() {
+      return port;
+    },
+    get bunlet() {
+      return bunlet;
+    },
+    async start() {
+      bunlet = await startBunlet(
+        [
+          `--container-runtime-endpoint=${fx.ctd.endpoint}`,
+          `--pod-manifest-path=${fx.manifests}`,
+          `--root-dir=${join(dir, "state")}`,
+          `--pod-logs-dir=${join(dir, "logs", "pods")}`,
+          `--container-logs-dir=${join(dir, "logs", "containers")}`,
+          `--hostname-override=${opts.hostname}`,
+          "--file-check-frequency=1s",
+          `--healthz-port=${await freePort()}`,
+        ],
+        port,
+      );
+      return bunlet;
+    },
+    waitFor: bunletWaiter(() => bunlet, opts.waitTimeoutMs),
+  };
+
+  beforeAll(async () => {
+    ensureBuilt();
+    ctd = await startTestContainerd({ name: `${opts.name}-e2e`, version: opts.containerdVersion });
+    cri = createCriClient({ endpoint: ctd.endpoint });
+    const version = opts.containerdVersion === undefined ? "" : `${opts.containerdVersion}-`;
+    dir = mkdtempSync(join(tmpdir(), `bunlet-${opts.name}-e2e-${version}`));
+    mkdirSync(fx.manifests);
+    port = await freePort();
+    if (opts.startInBeforeAll) {
+      opts.startInBeforeAll(fx);
+      await fx.start();
+    }
+  }, 180_000);
+
+  afterAll(async () => {
+    bunlet?.signal("SIGKILL");
+    await bunlet?.exited;
+    cri?.close();
+    await ctd?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  }, 120_000);
+
+  return fx;
 }

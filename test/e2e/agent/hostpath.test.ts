@@ -4,58 +4,17 @@
  * creates no sandbox and nothing on the host (containerd would otherwise create the bind source
  * as a directory); once the file exists the pod starts. DirectoryOrCreate creates its directory.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Pod, PodList } from "../../../src/api/index.ts";
-import { createCriClient, labels, type CriClient } from "../../../src/cri/index.ts";
-import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
-import { bunletWaiter, ensureBuilt, freePort, startBunlet, type BunletProcess } from "./bunlet.ts";
+import { labels } from "../../../src/cri/index.ts";
+import { agentFixture } from "./bunlet.ts";
 
 const STEP_MS = 90_000;
-let ctd: TestContainerd;
-let cri: CriClient;
-let dir = "";
-let manifests = "";
-let host = "";
-let bunlet: BunletProcess | undefined;
-let port = 0;
-
-beforeAll(async () => {
-  ensureBuilt();
-  ctd = await startTestContainerd({ name: "hostpath-e2e" });
-  cri = createCriClient({ endpoint: ctd.endpoint });
-  dir = mkdtempSync(join(tmpdir(), "bunlet-hostpath-e2e-"));
-  manifests = join(dir, "manifests");
-  host = join(dir, "host");
-  mkdirSync(manifests);
-  mkdirSync(host);
-  port = await freePort();
-  bunlet = await startBunlet(
-    [
-      `--container-runtime-endpoint=${ctd.endpoint}`,
-      `--pod-manifest-path=${manifests}`,
-      `--root-dir=${join(dir, "state")}`,
-      `--pod-logs-dir=${join(dir, "logs", "pods")}`,
-      `--container-logs-dir=${join(dir, "logs", "containers")}`,
-      "--hostname-override=hp-node",
-      "--file-check-frequency=1s",
-      `--healthz-port=${await freePort()}`,
-    ],
-    port,
-  );
-}, 180_000);
-
-afterAll(async () => {
-  bunlet?.signal("SIGKILL");
-  await bunlet?.exited;
-  cri?.close();
-  await ctd?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-}, 120_000);
-
-const waitFor = bunletWaiter(() => bunlet, 45_000);
+const fx = agentFixture({ name: "hostpath", hostname: "hp-node", waitTimeoutMs: 45_000, startInBeforeAll: (f) => mkdirSync(join(f.dir, "host")) });
+const { waitFor } = fx;
+const host = () => join(fx.dir, "host");
 
 function hostPathPod(name: string, path: string, type: string, mountPath: string): Pod {
   return {
@@ -73,32 +32,32 @@ function hostPathPod(name: string, path: string, type: string, mountPath: string
 }
 
 async function apiPod(name: string): Promise<Pod | undefined> {
-  const list = (await (await fetch(`http://127.0.0.1:${port}/pods`)).json()) as PodList;
+  const list = (await (await fetch(`http://127.0.0.1:${fx.port}/pods`)).json()) as PodList;
   return list.items.find((p) => p.metadata.name === `${name}-hp-node`);
 }
 
 async function sandboxesOf(name: string) {
-  const { items } = await cri.runtime.listPodSandbox({ filter: { labelSelector: { [labels.KubernetesPodNameLabel]: `${name}-hp-node` } } });
+  const { items } = await fx.cri.runtime.listPodSandbox({ filter: { labelSelector: { [labels.KubernetesPodNameLabel]: `${name}-hp-node` } } });
   return items;
 }
 
 describe("hostPath type checks", () => {
   test("type File on a missing path: Pending in ContainerCreating, the kubelet's message, no sandbox, nothing created", async () => {
-    const path = join(host, "app.conf");
-    writeFileSync(join(manifests, "conf.json"), JSON.stringify(hostPathPod("conf", path, "File", "/etc/app.conf")));
+    const path = join(host(), "app.conf");
+    writeFileSync(join(fx.manifests, "conf.json"), JSON.stringify(hostPathPod("conf", path, "File", "/etc/app.conf")));
     const message = `hostPath type check failed: ${path} is not a file`;
-    await waitFor("the type check failure in the log", () => bunlet!.lines.find((l) => String(l.err ?? "").includes(message)));
+    await waitFor("the type check failure in the log", () => fx.bunlet!.lines.find((l) => String(l.err ?? "").includes(message)));
     const pod = await waitFor("the pod in /pods", () => apiPod("conf"));
     expect(pod.status?.phase).toBe("Pending");
     expect(pod.status?.containerStatuses?.[0].state?.waiting?.reason).toBe("ContainerCreating");
-    const line = bunlet!.lines.find((l) => String(l.err ?? "").includes(message))!;
+    const line = fx.bunlet!.lines.find((l) => String(l.err ?? "").includes(message))!;
     expect(String(line.err)).toContain(`MountVolume.SetUp failed for volume "data" : ${message}`);
     expect(await sandboxesOf("conf")).toEqual([]);
     expect(existsSync(path)).toBe(false);
   }, STEP_MS);
 
   test("once the file exists the pod starts with it mounted", async () => {
-    const path = join(host, "app.conf");
+    const path = join(host(), "app.conf");
     writeFileSync(path, "key=value\n");
     const running = await waitFor("conf Running", async () => {
       const pod = await apiPod("conf");
@@ -110,8 +69,8 @@ describe("hostPath type checks", () => {
   }, STEP_MS);
 
   test("DirectoryOrCreate creates the missing directory (0755) and the pod runs", async () => {
-    const path = join(host, "made", "here");
-    writeFileSync(join(manifests, "data.json"), JSON.stringify(hostPathPod("data", path, "DirectoryOrCreate", "/data")));
+    const path = join(host(), "made", "here");
+    writeFileSync(join(fx.manifests, "data.json"), JSON.stringify(hostPathPod("data", path, "DirectoryOrCreate", "/data")));
     await waitFor("data Running", async () => (await apiPod("data"))?.status?.phase === "Running");
     expect(statSync(path).isDirectory()).toBe(true);
     expect(statSync(path).mode & 0o777).toBe(0o755);

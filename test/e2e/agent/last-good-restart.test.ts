@@ -4,59 +4,16 @@
  * same container, nothing killed as an orphan, the error reported as before); fixing the file
  * replaces the pod; deleting it still removes the pod.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, test } from "bun:test";
+import { unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Pod, PodList } from "../../../src/api/index.ts";
-import { ContainerState, createCriClient, labels, type CriClient } from "../../../src/cri/index.ts";
-import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
-import { bunletWaiter, ensureBuilt, freePort, isErrorLine, startBunlet, type BunletProcess } from "./bunlet.ts";
+import { ContainerState, labels } from "../../../src/cri/index.ts";
+import { agentFixture, isErrorLine } from "./bunlet.ts";
 
 const STEP_MS = 90_000;
-let ctd: TestContainerd;
-let cri: CriClient;
-let dir = "";
-let manifests = "";
-let bunlet: BunletProcess | undefined;
-let port = 0;
-
-beforeAll(async () => {
-  ensureBuilt();
-  ctd = await startTestContainerd({ name: "last-good-e2e" });
-  cri = createCriClient({ endpoint: ctd.endpoint });
-  dir = mkdtempSync(join(tmpdir(), "bunlet-last-good-e2e-"));
-  manifests = join(dir, "manifests");
-  mkdirSync(manifests);
-  port = await freePort();
-}, 180_000);
-
-afterAll(async () => {
-  bunlet?.signal("SIGKILL");
-  await bunlet?.exited;
-  cri?.close();
-  await ctd?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-}, 120_000);
-
-async function start(): Promise<BunletProcess> {
-  bunlet = await startBunlet(
-    [
-      `--container-runtime-endpoint=${ctd.endpoint}`,
-      `--pod-manifest-path=${manifests}`,
-      `--root-dir=${join(dir, "state")}`,
-      `--pod-logs-dir=${join(dir, "logs", "pods")}`,
-      `--container-logs-dir=${join(dir, "logs", "containers")}`,
-      "--hostname-override=lg-node",
-      "--file-check-frequency=1s",
-      `--healthz-port=${await freePort()}`,
-    ],
-    port,
-  );
-  return bunlet;
-}
-
-const waitFor = bunletWaiter(() => bunlet, 45_000);
+const fx = agentFixture({ name: "last-good", hostname: "lg-node", waitTimeoutMs: 45_000 });
+const { waitFor } = fx;
 
 function web(command: string[]): string {
   const pod: Pod = {
@@ -69,32 +26,32 @@ function web(command: string[]): string {
 }
 
 async function apiWeb(): Promise<Pod | undefined> {
-  const list = (await (await fetch(`http://127.0.0.1:${port}/pods`)).json()) as PodList;
+  const list = (await (await fetch(`http://127.0.0.1:${fx.port}/pods`)).json()) as PodList;
   return list.items.find((p) => p.metadata.name === "web-lg-node");
 }
 
 async function runningWebContainers(): Promise<string[]> {
-  const { containers } = await cri.runtime.listContainers({ filter: { labelSelector: { [labels.KubernetesPodNameLabel]: "web-lg-node" } } });
+  const { containers } = await fx.cri.runtime.listContainers({ filter: { labelSelector: { [labels.KubernetesPodNameLabel]: "web-lg-node" } } });
   return containers.filter((c) => c.state === ContainerState.CONTAINER_RUNNING).map((c) => c.id);
 }
 
 describe("the last good pod across a restart", () => {
-  const file = () => join(manifests, "web.json");
+  const file = () => join(fx.manifests, "web.json");
   let uid = "";
   let container = "";
 
   test("a bunlet restarted while the manifest is broken keeps the last good pod running and reports the error", async () => {
     writeFileSync(file(), web(["sleep", "3600"]));
-    await start();
+    await fx.start();
     const running = await waitFor("web Running", async () => ((await apiWeb())?.status?.phase === "Running" ? apiWeb() : undefined));
     uid = running!.metadata.uid!;
     [container] = await runningWebContainers();
     expect(container).toBeDefined();
 
-    bunlet!.signal("SIGTERM");
-    expect(await bunlet!.exited).toBe(0);
+    fx.bunlet!.signal("SIGTERM");
+    expect(await fx.bunlet!.exited).toBe(0);
     writeFileSync(file(), '{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"}, "spec": {');
-    await start();
+    await fx.start();
     const kept = await waitFor("the kept pod annotated in /pods", async () => {
       const pod = await apiWeb();
       return pod?.metadata.annotations?.["bunlet.io/manifest-error"] ? pod : undefined;
@@ -102,11 +59,11 @@ describe("the last good pod across a restart", () => {
     expect(kept.metadata.uid).toBe(uid);
     expect(kept.status?.phase).toBe("Running");
     expect(kept.metadata.annotations?.["bunlet.io/manifest-error"]).toStartWith(file());
-    expect(bunlet!.lines.some((l) => l.msg === "Static pod manifest is invalid; using its last good version saved by a previous run")).toBe(true);
+    expect(fx.bunlet!.lines.some((l) => l.msg === "Static pod manifest is invalid; using its last good version saved by a previous run")).toBe(true);
     // Housekeeping has run (sources are ready) and killed nothing: the same container runs.
-    await waitFor("two more periodic checks", () => bunlet!.lines.filter((l) => isErrorLine(l) && l.file === file()).length >= 3);
+    await waitFor("two more periodic checks", () => fx.bunlet!.lines.filter((l) => isErrorLine(l) && l.file === file()).length >= 3);
     expect(await runningWebContainers()).toEqual([container]);
-    expect(bunlet!.lines.some((l) => String(l.msg).includes("no config source knows"))).toBe(false);
+    expect(fx.bunlet!.lines.some((l) => String(l.msg).includes("no config source knows"))).toBe(false);
   }, STEP_MS);
 
   test("fixing the file replaces the pod", async () => {
@@ -123,11 +80,11 @@ describe("the last good pod across a restart", () => {
   test("deleting the file still removes the pod, and a restart does not bring it back", async () => {
     unlinkSync(file());
     await waitFor("web gone", async () => (await runningWebContainers()).length === 0 && (await apiWeb()) === undefined);
-    bunlet!.signal("SIGTERM");
-    expect(await bunlet!.exited).toBe(0);
+    fx.bunlet!.signal("SIGTERM");
+    expect(await fx.bunlet!.exited).toBe(0);
     writeFileSync(file(), "{");
-    await start();
-    await waitFor("the broken file reported", () => bunlet!.lines.find((l) => isErrorLine(l) && l.file === file()));
+    await fx.start();
+    await waitFor("the broken file reported", () => fx.bunlet!.lines.find((l) => isErrorLine(l) && l.file === file()));
     expect(await apiWeb()).toBeUndefined();
     expect(await runningWebContainers()).toEqual([]);
   }, STEP_MS);

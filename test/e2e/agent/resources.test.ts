@@ -5,22 +5,14 @@
  * containerd's runtime spec shows them. The manifest is read with YAML 1.1 scalars (hostNetwork:
  * yes), and one with a divisor the apiserver refuses is refused with its message.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { totalmem, tmpdir } from "node:os";
+import { expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { totalmem } from "node:os";
 import { join } from "node:path";
 import type { PodList } from "../../../src/api/index.ts";
-import { createCriClient, labels, type CriClient } from "../../../src/cri/index.ts";
-import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
-import { bunletWaiter, ensureBuilt, freePort, isErrorLine, startBunlet, type BunletProcess } from "./bunlet.ts";
+import { labels } from "../../../src/cri/index.ts";
+import { agentFixture, isErrorLine } from "./bunlet.ts";
 
-let ctd: TestContainerd;
-let cri: CriClient;
-let dir = "";
-let manifests = "";
-let bunlet: BunletProcess | undefined;
-
-const waitFor = bunletWaiter(() => bunlet, 60_000);
 
 const manifest = `
 apiVersion: v1
@@ -51,44 +43,23 @@ spec:
       limits: {cpu: 9m, memory: 32Mi}
 `;
 
-beforeAll(async () => {
-  ensureBuilt();
-  ctd = await startTestContainerd({ name: "resources-e2e" });
-  cri = createCriClient({ endpoint: ctd.endpoint });
-  dir = mkdtempSync(join(tmpdir(), "bunlet-resources-e2e-"));
-  manifests = join(dir, "manifests");
-  mkdirSync(manifests);
-  writeFileSync(join(manifests, "resources.yaml"), manifest);
-  writeFileSync(
-    join(manifests, "divisor.yaml"),
-    manifest.replace("name: resources", "name: divisor").replace("divisor: 1m}}}\n    - {name: REQ_CPU,", "divisor: 100m}}}\n    - {name: REQ_CPU,"),
-  );
-  bunlet = await startBunlet(
-    [
-      `--container-runtime-endpoint=${ctd.endpoint}`,
-      `--pod-manifest-path=${manifests}`,
-      `--root-dir=${join(dir, "state")}`,
-      `--pod-logs-dir=${join(dir, "logs", "pods")}`,
-      `--container-logs-dir=${join(dir, "logs", "containers")}`,
-      "--hostname-override=e2e-node",
-      "--file-check-frequency=1s",
-      `--healthz-port=${await freePort()}`,
-    ],
-    await freePort(),
-  );
-}, 180_000);
-
-afterAll(async () => {
-  bunlet?.signal("SIGKILL");
-  await bunlet?.exited;
-  cri?.close();
-  await ctd?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-}, 120_000);
+const fx = agentFixture({
+  name: "resources",
+  hostname: "e2e-node",
+  waitTimeoutMs: 60_000,
+  startInBeforeAll: (f) => {
+    writeFileSync(join(f.manifests, "resources.yaml"), manifest);
+    writeFileSync(
+      join(f.manifests, "divisor.yaml"),
+      manifest.replace("name: resources", "name: divisor").replace("divisor: 1m}}}\n    - {name: REQ_CPU,", "divisor: 100m}}}\n    - {name: REQ_CPU,"),
+    );
+  },
+});
+const { waitFor } = fx;
 
 /** The running container of the static pod `resources` with this name. */
 async function container(name: string) {
-  const list = await cri.runtime.listContainers({
+  const list = await fx.cri.runtime.listContainers({
     filter: { labelSelector: { [labels.KubernetesPodNameLabel]: "resources-e2e-node", [labels.KubernetesContainerNameLabel]: name } },
   });
   return list.containers.find((c) => c.state === 1);
@@ -96,7 +67,7 @@ async function container(name: string) {
 
 /** The first log lines of a container (CRI log format: time stream tag text). */
 function logLines(containerName: string): string[] {
-  const podsDir = join(dir, "logs", "pods");
+  const podsDir = join(fx.dir, "logs", "pods");
   const podDir = existsSync(podsDir) && readdirSync(podsDir).find((d) => d.startsWith("default_resources-e2e-node_"));
   if (!podDir) return [];
   const file = join(podsDir, podDir, containerName, "0.log");
@@ -122,7 +93,7 @@ test("the downward API gives the kubelet's values: ceil(value / divisor) in inte
 test("cgroup values and OOM score in the runtime spec are the kubelet's", async () => {
   const spec = async (name: string) => {
     const c = await waitFor(`${name} running`, () => container(name));
-    const status = await cri.runtime.containerStatus({ containerId: c.id, verbose: true });
+    const status = await fx.cri.runtime.containerStatus({ containerId: c.id, verbose: true });
     return JSON.parse(status.info.info ?? "{}").runtimeSpec as {
       linux: { resources: { cpu: { shares: number; quota: number; period: number }; memory: { limit: number } } };
       process: { oomScoreAdj: number };
@@ -140,7 +111,7 @@ test("cgroup values and OOM score in the runtime spec are the kubelet's", async 
 });
 
 test("the manifest was read with YAML 1.1 scalars, its quantities canonical in /pods", async () => {
-  const list = (await (await fetch(`http://127.0.0.1:${bunlet!.readOnlyPort}/pods`)).json()) as PodList;
+  const list = (await (await fetch(`http://127.0.0.1:${fx.bunlet!.readOnlyPort}/pods`)).json()) as PodList;
   const pod = list.items.find((p) => p.metadata.name === "resources-e2e-node");
   expect(pod?.spec.hostNetwork).toBe(true);
   expect(pod?.spec.containers[0].resources).toEqual({ requests: { cpu: "700m", memory: "8M" }, limits: { cpu: "1", memory: "8300k" } });
@@ -149,9 +120,9 @@ test("the manifest was read with YAML 1.1 scalars, its quantities canonical in /
 
 test("a divisor the apiserver refuses is refused with its message, naming file and field", async () => {
   const line = await waitFor("the divisor error", () =>
-    bunlet!.lines.find((l) => isErrorLine(l) && String(l.file ?? "").endsWith("divisor.yaml")),
+    fx.bunlet!.lines.find((l) => isErrorLine(l) && String(l.file ?? "").endsWith("divisor.yaml")),
   );
   expect(String(line.err)).toBe(
-    `${join(manifests, "divisor.yaml")}: spec.containers[0].env[0].valueFrom.resourceFieldRef.divisor: Invalid value: "requests.cpu": only divisor's values 1m and 1 are supported with the cpu resource`,
+    `${join(fx.manifests, "divisor.yaml")}: spec.containers[0].env[0].valueFrom.resourceFieldRef.divisor: Invalid value: "requests.cpu": only divisor's values 1m and 1 are supported with the cpu resource`,
   );
 });

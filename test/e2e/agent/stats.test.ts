@@ -4,19 +4,13 @@
  * working set, its writable layer and log usage, the pod's sums, and the node's CPU, memory,
  * filesystem and image filesystem; and cadvisor's /spec/.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, tmpdir, totalmem } from "node:os";
+import { expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import type { PodList } from "../../../src/api/index.ts";
-import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
-import { bunletWaiter, ensureBuilt, freePort, startBunlet, type BunletProcess } from "./bunlet.ts";
+import { agentFixture } from "./bunlet.ts";
 
-let ctd: TestContainerd;
-let dir = "";
-let bunlet: BunletProcess | undefined;
-
-const waitFor = bunletWaiter(() => bunlet, 60_000);
 
 // Some CPU and memory use, and a log line, before it settles.
 const manifest = `
@@ -66,41 +60,20 @@ interface Summary {
 }
 
 async function summary(query = ""): Promise<Summary> {
-  const res = await fetch(`http://127.0.0.1:${bunlet!.readOnlyPort}/stats/summary${query}`);
+  const res = await fetch(`http://127.0.0.1:${fx.bunlet!.readOnlyPort}/stats/summary${query}`);
   if (res.status !== 200) throw new Error(`/stats/summary answered ${res.status}: ${await res.text()}`);
   return (await res.json()) as Summary;
 }
 
 const statsPod = (s: Summary) => s.pods.find((p) => p.podRef.name === "stats-e2e-node" && p.podRef.namespace === "default");
 
-beforeAll(async () => {
-  ensureBuilt();
-  ctd = await startTestContainerd({ name: "stats-e2e" });
-  dir = mkdtempSync(join(tmpdir(), "bunlet-stats-e2e-"));
-  const manifests = join(dir, "manifests");
-  mkdirSync(manifests);
-  writeFileSync(join(manifests, "stats.yaml"), manifest);
-  bunlet = await startBunlet(
-    [
-      `--container-runtime-endpoint=${ctd.endpoint}`,
-      `--pod-manifest-path=${manifests}`,
-      `--root-dir=${join(dir, "state")}`,
-      `--pod-logs-dir=${join(dir, "logs", "pods")}`,
-      `--container-logs-dir=${join(dir, "logs", "containers")}`,
-      "--hostname-override=e2e-node",
-      "--file-check-frequency=1s",
-      `--healthz-port=${await freePort()}`,
-    ],
-    await freePort(),
-  );
-}, 180_000);
-
-afterAll(async () => {
-  bunlet?.signal("SIGKILL");
-  await bunlet?.exited;
-  await ctd?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-}, 120_000);
+const fx = agentFixture({
+  name: "stats",
+  hostname: "e2e-node",
+  waitTimeoutMs: 60_000,
+  startInBeforeAll: (f) => writeFileSync(join(f.manifests, "stats.yaml"), manifest),
+});
+const { waitFor } = fx;
 
 test("/stats/summary shows the static pod with its container's CPU, memory, rootfs and logs", async () => {
   // containerd has no CPU and memory numbers for a container in the moment after it started.
@@ -109,7 +82,7 @@ test("/stats/summary shows the static pod with its container's CPU, memory, root
     const worker = p?.containers.find((c) => c.name === "worker");
     return worker?.logs?.usedBytes && worker.cpu && worker.memory ? p : undefined;
   });
-  const pods = (await (await fetch(`http://127.0.0.1:${bunlet!.readOnlyPort}/pods`)).json()) as PodList;
+  const pods = (await (await fetch(`http://127.0.0.1:${fx.bunlet!.readOnlyPort}/pods`)).json()) as PodList;
   expect(pod.podRef.uid).toBe(pods.items.find((p) => p.metadata.name === "stats-e2e-node")!.metadata.uid!);
   expect(pod.containers.map((c) => c.name)).toEqual(["worker"]);
   const worker = pod.containers[0]!;
@@ -165,7 +138,7 @@ test("?only_cpu_and_memory=true leaves the filesystems out", async () => {
 });
 
 test("/spec/ gives the machine's cores, memory and identities", async () => {
-  const res = await fetch(`http://127.0.0.1:${bunlet!.readOnlyPort}/spec/`);
+  const res = await fetch(`http://127.0.0.1:${fx.bunlet!.readOnlyPort}/spec/`);
   expect(res.status).toBe(200);
   const spec = (await res.json()) as Record<string, unknown>;
   expect(spec.num_cores).toBe(cpus().length);

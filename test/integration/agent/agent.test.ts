@@ -45,7 +45,7 @@ describe("agent on the fake CRI", () => {
     const h = await healthz(agent);
     expect(h.status).toBe(200);
     const started = agent.lines.find((l) => l.msg === "Pod is running");
-    expect(started?.pod).toBe("default/web-node1");
+    expect(started?.pod).toEqual({ name: "web-node1", namespace: "default" });
     expect(await metricValue(agent, "kubelet_pod_start_duration_seconds", "kubelet_pod_start_duration_seconds_count")).toBe(1);
   }, TIMEOUT_MS);
 

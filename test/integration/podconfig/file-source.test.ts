@@ -193,7 +193,7 @@ describe("file source: bad manifests (beyond the kubelet: the last good pod stay
     expect(await manifestErrorCount()).toBe(1);
     expect(await rejected()).toBe(1);
     const errorLines = () => log.lines.filter((l) => l.level === "error" && l.file === file);
-    expect(errorLines()[0]).toMatchObject({ pod: "default/web-node-a" });
+    expect(errorLines()[0]).toMatchObject({ pod: { name: "web-node-a", namespace: "default" } });
 
     const logged = errorLines().length;
     await clock.advance(period);
@@ -206,7 +206,7 @@ describe("file source: bad manifests (beyond the kubelet: the last good pod stay
     expect(fixed[0].spec.containers[0].command).toEqual(["sleep", "1"]);
     expect(source.manifestErrors().size).toBe(0);
     expect(await rejected()).toBe(0);
-    expect(log.lines).toContainEqual(expect.objectContaining({ level: "info", msg: "Static pod manifest is valid again", file, pod: "default/web-node-a" }));
+    expect(log.lines).toContainEqual(expect.objectContaining({ level: "info", msg: "Static pod manifest is valid again", file, pod: { name: "web-node-a", namespace: "default" } }));
 
     writeAtomically(file, podManifest("web", { image: "" }));
     const message = `${file}: spec.containers[0].image: Required value`;

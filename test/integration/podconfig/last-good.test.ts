@@ -85,7 +85,7 @@ describe("file source with a last good store", () => {
     const after = await second.recorder.next("the second run's first list");
     expect(after.map((p) => p.metadata.uid)).toEqual(before.map((p) => p.metadata.uid));
     expect(second.log.lines).toContainEqual(
-      expect.objectContaining({ msg: "Static pod manifest is invalid; using its last good version saved by a previous run", file, pod: "default/web-node-a" }),
+      expect.objectContaining({ msg: "Static pod manifest is invalid; using its last good version saved by a previous run", file, pod: { name: "web-node-a", namespace: "default" } }),
     );
     await advanceUntil(second.clock, "the error reported", () => second.source.manifestErrors().get(file));
     expect(second.source.keptPodErrors().get(before[1].metadata.uid!)?.source).toBe(file);

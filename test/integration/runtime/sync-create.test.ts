@@ -170,7 +170,7 @@ describe("syncPod creates a new pod", () => {
     const pod = makePod({ containers: [c("a")] });
     await h.sync(pod);
     const line = h.log.lines.find((l) => l.msg === "pod started")!;
-    expect(line).toMatchObject({ pod: `ns/${pod.metadata.name}`, sandbox: "0ms", pull: "0ms", "a.create": "0ms", "a.start": "0ms", total: "0ms" });
+    expect(line).toMatchObject({ pod: { name: pod.metadata.name, namespace: "ns" }, sandbox: "0ms", pull: "0ms", "a.create": "0ms", "a.start": "0ms", total: "0ms" });
     expect(h.rm.lastStartTimeline(pod.metadata.uid!)).toEqual({ sandbox: 0, pull: 0, "a.create": 0, "a.start": 0 });
     const metric = await h.metrics.registry.getSingleMetricAsString("bunlet_pod_start_step_duration_seconds");
     expect(metric).toContain('step="sandbox"');
@@ -198,7 +198,7 @@ describe("syncPod creates a new pod", () => {
     h.fake.setPullable(image, true);
     const ok = await h.sync(pod);
     expect(ok.error).toBeUndefined();
-    expect(podStartedLines()).toEqual([expect.objectContaining({ pod: `ns/${pod.metadata.name}`, total: "10000ms" })]);
+    expect(podStartedLines()).toEqual([expect.objectContaining({ pod: { name: pod.metadata.name, namespace: "ns" }, total: "10000ms" })]);
     await h.sync(pod);
     expect(podStartedLines().length).toBe(1);
   });

@@ -172,7 +172,7 @@ describe("syncPod", () => {
     expect(count).toBe(1);
     expect(sum).toBe(1.5);
     expect(h.log.lines.filter((l) => l.msg === "Pod is running")).toEqual([
-      { level: "info", msg: "Pod is running", pod: "default/a", podUID: "uid-a", sinceFirstSeenSeconds: 1.5 },
+      { level: "info", msg: "Pod is running", pod: { name: "a", namespace: "default" }, podUID: "uid-a", sinceFirstSeenSeconds: 1.5 },
     ]);
   });
 

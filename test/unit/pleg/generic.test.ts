@@ -79,7 +79,7 @@ describe("relist", () => {
     await pleg.relist();
     expect(drain(events)).toEqual([]);
     expect(cache.get("a").error).toBeInstanceOf(Error);
-    expect(log.lines).toContainEqual(expect.objectContaining({ level: "error", msg: "could not read pod status from the runtime", pod: "default/pod-a" }));
+    expect(log.lines).toContainEqual(expect.objectContaining({ level: "error", msg: "could not read pod status from the runtime", pod: { name: "pod-a", namespace: "default" } }));
 
     // Still failing: the same change is detected again, still no events.
     await clock.advance(1000);

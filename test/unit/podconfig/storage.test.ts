@@ -289,7 +289,7 @@ describe("PodStorage.merge details", () => {
     s.merge(TestSource, [validPod("foo"), validPod("foo", "new", (p) => (p.metadata.uid = "second"))]);
     expect(events.map((e) => [e.reason, e.source, e.pod.metadata.uid])).toEqual([["DuplicatePodName", TestSource, "second"]]);
     expect(events[0].message).toContain('duplicate pod name "foo"');
-    expect(log.lines.filter((l) => l.level === "warn")).toMatchObject([{ pod: "new/foo", source: TestSource, index: 1 }]);
+    expect(log.lines.filter((l) => l.level === "warn")).toMatchObject([{ pod: { name: "foo", namespace: "new" }, source: TestSource, index: 1 }]);
   });
 });
 

@@ -119,7 +119,7 @@ describe("doProbe rules (worker.go)", () => {
     expect(req.target.containerId).toBe("id1");
     expect(req.target.podIP).toBe("10.0.0.2");
     expect(req.container.name).toBe("c");
-    expect(req.pod).toBe("default/web");
+    expect(String(req.pod)).toBe("default/web");
     expect(req.spec.periodSeconds).toBe(10);
     expect(req.spec.failureThreshold).toBe(3); // defaulted
   });

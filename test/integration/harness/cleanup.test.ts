@@ -1,0 +1,55 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { instanceDirNamed, killContainerdOfGoneDirs } from "../../harness/cleanup.ts";
+import { isAlive } from "../../harness/reap.ts";
+import { waitFor } from "../../harness/wait.ts";
+
+describe("instanceDirNamed: the test instance dir an argument names", () => {
+  const cases: [string, string, string | undefined][] = [
+    ["a file inside the dir", "/tmp/bunlet-managed-x1/containerd/config.toml", "/tmp/bunlet-managed-x1"],
+    ["the dir itself", "/tmp/bunlet-managed-x1", "/tmp/bunlet-managed-x1"],
+    ["inside a flag's value", "--root=/tmp/bunlet-agent-e2e-ab/state", "/tmp/bunlet-agent-e2e-ab"],
+    ["another prefix", "/tmp/other-x/config.toml", undefined],
+    ["the same name elsewhere", "/var/tmp/bunlet-managed-x1/config.toml", undefined],
+    ["no path", "--config", undefined],
+  ];
+  for (const [name, arg, want] of cases) test(name, () => expect(instanceDirNamed(arg, "/tmp", "bunlet-")).toBe(want));
+});
+
+describe("killContainerdOfGoneDirs", () => {
+  const root = mkdtempSync(join(tmpdir(), "reap-test-"));
+  const here = join(root, "bunlet-here");
+  const gone = join(root, "bunlet-gone");
+  mkdirSync(here);
+  const spawned: Bun.Subprocess[] = [];
+  /** A bash that runs `sleep` as its child, shown as `argv0 args…` in /proc/<pid>/cmdline. */
+  const fake = (argv0: string, ...args: string[]) => {
+    const p = Bun.spawn(["/bin/bash", "-c", "sleep 600; true", ...args], { argv0, stdout: "ignore", stderr: "ignore" });
+    spawned.push(p);
+    return p;
+  };
+  const childrenOf = (pid: number) =>
+    readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").split(" ").filter(Boolean).map(Number);
+
+  afterAll(() => {
+    for (const p of spawned) p.kill("SIGKILL");
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  test("kills the containerds and shims (with their children) of a gone dir, and nothing else", async () => {
+    const containerd = fake("containerd", "--config", join(gone, "containerd", "config.toml"));
+    const shim = fake("/usr/bin/containerd-shim-runc-v2", "-namespace", "k8s.io", "-address", join(gone, "containerd", "containerd.sock"));
+    const live = fake("containerd", "--config", join(here, "containerd", "config.toml"));
+    const other = fake("kube-apiserver", `--etcd-servers-file=${join(gone, "etcd")}`);
+    const shimChild = await waitFor("the shim's child", () => childrenOf(shim.pid)[0]);
+
+    expect(killContainerdOfGoneDirs(root, "bunlet-").sort()).toEqual([containerd.pid, shim.pid].sort());
+    await containerd.exited;
+    await shim.exited;
+    await waitFor("the shim's child gone", () => !isAlive(shimChild));
+    expect([live, other].map((p) => p.exitCode)).toEqual([null, null]);
+    expect(isAlive(live.pid) && isAlive(other.pid)).toBe(true);
+  });
+});
