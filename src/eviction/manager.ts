@@ -7,7 +7,7 @@
  * the first of the kubelet's ranking that is not critical, killed with the kubelet's grace
  * period, status Failed, reason Evicted and the kubelet's message.
  */
-import type { Pod, PodStatus } from "../api/index.ts";
+import { kObj, type Pod, type PodStatus } from "../api/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import { evaluate, hasNodeLevelReclaim, initialState, SIGNAL_RESOURCE, thresholdsMet, type EvictionState, type NodeCondition } from "./policy.ts";
 import { evictionMessage, isCriticalPod, rankForEviction, type PodUsage } from "./rank.ts";
@@ -113,10 +113,10 @@ export class EvictionManager {
     const statsByUid = new Map(summary.pods.map((p) => [p.podRef.uid, p]));
     const stats = (uid: string) => statsByUid.get(uid);
     const ranked = rankForEviction(threshold.signal, active, stats);
-    log.info("Eviction manager: pods ranked for eviction", { pods: ranked.map((p) => `${p.metadata.namespace}/${p.metadata.name}`) });
+    log.info("Eviction manager: pods ranked for eviction", { pods: ranked.map((p) => kObj(p.metadata)) });
     for (const pod of ranked) {
       if (isCriticalPod(pod, this.#deps.isStatic(pod) && !this.#opts.evictStaticPods)) {
-        log.error("Eviction manager: cannot evict a critical pod", { pod: `${pod.metadata.namespace}/${pod.metadata.name}` });
+        log.error("Eviction manager: cannot evict a critical pod", { pod: kObj(pod.metadata) });
         continue;
       }
       const message = evictionMessage(resource, pod, stats(pod.metadata.uid ?? ""), this.#thresholdMetInfo(resource, round.actOn, observations));
@@ -158,7 +158,7 @@ export class EvictionManager {
 
   async #evict(pod: Pod, gracePeriodSeconds: number, message: string): Promise<void> {
     const { log, clock } = this.#deps;
-    const ref = `${pod.metadata.namespace}/${pod.metadata.name}`;
+    const ref = kObj(pod.metadata);
     log.debug("Evicting pod", { pod: ref, podUID: pod.metadata.uid ?? "", message }, 3);
     const statusFn = (status: PodStatus) => {
       status.phase = "Failed";

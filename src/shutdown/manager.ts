@@ -8,7 +8,7 @@
  * so the shutdown proceeds. A cancelled shutdown takes the lock again. Without logind it logs one
  * line saying so and does nothing else.
  */
-import type { Pod, PodStatus } from "../api/index.ts";
+import { kObj, type Pod, type PodStatus } from "../api/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import type { InhibitorLock } from "./logind.ts";
 import { podGracePeriod, shutdownGroups, shutdownStatus } from "./policy.ts";
@@ -93,11 +93,11 @@ export class ShutdownManager {
     log.info("Shutdown manager detected new shutdown event, isNodeShuttingDownNow", { event: "true" });
     const groups = shutdownGroups(this.#deps.activePods(), this.#opts.gracePeriodMs, this.#opts.criticalGracePeriodMs);
     for (const group of groups) {
-      log.info("Shutdown manager killing pod group", { gracePeriodSeconds: group.gracePeriodSeconds, pods: group.pods.map((p) => `${p.metadata.namespace}/${p.metadata.name}`) });
+      log.info("Shutdown manager killing pod group", { gracePeriodSeconds: group.gracePeriodSeconds, pods: group.pods.map((p) => kObj(p.metadata)) });
       await Promise.all(
         group.pods.map(async (pod) => {
           const grace = podGracePeriod(pod, group.gracePeriodSeconds);
-          const ref = `${pod.metadata.namespace}/${pod.metadata.name}`;
+          const ref = kObj(pod.metadata);
           log.info("Shutdown manager killing pod with gracePeriod", { pod: ref, gracePeriod: grace });
           try {
             await this.#deps.killPod(pod, grace, (status) => shutdownStatus(status, new Date(clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z")));

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PodList } from "../../../src/api/index.ts";
 import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
-import { bunletWaiter, ensureBuilt, freePort, startBunlet, type BunletProcess } from "../agent/bunlet.ts";
+import { bunletWaiter, ensureBuilt, freePort, linePod, startBunlet, type BunletProcess } from "../agent/bunlet.ts";
 
 let ctd: TestContainerd;
 let dir = "";
@@ -72,11 +72,14 @@ const pods = async () => (await (await fetch(`http://127.0.0.1:${bunlet!.readOnl
 
 test("under memory pressure the BestEffort pod is evicted first and reported Failed/Evicted", async () => {
   const evicted = await waitFor("the first eviction", () => bunlet!.lines.find((l) => l.msg === "Eviction manager: pod is evicted successfully"));
-  expect(evicted.pod).toBe("default/best-effort-evict-node");
+  expect(linePod(evicted, "default/best-effort-evict-node")).toBe(true);
 
   const ranked = bunlet!.lines.find((l) => l.msg === "Eviction manager: pods ranked for eviction");
   // Both pods were running when the first round ranked them: the BestEffort pod first.
-  expect(ranked?.pods).toEqual(["default/best-effort-evict-node", "default/within-request-evict-node"]);
+  expect(ranked?.pods).toEqual([
+    { name: "best-effort-evict-node", namespace: "default" },
+    { name: "within-request-evict-node", namespace: "default" },
+  ]);
   expect(bunlet!.lines.find((l) => l.msg === "Eviction manager: attempting to reclaim")).toMatchObject({ resourceName: "memory" });
 
   const status = await waitFor("the evicted pod's status Failed/Evicted", async () => {
