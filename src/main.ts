@@ -70,6 +70,11 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (err) {
     if (shutdown.signal.aborted) return 0;
+    // Settings that can only be judged whole (eviction thresholds): one line, exit 2, as a bad flag.
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      return 2;
+    }
     log.error("bunlet could not start; exiting", { err });
     return 1;
   } finally {

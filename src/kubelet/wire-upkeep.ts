@@ -6,7 +6,7 @@
  */
 import { isStaticPod } from "../api/index.ts";
 import { ConfigError, type BunletConfig } from "../config/index.ts";
-import { EvictionManager, parseThresholdConfig, ThresholdError } from "../eviction/index.ts";
+import { EvictionManager, parseThresholdConfig, ThresholdError, type Threshold } from "../eviction/index.ts";
 import { ImageGCManager } from "../imagegc/index.ts";
 import { logind, ShutdownManager } from "../shutdown/index.ts";
 import { ContainerLogManager } from "../logs/index.ts";
@@ -25,7 +25,7 @@ export interface UpkeepParts extends AsyncDisposable {
 
 type EvictablePods = Pick<PodParts, "activePods" | "killPod" | "deleteUnusedContainers">;
 
-export function wireUpkeep(config: BunletConfig, base: WireBase, rt: Pick<RuntimeParts, "cri" | "stats">, pods: EvictablePods): UpkeepParts {
+export function wireUpkeep(config: BunletConfig, base: WireBase, rt: Pick<RuntimeParts, "cri" | "stats">, pods: EvictablePods, thresholds: Threshold[]): UpkeepParts {
   const { clock, log, metrics } = base;
   const stack = new AsyncDisposableStack();
   const logManager = new ContainerLogManager(
@@ -77,7 +77,7 @@ export function wireUpkeep(config: BunletConfig, base: WireBase, rt: Pick<Runtim
       log,
     },
     {
-      thresholds: evictionThresholds(config),
+      thresholds,
       pressureTransitionPeriodMs: config.evictionPressureTransitionPeriodMs,
       maxPodGracePeriodSeconds: config.evictionMaxPodGracePeriod,
       evictStaticPods: config.evictStaticPods,
@@ -124,8 +124,11 @@ function sandboxImageOf(info: Record<string, string>): string | undefined {
   }
 }
 
-/** evictionHard/evictionSoft as the kubelet parses them at start; a bad one stops bunlet, naming the field. */
-function evictionThresholds(config: BunletConfig) {
+/**
+ * evictionHard/evictionSoft as the kubelet parses them at start, before anything else starts: a
+ * bad one stops bunlet with exit status 2 and one line naming it.
+ */
+export function evictionThresholds(config: BunletConfig): Threshold[] {
   try {
     return parseThresholdConfig(config);
   } catch (err) {

@@ -20,7 +20,7 @@ import { wirePods } from "./wire-pods.ts";
 import { wireRuntime } from "./wire-runtime.ts";
 import { wireServers } from "./wire-servers.ts";
 import { wirePodSources } from "./wire-sources.ts";
-import { wireUpkeep, type UpkeepParts } from "./wire-upkeep.ts";
+import { evictionThresholds, wireUpkeep, type UpkeepParts } from "./wire-upkeep.ts";
 
 export interface AgentDeps {
   log: Logger;
@@ -49,6 +49,8 @@ export interface Agent {
 export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise<Agent> {
   const log = deps.log;
   const clock = deps.clock ?? realClock;
+  // Checked before anything starts, as the kubelet parses them at start.
+  const thresholds = evictionThresholds(config);
   const stopper = new AbortController();
   // The composition root is where the real random source is chosen; logic only sees `random`.
   const base = { clock, log, metrics: createMetrics(deps.registry), random: deps.random ?? Math.random, signal: anySignal(deps.signal, stopper.signal) };
@@ -88,7 +90,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
     }),
   );
   pods.start();
-  upkeep = adopt("node upkeep", wireUpkeep(config, base, runtime, pods));
+  upkeep = adopt("node upkeep", wireUpkeep(config, base, runtime, pods, thresholds));
   upkeep.start();
 
   const owned = parts.move();

@@ -40,7 +40,11 @@ beforeAll(() => {
   Bun.spawnSync(["chmod", "+x", bin]);
 }, 180_000);
 
+/** The root dir of the eviction-threshold case: the root-dir lock is taken before the agent starts. */
+const badThresholdRoot = join(tmpdir(), `bunlet-cli-badthr-${process.pid}`);
+
 afterAll(() => {
+  rmSync(badThresholdRoot, { recursive: true, force: true });
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -84,6 +88,8 @@ describe("dist/bunlet from a folder with no node_modules", () => {
     ["a missing config file", ["--config=/nonexistent/bunlet.yaml"], 'bunlet: cannot read config file "/nonexistent/bunlet.yaml": no such file or directory\n', () => {}],
     ["a kubelet flag with a bad value", ["--max-pods=lots"], 'bunlet: invalid value "lots" for flag --max-pods: expected an integer, found "lots"\n', () => {}],
     ["a klog flag the kubelet dropped", ["--logtostderr=false"], "bunlet: unknown flag: --logtostderr\n", () => {}],
+    ["an eviction signal the kubelet does not have (checked before anything starts)", ["--eviction-hard=mem.available<1Gi", `--root-dir=${badThresholdRoot}`],
+      "bunlet: eviction thresholds: unsupported eviction signal mem.available\n", () => {}],
     ["cgroupDriver systemd with the embedded containerd", ["--cgroup-driver=systemd"],
       'bunlet: --cgroup-driver "systemd" is not supported with the embedded containerd: bunlet makes no pod cgroups for systemd to manage, ' +
         "so runc could not place the containers; use cgroupfs, or point --container-runtime-endpoint at a containerd configured with SystemdCgroup = true\n",
@@ -133,7 +139,7 @@ describe("a systemd drop-in written for the kubelet", () => {
     // klog's text format: a warning line starts with W and the month and day.
     expect(notes[0]).toMatch(/^W\d{4} /);
     expect(notes[0]).toContain(
-      'settings="--fail-swap-on (failSwapOn), --eviction-hard (evictionHard), --pod-infra-container-image, --cluster-dns (clusterDNS)"',
+      'settings="--fail-swap-on (failSwapOn), --pod-infra-container-image, --cluster-dns (clusterDNS)"',
     );
   }, 30_000);
 });
