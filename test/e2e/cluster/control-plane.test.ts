@@ -167,7 +167,7 @@ describe("scripts/cluster.sh control plane", () => {
       const exit = await until("the nc container to exit", async () => {
         const { status } = await cri!.runtime.containerStatus({ containerId });
         return status && status.finishedAt !== 0n ? status.exitCode : undefined;
-      }, 30_000);
+      }, 120_000);
       expect(exit).toBe(0);
     }, 90_000);
   });
