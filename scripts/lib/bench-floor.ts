@@ -141,7 +141,7 @@ export function createFloorSystem(opts: FloorOptions): BenchSystem {
       observed.catch(() => {}); // awaited below; this only keeps an early rejection from being unhandled
       try {
         await Promise.all(pods.names.map((name) => startPod(cri!, dirs!, pods.namespace, name, both)));
-        return (await observed) - t0;
+        return { ms: (await observed) - t0 };
       } catch (err) {
         failed.abort(err);
         await observed.catch(() => {});
