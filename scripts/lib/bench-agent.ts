@@ -9,7 +9,7 @@ import { existsSync, readdirSync, renameSync, rmSync, writeFileSync } from "node
 import { join } from "node:path";
 import { labels, PodSandboxState, type CriClient } from "../../src/cri/index.ts";
 import { delay, realClock } from "../../src/lib/index.ts";
-import { countRunning, median, pollUntil, podYaml, processCpuSeconds, processMemory, type IdleResult, type PodSet, type RoundResult } from "./bench-common.ts";
+import { countRunning, median, pollUntil, podYaml, processCpuSeconds, processMemory, type BenchSystem, type IdleResult, type PodSet, type RoundResult } from "./bench-common.ts";
 
 /** One running agent, as the system that started it describes it. */
 export interface AgentHandle {
@@ -20,6 +20,14 @@ export interface AgentHandle {
   netnsDir: string;
   /** Throws, naming what was going on and the agent's last log lines, once the agent has exited. */
   alive(what: string): void;
+}
+
+/** A system with an agent process (bunlet, the kubelet): other benchmarks drive it directly. */
+export interface AgentSystem extends BenchSystem {
+  /** The running agent; throws before setup has finished. */
+  agent(): AgentHandle;
+  /** Deletes the pods' manifests (`<namespace>-<name>.yaml`) and waits until the agent stopped them. */
+  removePods(pods: PodSet, signal: AbortSignal): Promise<void>;
 }
 
 export function agentRounds(label: string, timeoutMs: number) {
@@ -113,6 +121,7 @@ export function agentRounds(label: string, timeoutMs: number) {
   return {
     removeSandboxes,
     sandboxes,
+    removePods,
     /** Manifests written → all RUNNING; the agent's RSS then, and its CPU over the round. */
     async round(agent: AgentHandle, pods: PodSet, signal: AbortSignal): Promise<RoundResult> {
       agent.alive("before the round");

@@ -10,8 +10,8 @@ import { containerdPaths, DEFAULT_BRIDGE_NAME, DEFAULT_POD_SUBNET } from "../../
 import { createCriClient, PodSandboxState, type CriClient } from "../../src/cri/index.ts";
 import { delay, realClock } from "../../src/lib/index.ts";
 import { deleteLink, deleteNatRulesFor, killShims, unmountUnder } from "../../test/harness/cleanup.ts";
-import { agentRounds, type AgentHandle } from "./bench-agent.ts";
-import { BUSYBOX_IMAGE, freePort, PAUSE_IMAGE, pollUntil, type BenchSystem } from "./bench-common.ts";
+import { agentRounds, type AgentHandle, type AgentSystem } from "./bench-agent.ts";
+import { BUSYBOX_IMAGE, freePort, PAUSE_IMAGE, pollUntil } from "./bench-common.ts";
 import { summarizeLog } from "./bench-log.ts";
 
 export interface BunletOptions {
@@ -31,7 +31,7 @@ const linkExists = (name: string) => Bun.spawnSync(["ip", "link", "show", name],
 const linkPorts = (bridge: string) =>
   Bun.spawnSync(["ip", "-o", "link", "show", "master", bridge], { stdout: "pipe", stderr: "ignore" }).stdout.toString().split("\n").filter(Boolean).length;
 
-export function createBunletSystem(opts: BunletOptions): BenchSystem {
+export function createBunletSystem(opts: BunletOptions): AgentSystem {
   let root: string | undefined;
   let proc: ReturnType<typeof Bun.spawn> | undefined;
   let agent: AgentHandle | undefined;
@@ -108,6 +108,8 @@ export function createBunletSystem(opts: BunletOptions): BenchSystem {
         signal,
       );
     },
+    agent: started,
+    removePods: (pods, signal) => rounds.removePods(started(), pods, signal),
     round: (pods, signal) => rounds.round(started(), pods, signal),
     idle: (pods, seconds, signal) => rounds.idle(started(), pods, seconds, signal),
     notes: () => [...rounds.notes(), ...summarizeLog("bunlet", opts.logFile)],

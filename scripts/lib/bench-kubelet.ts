@@ -14,8 +14,8 @@ import { createCriClient, PodSandboxState } from "../../src/cri/index.ts";
 import { delay, realClock } from "../../src/lib/index.ts";
 import { unmountUnder } from "../../test/harness/cleanup.ts";
 import type { TestContainerd } from "../../test/harness/containerd.ts";
-import { agentRounds, type AgentHandle } from "./bench-agent.ts";
-import { freePort, pollUntil, type BenchSystem } from "./bench-common.ts";
+import { agentRounds, type AgentHandle, type AgentSystem } from "./bench-agent.ts";
+import { freePort, pollUntil } from "./bench-common.ts";
 import { summarizeLog } from "./bench-log.ts";
 
 export interface KubeletOptions {
@@ -58,7 +58,7 @@ export function kubeletConfig(root: string, endpoint: string, ports: { port: num
   };
 }
 
-export function createKubeletSystem(opts: KubeletOptions): BenchSystem {
+export function createKubeletSystem(opts: KubeletOptions): AgentSystem {
   let ctd: TestContainerd | undefined;
   let root: string | undefined;
   let proc: ReturnType<typeof Bun.spawn> | undefined;
@@ -107,6 +107,8 @@ export function createKubeletSystem(opts: KubeletOptions): BenchSystem {
       const cri = createCriClient({ endpoint: ctd.endpoint });
       agent = { pid: proc.pid, cri, manifests, netnsDir: join(containerdPaths(ctd.rootDir).state, "io.containerd.grpc.v1.cri", "netns"), alive };
     },
+    agent: started,
+    removePods: (pods, signal) => rounds.removePods(started(), pods, signal),
     round: (pods, signal) => rounds.round(started(), pods, signal),
     idle: (pods, seconds, signal) => rounds.idle(started(), pods, seconds, signal),
     notes: () => [...rounds.notes(), ...summarizeLog("kubelet", opts.logFile)],
