@@ -10,6 +10,7 @@
  *    The first restart has no back-off in either agent, so this is the agents' reaction time.
  *
  *   bun scripts/bench-lifecycle.ts [--rounds 3] [--containerd 1.6,1.7] [--systems bunlet,kubelet]
+ *                                  [--bunlet dist/bunlet] [--kubelet PATH] [--bunlet-flags "--v=4"]
  *
  * Needs what scripts/bench-startup.ts needs. Not a test: it asserts nothing about speed.
  */
@@ -151,7 +152,7 @@ function makeSystem(kind: string, version: ContainerdVersion): AgentSystem {
       images: [BUSYBOX_TAR, PAUSE_TAR],
       logFile,
       timeoutMs,
-      flags: version === "1.6" ? [] : [`--containerd=${containerdBinary(version)}`],
+      flags: [...(version === "1.6" ? [] : [`--containerd=${containerdBinary(version)}`]), ...arg("bunlet-flags", "").split(" ").filter(Boolean)],
     });
   }
   return createKubeletSystem({

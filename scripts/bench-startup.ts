@@ -142,7 +142,10 @@ try {
     for (const c of live().filter((c) => c.system!.idle)) {
       try {
         console.error(`bench-startup: ${c.system!.label}: ${idlePods} pods, idling ${idleSeconds} s`);
-        c.idle = await c.system!.idle!(podSet(idlePods, "idle"), idleSeconds, shutdown.signal);
+        const idle = (c.idle = await c.system!.idle!(podSet(idlePods, "idle"), idleSeconds, shutdown.signal));
+        console.error(
+          `bench-startup: ${c.system!.label}: idle with ${idlePods} pods: RSS ${idle.rssStartMiB.toFixed(1)} → ${idle.rssEndMiB.toFixed(1)} MiB, CPU ${idle.cores.toFixed(4)} cores`,
+        );
       } catch (err) {
         if (shutdown.signal.aborted) throw err;
         c.failed = `idle run failed: ${errorText(err)}`;
@@ -199,9 +202,12 @@ function printTable(notes: string[]): void {
   const idlers = columns.filter((c) => c.idle);
   if (idlers.length > 0) {
     console.log(`\nIdle with ${idlePods} pods (RSS once running, RSS and mean CPU after ${idleSeconds} s idle)`);
-    console.log("agent | RSS start MiB | RSS end MiB | CPU cores");
+    console.log("agent | RSS start MiB | RSS end MiB (anonymous + file-backed) | CPU cores");
     console.log("---|---|---|---");
-    for (const c of idlers) console.log(`${c.system!.label} | ${c.idle!.rssStartMiB.toFixed(1)} | ${c.idle!.rssEndMiB.toFixed(1)} | ${c.idle!.cores.toFixed(4)}`);
+    for (const c of idlers) {
+      const i = c.idle!;
+      console.log(`${c.system!.label} | ${i.rssStartMiB.toFixed(1)} | ${i.rssEndMiB.toFixed(1)} (${i.anonEndMiB.toFixed(1)} + ${i.fileEndMiB.toFixed(1)}) | ${i.cores.toFixed(4)}`);
+    }
   }
   for (const note of notes) console.log(note);
   // One JSON line per row (and per idle run), for comparing runs.

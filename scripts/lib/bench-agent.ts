@@ -137,7 +137,9 @@ export function agentRounds(label: string, timeoutMs: number) {
       }
       const cpu1 = processCpuSeconds(agent.pid);
       const mem = processMemory(agent.pid);
-      if (mem) lastMemory = `${label} RSS with ${pods.names.length} pods running: ${mem.rssMiB.toFixed(1)} MiB (peak ${mem.hwmMiB.toFixed(1)} MiB)`;
+      if (mem) {
+        lastMemory = `${label} RSS with ${pods.names.length} pods running: ${mem.rssMiB.toFixed(1)} MiB (anonymous ${mem.anonMiB.toFixed(1)}, file-backed ${mem.fileMiB.toFixed(1)}; peak ${mem.hwmMiB.toFixed(1)} MiB)`;
+      }
       await removePods(agent, pods, signal);
       return { ms: seen - t0, rssMiB: mem?.rssMiB, cpuSeconds: cpu0 !== undefined && cpu1 !== undefined ? cpu1 - cpu0 : undefined };
     },
@@ -149,14 +151,16 @@ export function agentRounds(label: string, timeoutMs: number) {
         await waitRunning(agent, pods, signal);
         // The start-up's own tail (status updates, the first relists) is not idling.
         await delay(realClock, 5_000, signal);
-        const rssStart = processMemory(agent.pid)?.rssMiB;
+        const memStart = processMemory(agent.pid);
+        const rssStart = memStart?.rssMiB;
         const cpu0 = processCpuSeconds(agent.pid);
         await delay(realClock, seconds * 1000, signal);
         agent.alive("while idling");
         const cpu1 = processCpuSeconds(agent.pid);
-        const rssEnd = processMemory(agent.pid)?.rssMiB;
+        const memEnd = processMemory(agent.pid);
+        const rssEnd = memEnd?.rssMiB;
         if (rssStart === undefined || rssEnd === undefined || cpu0 === undefined || cpu1 === undefined) throw new Error(`${label} (pid ${agent.pid}) vanished while idling`);
-        return { pods: pods.names.length, seconds, rssStartMiB: rssStart, rssEndMiB: rssEnd, cores: (cpu1 - cpu0) / seconds };
+        return { pods: pods.names.length, seconds, rssStartMiB: rssStart, rssEndMiB: rssEnd, anonEndMiB: memEnd!.anonMiB, fileEndMiB: memEnd!.fileMiB, cores: (cpu1 - cpu0) / seconds };
       } finally {
         await removePods(agent, pods, signal).catch(() => {});
       }

@@ -6,10 +6,11 @@
 import { chmodSync, closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { containerdPaths, DEFAULT_BRIDGE_NAME, DEFAULT_POD_SUBNET } from "../../src/containerd/index.ts";
+import { containerdPaths } from "../../src/containerd/index.ts";
 import { createCriClient, PodSandboxState, type CriClient } from "../../src/cri/index.ts";
 import { delay, realClock } from "../../src/lib/index.ts";
 import { deleteLink, deleteNatRulesFor, killShims, unmountUnder } from "../../test/harness/cleanup.ts";
+import { allocateTestNetwork, type TestNetwork } from "../../test/harness/network.ts";
 import { agentRounds, type AgentHandle, type AgentSystem } from "./bench-agent.ts";
 import { BUSYBOX_IMAGE, freePort, PAUSE_IMAGE, pollUntil } from "./bench-common.ts";
 import { summarizeLog } from "./bench-log.ts";
@@ -27,15 +28,12 @@ export interface BunletOptions {
   env?: Record<string, string>;
 }
 
-const linkExists = (name: string) => Bun.spawnSync(["ip", "link", "show", name], { stdout: "ignore", stderr: "ignore" }).exitCode === 0;
-const linkPorts = (bridge: string) =>
-  Bun.spawnSync(["ip", "-o", "link", "show", "master", bridge], { stdout: "pipe", stderr: "ignore" }).stdout.toString().split("\n").filter(Boolean).length;
-
 export function createBunletSystem(opts: BunletOptions): AgentSystem {
   let root: string | undefined;
   let proc: ReturnType<typeof Bun.spawn> | undefined;
   let agent: AgentHandle | undefined;
-  let createdBridge = false;
+  /** A bridge and /24 of its own (as the e2e harness's), so benchmarks and tests never share one. */
+  let net: TestNetwork | undefined;
   const rounds = agentRounds("bunlet", opts.timeoutMs);
 
   const exited = () => proc === undefined || proc.exitCode !== null || proc.signalCode !== null;
@@ -52,10 +50,7 @@ export function createBunletSystem(opts: BunletOptions): AgentSystem {
     label: "bunlet",
     async setup(signal) {
       if (!existsSync(opts.binary)) throw new Error(`${opts.binary} not found: run \`npm run build\` first`);
-      if (linkExists(DEFAULT_BRIDGE_NAME) && linkPorts(DEFAULT_BRIDGE_NAME) > 0) {
-        throw new Error(`bridge ${DEFAULT_BRIDGE_NAME} already has pods attached (another bunlet is running?); bunlet has no setting for its bridge, so the benchmark would share it`);
-      }
-      createdBridge = !linkExists(DEFAULT_BRIDGE_NAME);
+      net = allocateTestNetwork();
       root = mkdtempSync(join(tmpdir(), "bunlet-bench-"));
       const manifests = join(root, "manifests");
       for (const d of ["images", "manifests", "pod-logs", "container-logs"]) mkdirSync(join(root, d), { recursive: true });
@@ -78,6 +73,8 @@ export function createBunletSystem(opts: BunletOptions): AgentSystem {
           `--read-only-port=${port}`,
           "--healthz-port=0",
           "--node-name=bench-node",
+          `--cni-bridge-name=${net.bridgeName}`,
+          `--pod-cidr=${net.podSubnet}`,
           "--v=2",
           ...(opts.flags ?? []),
         ],
@@ -114,7 +111,11 @@ export function createBunletSystem(opts: BunletOptions): AgentSystem {
     idle: (pods, seconds, signal) => rounds.idle(started(), pods, seconds, signal),
     notes: () => [...rounds.notes(), ...summarizeLog("bunlet", opts.logFile)],
     async teardown() {
-      if (!root) return;
+      if (!root) {
+        net?.release();
+        net = undefined;
+        return;
+      }
       const socketPath = containerdPaths(root).socketPath;
       if (!exited() && agent) {
         // bunlet leaves pods running on SIGTERM by design: remove them first.
@@ -149,10 +150,11 @@ export function createBunletSystem(opts: BunletOptions): AgentSystem {
       unmountUnder(root);
       rmSync(root, { recursive: true, force: true });
       if (!socketPath.startsWith(root)) rmSync(dirname(socketPath), { recursive: true, force: true });
-      if (createdBridge) {
-        deleteLink(DEFAULT_BRIDGE_NAME);
-        // host-local hands out 10.88.0.x first, so rules of pods never torn down mention that /24.
-        deleteNatRulesFor(DEFAULT_POD_SUBNET.replace(/\.0\.0\/16$/, ".0.0/24"));
+      if (net) {
+        deleteLink(net.bridgeName);
+        deleteNatRulesFor(net.podSubnet);
+        net.release();
+        net = undefined;
       }
       root = undefined;
     },

@@ -33,6 +33,9 @@ export interface IdleResult {
   seconds: number;
   rssStartMiB: number;
   rssEndMiB: number;
+  /** The end RSS's anonymous and file-backed parts. */
+  anonEndMiB: number;
+  fileEndMiB: number;
   /** Mean CPU use over the idle time, in cores. */
   cores: number;
 }
@@ -122,8 +125,12 @@ export const median = (xs: number[]): number => {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
-/** VmRSS and VmHWM of a process in MiB, or undefined once it is gone. */
-export function processMemory(pid: number): { rssMiB: number; hwmMiB: number } | undefined {
+/**
+ * VmRSS and VmHWM of a process in MiB, and the two parts of RSS: anonymous memory (heaps) and
+ * file-backed pages (the executable's code and data as far as it was touched); undefined once
+ * the process is gone.
+ */
+export function processMemory(pid: number): { rssMiB: number; hwmMiB: number; anonMiB: number; fileMiB: number } | undefined {
   let status: string;
   try {
     status = readFileSync(`/proc/${pid}/status`, "utf8");
@@ -131,7 +138,7 @@ export function processMemory(pid: number): { rssMiB: number; hwmMiB: number } |
     return undefined;
   }
   const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? Number.NaN);
-  return { rssMiB: kb("VmRSS") / 1024, hwmMiB: kb("VmHWM") / 1024 };
+  return { rssMiB: kb("VmRSS") / 1024, hwmMiB: kb("VmHWM") / 1024, anonMiB: kb("RssAnon") / 1024, fileMiB: kb("RssFile") / 1024 };
 }
 
 const CLOCK_TICKS = 100; // USER_HZ on Linux
