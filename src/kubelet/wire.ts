@@ -69,8 +69,8 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
     "runtime",
     await wireRuntime(config, base, { criEndpointOverride: deps.criEndpointOverride, hostIPs, statusSources: { pods: podManager, statuses: statusManager } }),
   );
-  adopt("node", wireNode(config, base, { cri: runtime.cri, runtimeState: runtime.runtimeState, pleg: runtime.pleg }));
-  const sources = adopt("pod sources", wirePodSources(config, base));
+  const node = adopt("node", wireNode(config, base, { cri: runtime.cri, runtimeState: runtime.runtimeState, pleg: runtime.pleg }));
+  const sources = adopt("pod sources", wirePodSources(config, base, node.client));
   const pods = adopt("pods", wirePods(config, base, runtime, sources, { podManager, statusManager, hostIPs }));
   const podList = () => sources.annotate(pods.podList());
   const servers = adopt(
