@@ -22,6 +22,8 @@ export interface BunletOptions {
   /** Where bunlet's stdout and stderr go; kept after the run. */
   logFile: string;
   timeoutMs: number;
+  /** Node name (default bench-node). */
+  nodeName?: string;
   /** Extra flags, e.g. `--feature-gates=EventedPLEG=false`. */
   flags?: string[];
   /** Extra environment, e.g. BUN_JSC_* settings being profiled. */
@@ -72,7 +74,7 @@ export function createBunletSystem(opts: BunletOptions): AgentSystem {
           "--address=127.0.0.1",
           `--read-only-port=${port}`,
           "--healthz-port=0",
-          "--node-name=bench-node",
+          `--node-name=${opts.nodeName ?? "bench-node"}`,
           `--cni-bridge-name=${net.bridgeName}`,
           `--pod-cidr=${net.podSubnet}`,
           "--v=2",

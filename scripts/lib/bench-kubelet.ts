@@ -25,6 +25,10 @@ export interface KubeletOptions {
   /** Where the kubelet's stdout and stderr go; kept after the run. */
   logFile: string;
   timeoutMs: number;
+  /** Node name (default bench-kubelet). */
+  nodeName?: string;
+  /** Extra flags, e.g. `--kubeconfig=…` to join a cluster. */
+  flags?: string[];
   /** Feature gates, e.g. { EventedPLEG: true }. */
   featureGates?: Record<string, boolean>;
 }
@@ -90,7 +94,7 @@ export function createKubeletSystem(opts: KubeletOptions): AgentSystem {
       mkdirSync(dirname(opts.logFile), { recursive: true });
       const log = openSync(opts.logFile, "w");
       proc = Bun.spawn(
-        [opts.binary, `--config=${configFile}`, `--root-dir=${join(root, "kubelet")}`, `--cert-dir=${join(root, "pki")}`, "--hostname-override=bench-kubelet", "--v=2"],
+        [opts.binary, `--config=${configFile}`, `--root-dir=${join(root, "kubelet")}`, `--cert-dir=${join(root, "pki")}`, `--hostname-override=${opts.nodeName ?? "bench-kubelet"}`, "--v=2", ...(opts.flags ?? [])],
         { stdout: log, stderr: log, stdin: "ignore" },
       );
       closeSync(log);
