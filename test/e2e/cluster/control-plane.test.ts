@@ -169,7 +169,7 @@ describe("scripts/cluster.sh control plane", () => {
         return status && status.finishedAt !== 0n ? status.exitCode : undefined;
       }, 120_000);
       expect(exit).toBe(0);
-    }, 90_000);
+    }, 180_000);
   });
 
   test("down stops every component: no process names the cluster's dir", async () => {
