@@ -97,7 +97,8 @@ fi
 if [ ${#failures[@]} -gt 0 ]; then
   echo
   echo "== failed tests"
-  printf '%s\n' "${failures[@]}"
+  # bun lists a file's failures again at the end of its run: each name once.
+  printf '%s\n' "${failures[@]}" | awk '!seen[$0]++'
 fi
 echo "${total_passed} passed, ${total_failed} failed"
 [ "$total_failed" -eq 0 ]

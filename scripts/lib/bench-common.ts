@@ -4,6 +4,7 @@
  * measurement tooling, so it uses the real clock on purpose.
  */
 import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { stringify } from "yaml";
 import { ContainerState, labels, type CriClient } from "../../src/cri/index.ts";
 import { delay, realClock } from "../../src/lib/index.ts";
@@ -17,11 +18,35 @@ export const GRACE_SECONDS = 1;
 /** How often the observers look; also the resolution of every figure. */
 export const POLL_MS = 20;
 
-/** One system under test. `round` returns ms from "pods requested" to "all containers running". */
+/** One round: ms from "pods requested" to "all containers running", and the agent's cost. */
+export interface RoundResult {
+  ms: number;
+  /** The agent's RSS once every container runs (systems with an agent process only). */
+  rssMiB?: number;
+  /** CPU time (user + system) the agent used during the round. */
+  cpuSeconds?: number;
+}
+
+/** An agent holding N running pods and otherwise left alone. */
+export interface IdleResult {
+  pods: number;
+  seconds: number;
+  rssStartMiB: number;
+  rssEndMiB: number;
+  /** The end RSS's anonymous and file-backed parts. */
+  anonEndMiB: number;
+  fileEndMiB: number;
+  /** Mean CPU use over the idle time, in cores. */
+  cores: number;
+}
+
+/** One system under test. */
 export interface BenchSystem {
   readonly label: string;
   setup(signal: AbortSignal): Promise<void>;
-  round(pods: PodSet, signal: AbortSignal): Promise<number>;
+  round(pods: PodSet, signal: AbortSignal): Promise<RoundResult>;
+  /** Starts `pods`, then measures the agent idling for `seconds` (agents only). */
+  idle?(pods: PodSet, seconds: number, signal: AbortSignal): Promise<IdleResult>;
   /** Idempotent and safe after a failed setup: removes everything the system created. */
   teardown(): Promise<void>;
   /** Extra lines for the report (memory, anomalies), read after the last round. */
@@ -100,8 +125,12 @@ export const median = (xs: number[]): number => {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
-/** VmRSS and VmHWM of a process in MiB, or undefined once it is gone. */
-export function processMemory(pid: number): { rssMiB: number; hwmMiB: number } | undefined {
+/**
+ * VmRSS and VmHWM of a process in MiB, and the two parts of RSS: anonymous memory (heaps) and
+ * file-backed pages (the executable's code and data as far as it was touched); undefined once
+ * the process is gone.
+ */
+export function processMemory(pid: number): { rssMiB: number; hwmMiB: number; anonMiB: number; fileMiB: number } | undefined {
   let status: string;
   try {
     status = readFileSync(`/proc/${pid}/status`, "utf8");
@@ -109,5 +138,32 @@ export function processMemory(pid: number): { rssMiB: number; hwmMiB: number } |
     return undefined;
   }
   const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? Number.NaN);
-  return { rssMiB: kb("VmRSS") / 1024, hwmMiB: kb("VmHWM") / 1024 };
+  return { rssMiB: kb("VmRSS") / 1024, hwmMiB: kb("VmHWM") / 1024, anonMiB: kb("RssAnon") / 1024, fileMiB: kb("RssFile") / 1024 };
+}
+
+const CLOCK_TICKS = 100; // USER_HZ on Linux
+
+/** utime + stime of a process in seconds, or undefined once it is gone. */
+export function processCpuSeconds(pid: number): number | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return undefined;
+  }
+  // Fields after the command's closing parenthesis; utime and stime are the 12th and 13th of them.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+/** A port free on 127.0.0.1 right now. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolvePort(port));
+    });
+  });
 }

@@ -97,7 +97,7 @@ export function createPodmanSystem(opts: PodmanOptions): BenchSystem {
         throw err;
       }
       await execOk(podman("kube", "down", file), env);
-      return seen - t0;
+      return { ms: seen - t0 };
     },
     async teardown() {
       if (!dir) return;

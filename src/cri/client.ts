@@ -123,7 +123,10 @@ function bindService<S extends DescService>(
         } catch (err) {
           observer?.observe(op, (performance.now() - started) / 1000, true);
           const elapsed = performance.now() - started;
-          throw await explain(toCriError(method.name, err, !options.signal?.aborted && elapsed >= timeoutMs - 5 && isTimeoutLike(err)));
+          // Cut short by the caller: said as Go's gRPC says a cancelled context, whatever the
+          // transport's own wording ("Cancelled on client", "This operation was aborted").
+          if (options.signal?.aborted) throw new CriError(method.name, GrpcCode.CANCELLED, "context canceled", { cause: err });
+          throw await explain(toCriError(method.name, err, elapsed >= timeoutMs - 5 && isTimeoutLike(err)));
         }
       };
     } else if (method.methodKind === "server_streaming") {

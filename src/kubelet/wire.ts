@@ -20,6 +20,7 @@ import { wirePods } from "./wire-pods.ts";
 import { wireRuntime } from "./wire-runtime.ts";
 import { wireServers } from "./wire-servers.ts";
 import { wirePodSources } from "./wire-sources.ts";
+import { wireStatusSync } from "./wire-status.ts";
 import { evictionThresholds, wireUpkeep, type UpkeepParts } from "./wire-upkeep.ts";
 
 export interface AgentDeps {
@@ -75,9 +76,10 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
   let upkeep: UpkeepParts | undefined;
   const pressure = () => upkeep?.pressure() ?? { memory: false, disk: false, pid: false };
   const shutdownStatus = () => upkeep?.shutdownStatus();
-  adopt("node", wireNode(config, base, { cri: runtime.cri, runtimeState: runtime.runtimeState, pleg: runtime.pleg, pressure, shutdownStatus }));
-  const sources = adopt("pod sources", wirePodSources(config, base));
+  const node = adopt("node", wireNode(config, base, { cri: runtime.cri, runtimeState: runtime.runtimeState, pleg: runtime.pleg, pressure, shutdownStatus }));
+  const sources = adopt("pod sources", wirePodSources(config, base, node.client));
   const pods = adopt("pods", wirePods(config, base, runtime, sources, { podManager, statusManager, hostIPs }));
+  adopt("pod status sync", wireStatusSync(base, node.client, { statusManager, podManager }));
   const podList = () => sources.annotate(pods.podList());
   const servers = adopt(
     "servers",

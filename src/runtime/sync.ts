@@ -122,6 +122,13 @@ export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: RuntimePodSta
       try {
         await startContainer(deps, target, container, kind, signal);
       } catch (err) {
+        if (signal?.aborted) {
+          // The pod began terminating while this container started, and the pod worker cancelled
+          // the sync (the kubelet cancels its context on a kill). No runtime failure: the
+          // container may be running already, and the terminating sync that follows stops it.
+          log.debug("Container start cancelled: the pod sync was cancelled", { ...fields, containerName: container.name, err }, 2);
+          throw err;
+        }
         const reason = err instanceof SyncError ? err.reason : Reason.RunContainerError;
         deps.metrics.startedContainersErrors.inc({ container_type: label, code: reason });
         const level = reason === Reason.ImagePullBackOff ? "info" : "warn";
@@ -144,6 +151,8 @@ export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: RuntimePodSta
     }
   }
   for (const idx of changes.containersToStart) {
+    // A cancelled sync starts nothing more: the pod is terminating.
+    if (signal?.aborted) break;
     await start(pod.spec.containers[idx], "container").catch(() => undefined);
   }
   return finish();

@@ -141,5 +141,5 @@ describe("a systemd drop-in written for the kubelet", () => {
     expect(notes[0]).toContain(
       'settings="--fail-swap-on (failSwapOn), --pod-infra-container-image, --cluster-dns (clusterDNS)"',
     );
-  }, 30_000);
+  }, 120_000);
 });

@@ -175,7 +175,7 @@ describe("managed containerd", () => {
       await managed?.stop();
       probe.close();
     }
-  }, 30_000); // a start (which runs `containerd --version` first), an image import, a restart after a 1 s backoff
+  }, 120_000); // a start (which runs `containerd --version` first), an image import, a restart after a 1 s backoff
 
   test("a containerd left behind by a previous run is stopped before starting a new one; aborting the signal stops ours", async () => {
     const paths = containerdPaths(rootDir);

@@ -15,7 +15,7 @@ import { agentFixture, linePod } from "./bunlet.ts";
 
 describe.each(E2E_CONTAINERD_VERSIONS)("dist/bunlet on containerd %s", (version) => {
   const BUSYBOX = "docker.io/library/busybox:1.36";
-  const STEP_MS = 60_000;
+  const STEP_MS = 180_000;
 
   const fx = agentFixture({ name: "agent", hostname: "e2e-node", waitTimeoutMs: 45_000, containerdVersion: version });
   const { waitFor } = fx;

@@ -24,7 +24,7 @@ import { requireE2e } from "../../harness/require.ts";
 import { bunletWaiter, ensureBuilt, freePort, startBunlet, type BunletProcess } from "./bunlet.ts";
 
 describe.each([...E2E_CONTAINERD_VERSIONS, "2"] as const)("dist/bunlet with its embedded containerd %s", (version) => {
-  const STEP_MS = 90_000;
+  const STEP_MS = 180_000;
   let dir = "";
   let rootDir = "";
   let manifests = "";
@@ -166,14 +166,14 @@ describe.each([...E2E_CONTAINERD_VERSIONS, "2"] as const)("dist/bunlet with its 
     const [replacement] = await waitFor("a new running container", async () => {
       const ids = await runningContainerIds();
       return ids.length === 1 && ids[0] !== victim ? ids : undefined;
-    }, 30_000);
+    }, 60_000);
     expect(replacement).not.toBe(victim);
     if (version !== "1.6") expect(await relists()).toBe(relistsBefore);
     // /pods catches up at the pod's next sync.
     const restarted = await waitFor("restartCount 1 in /pods", async () => {
       const pod = await webRunning();
       return pod?.status?.containerStatuses?.[0].restartCount === 1 ? pod : undefined;
-    }, 15_000);
+    }, 60_000);
     expect(restarted.status?.containerStatuses?.[0].lastState?.terminated?.exitCode).toBe(137);
   }, STEP_MS);
 

@@ -11,7 +11,7 @@ import type { Pod, PodList } from "../../../src/api/index.ts";
 import { labels } from "../../../src/cri/index.ts";
 import { agentFixture } from "./bunlet.ts";
 
-const STEP_MS = 90_000;
+const STEP_MS = 180_000;
 const fx = agentFixture({ name: "hostpath", hostname: "hp-node", waitTimeoutMs: 45_000, startInBeforeAll: (f) => mkdirSync(join(f.dir, "host")) });
 const { waitFor } = fx;
 const host = () => join(fx.dir, "host");

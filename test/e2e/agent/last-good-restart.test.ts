@@ -11,7 +11,7 @@ import type { Pod, PodList } from "../../../src/api/index.ts";
 import { ContainerState, labels } from "../../../src/cri/index.ts";
 import { agentFixture, isErrorLine } from "./bunlet.ts";
 
-const STEP_MS = 90_000;
+const STEP_MS = 180_000;
 const fx = agentFixture({ name: "last-good", hostname: "lg-node", waitTimeoutMs: 45_000 });
 const { waitFor } = fx;
 

@@ -62,7 +62,7 @@ afterAll(async () => {
   await bunlet?.exited;
   await fake?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
-}, 30_000);
+}, 120_000);
 
 test("each bad manifest is logged by file name and field, and the good pod runs", async () => {
   const errors = await waitFor("both bad files logged", () => {

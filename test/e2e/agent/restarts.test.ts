@@ -13,7 +13,7 @@ import { ContainerState, labels } from "../../../src/cri/index.ts";
 import { agentFixture, linePod } from "./bunlet.ts";
 
 const BUSYBOX = "docker.io/library/busybox:1.36";
-const STEP_MS = 90_000;
+const STEP_MS = 180_000;
 
 const fx = agentFixture({ name: "restarts", hostname: "e2e-node", waitTimeoutMs: 45_000 });
 const { waitFor } = fx;

@@ -14,7 +14,7 @@ import { allocateTestNetwork, type TestNetwork } from "../../harness/network.ts"
 import { requireE2e } from "../../harness/require.ts";
 import { binary, bunletWaiter, ensureBuilt, freePort, startBunlet, type BunletProcess } from "./bunlet.ts";
 
-const STEP_MS = 90_000;
+const STEP_MS = 180_000;
 let dir = "";
 let rootDir = "";
 let net: TestNetwork | undefined;

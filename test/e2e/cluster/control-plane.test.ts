@@ -167,9 +167,9 @@ describe("scripts/cluster.sh control plane", () => {
       const exit = await until("the nc container to exit", async () => {
         const { status } = await cri!.runtime.containerStatus({ containerId });
         return status && status.finishedAt !== 0n ? status.exitCode : undefined;
-      }, 30_000);
+      }, 120_000);
       expect(exit).toBe(0);
-    }, 90_000);
+    }, 180_000);
   });
 
   test("down stops every component: no process names the cluster's dir", async () => {

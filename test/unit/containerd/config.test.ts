@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { renderCniConflist } from "../../../src/containerd/cni.ts";
+import { DEFAULT_BRIDGE_NAME, DEFAULT_POD_SUBNET, renderCniConflist } from "../../../src/containerd/cni.ts";
 import { configVersionFor, renderContainerdConfig, renderRegistryHosts } from "../../../src/containerd/config.ts";
-import { containerdPaths, DEFAULT_BRIDGE_NAME, DEFAULT_POD_SUBNET, PAUSE_IMAGE } from "../../../src/containerd/index.ts";
+import { containerdPaths, PAUSE_IMAGE } from "../../../src/containerd/index.ts";
 
 type TomlValue = string | number | boolean | string[];
 
