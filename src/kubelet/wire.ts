@@ -15,6 +15,7 @@ import { createStatusManager } from "../status/index.ts";
 import { nodeHostIPs } from "./node-ip.ts";
 import { PodManager } from "./pod-manager.ts";
 import { deferLogged } from "./teardown.ts";
+import { wireKubeletApi } from "./wire-kubelet-api.ts";
 import { wireNode } from "./wire-node.ts";
 import { wirePods } from "./wire-pods.ts";
 import { wireRuntime } from "./wire-runtime.ts";
@@ -69,7 +70,6 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
     "runtime",
     await wireRuntime(config, base, { criEndpointOverride: deps.criEndpointOverride, hostIPs, statusSources: { pods: podManager, statuses: statusManager } }),
   );
-  adopt("node", wireNode(config, base, { cri: runtime.cri, runtimeState: runtime.runtimeState, pleg: runtime.pleg }));
   const sources = adopt("pod sources", wirePodSources(config, base));
   const pods = adopt("pods", wirePods(config, base, runtime, sources, { podManager, statusManager, hostIPs }));
   const podList = () => sources.annotate(pods.podList());
@@ -83,6 +83,9 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
       stats: runtime.stats,
     }),
   );
+  // The kubelet API before the node: the Node reports the port it is served on.
+  const kubeletApi = adopt("kubelet API", await wireKubeletApi(config, base, { cri: runtime.cri, routes: servers.routes, pods: podList, hostIPs, randomPort: deps.randomPorts ?? false }));
+  adopt("node", wireNode(config, base, { cri: runtime.cri, runtimeState: runtime.runtimeState, pleg: runtime.pleg, kubeletPort: kubeletApi.port }));
   pods.start();
 
   const owned = parts.move();
@@ -105,6 +108,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
     sources: sources.podConfig.sources,
     readOnlyPort: servers.readOnlyPort,
     healthzPort: servers.healthzPort,
+    kubeletPort: kubeletApi.port,
     pleg: runtime.pleg.mode(),
   });
   return {
