@@ -18,12 +18,12 @@ import type { WireBase } from "./wire-runtime.ts";
 export interface KubeletApiParts extends AsyncDisposable {
   /** The port served; 0 when the kubelet API is off. */
   readonly port: number;
+  /** What it serves, once the pods area exists: the read-only table and the pods with their status. */
+  bind(host: { routes: Routes; pods: () => PodList }): void;
 }
 
 export interface KubeletApiInputs {
   cri: CriClient;
-  routes: Routes;
-  pods: () => PodList;
   hostIPs: string[];
   randomPort: boolean;
 }
@@ -33,7 +33,7 @@ const REVIEW_TIMEOUT_MS = 10_000;
 
 export async function wireKubeletApi(config: BunletConfig, base: WireBase, inputs: KubeletApiInputs): Promise<KubeletApiParts> {
   const { clock, log, signal } = base;
-  const off = { port: 0, [Symbol.asyncDispose]: async () => {} };
+  const off = { port: 0, bind: () => {}, [Symbol.asyncDispose]: async () => {} };
   if (!config.enableServer) {
     log.info("The kubelet API is off (enableServer: false)");
     return off;
@@ -81,8 +81,10 @@ export async function wireKubeletApi(config: BunletConfig, base: WireBase, input
           unauthorizedTtlMs: config.authorizationCacheUnauthorizedTTLMs,
           clock,
         });
-  const pod = (namespace: string, name: string) =>
-    inputs.pods().items.find((p) => p.metadata?.namespace === namespace && p.metadata?.name === name);
+  // Filled by bind(): the route table is read per request, so it serves what is there.
+  const routes: Routes = {};
+  let pods: () => PodList = () => ({ apiVersion: "v1", kind: "PodList", metadata: {}, items: [] });
+  const pod = (namespace: string, name: string) => pods().items.find((p) => p.metadata?.namespace === namespace && p.metadata?.name === name);
   const handle = await listenKubeletApi({
     address: config.kubeletAddress,
     port: config.port,
@@ -92,12 +94,19 @@ export async function wireKubeletApi(config: BunletConfig, base: WireBase, input
     nodeName: config.nodeName,
     authenticate,
     authorize,
-    routes: inputs.routes,
+    routes,
     pods: { pod, cri: inputs.cri, clock, log },
     cri: inputs.cri,
     log,
   });
   const stack = new AsyncDisposableStack();
   deferLogged(stack, log, "kubelet API server", () => handle.stop());
-  return { port: handle.port, [Symbol.asyncDispose]: () => stack.disposeAsync() };
+  return {
+    port: handle.port,
+    bind(host) {
+      Object.assign(routes, host.routes);
+      pods = host.pods;
+    },
+    [Symbol.asyncDispose]: () => stack.disposeAsync(),
+  };
 }

@@ -21,6 +21,7 @@ import { wirePods } from "./wire-pods.ts";
 import { wireRuntime } from "./wire-runtime.ts";
 import { wireServers } from "./wire-servers.ts";
 import { wirePodSources } from "./wire-sources.ts";
+import { wireStatusSync } from "./wire-status.ts";
 
 export interface AgentDeps {
   log: Logger;
@@ -70,8 +71,13 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
     "runtime",
     await wireRuntime(config, base, { criEndpointOverride: deps.criEndpointOverride, hostIPs, statusSources: { pods: podManager, statuses: statusManager } }),
   );
-  const sources = adopt("pod sources", wirePodSources(config, base));
+  // The kubelet API listens before the node registers (the Node reports its port); its routes and
+  // pods are bound once the pods area exists, and until then it serves nothing.
+  const kubeletApi = adopt("kubelet API", await wireKubeletApi(config, base, { cri: runtime.cri, hostIPs, randomPort: deps.randomPorts ?? false }));
+  const node = adopt("node", wireNode(config, base, { cri: runtime.cri, runtimeState: runtime.runtimeState, pleg: runtime.pleg, kubeletPort: kubeletApi.port }));
+  const sources = adopt("pod sources", wirePodSources(config, base, node.client));
   const pods = adopt("pods", wirePods(config, base, runtime, sources, { podManager, statusManager, hostIPs }));
+  adopt("pod status sync", wireStatusSync(base, node.client, { statusManager, podManager }));
   const podList = () => sources.annotate(pods.podList());
   const servers = adopt(
     "servers",
@@ -83,9 +89,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
       stats: runtime.stats,
     }),
   );
-  // The kubelet API before the node: the Node reports the port it is served on.
-  const kubeletApi = adopt("kubelet API", await wireKubeletApi(config, base, { cri: runtime.cri, routes: servers.routes, pods: podList, hostIPs, randomPort: deps.randomPorts ?? false }));
-  adopt("node", wireNode(config, base, { cri: runtime.cri, runtimeState: runtime.runtimeState, pleg: runtime.pleg, kubeletPort: kubeletApi.port }));
+  kubeletApi.bind({ routes: servers.routes, pods: podList });
   pods.start();
 
   const owned = parts.move();
