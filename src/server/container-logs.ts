@@ -6,6 +6,8 @@
  * streamed as it is read. Errors are the kubelet's: 400 for a bad query, 404 for an unknown pod
  * or container, 400 naming why a container has no log yet.
  */
+import { constants } from "node:fs";
+import { access } from "node:fs/promises";
 import type { ContainerStatus, Pod } from "../api/index.ts";
 import { readContainerLog, type LogOptions } from "../containerlogs/index.ts";
 import { ContainerState, type CriClient } from "../cri/index.ts";
@@ -158,15 +160,13 @@ export async function containerLogs(deps: ContainerLogsDeps, path: string, query
     },
     stop.signal,
   );
-  // Open the file before answering, so a missing file is an error status and not an empty 200.
-  const first = await chunks.next().catch((err: unknown) => {
+  // A missing file is an error status, not an empty 200; a quiet followed log answers at once.
+  try {
+    await access(logPath, constants.R_OK);
+  } catch (err) {
     throw new HttpError(400, `failed to open log file "${logPath}": ${(err as Error).message}`);
-  });
+  }
   const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      if (first.done) controller.close();
-      else controller.enqueue(first.value);
-    },
     async pull(controller) {
       try {
         const next = await chunks.next();

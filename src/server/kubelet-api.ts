@@ -87,7 +87,7 @@ export function listenKubeletApi(opts: KubeletApiOptions): Promise<ServerHandle>
     return { ok: false, status: 403, body: `Forbidden (user=${user.name}, verb=${attrs[0].verb}, resource=nodes, subresource(s)=[${subresources.join(" ")}])\n` };
   };
 
-  const serve = async (req: IncomingMessage, res: ServerResponse, url: URL, signal: AbortSignal): Promise<Response> => {
+  const serve = async (req: IncomingMessage, url: URL, signal: AbortSignal): Promise<Response> => {
     const path = url.pathname;
     if (streamKind(path)) {
       // Validates the request as the kubelet does before it finds the connection is no upgrade.
@@ -131,7 +131,7 @@ export function listenKubeletApi(opts: KubeletApiOptions): Promise<ServerHandle>
     try {
       const decision = await check(req, url.pathname, ac.signal);
       response = decision.ok
-        ? await serve(req, res, url, ac.signal)
+        ? await serve(req, url, ac.signal)
         : new Response(decision.body, { status: decision.status, headers: { "content-type": "text/plain; charset=utf-8" } });
     } catch (err) {
       const e = errorStatus(err);
@@ -207,6 +207,8 @@ async function send(res: ServerResponse, r: Response, headOnly: boolean): Promis
     res.end();
     return;
   }
+  // A followed log may stay quiet: the client gets the headers now, not with the first line.
+  res.flushHeaders();
   const reader = r.body.getReader();
   res.on("close", () => void reader.cancel().catch(() => {}));
   try {

@@ -7,7 +7,7 @@
  * and nothing they asked for runs.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
@@ -185,6 +185,28 @@ describe("kubectl through the apiserver", () => {
       p.kill();
       await p.exited;
     }
+  });
+
+  test("a WebSocket exec (v5.channel.k8s.io) straight at the port is proxied to the runtime's streaming server", async () => {
+    const cmd = ["sh", "-c", "echo ws-out; echo ws-err >&2; exit 3"].map((c) => `command=${encodeURIComponent(c)}`).join("&");
+    const ws = new WebSocket(`wss://127.0.0.1:${port}/exec/default/logger/main?${cmd}&output=1&error=1`, {
+      protocols: ["v5.channel.k8s.io", "v4.channel.k8s.io"],
+      tls: { cert: readFileSync(join(pki, "admin.crt"), "utf8"), key: readFileSync(join(pki, "admin.key"), "utf8"), rejectUnauthorized: false },
+    } as unknown as string[]);
+    ws.binaryType = "arraybuffer";
+    const channels: Record<number, string> = {};
+    await new Promise<void>((resolve, reject) => {
+      ws.onmessage = (ev) => {
+        const data = new Uint8Array(ev.data as ArrayBuffer);
+        channels[data[0]] = (channels[data[0]] ?? "") + new TextDecoder().decode(data.subarray(1));
+      };
+      ws.onclose = () => resolve();
+      ws.onerror = (e) => reject(new Error(`websocket error: ${String((e as ErrorEvent).message ?? e)}`));
+    });
+    expect(ws.protocol).toMatch(/^v[45]\.channel\.k8s\.io$/);
+    expect(channels[1]).toBe("ws-out\n");
+    expect(channels[2]).toBe("ws-err\n");
+    expect(JSON.parse(channels[3])).toMatchObject({ status: "Failure", reason: "NonZeroExitCode", details: { causes: [{ reason: "ExitCode", message: "3" }] } });
   });
 
   test("kubectl get --raw .../proxy/stats/summary", async () => {
