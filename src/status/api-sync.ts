@@ -12,8 +12,9 @@
  * ends the graceful deletion the user started.
  *
  * A static pod's status goes to its mirror pod: the pod of the same name in the apiserver whose
- * `kubernetes.io/config.mirror` annotation is the static pod's config hash. Without one (mirror
- * pods are created elsewhere) the static pod's status stays local.
+ * `kubernetes.io/config.mirror` annotation is the static pod's config hash, as `mirrorPodOf` (the
+ * hook the mirror-pod manager serves) finds it. Without one the static pod's status stays local
+ * and the apiserver is not asked.
  */
 import {
   ConfigHashAnnotationKey,
@@ -37,6 +38,8 @@ export interface StatusSyncDeps {
   statusManager: Pick<StatusManager, "getPodStatus" | "version" | "isFinished" | "uids" | "onChange" | "deletePodStatus">;
   /** The desired pod of a UID (the pod manager), as its source last gave it. */
   podOf(uid: string): Pod | undefined;
+  /** The mirror pod of a static pod, as the apiserver source last gave it; undefined if none. */
+  mirrorPodOf(staticPod: Pod): Pod | undefined;
   clock: Clock;
   log: Logger;
 }
@@ -81,26 +84,27 @@ export function createStatusSync(deps: StatusSyncDeps): StatusSync {
 
   /** The apiserver object to patch: the pod itself, or a static pod's mirror pod. */
   const target = async (pod: Pod, signal: AbortSignal): Promise<Pod | undefined> => {
-    const ns = pod.metadata.namespace ?? "default";
-    const name = pod.metadata.name ?? "";
-    let apiPod: Pod;
-    try {
-      apiPod = await client.get<Pod>(podPath(ns, name), { signal });
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-      log.debug("Pod does not exist on the server", { podUID: podUID(pod), pod: podRef(pod) }, 3);
-      return undefined;
-    }
+    // The object to patch is the pod itself, or the mirror pod known for a static pod.
+    let object = pod;
     if (isStaticPod(pod)) {
+      const mirror = deps.mirrorPodOf(pod);
       const hash = pod.metadata.annotations?.[ConfigHashAnnotationKey];
-      if (hash === undefined || apiPod.metadata.annotations?.[ConfigMirrorAnnotationKey] !== hash) {
-        log.debug("Static pod does not have a corresponding mirror pod; skipping", { podUID: podUID(pod), pod: podRef(pod) }, 4);
+      if (mirror === undefined || hash === undefined || mirror.metadata.annotations?.[ConfigMirrorAnnotationKey] !== hash) {
+        log.debug("Static pod does not have a corresponding mirror pod; skipping", { podUID: podUID(pod), pod: podRef(pod) }, 5);
         return undefined;
       }
-      return apiPod;
+      object = mirror;
     }
-    if (apiPod.metadata.uid !== podUID(pod)) {
-      log.debug("Pod was deleted and then recreated, skipping status update", { pod: podRef(pod), oldPodUID: podUID(pod), podUID: apiPod.metadata.uid }, 3);
+    let apiPod: Pod;
+    try {
+      apiPod = await client.get<Pod>(podPath(object.metadata.namespace ?? "default", object.metadata.name ?? ""), { signal });
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      log.debug("Pod does not exist on the server", { podUID: podUID(object), pod: podRef(object) }, 3);
+      return undefined;
+    }
+    if (apiPod.metadata.uid !== podUID(object)) {
+      log.debug("Pod was deleted and then recreated, skipping status update", { pod: podRef(object), oldPodUID: podUID(object), podUID: apiPod.metadata.uid }, 3);
       return undefined;
     }
     return apiPod;
