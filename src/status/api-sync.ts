@@ -99,8 +99,12 @@ export function createStatusSync(deps: StatusSyncDeps): StatusSync {
     try {
       apiPod = await client.get<Pod>(podPath(object.metadata.namespace ?? "default", object.metadata.name ?? ""), { signal });
     } catch (err) {
-      if (!isNotFound(err)) throw err;
-      log.debug("Pod does not exist on the server", { podUID: podUID(object), pod: podRef(object) }, 3);
+      if (isNotFound(err)) {
+        log.debug("Pod does not exist on the server", { podUID: podUID(object), pod: podRef(object) }, 3);
+      } else if (!signal.aborted) {
+        // Retried by the next resync (10 s): the version sent stays behind.
+        log.info("Failed to get status for pod", { podUID: podUID(object), pod: podRef(object), err });
+      }
       return undefined;
     }
     if (apiPod.metadata.uid !== podUID(object)) {
@@ -123,17 +127,29 @@ export function createStatusSync(deps: StatusSyncDeps): StatusSync {
     const merged = mergePodStatus(oldStatus, status, !finished);
     const patch = makeStatusPatch(apiUID, oldStatus, merged);
     let updated = apiPod;
-    if (patch !== undefined) {
-      updated = await client.patch<Pod>(`${podPath(apiPod.metadata.namespace ?? "default", apiPod.metadata.name ?? "")}/status`, patch, "strategic-merge", { signal });
-      log.debug("Patch status for pod", { pod: podRef(pod), podUID: uid, patch: JSON.stringify(patch) }, 3);
+    if (patch === undefined) {
+      log.debug("Status for pod is up-to-date", { pod: podRef(apiPod), statusVersion: version }, 3);
+    } else {
+      log.debug("Patch status for pod", { pod: podRef(apiPod), podUID: uid, patch: JSON.stringify(patch) }, 3);
+      try {
+        updated = await client.patch<Pod>(`${podPath(apiPod.metadata.namespace ?? "default", apiPod.metadata.name ?? "")}/status`, patch, "strategic-merge", { signal });
+      } catch (err) {
+        // Retried by the next resync (10 s): the version sent stays behind.
+        if (!signal.aborted) log.info("Failed to update status for pod", { pod: podRef(apiPod), err });
+        return;
+      }
+      log.debug("Status for pod updated successfully", { pod: podRef(apiPod), statusVersion: version }, 3);
     }
     sent.set(uid, version);
-    log.debug("Status for pod updated successfully", { pod: podRef(pod), podUID: uid, statusVersion: version }, 3);
     if (isStaticPod(pod) || !canBeDeleted(updated, finished)) return;
     try {
       await client.delete(podPath(updated.metadata.namespace ?? "default", updated.metadata.name ?? ""), { gracePeriodSeconds: 0, preconditions: { uid: apiUID }, signal });
     } catch (err) {
-      if (!isNotFound(err)) throw err;
+      // Gone already is as good as deleted; anything else is retried by the next resync.
+      if (!isNotFound(err)) {
+        if (!signal.aborted) log.info("Failed to delete status for pod", { pod: podRef(updated), err });
+        return;
+      }
     }
     log.debug("Pod fully terminated and removed from etcd", { pod: podRef(pod), podUID: uid }, 3);
     sent.delete(uid);
@@ -146,7 +162,7 @@ export function createStatusSync(deps: StatusSyncDeps): StatusSync {
     } catch (err) {
       if (signal.aborted) return;
       const pod = deps.podOf(uid);
-      log.warn("Failed to update status for pod; retrying at the next status sync", { pod: pod ? podRef(pod) : "", podUID: uid, err });
+      log.error("Pod status sync failed; retrying at the next status sync", { pod: pod ? podRef(pod) : "", podUID: uid, err });
     }
   };
 
