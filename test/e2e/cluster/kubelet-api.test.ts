@@ -128,10 +128,22 @@ describe("kubectl through the apiserver", () => {
         if (seen.includes(`tick ${n + 3}\n`)) break;
       }
     })();
-    await waitFor(`tick ${n + 3} followed`, async () => {
-      if (p.exitCode !== null) throw new Error(`kubectl logs -f exited ${p.exitCode}: ${await errors}; it printed ${JSON.stringify(seen)}`);
-      return seen.includes(`tick ${n + 3}\n`);
-    });
+    // The same follow straight at the port, to tell the node's side from the apiserver's on a failure.
+    const direct = Bun.spawn(["curl", "-skN", "--cert", join(pki, "admin.crt"), "--key", join(pki, "admin.key"),
+      `https://127.0.0.1:${port}/containerLogs/default/logger/main?follow=true&tailLines=1`], { stdout: "pipe", stderr: "ignore" });
+    let directSeen = "";
+    void (async () => {
+      for await (const chunk of direct.stdout) directSeen += new TextDecoder().decode(chunk);
+    })();
+    try {
+      await waitFor(`tick ${n + 3} followed`, async () => {
+        if (p.exitCode !== null) throw new Error(`kubectl logs -f exited ${p.exitCode}: ${await errors}; it printed ${JSON.stringify(seen)}`);
+        if (seen.includes(`tick ${n + 3}\n`)) return true;
+        throw new Error(`kubectl printed ${JSON.stringify(seen.slice(-120))}; a direct follow printed ${JSON.stringify(directSeen.slice(-120))}`);
+      });
+    } finally {
+      direct.kill();
+    }
     p.kill();
     await reader.catch(() => {});
     // --tail=1 starts at the last line when kubectl connected; every later line follows in order.

@@ -14,6 +14,7 @@ import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
 import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
 import { startTestCluster, type TestCluster } from "../../harness/cluster.ts";
 import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
+import { kubectlApply, kubectlJson as kubectlJsonOf } from "./kubectl.ts";
 import { bunletWaiter, ensureBuilt, freePort, startBunlet, type BunletProcess } from "../agent/bunlet.ts";
 
 const NODE = "bunlet-pods";
@@ -62,16 +63,8 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 }, 180_000);
 
-async function kubectlJson<T = any>(args: string[]): Promise<T> {
-  const r = await cluster.kubectl([...args, "-o", "json"]);
-  if (r.code !== 0) throw new Error(`kubectl ${args.join(" ")} exited ${r.code}: ${r.stderr.trim()}`);
-  return JSON.parse(r.stdout) as T;
-}
-
-async function apply(obj: unknown): Promise<void> {
-  const r = await cluster.kubectl(["apply", "-f", "-"], { stdin: JSON.stringify(obj) });
-  if (r.code !== 0) throw new Error(`kubectl apply exited ${r.code}: ${r.stderr.trim()}`);
-}
+const kubectlJson = <T = any>(args: string[]) => kubectlJsonOf<T>(cluster, args);
+const apply = (obj: unknown) => kubectlApply(cluster, obj);
 
 function pod(name: string, command: string[], extra: Record<string, unknown> = {}) {
   return {
