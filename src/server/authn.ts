@@ -7,6 +7,7 @@
  * system:authenticated. A certificate that does not verify is not an identity; the request goes
  * on to the other methods, and is 401 when none succeeds.
  */
+import { createHash } from "node:crypto";
 import type { Clock, Logger } from "../lib/index.ts";
 import { TtlCache } from "./ttl-cache.ts";
 
@@ -66,7 +67,9 @@ export function createAuthenticator(opts: AuthenticatorOptions): Authenticator {
   const cache = new TtlCache<UserInfo | null>(opts.clock);
   const reviewToken = async (token: string, signal: AbortSignal): Promise<UserInfo | undefined> => {
     const webhook = opts.webhook!;
-    const cached = cache.get(token);
+    // Keyed by a digest, so the cache holds no usable token.
+    const key = createHash("sha256").update(token).digest("hex");
+    const cached = cache.get(key);
     if (cached !== undefined) return cached ?? undefined;
     const review = await webhook.client.create<TokenReview>(
       "/apis/authentication.k8s.io/v1/tokenreviews",
@@ -77,7 +80,7 @@ export function createAuthenticator(opts: AuthenticatorOptions): Authenticator {
     const user = s?.authenticated && s.user?.username ? { name: s.user.username, uid: s.user.uid, groups: s.user.groups ?? [], extra: s.user.extra } : null;
     if (!user && s?.error) opts.log.debug("Bearer token rejected by the TokenReview", { err: s.error }, 2);
     // The kubelet's token cache keeps both answers for cacheTTL.
-    cache.set(token, user, webhook.cacheTtlMs);
+    cache.set(key, user, webhook.cacheTtlMs);
     return user ?? undefined;
   };
 
