@@ -41,7 +41,10 @@ const allowed: Record<string, readonly string[]> = {
   // The status sync patches pod statuses (and deletes finished pods) through the API client.
   status: [...subsystem, "apiclient"],
   prober: [...subsystem],
-  server: [...subsystem],
+  // The kubelet API reads container log files (containerlogs); webhook reviews go through a narrow client interface.
+  server: [...subsystem, "containerlogs"],
+  // Container log files in the CRI format: files and bytes only.
+  containerlogs: ["lib"],
   volumes: [...subsystem],
   node: [...subsystem, "apiclient"],
   podworkers: [...subsystem, "runtime"],

@@ -277,6 +277,7 @@ cmd_up() {
     --enable-admission-plugins=NamespaceLifecycle,LimitRanger,ServiceAccount,DefaultTolerationSeconds,Priority,ResourceQuota,NodeRestriction \
     --service-cluster-ip-range="$SERVICE_CLUSTER_IP_RANGE" --allow-privileged=true \
     --kubelet-client-certificate="$PKI/apiserver-kubelet-client.crt" --kubelet-client-key="$PKI/apiserver-kubelet-client.key" \
+    --kubelet-preferred-address-types=InternalIP,ExternalIP,Hostname \
     --profiling=false --v=1
   wait_for "kube-apiserver /readyz" 120 kube-apiserver https_ok "$SERVER/readyz"
   # The apiserver's client certificate (CN=kube-apiserver) may use the kubelet API: logs, exec, port-forward.

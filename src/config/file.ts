@@ -90,7 +90,48 @@ const readers: Record<string, (x: unknown, layer: ConfigLayer, dir: string) => v
   kubeAPIQPS: (x, l) => void (l.kubeAPIQPS = num(x)),
   kubeAPIBurst: (x, l) => void (l.kubeAPIBurst = v.nonNegativeInt32(int(x))),
   ...edgeReaders,
+  enableServer: (x, l) => void (l.enableServer = bool(x)),
+  port: (x, l) => void (l.port = v.port(int(x))),
+  tlsCertFile: (x, l) => void (l.tlsCertFile = str(x)),
+  tlsPrivateKeyFile: (x, l) => void (l.tlsPrivateKeyFile = str(x)),
+  authentication: (x, l) =>
+    nested(x, {
+      x509: (y) => nested(y, { clientCAFile: (z) => void (l.clientCAFile = str(z)) }),
+      webhook: (y) =>
+        nested(y, {
+          enabled: (z) => void (l.authenticationWebhookEnabled = bool(z)),
+          cacheTTL: (z) => duration(z, (ms) => (l.authenticationWebhookCacheTTLMs = ms)),
+        }),
+      anonymous: (y) => nested(y, { enabled: (z) => void (l.anonymousAuth = bool(z)) }),
+    }),
+  authorization: (x, l) =>
+    nested(x, {
+      mode: (y) => void (l.authorizationMode = v.authorizationMode(str(y))),
+      webhook: (y) =>
+        nested(y, {
+          cacheAuthorizedTTL: (z) => duration(z, (ms) => (l.authorizationCacheAuthorizedTTLMs = ms)),
+          cacheUnauthorizedTTL: (z) => duration(z, (ms) => (l.authorizationCacheUnauthorizedTTLMs = ms)),
+        }),
+    }),
 };
+
+/**
+ * A nested object (authentication, authorization) read strictly: an unknown key is an error
+ * naming it, as the kubelet's strict decoding; the ValueError's message carries the sub-path.
+ */
+function nested(x: unknown, fields: Record<string, (y: unknown) => void>): void {
+  if (!isObj(x)) throw new v.ValueError(`expected an object, found ${describe(x)}`);
+  for (const [key, value] of Object.entries(x)) {
+    if (!Object.hasOwn(fields, key)) throw new v.ValueError(`${key}: unknown field`);
+    if (value === null) continue;
+    try {
+      fields[key](value);
+    } catch (err) {
+      if (err instanceof v.ValueError) throw new v.ValueError(`${key}${/^[A-Za-z0-9.]+: /.test(err.message) ? "." : ": "}${err.message}`);
+      throw err;
+    }
+  }
+}
 
 function bool(x: unknown): boolean {
   if (typeof x !== "boolean") throw new v.ValueError(`expected true or false, found ${describe(x)}`);

@@ -5,17 +5,11 @@
  * fields bunlet reads is an unknown field, an error as in the kubelet's strict decoding.
  */
 export const ignoredKubeletFields: ReadonlySet<string> = new Set([
-  "enableServer",
-  "port",
-  "tlsCertFile",
-  "tlsPrivateKeyFile",
   "tlsCipherSuites",
   "tlsCurvePreferences",
   "tlsMinVersion",
   "rotateCertificates",
   "serverTLSBootstrap",
-  "authentication",
-  "authorization",
   "registryPullQPS",
   "registryBurst",
   "imagePullCredentialsVerificationPolicy",

@@ -35,7 +35,6 @@ type Row = [name: string, type: CompatFlagType, field?: string];
 const rows: Row[] = [
   // KubeletFlags (not in the config file).
   ["bootstrap-kubeconfig", "string"],
-  ["cert-dir", "string"],
   ["cloud-provider", "string"],
   ["seccomp-default", "bool", "seccompDefault"],
   ["minimum-container-ttl-duration", "duration"],
@@ -52,19 +51,8 @@ const rows: Row[] = [
   ["image-credential-provider-config", "string"],
   ["image-credential-provider-bin-dir", "string"],
   // AddKubeletConfigFlags.
-  ["enable-server", "bool", "enableServer"],
   ["fail-swap-on", "bool", "failSwapOn"],
-  ["port", "int32", "port"],
   ["image-service-endpoint", "string", "imageServiceEndpoint"],
-  ["anonymous-auth", "bool", "authentication.anonymous.enabled"],
-  ["authentication-token-webhook", "bool", "authentication.webhook.enabled"],
-  ["authentication-token-webhook-cache-ttl", "duration", "authentication.webhook.cacheTTL"],
-  ["client-ca-file", "string", "authentication.x509.clientCAFile"],
-  ["authorization-mode", "string", "authorization.mode"],
-  ["authorization-webhook-cache-authorized-ttl", "duration", "authorization.webhook.cacheAuthorizedTTL"],
-  ["authorization-webhook-cache-unauthorized-ttl", "duration", "authorization.webhook.cacheUnauthorizedTTL"],
-  ["tls-cert-file", "string", "tlsCertFile"],
-  ["tls-private-key-file", "string", "tlsPrivateKeyFile"],
   ["rotate-server-certificates", "bool", "serverTLSBootstrap"],
   ["tls-cipher-suites", "stringSlice", "tlsCipherSuites"],
   ["tls-min-version", "string", "tlsMinVersion"],

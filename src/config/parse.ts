@@ -115,6 +115,7 @@ export function parseArgs(argv: readonly string[], env: ParseEnv = processEnv): 
 
   const merged: BunletConfig = {
     ...defaults,
+    kubeletAddress: "0.0.0.0",
     staticPodURLHeader: {},
     nodeName: "",
     nodeIPs: [],
@@ -131,6 +132,14 @@ export function parseArgs(argv: readonly string[], env: ParseEnv = processEnv): 
     ...flags.layer,
     featureGates: { ...defaultGates(), ...explicitGates },
   };
+  // The kubelet API is authenticated and listens where the kubelet's does (0.0.0.0) unless
+  // --address says otherwise; the read-only port keeps bunlet's loopback default.
+  merged.kubeletAddress = flags.layer.address ?? file.address ?? "0.0.0.0";
+  if (merged.certDir === "") merged.certDir = join(merged.rootDir, "pki");
+  if ((merged.tlsCertFile === "") !== (merged.tlsPrivateKeyFile === "")) {
+    const missing = merged.tlsCertFile === "" ? "--tls-cert-file" : "--tls-private-key-file";
+    throw new ConfigError(missing, `bunlet: ${missing} is needed too: give both --tls-cert-file and --tls-private-key-file, or neither for a self-signed certificate`);
+  }
   const edgeProblem = validateEdge(merged);
   if (edgeProblem) throw new ConfigError("--config", `bunlet: ${edgeProblem}`);
   const other: string[] = [];

@@ -8,6 +8,7 @@ import { edgeDefaults, type EdgeConfig } from "./edge.ts";
 
 export type LoggingFormat = "text" | "json";
 export type CgroupDriver = "cgroupfs" | "systemd";
+export type AuthorizationMode = "Webhook" | "AlwaysAllow";
 
 /** A v1.Taint as --register-with-taints and registerWithTaints give it. */
 export interface RegisterTaint {
@@ -71,6 +72,30 @@ export interface BunletConfig extends EdgeConfig {
   kubeAPIBurst: number;
   /** --address / address: where the read-only port listens. */
   address: string;
+  /** Where the kubelet API (--port) listens: --address when given, else 0.0.0.0 as the kubelet. */
+  kubeletAddress: string;
+  /** --enable-server / enableServer: serve the kubelet API on --port. */
+  enableServer: boolean;
+  /** --port / port: the kubelet API (TLS, authenticated and authorized). */
+  port: number;
+  /** --tls-cert-file / tlsCertFile and --tls-private-key-file; both "" = a self-signed pair under certDir. */
+  tlsCertFile: string;
+  tlsPrivateKeyFile: string;
+  /** --cert-dir: where the self-signed serving certificate is kept; "" = <rootDir>/pki. */
+  certDir: string;
+  /** --client-ca-file / authentication.x509.clientCAFile; "" = no client certificate authentication. */
+  clientCAFile: string;
+  /** --authentication-token-webhook / authentication.webhook.enabled: bearer tokens through TokenReview. */
+  authenticationWebhookEnabled: boolean;
+  /** --authentication-token-webhook-cache-ttl / authentication.webhook.cacheTTL. */
+  authenticationWebhookCacheTTLMs: number;
+  /** --anonymous-auth / authentication.anonymous.enabled. */
+  anonymousAuth: boolean;
+  /** --authorization-mode / authorization.mode. */
+  authorizationMode: AuthorizationMode;
+  /** authorization.webhook.cacheAuthorizedTTL / cacheUnauthorizedTTL. */
+  authorizationCacheAuthorizedTTLMs: number;
+  authorizationCacheUnauthorizedTTLMs: number;
   /** --read-only-port / readOnlyPort; 0 = off. */
   readOnlyPort: number;
   /** --healthz-port / healthzPort; 0 = off. */
@@ -153,6 +178,19 @@ export const defaults = {
   // The kubelet binds 0.0.0.0; bunlet's read-only port has no authentication, so loopback.
   address: "127.0.0.1",
   healthzPort: 10248,
+  enableServer: true,
+  port: 10250,
+  tlsCertFile: "",
+  tlsPrivateKeyFile: "",
+  certDir: "",
+  clientCAFile: "",
+  // KubeletConfiguration v1beta1's defaults (the secure ones), not the kubelet's legacy flag defaults.
+  authenticationWebhookEnabled: true,
+  authenticationWebhookCacheTTLMs: 2 * 60_000,
+  anonymousAuth: false,
+  authorizationMode: "Webhook" as AuthorizationMode,
+  authorizationCacheAuthorizedTTLMs: 5 * 60_000,
+  authorizationCacheUnauthorizedTTLMs: 30_000,
   healthzBindAddress: "127.0.0.1",
   fileCheckFrequencyMs: 20_000,
   httpCheckFrequencyMs: 20_000,

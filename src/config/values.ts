@@ -5,7 +5,7 @@
 import { posix } from "node:path";
 import { ipFamily, parsePodCIDRs } from "../lib/index.ts";
 import { DurationError, parseDuration } from "./duration.ts";
-import type { CgroupDriver, LoggingFormat, RegisterTaint } from "./types.ts";
+import type { AuthorizationMode, CgroupDriver, LoggingFormat, RegisterTaint } from "./types.ts";
 
 export class ValueError extends Error {
   override readonly name = "ValueError";
@@ -241,4 +241,14 @@ export function nonNegativeInt32(n: number): number {
 export function positiveInt32(n: number): number {
   if (nonNegativeInt32(n) === 0) throw new ValueError("must be greater than 0, found 0");
   return n;
+}
+
+export function port(n: number): number {
+  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new ValueError(`expected a port between 1 and 65535, found ${n}`);
+  return n;
+}
+
+export function authorizationMode(s: string): AuthorizationMode {
+  if (s === "Webhook" || s === "AlwaysAllow") return s;
+  throw new ValueError(`expected Webhook or AlwaysAllow, found ${JSON.stringify(s)}`);
 }

@@ -15,8 +15,6 @@ import type { RuntimeState } from "./runtime-state.ts";
 import { deferLogged } from "./teardown.ts";
 import type { WireBase } from "./wire-runtime.ts";
 
-/** The kubelet's port, reported in daemonEndpoints (bunlet's kubelet API server comes later). */
-const KUBELET_PORT = 10250;
 /** The Kubernetes release whose kubelet bunlet follows; reported as kubeletVersion. */
 const KUBELET_COMPAT_VERSION = "v1.37.2";
 
@@ -35,6 +33,8 @@ export interface NodeWiringInputs {
   pressure(): { memory: boolean; disk: boolean; pid: boolean };
   /** "node is shutting down" while graceful node shutdown stops the pods (bound late, like pressure). */
   shutdownStatus(): string | undefined;
+  /** The kubelet API's port as served (daemonEndpoints.kubeletEndpoint.Port); 0 when it is off. */
+  kubeletPort: number;
 }
 
 export function wireNode(config: BunletConfig, base: WireBase, inputs: NodeWiringInputs): NodeParts {
@@ -85,7 +85,7 @@ export function wireNode(config: BunletConfig, base: WireBase, inputs: NodeWirin
       now: () => clock.now(),
       log,
     },
-    { hostname: config.nodeName, nodeIPs, maxPods: config.maxPods, kubeletPort: KUBELET_PORT, kubeletVersion: KUBELET_COMPAT_VERSION },
+    { hostname: config.nodeName, nodeIPs, maxPods: config.maxPods, kubeletPort: inputs.kubeletPort, kubeletVersion: KUBELET_COMPAT_VERSION },
   );
 
   const stop = new AbortController();

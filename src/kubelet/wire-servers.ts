@@ -15,6 +15,8 @@ export interface ServerParts extends AsyncDisposable {
   /** 0 when the server is off. */
   readonly readOnlyPort: number;
   readonly healthzPort: number;
+  /** The read-only port's table (/healthz, /pods, /metrics, /metrics/probes, /stats/summary, /spec/), also served on the kubelet API port. */
+  readonly routes: Routes;
 }
 
 export interface ServerOptions {
@@ -41,9 +43,10 @@ export function wireServers(config: BunletConfig, base: WireBase, opts: ServerOp
     return handle;
   };
   try {
+    const routes = { ...health, ...readOnlyRoutes({ pods: opts.pods, metrics: metrics.registry, probeMetrics: metrics.probeRegistry }), ...stats };
     const readOnly = serve(
       { name: "read-only", address: config.address, port: config.readOnlyPort, randomPort: opts.randomPorts && config.readOnlyPort !== 0, log },
-      { ...health, ...readOnlyRoutes({ pods: opts.pods, metrics: metrics.registry, probeMetrics: metrics.probeRegistry }), ...stats },
+      routes,
     );
     const healthz = serve(
       { name: "healthz", address: config.healthzBindAddress, port: config.healthzPort, randomPort: opts.randomPorts && config.healthzPort !== 0, log },
@@ -52,6 +55,7 @@ export function wireServers(config: BunletConfig, base: WireBase, opts: ServerOp
     return {
       readOnlyPort: readOnly.port,
       healthzPort: healthz.port,
+      routes,
       [Symbol.asyncDispose]: () => stack.disposeAsync(),
     };
   } catch (err) {

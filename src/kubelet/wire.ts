@@ -15,6 +15,7 @@ import { createStatusManager } from "../status/index.ts";
 import { nodeHostIPs } from "./node-ip.ts";
 import { PodManager } from "./pod-manager.ts";
 import { deferLogged } from "./teardown.ts";
+import { wireKubeletApi } from "./wire-kubelet-api.ts";
 import { wireNode } from "./wire-node.ts";
 import { wirePods } from "./wire-pods.ts";
 import { wireRuntime } from "./wire-runtime.ts";
@@ -73,10 +74,16 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
     "runtime",
     await wireRuntime(config, base, { criEndpointOverride: deps.criEndpointOverride, hostIPs, statusSources: { pods: podManager, statuses: statusManager } }),
   );
+  // The kubelet API listens before the node registers (the Node reports its port); its routes and
+  // pods are bound once the pods area exists, and until then it serves nothing.
+  const kubeletApi = adopt("kubelet API", await wireKubeletApi(config, base, { cri: runtime.cri, hostIPs, randomPort: deps.randomPorts ?? false }));
   let upkeep: UpkeepParts | undefined;
   const pressure = () => upkeep?.pressure() ?? { memory: false, disk: false, pid: false };
   const shutdownStatus = () => upkeep?.shutdownStatus();
-  const node = adopt("node", wireNode(config, base, { cri: runtime.cri, runtimeState: runtime.runtimeState, pleg: runtime.pleg, pressure, shutdownStatus }));
+  const node = adopt(
+    "node",
+    wireNode(config, base, { cri: runtime.cri, runtimeState: runtime.runtimeState, pleg: runtime.pleg, kubeletPort: kubeletApi.port, pressure, shutdownStatus }),
+  );
   const sources = adopt("pod sources", wirePodSources(config, base, node.client));
   const pods = adopt("pods", wirePods(config, base, runtime, sources, { podManager, statusManager, hostIPs }));
   adopt("pod status sync", wireStatusSync(base, node.client, { statusManager, podManager }));
@@ -91,6 +98,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
       stats: runtime.stats,
     }),
   );
+  kubeletApi.bind({ routes: servers.routes, pods: podList });
   pods.start();
   upkeep = adopt("node upkeep", wireUpkeep(config, base, runtime, pods, thresholds));
   upkeep.start();
@@ -115,6 +123,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
     sources: sources.podConfig.sources,
     readOnlyPort: servers.readOnlyPort,
     healthzPort: servers.healthzPort,
+    kubeletPort: kubeletApi.port,
     pleg: runtime.pleg.mode(),
   });
   return {

@@ -128,6 +128,16 @@ export function runtimeHandlers(store: FakeStore, behaviors: Behaviors, conditio
       if (delayMs > 0) await clock.sleep(delayMs, signal);
       return { stdout: bytes(result.stdout), stderr: bytes(result.stderr), exitCode: result.exitCode ?? 0 };
     },
+    // The fake runtime has no streaming server: a streaming request fails as a runtime without one would.
+    exec: () => {
+      throw new FakeCriError(GrpcCode.UNIMPLEMENTED, "fake CRI: no streaming server");
+    },
+    attach: () => {
+      throw new FakeCriError(GrpcCode.UNIMPLEMENTED, "fake CRI: no streaming server");
+    },
+    portForward: () => {
+      throw new FakeCriError(GrpcCode.UNIMPLEMENTED, "fake CRI: no streaming server");
+    },
   };
 }
 

@@ -1,10 +1,11 @@
 /**
- * `crictl exec`: runs a command in a container through CRI ExecSync and exits with its status,
- * its output on stdout and stderr. An interactive session (-i, -t) needs the runtime's streaming
- * endpoint, which bunlet does not speak yet; the error names the `ctr` command that does it.
+ * `crictl exec`: runs a command in a container and exits with its status, its output on stdout
+ * and stderr. Without -i/-t (or with -s) through CRI ExecSync; with -i (keep stdin open) or -t
+ * (a TTY) through CRI Exec and a session on the runtime's streaming server, as crictl does.
  */
 import { UsageError } from "./args.ts";
 import type { Command } from "./command.ts";
+import { runSession } from "./remotecommand.ts";
 
 export const execCommand: Command = {
   name: "exec",
@@ -19,10 +20,11 @@ export const execCommand: Command = {
   async run(ctx, parsed) {
     const [id, ...cmd] = parsed.args;
     if (id === undefined || cmd.length === 0) throw new UsageError("exec needs a CONTAINER-ID and a COMMAND");
-    if (parsed.bools.has("interactive") || parsed.bools.has("tty")) {
-      throw new UsageError(
-        `interactive exec (-i, -t) is not supported by bunlet crictl; use: ctr --address ${ctx.cri.socketPath} -n k8s.io task exec -t --exec-id debug ${id} ${cmd.join(" ")}`,
-      );
+    const interactive = parsed.bools.has("interactive");
+    const tty = parsed.bools.has("tty");
+    if ((interactive || tty) && !parsed.bools.has("sync")) {
+      const res = await ctx.cri.runtime.exec({ containerId: id, cmd, stdin: interactive, stdout: true, stderr: !tty, tty }, { signal: ctx.signal });
+      return runSession(res.url, { tty, io: { stdin: interactive ? process.stdin : undefined, stdout: process.stdout, stderr: process.stderr }, signal: ctx.signal });
     }
     const timeout = parsed.ints.get("timeout") ?? 0;
     const res = await ctx.cri.runtime.execSync({ containerId: id, cmd, timeout: BigInt(timeout) }, { signal: ctx.signal });

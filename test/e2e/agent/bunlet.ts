@@ -46,6 +46,11 @@ export function freePort(): Promise<number> {
 export interface BunletProcess {
   readonly pid: number;
   readonly readOnlyPort: number;
+  /**
+   * The kubelet API's port (--port) when the flags name one or a --kubeconfig (then a free port is
+   * chosen, so parallel tests never fight over 10250); 0 otherwise.
+   */
+  readonly kubeletPort: number;
   /** Parsed JSON log lines so far (component-base's format: ts, caller, msg, v, err, keys). */
   readonly lines: Record<string, unknown>[];
   /** Resolves with the exit code (or 128+signal). */
@@ -56,7 +61,14 @@ export interface BunletProcess {
 }
 
 export async function startBunlet(flags: string[], readOnlyPort: number): Promise<BunletProcess> {
-  const proc = Bun.spawn([binary, "--logging-format=json", "--v=2", `--read-only-port=${readOnlyPort}`, ...flags], {
+  const portFlag = flags.find((f) => f.startsWith("--port="));
+  let kubeletPort = portFlag ? Number(portFlag.slice("--port=".length)) : 0;
+  const extra: string[] = [];
+  if (!portFlag && flags.some((f) => f.startsWith("--kubeconfig"))) {
+    kubeletPort = await freePort();
+    extra.push(`--port=${kubeletPort}`);
+  }
+  const proc = Bun.spawn([binary, "--logging-format=json", "--v=2", `--read-only-port=${readOnlyPort}`, ...extra, ...flags], {
     stdout: "pipe",
     stderr: "pipe",
     env: { PATH: process.env.PATH ?? "/usr/sbin:/usr/bin:/sbin:/bin" },
@@ -86,6 +98,7 @@ export async function startBunlet(flags: string[], readOnlyPort: number): Promis
   return {
     pid: proc.pid,
     readOnlyPort,
+    kubeletPort,
     lines,
     raw,
     exited: Promise.all([proc.exited, drained]).then(([code]) => code),

@@ -182,12 +182,31 @@ describe("bunlet crictl on the embedded containerd (found from --root-dir)", () 
     expect(seen).toBe("hello\nlater\n");
   }, STEP_MS);
 
-  test("exec: output and the command's exit status; an interactive session names the ctr recipe", () => {
+  test("exec: output and the command's exit status", () => {
     expect(crictl("exec", containerId, "sh", "-c", "echo hi; echo err >&2; exit 3")).toEqual({ code: 3, stdout: "hi\n", stderr: "err\n" });
     expect(crictl("exec", "-s", containerId, "cat", "/proc/1/cmdline")).toMatchObject({ code: 0, stdout: expect.stringContaining("sleep") });
-    const it = crictl("exec", "-it", containerId, "sh");
-    expect(it.code).toBe(1);
-    expect(it.stderr).toContain(`ctr --address ${containerdPaths(rootDir).socketPath} -n k8s.io task exec -t`);
+  }, STEP_MS);
+
+  test("exec -i: a session on the runtime's streaming server, with stdin and the exit status", () => {
+    const p = Bun.spawnSync([binary, "crictl", `--root-dir=${rootDir}`, "exec", "-i", containerId, "sh", "-c", "read l; echo got:$l; echo e >&2; exit 4"], {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+      stdin: new TextEncoder().encode("hello\n"),
+      stdout: "pipe",
+      stderr: "pipe",
+      timeout: 30_000,
+    });
+    expect({ code: p.exitCode, stdout: p.stdout.toString(), stderr: p.stderr.toString() }).toEqual({ code: 4, stdout: "got:hello\n", stderr: "e\n" });
+  }, STEP_MS);
+
+  test("exec -it: a TTY (script(1) gives crictl a terminal)", () => {
+    const p = Bun.spawnSync(["script", "-qec", `${binary} crictl --root-dir=${rootDir} exec -it ${containerId} sh -c 'tty; exit 5'`, "/dev/null"], {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+      stdout: "pipe",
+      stderr: "pipe",
+      timeout: 30_000,
+    });
+    expect(p.stdout.toString()).toMatch(/\/dev\/pts\/\d+/);
+    expect(p.exitCode).toBe(5);
   }, STEP_MS);
 
   test("stats: crictl's columns over a one-second sample", () => {

@@ -93,7 +93,7 @@ describe("bunlet joins a real cluster", () => {
       { type: "InternalIP", address: expect.stringMatching(/^\d+\.\d+\.\d+\.\d+$/) },
       { type: "Hostname", address: NODE },
     ]);
-    expect(node.status.daemonEndpoints.kubeletEndpoint.Port).toBe(10250);
+    expect(node.status.daemonEndpoints.kubeletEndpoint.Port).toBe(bunlet!.kubeletPort);
     expect(node.status.nodeInfo).toMatchObject({
       machineID: readFileSync("/etc/machine-id", "utf8").trim(),
       bootID: readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim(),

@@ -202,13 +202,17 @@ volumeStatsAggPeriod: 0s
       cgroupDriver: "systemd",
       readOnlyPort: 0,
       healthzPort: 10248,
+      clientCAFile: "/etc/kubernetes/pki/ca.crt",
+      authenticationWebhookEnabled: true,
+      authenticationWebhookCacheTTLMs: 120_000,
+      anonymousAuth: false,
+      authorizationMode: "Webhook",
+      authorizationCacheAuthorizedTTLMs: 300_000,
     });
     expect(notices).toHaveLength(1);
     const n: ConfigNotice = notices[0];
     expect(n).toMatchObject({ level: "warn", msg: "kubelet settings accepted for compatibility but not acted on by bunlet" });
     expect(String(n.fields.settings).split(", ")).toEqual([
-      "authentication",
-      "authorization",
       "clusterDNS",
       "clusterDomain",
       "cpuManagerReconcilePeriod",
@@ -313,5 +317,45 @@ describe("a bad config file exits 2 with one line naming the file and the field"
       expect(err.message).toStartWith(`bunlet: /etc/bunlet/config.yaml: ${problem}`);
       expect(err.message).not.toContain("\n");
     });
+  }
+});
+
+describe("the kubelet API's fields (port, TLS, authentication, authorization)", () => {
+  test("they are read with the kubelet's names", () => {
+    const { config } = load(`${header}port: 11250
+tlsCertFile: /pki/kubelet.crt
+tlsPrivateKeyFile: /pki/kubelet.key
+enableServer: true
+authentication:
+  anonymous: {enabled: true}
+  webhook: {enabled: false, cacheTTL: 10s}
+  x509: {clientCAFile: /pki/ca.crt}
+authorization:
+  mode: AlwaysAllow
+  webhook: {cacheAuthorizedTTL: 1m, cacheUnauthorizedTTL: 5s}
+`);
+    expect(config).toMatchObject({
+      port: 11250,
+      tlsCertFile: "/pki/kubelet.crt",
+      tlsPrivateKeyFile: "/pki/kubelet.key",
+      enableServer: true,
+      anonymousAuth: true,
+      authenticationWebhookEnabled: false,
+      authenticationWebhookCacheTTLMs: 10_000,
+      clientCAFile: "/pki/ca.crt",
+      authorizationMode: "AlwaysAllow",
+      authorizationCacheAuthorizedTTLMs: 60_000,
+      authorizationCacheUnauthorizedTTLMs: 5_000,
+    });
+  });
+
+  const bad: [string, string, RegExp][] = [
+    ["an unknown nested field", "authentication:\n  x509: {clientCAFil: /ca.crt}\n", /authentication: x509\.clientCAFil: unknown field/],
+    ["an unknown authorization mode", "authorization:\n  mode: Node\n", /authorization: mode: expected Webhook or AlwaysAllow, found "Node"/],
+    ["a port out of range", "port: 70000\n", /port: expected a port between 1 and 65535, found 70000/],
+    ["a bool of the wrong type", "authentication:\n  anonymous: {enabled: \"yes\"}\n", /authentication: anonymous\.enabled: expected true or false/],
+  ];
+  for (const [name, yaml, want] of bad) {
+    test(`${name} is an error naming the field`, () => expect(() => load(`${header}${yaml}`)).toThrow(want));
   }
 });

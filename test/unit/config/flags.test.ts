@@ -58,6 +58,11 @@ describe("flags set the configuration, kubelet spelling, pflag syntax", () => {
     ["--v", ["--v=4"], { verbosity: 4 }],
     ["-v N", ["-v", "3"], { verbosity: 3 }],
     ["-vN", ["-v5"], { verbosity: 5 }],
+    ["the kubelet API's flags", ["--port=11250", "--tls-cert-file=/c.crt", "--tls-private-key-file=/c.key", "--client-ca-file=/ca.crt", "--anonymous-auth",
+      "--authentication-token-webhook=false", "--authorization-mode=AlwaysAllow", "--cert-dir=/pki"],
+      { port: 11250, tlsCertFile: "/c.crt", tlsPrivateKeyFile: "/c.key", clientCAFile: "/ca.crt", anonymousAuth: true,
+        authenticationWebhookEnabled: false, authorizationMode: "AlwaysAllow", certDir: "/pki" }],
+    ["--address moves the kubelet API too", ["--address=10.0.0.5"], { address: "10.0.0.5", kubeletAddress: "10.0.0.5" }],
     ["-v=N", ["-v=2"], { verbosity: 2 }],
     ["--logging-format=json", ["--logging-format=json"], { loggingFormat: "json" }],
     ["headers: one pair per flag, repeatable", ["--manifest-url-header=Authorization:Bearer x", "--manifest-url-header", "X-A:1"],
@@ -105,6 +110,19 @@ describe("defaults without --config (the kubelet's legacy defaults)", () => {
       kubeAPIQPS: 50,
       kubeAPIBurst: 100,
       address: "127.0.0.1",
+      kubeletAddress: "0.0.0.0",
+      enableServer: true,
+      port: 10250,
+      tlsCertFile: "",
+      tlsPrivateKeyFile: "",
+      certDir: "/var/lib/bunlet/pki",
+      clientCAFile: "",
+      authenticationWebhookEnabled: true,
+      authenticationWebhookCacheTTLMs: 120_000,
+      anonymousAuth: false,
+      authorizationMode: "Webhook",
+      authorizationCacheAuthorizedTTLMs: 300_000,
+      authorizationCacheUnauthorizedTTLMs: 30_000,
       readOnlyPort: 10255,
       healthzPort: 10248,
       healthzBindAddress: "127.0.0.1",
@@ -171,7 +189,7 @@ describe("the kubelet's other flags are accepted, type-checked, and listed once 
     expect(r.notices[0]).toMatchObject({ level: "warn", msg: "kubelet settings accepted for compatibility but not acted on by bunlet" });
     expect(r.notices[0].fields.settings).toBe(
       "--fail-swap-on (failSwapOn), --pod-infra-container-image, --cluster-dns (clusterDNS), " +
-        "--cluster-domain (clusterDomain), --anonymous-auth (authentication.anonymous.enabled), " +
+        "--cluster-domain (clusterDomain), " +
         "--rotate-certificates (rotateCertificates)",
     );
   });

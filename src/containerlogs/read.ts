@@ -1,0 +1,166 @@
+/**
+ * Reads a container's CRI log file as the kubelet's ReadLogs does (pkg/kubelet/kuberuntime/logs):
+ * tailLines counts lines of the file from its end, sinceTime drops older entries, the stream
+ * filter keeps stdout, stderr or both, timestamps prefixes each entry with its time, limitBytes
+ * cuts the output, and follow waits for more once the end is reached. While following, a file
+ * that was rotated (a new file under the same path: another inode, or a smaller size) is read
+ * from its start, and the read ends once the container no longer runs and nothing new was
+ * written. A line that is not in the CRI format is skipped, as the kubelet skips it (it logs it).
+ */
+import { open, stat, type FileHandle } from "node:fs/promises";
+import { parseCriLine, type LogStream } from "./cri-format.ts";
+
+export interface LogOptions {
+  follow: boolean;
+  /** The last N lines of the file; undefined = all. */
+  tailLines?: number;
+  /** Entries at or after this time (ms since the epoch). */
+  sinceMs?: number;
+  timestamps: boolean;
+  /** Stop after this many bytes; undefined = no limit. */
+  limitBytes?: number;
+  /** Which streams; undefined = both. */
+  stream?: LogStream;
+}
+
+export interface FollowDeps {
+  /** Waits before the next look at the file; rejects when the reader should stop. */
+  wait(signal: AbortSignal): Promise<void>;
+  /** Whether the container still runs: following ends once it does not and the file has no more. */
+  isRunning(): Promise<boolean>;
+  /** A line that is not in the CRI format (the kubelet logs and skips it). */
+  onBadLine?(err: Error): void;
+}
+
+const CHUNK = 64 * 1024;
+const NEWLINE = 0x0a;
+
+/** The byte offset where the last `n` lines of `data` start. */
+export function tailStart(data: Uint8Array, n: number): number {
+  if (n <= 0) return data.length;
+  let end = data.length;
+  // A final line without "\n" still counts as a line.
+  if (end > 0 && data[end - 1] === NEWLINE) end--;
+  let seen = 0;
+  for (let i = end - 1; i >= 0; i--) {
+    if (data[i] === NEWLINE) {
+      seen++;
+      if (seen === n) return i + 1;
+    }
+  }
+  return 0;
+}
+
+/** The log's output, chunk by chunk. Ends at the end of the file, or (follow) when the container stopped. */
+export async function* readContainerLog(path: string, opts: LogOptions, deps: FollowDeps, signal: AbortSignal): AsyncGenerator<Uint8Array> {
+  let file: FileHandle = await open(path, "r");
+  let budget = opts.limitBytes ?? Number.POSITIVE_INFINITY;
+  try {
+    let offset = 0;
+    if (opts.tailLines !== undefined) {
+      const all = await file.readFile();
+      offset = tailStart(all, opts.tailLines);
+    }
+    let pending: Uint8Array = new Uint8Array(0);
+    const buf = new Uint8Array(CHUNK);
+    const encoder = new TextEncoder();
+    while (!signal.aborted && budget > 0) {
+      const { bytesRead } = await file.read(buf, 0, CHUNK, offset);
+      if (bytesRead > 0) {
+        offset += bytesRead;
+        const data = join(pending, buf.subarray(0, bytesRead));
+        const lastNewline = data.lastIndexOf(NEWLINE);
+        pending = lastNewline < 0 ? data : data.slice(lastNewline + 1);
+        if (lastNewline < 0) continue;
+        for (const out of render(data.subarray(0, lastNewline), opts, deps, encoder)) {
+          const piece = out.length > budget ? out.subarray(0, budget) : out;
+          budget -= piece.length;
+          yield piece;
+          if (budget <= 0) return;
+        }
+        continue;
+      }
+      // At the end of the file.
+      if (!opts.follow) {
+        // The last line lacks its "\n" only while being written; the kubelet reads it as it is.
+        if (pending.length > 0) {
+          for (const out of render(pending, opts, deps, encoder)) {
+            const piece = out.length > budget ? out.subarray(0, budget) : out;
+            budget -= piece.length;
+            yield piece;
+          }
+        }
+        return;
+      }
+      const rotated = await rotatedFile(path, file, offset);
+      if (rotated) {
+        await file.close();
+        file = rotated;
+        offset = 0;
+        pending = new Uint8Array(0);
+        continue;
+      }
+      if (!(await deps.isRunning())) {
+        // One more look: the container may have written its last lines as it exited.
+        const { bytesRead: more } = await file.read(buf, 0, 1, offset);
+        if (more === 0) return;
+        continue;
+      }
+      try {
+        await deps.wait(signal);
+      } catch {
+        return;
+      }
+    }
+  } finally {
+    await file.close();
+  }
+}
+
+/** The entries of complete lines, filtered and rendered. */
+function* render(lines: Uint8Array, opts: LogOptions, deps: FollowDeps, encoder: TextEncoder): Generator<Uint8Array> {
+  let start = 0;
+  while (start <= lines.length) {
+    let end = lines.indexOf(NEWLINE, start);
+    if (end < 0) end = lines.length;
+    const line = lines.subarray(start, end);
+    start = end + 1;
+    if (line.length === 0) continue;
+    let msg;
+    try {
+      msg = parseCriLine(line);
+    } catch (err) {
+      deps.onBadLine?.(err as Error);
+      continue;
+    }
+    if (opts.sinceMs !== undefined && msg.timeMs < opts.sinceMs) continue;
+    if (opts.stream !== undefined && msg.stream !== opts.stream) continue;
+    yield opts.timestamps ? join(encoder.encode(`${msg.time} `), msg.log) : msg.log;
+  }
+}
+
+/** A new file under `path` (rotation), opened; undefined while `current` is still the file there. */
+async function rotatedFile(path: string, current: FileHandle, offset: number): Promise<FileHandle | undefined> {
+  let now;
+  try {
+    now = await stat(path);
+  } catch {
+    // Between the rename and the runtime's reopen there is no file: look again later.
+    return undefined;
+  }
+  const mine = await current.stat();
+  if (now.ino === mine.ino && now.dev === mine.dev && now.size >= offset) return undefined;
+  try {
+    return await open(path, "r");
+  } catch {
+    return undefined;
+  }
+}
+
+function join(a: Uint8Array, b: Uint8Array): Uint8Array {
+  if (a.length === 0) return b.slice();
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
+  return out;
+}

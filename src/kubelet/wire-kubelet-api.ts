@@ -1,0 +1,112 @@
+/**
+ * The kubelet API area: HTTPS on --port with the serving certificate (given, or self-signed
+ * under --cert-dir), authentication (client certificates against --client-ca-file, bearer
+ * tokens through TokenReview, anonymous only when enabled) and authorization (SubjectAccessReview
+ * or AlwaysAllow), serving the read-only table plus logs, exec, attach, port-forward and run.
+ * Webhook authentication and authorization need the API server: without --kubeconfig the port
+ * is served only with authorization AlwaysAllow, and tokens are not accepted.
+ */
+import { readFileSync } from "node:fs";
+import type { PodList } from "../api/index.ts";
+import { createApiClient, loadKubeconfig } from "../apiclient/index.ts";
+import type { BunletConfig } from "../config/index.ts";
+import type { CriClient } from "../cri/index.ts";
+import { alwaysAllow, createAuthenticator, createWebhookAuthorizer, listenKubeletApi, loadServingCert, type ReviewClient, type Routes } from "../server/index.ts";
+import { deferLogged } from "./teardown.ts";
+import type { WireBase } from "./wire-runtime.ts";
+
+export interface KubeletApiParts extends AsyncDisposable {
+  /** The port served; 0 when the kubelet API is off. */
+  readonly port: number;
+  /** What it serves, once the pods area exists: the read-only table and the pods with their status. */
+  bind(host: { routes: Routes; pods: () => PodList }): void;
+}
+
+export interface KubeletApiInputs {
+  cri: CriClient;
+  hostIPs: string[];
+  randomPort: boolean;
+}
+
+/** Review requests must not wait behind the pod sources' rate limit, nor hang. */
+const REVIEW_TIMEOUT_MS = 10_000;
+
+export async function wireKubeletApi(config: BunletConfig, base: WireBase, inputs: KubeletApiInputs): Promise<KubeletApiParts> {
+  const { clock, log, signal } = base;
+  const off = { port: 0, bind: () => {}, [Symbol.asyncDispose]: async () => {} };
+  if (!config.enableServer) {
+    log.info("The kubelet API is off (enableServer: false)");
+    return off;
+  }
+  let client: ReviewClient | undefined;
+  if (config.kubeconfig !== "") {
+    client = createApiClient(loadKubeconfig(config.kubeconfig), { clock, signal, qps: -1, timeoutMs: REVIEW_TIMEOUT_MS, userAgent: "bunlet-kubelet-api" });
+  } else if (config.authorizationMode === "Webhook") {
+    log.info("The kubelet API is not served: authorization mode Webhook needs --kubeconfig (use --authorization-mode=AlwaysAllow to serve it standalone)", {
+      port: config.port,
+    });
+    return off;
+  } else if (config.authenticationWebhookEnabled) {
+    log.info("Bearer tokens are not accepted on the kubelet API: token webhook authentication needs --kubeconfig");
+  }
+  let clientCA: Buffer | undefined;
+  if (config.clientCAFile !== "") {
+    try {
+      clientCA = readFileSync(config.clientCAFile);
+    } catch (err) {
+      throw new Error(`cannot read the client CA file ${JSON.stringify(config.clientCAFile)} (--client-ca-file): ${(err as Error).message}`);
+    }
+  }
+  const cert = loadServingCert({
+    certFile: config.tlsCertFile,
+    keyFile: config.tlsPrivateKeyFile,
+    certDir: config.certDir,
+    nodeName: config.nodeName,
+    addresses: [...config.nodeIPs, ...inputs.hostIPs],
+    log,
+  });
+  const authenticate = createAuthenticator({
+    x509: clientCA !== undefined,
+    webhook: config.authenticationWebhookEnabled && client ? { client, cacheTtlMs: config.authenticationWebhookCacheTTLMs } : undefined,
+    anonymous: config.anonymousAuth,
+    clock,
+    log,
+  });
+  const authorize =
+    config.authorizationMode === "AlwaysAllow"
+      ? alwaysAllow
+      : createWebhookAuthorizer({
+          client: client!,
+          authorizedTtlMs: config.authorizationCacheAuthorizedTTLMs,
+          unauthorizedTtlMs: config.authorizationCacheUnauthorizedTTLMs,
+          clock,
+        });
+  // Filled by bind(): the route table is read per request, so it serves what is there.
+  const routes: Routes = {};
+  let pods: () => PodList = () => ({ apiVersion: "v1", kind: "PodList", metadata: {}, items: [] });
+  const pod = (namespace: string, name: string) => pods().items.find((p) => p.metadata?.namespace === namespace && p.metadata?.name === name);
+  const handle = await listenKubeletApi({
+    address: config.kubeletAddress,
+    port: config.port,
+    randomPort: inputs.randomPort,
+    cert,
+    clientCA,
+    nodeName: config.nodeName,
+    authenticate,
+    authorize,
+    routes,
+    pods: { pod, cri: inputs.cri, clock, log },
+    cri: inputs.cri,
+    log,
+  });
+  const stack = new AsyncDisposableStack();
+  deferLogged(stack, log, "kubelet API server", () => handle.stop());
+  return {
+    port: handle.port,
+    bind(host) {
+      Object.assign(routes, host.routes);
+      pods = host.pods;
+    },
+    [Symbol.asyncDispose]: () => stack.disposeAsync(),
+  };
+}
