@@ -3,6 +3,7 @@
  * types (field names as on the wire). Unknown fields in manifests are kept (index signatures are
  * avoided so typos in our own code still fail to compile; decoders copy objects whole).
  */
+import type { ConfigMapVolumeSource, DownwardAPIVolumeSource, HostAlias, ProjectedVolumeSource, SecretVolumeSource } from "./v1-volumes.ts";
 export interface ObjectMeta {
   name?: string;
   generateName?: string;
@@ -28,11 +29,11 @@ export interface Volume {
   name: string;
   hostPath?: { path: string; type?: string };
   emptyDir?: { medium?: string; sizeLimit?: string };
-  secret?: { secretName?: string; items?: KeyToPath[]; optional?: boolean };
-  configMap?: { name?: string; items?: KeyToPath[]; optional?: boolean };
+  secret?: SecretVolumeSource;
+  configMap?: ConfigMapVolumeSource;
   persistentVolumeClaim?: { claimName: string; readOnly?: boolean };
-  projected?: { sources?: Record<string, unknown>[] };
-  downwardAPI?: Record<string, unknown>;
+  projected?: ProjectedVolumeSource;
+  downwardAPI?: DownwardAPIVolumeSource;
   ephemeral?: Record<string, unknown>;
   [other: string]: unknown;
 }
@@ -210,6 +211,8 @@ export interface PodSpec {
   priority?: number;
   priorityClassName?: string;
   enableServiceLinks?: boolean;
+  hostAliases?: HostAlias[];
+  setHostnameAsFQDN?: boolean;
   preemptionPolicy?: string;
   runtimeClassName?: string;
   resourceClaims?: unknown[];

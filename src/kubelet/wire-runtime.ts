@@ -14,7 +14,7 @@ import type { Clock, Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
 import { createPleg, describePlegStatus, PodCache, type Pleg } from "../pleg/index.ts";
 import { createProbeManager, statusProviderFrom, type ProbeManager, type StatusSources } from "../prober/index.ts";
-import { createRuntimeManager, type RuntimeManager } from "../runtime/index.ts";
+import { createRuntimeManager, type EnvObjects, type RuntimeManager } from "../runtime/index.ts";
 import type { HealthCheck } from "../server/index.ts";
 import { createStatsProvider, type StatsProvider } from "../stats/index.ts";
 import { connectRuntime } from "./connect-runtime.ts";
@@ -53,6 +53,8 @@ export interface RuntimeOptions {
   criEndpointOverride?: string;
   /** The node's IPs, for the downward API. */
   hostIPs: string[];
+  /** ConfigMaps, Secrets and Services for container env (bound once the node area has its API client). */
+  envObjects?: EnvObjects;
   /** The desired pods and their API status, which the probe workers read beside the pod cache. */
   statusSources: Omit<StatusSources, "cache">;
 }
@@ -97,6 +99,8 @@ export async function wireRuntime(config: BunletConfig, base: WireBase, opts: Ru
     nodeName: config.nodeName,
     hostIPs: opts.hostIPs,
     probeResults: probeManager.results,
+    clusterDns: { servers: config.clusterDNS, domain: config.clusterDomain },
+    envObjects: opts.envObjects,
   });
 
   const pleg = createPleg({ runtime, cri, cache, clock, log, metrics, eventedEnabled: config.featureGates.EventedPLEG ?? true });

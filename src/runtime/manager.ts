@@ -14,7 +14,8 @@ import type { Metrics } from "../metrics/index.ts";
 import type { RuntimePodStatus, RuntimePod } from "../container/index.ts";
 import { probesAlwaysSucceed, type ProbeResultsView } from "./actions-types.ts";
 import { newCrashLoopBackoff } from "./crashloop.ts";
-import { hostDnsConfig, type DnsConfig } from "./dns.ts";
+import { hostDnsConfig, type ClusterDns, type DnsConfig } from "./dns.ts";
+import type { EnvObjects } from "./env.ts";
 import { cleanUpContainersInPod, garbageCollect } from "./gc.ts";
 import { createImageManager } from "./images.ts";
 import { killPodWithSyncResult } from "./kill.ts";
@@ -45,6 +46,10 @@ export interface RuntimeManagerDeps {
   probeResults?: ProbeResultsView;
   /** Seccomp profiles for Localhost; default: <podsDir>/../seccomp. */
   seccompRoot?: string;
+  /** --cluster-dns / --cluster-domain: ClusterFirst pods' resolver and the managed /etc/hosts. */
+  clusterDns?: ClusterDns;
+  /** ConfigMaps, Secrets and Services for env vars; absent when standalone. */
+  envObjects?: EnvObjects;
 }
 
 /** Every call that reaches the runtime takes the caller's signal, so none can hold shutdown. */
@@ -110,8 +115,10 @@ export function createRuntimeManager(deps: RuntimeManagerDeps): RuntimeManager {
       hostIPs: deps.hostIPs ?? [],
       cpuCapacityMilli: cpus().length * 1000,
       memoryCapacity: totalmem(),
+      objects: deps.envObjects,
     },
-    sandbox: { podLogsDir: deps.podLogsDir, nodeDns: deps.dnsConfig ?? hostDnsConfig(deps.resolvConf) },
+    clusterDomain: deps.clusterDns?.domain ?? "",
+    sandbox: { podLogsDir: deps.podLogsDir, nodeDns: deps.dnsConfig ?? hostDnsConfig(deps.resolvConf), clusterDns: deps.clusterDns ?? { servers: [], domain: "" } },
     pendingStart: (uid) => (timelines.get(uid)?.pending ? timelines.get(uid) : undefined),
     recordTimeline: (uid, timeline) => timelines.set(uid, timeline),
   };

@@ -25,8 +25,10 @@ export interface StartDeps extends KillDeps {
   seccompRoot: string;
   cgroupV2: boolean;
   randomHex: () => string;
-  /** Node facts for the downward API; podIPs are filled per pod. */
+  /** Node facts for the downward API and the API objects env reads; podIPs are filled per pod. */
   env: Omit<EnvContext, "podIPs">;
+  /** --cluster-domain (managed /etc/hosts). */
+  clusterDomain: string;
 }
 
 export interface StartTarget {
@@ -62,20 +64,26 @@ export async function startContainer(deps: StartDeps, t: StartTarget, container:
   try {
     const image = await cri.image.imageStatus({ image: { image: container.image ?? "" } }, { signal });
     const imageUser = { uid: image.image?.uid?.value, username: image.image?.username ?? "" };
-    config = generateContainerConfig({
+    // A host-network pod's IPs are the node's (its managed /etc/hosts is the node's file).
+    const podIPs = t.podIPs.length === 0 && pod.spec.hostNetwork ? deps.env.hostIPs : t.podIPs;
+    config = await generateContainerConfig(
+      {
       pod,
       container,
       kind,
       restartCount,
       imageRef,
       imageUser,
-      env: { ...deps.env, podIPs: t.podIPs },
-      podLogsDir: deps.podLogsDir,
-      podsDir: deps.podsDir,
-      seccompRoot: deps.seccompRoot,
-      cgroupV2: deps.cgroupV2,
-      randomHex: deps.randomHex,
-    });
+        env: { ...deps.env, podIPs },
+        podLogsDir: deps.podLogsDir,
+        podsDir: deps.podsDir,
+        seccompRoot: deps.seccompRoot,
+        cgroupV2: deps.cgroupV2,
+        randomHex: deps.randomHex,
+        clusterDomain: deps.clusterDomain,
+      },
+      signal,
+    );
   } catch (err) {
     if (err instanceof SyncError) throw err;
     throw new SyncError(Reason.CreateContainerConfigError, criDetail(err));

@@ -9,7 +9,7 @@
 import { chmodSync, lchownSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
 
-export const DATA_DIR_NAME = "..data";
+const DATA_DIR_NAME = "..data";
 const NEW_DATA_DIR_NAME = "..data_tmp";
 const MAX_PATH_LENGTH = 4096;
 const MAX_FILE_NAME_LENGTH = 255;

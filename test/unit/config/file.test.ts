@@ -209,8 +209,6 @@ volumeStatsAggPeriod: 0s
     expect(String(n.fields.settings).split(", ")).toEqual([
       "authentication",
       "authorization",
-      "clusterDNS",
-      "clusterDomain",
       "cpuManagerReconcilePeriod",
       "evictionPressureTransitionPeriod",
       "imageMaximumGCAge",
