@@ -128,6 +128,7 @@ export interface PodSecurityContext {
   runAsNonRoot?: boolean;
   supplementalGroups?: number[];
   fsGroup?: number;
+  fsGroupChangePolicy?: "OnRootMismatch" | "Always";
   sysctls?: { name: string; value: string }[];
   seccompProfile?: { type: string; localhostProfile?: string };
 }

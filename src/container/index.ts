@@ -37,4 +37,4 @@ export {
   type ContainerKind,
 } from "./labels.ts";
 export { containerResourceValue, DownwardAPIError, podFieldValue, type NodeFacts } from "./downward.ts";
-export { pluginVolumeType, podVolumeDir, type PluginVolumeType } from "./volume-paths.ts";
+export { pluginVolumeType, podVolumeDir } from "./volume-paths.ts";

@@ -39,7 +39,9 @@ export interface PodSyncerDeps {
    * Sets up the volumes the pod's containers mount (the kubelet's WaitForAttachAndMount); throws
    * when one cannot be set up, and then the pod gets no sandbox and no containers.
    */
-  mountVolumes(pod: Pod): void;
+  mountVolumes(pod: Pod, signal: AbortSignal): Promise<void>;
+  /** Tears down the pod's volumes once its containers are gone (the kubelet's unmount of a terminated pod). */
+  unmountVolumes(uid: string): Promise<void>;
   clock: Clock;
   log: Logger;
   metrics: Pick<Metrics, "podStartDuration">;
@@ -81,7 +83,7 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
 
       await podDirs.make(uid);
       signal.throwIfAborted();
-      deps.mountVolumes(pod);
+      await deps.mountVolumes(pod, signal);
       deps.probeManager?.addPod(pod);
       const result = await runtime.syncPod(pod, podStatus, { signal });
       if (result.error !== undefined) {
@@ -126,6 +128,11 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
       statusManager.setPodStatus(pod, generateStatus(pod, podStatus, { podIsTerminal: true }));
       statusManager.terminatePod(pod);
       runtime.forgetPod(uid);
+      try {
+        await deps.unmountVolumes(uid);
+      } catch (err) {
+        log.warn("Could not tear down the volumes of a terminated pod; housekeeping retries", { pod: podRef(pod), podUID: uid, err });
+      }
       // A terminated pod that is still desired (a completed run-once pod) keeps its directory and
       // status; one that is gone from its source or being deleted leaves nothing behind.
       const desired = podManager.get(uid);

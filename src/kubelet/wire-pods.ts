@@ -11,7 +11,7 @@ import type { BunletConfig } from "../config/index.ts";
 import { createPodWorkers, WorkQueue, type PodWorkers } from "../podworkers/index.ts";
 import { syncLoopHealthCheck, type HealthCheck } from "../server/index.ts";
 import { createStatusGenerator, type StatusManager } from "../status/index.ts";
-import { setUpPodVolumes } from "../volumes/index.ts";
+import type { VolumeManager } from "../volumes/index.ts";
 import { ContainerGC } from "./container-gc.ts";
 import { createPodHandlers } from "./handlers.ts";
 import { createHousekeeping } from "./housekeeping.ts";
@@ -36,6 +36,7 @@ export interface PodOptions {
   podManager: PodManager;
   statusManager: StatusManager;
   hostIPs: string[];
+  volumes: VolumeManager;
 }
 
 export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts, sources: SourceParts, opts: PodOptions): PodParts {
@@ -43,7 +44,9 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
   const { podManager, statusManager } = opts;
   const { runtime, probeManager } = rt;
   const stack = new AsyncDisposableStack();
-  const podDirs = createPodDirs({ podsDir: join(config.rootDir, "pods") });
+  const dirs = createPodDirs({ podsDir: join(config.rootDir, "pods") });
+  // A pod's directory goes only after its volumes are torn down (tmpfs mounts unmounted).
+  const podDirs = { ...dirs, remove: async (uid: string) => (await opts.volumes.unmountPodVolumes(uid), await dirs.remove(uid)) };
   const workQueue = new WorkQueue(clock);
 
   // The workers call the syncer, and the syncer asks the workers whether a pod is terminating:
@@ -64,7 +67,8 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
     probeManager,
     isTerminationRequested: (uid) => workers?.isPodTerminationRequested(uid) ?? false,
     networkNotReady: () => rt.runtimeState.networkError(),
-    mountVolumes: (pod) => setUpPodVolumes(pod),
+    mountVolumes: (pod, signal) => opts.volumes.waitForAttachAndMount(pod, signal),
+    unmountVolumes: (uid) => opts.volumes.unmountPodVolumes(uid),
     clock,
     log,
     metrics,

@@ -19,6 +19,7 @@ import { wireNode } from "./wire-node.ts";
 import { wirePods } from "./wire-pods.ts";
 import { wireRuntime } from "./wire-runtime.ts";
 import { wireServers } from "./wire-servers.ts";
+import { wireApiObjects, wireVolumes } from "./wire-volumes.ts";
 import { wirePodSources } from "./wire-sources.ts";
 
 export interface AgentDeps {
@@ -65,13 +66,23 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
   // The node's IPs for pod status: --node-ip when given (the Node's InternalIPs), else the host's.
   const hostIPs = config.nodeIPs.length > 0 ? config.nodeIPs : nodeHostIPs();
 
+  // ConfigMaps, Secrets, Services and tokens for pods: handed to the runtime now, bound to the
+  // node area's API client once it exists.
+  const apiObjects = adopt("API objects", wireApiObjects(config, base));
   const runtime = adopt(
     "runtime",
-    await wireRuntime(config, base, { criEndpointOverride: deps.criEndpointOverride, hostIPs, statusSources: { pods: podManager, statuses: statusManager } }),
+    await wireRuntime(config, base, {
+      criEndpointOverride: deps.criEndpointOverride,
+      hostIPs,
+      statusSources: { pods: podManager, statuses: statusManager },
+      envObjects: apiObjects.env,
+    }),
   );
-  adopt("node", wireNode(config, base, { cri: runtime.cri, runtimeState: runtime.runtimeState, pleg: runtime.pleg }));
+  const node = adopt("node", wireNode(config, base, { cri: runtime.cri, runtimeState: runtime.runtimeState, pleg: runtime.pleg }));
+  apiObjects.bind(node.client);
   const sources = adopt("pod sources", wirePodSources(config, base));
-  const pods = adopt("pods", wirePods(config, base, runtime, sources, { podManager, statusManager, hostIPs }));
+  const volumes = wireVolumes(config, base, apiObjects, hostIPs);
+  const pods = adopt("pods", wirePods(config, base, runtime, sources, { podManager, statusManager, hostIPs, volumes }));
   const podList = () => sources.annotate(pods.podList());
   const servers = adopt(
     "servers",

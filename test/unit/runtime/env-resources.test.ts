@@ -58,7 +58,7 @@ describe("downward API resource values (ExtractContainerResourceValue)", () => {
   });
 
   test("unknown resources and containers fail the container config", async () => {
-    expect(resourceEnv({}, "limits.gpu")).rejects.toThrow(containerConfigError("unsupported container resource : limits.gpu"));
-    expect(resourceEnv({}, "limits.cpu", undefined, "nope")).rejects.toThrow(containerConfigError("container nope not found"));
+    await expect(resourceEnv({}, "limits.gpu")).rejects.toThrow(containerConfigError("unsupported container resource : limits.gpu"));
+    await expect(resourceEnv({}, "limits.cpu", undefined, "nope")).rejects.toThrow(containerConfigError("container nope not found"));
   });
 });

@@ -53,9 +53,9 @@ describe("container environment", () => {
 
   test("without an API client any Secret or ConfigMap reference fails the config, optional or not (as the kubelet's)", async () => {
     const optional: Container = { name: "c", env: [{ name: "S", valueFrom: { secretKeyRef: { name: "s", key: "k", optional: true } } }] };
-    expect(makeEnvironmentVariables(pod([optional]), optional, ctx)).rejects.toThrow("couldn't get secret ns/s, no kubeClient defined");
+    await expect(makeEnvironmentVariables(pod([optional]), optional, ctx)).rejects.toThrow("couldn't get secret ns/s, no kubeClient defined");
     const required: Container = { name: "c", envFrom: [{ configMapRef: { name: "cm" } }] };
-    expect(makeEnvironmentVariables(pod([required]), required, ctx)).rejects.toThrow(SyncError);
+    await expect(makeEnvironmentVariables(pod([required]), required, ctx)).rejects.toThrow(SyncError);
   });
 });
 
