@@ -34,9 +34,11 @@ const allowed: Record<string, readonly string[]> = {
   lifecycle: ["api", "container", "cri", "lib"],
   runtime: ["api", "container", "cri", "lib", "lifecycle", "metrics"],
   // The subsystems below use the container view and may use each other's index.ts.
-  podconfig: [...subsystem],
+  // The apiserver source lists and watches this node's pods through the API client.
+  podconfig: [...subsystem, "apiclient"],
   pleg: [...subsystem],
-  status: [...subsystem],
+  // The status sync patches pod statuses (and deletes finished pods) through the API client.
+  status: [...subsystem, "apiclient"],
   prober: [...subsystem],
   server: [...subsystem],
   volumes: [...subsystem],

@@ -4,7 +4,7 @@
  * status, records it in the status manager, prepares the pod's directories and hands the CRI work
  * to the runtime manager. The pod workers own the lifecycle and call these in order.
  */
-import { podRef, podUID, type Pod, type PodStatus } from "../api/index.ts";
+import { isStaticPod, podRef, podUID, type Pod, type PodStatus } from "../api/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
 import type { PodSyncer, SyncPodType } from "../podworkers/index.ts";
@@ -137,7 +137,9 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
       // status; one that is gone from its source or being deleted leaves nothing behind.
       const desired = podManager.get(uid);
       if (desired && !desired.metadata.deletionTimestamp) return;
-      statusManager.deletePodStatus(uid);
+      // An apiserver pod being deleted keeps its final status: the status sync sends it and then
+      // deletes the pod object, and the status goes with the pod (housekeeping's orphan cleanup).
+      if (desired === undefined || isStaticPod(desired)) statusManager.deletePodStatus(uid);
       try {
         await podDirs.remove(uid);
       } catch (err) {

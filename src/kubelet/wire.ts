@@ -21,6 +21,7 @@ import { wireRuntime } from "./wire-runtime.ts";
 import { wireServers } from "./wire-servers.ts";
 import { wireApiObjects, wireVolumes } from "./wire-volumes.ts";
 import { wirePodSources } from "./wire-sources.ts";
+import { wireStatusSync } from "./wire-status.ts";
 
 export interface AgentDeps {
   log: Logger;
@@ -80,9 +81,10 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
   );
   const node = adopt("node", wireNode(config, base, { cri: runtime.cri, runtimeState: runtime.runtimeState, pleg: runtime.pleg }));
   apiObjects.bind(node.client);
-  const sources = adopt("pod sources", wirePodSources(config, base));
+  const sources = adopt("pod sources", wirePodSources(config, base, node.client));
   const volumes = wireVolumes(config, base, apiObjects, hostIPs);
   const pods = adopt("pods", wirePods(config, base, runtime, sources, { podManager, statusManager, hostIPs, volumes }));
+  adopt("pod status sync", wireStatusSync(base, node.client, { statusManager, podManager }));
   const podList = () => sources.annotate(pods.podList());
   const servers = adopt(
     "servers",
