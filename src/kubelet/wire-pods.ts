@@ -8,6 +8,7 @@
 import { join } from "node:path";
 import type { PodList } from "../api/index.ts";
 import type { BunletConfig } from "../config/index.ts";
+import type { EventRecorder } from "../events/index.ts";
 import { createPodWorkers, WorkQueue, type PodWorkers } from "../podworkers/index.ts";
 import { syncLoopHealthCheck, type HealthCheck } from "../server/index.ts";
 import { createStatusGenerator, type StatusManager } from "../status/index.ts";
@@ -36,6 +37,7 @@ export interface PodOptions {
   podManager: PodManager;
   statusManager: StatusManager;
   hostIPs: string[];
+  recorder: EventRecorder;
 }
 
 export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts, sources: SourceParts, opts: PodOptions): PodParts {
@@ -64,6 +66,7 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
     probeManager,
     isTerminationRequested: (uid) => workers?.isPodTerminationRequested(uid) ?? false,
     networkNotReady: () => rt.runtimeState.networkError(),
+    recorder: opts.recorder,
     mountVolumes: (pod) => setUpPodVolumes(pod),
     clock,
     log,

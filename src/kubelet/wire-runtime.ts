@@ -10,6 +10,7 @@
 import { join } from "node:path";
 import type { BunletConfig } from "../config/index.ts";
 import type { CriClient } from "../cri/index.ts";
+import type { EventRecorder } from "../events/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
 import { createPleg, describePlegStatus, PodCache, type Pleg } from "../pleg/index.ts";
@@ -55,6 +56,8 @@ export interface RuntimeOptions {
   hostIPs: string[];
   /** The desired pods and their API status, which the probe workers read beside the pod cache. */
   statusSources: Omit<StatusSources, "cache">;
+  /** The kubelet's event recorder (container, image, sandbox and probe events). */
+  recorder: EventRecorder;
 }
 
 export async function wireRuntime(config: BunletConfig, base: WireBase, opts: RuntimeOptions): Promise<RuntimeParts> {
@@ -82,6 +85,7 @@ export async function wireRuntime(config: BunletConfig, base: WireBase, opts: Ru
     log,
     metrics,
     statusProvider: statusProviderFrom({ ...opts.statusSources, cache }),
+    recorder: opts.recorder,
   });
   deferLogged(stack, log, "probe workers", () => probeManager.stop());
   const runtime = createRuntimeManager({
@@ -97,6 +101,7 @@ export async function wireRuntime(config: BunletConfig, base: WireBase, opts: Ru
     nodeName: config.nodeName,
     hostIPs: opts.hostIPs,
     probeResults: probeManager.results,
+    recorder: opts.recorder,
   });
 
   const pleg = createPleg({ runtime, cri, cache, clock, log, metrics, eventedEnabled: config.featureGates.EventedPLEG ?? true });

@@ -15,6 +15,7 @@ import { createStatusManager } from "../status/index.ts";
 import { nodeHostIPs } from "./node-ip.ts";
 import { PodManager } from "./pod-manager.ts";
 import { deferLogged } from "./teardown.ts";
+import { wireEvents } from "./wire-events.ts";
 import { wireNode } from "./wire-node.ts";
 import { wirePods } from "./wire-pods.ts";
 import { wireRuntime } from "./wire-runtime.ts";
@@ -65,13 +66,14 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
   // The node's IPs for pod status: --node-ip when given (the Node's InternalIPs), else the host's.
   const hostIPs = config.nodeIPs.length > 0 ? config.nodeIPs : nodeHostIPs();
 
+  const { recorder } = adopt("events", wireEvents(config, base));
   const runtime = adopt(
     "runtime",
-    await wireRuntime(config, base, { criEndpointOverride: deps.criEndpointOverride, hostIPs, statusSources: { pods: podManager, statuses: statusManager } }),
+    await wireRuntime(config, base, { criEndpointOverride: deps.criEndpointOverride, hostIPs, statusSources: { pods: podManager, statuses: statusManager }, recorder }),
   );
   adopt("node", wireNode(config, base, { cri: runtime.cri, runtimeState: runtime.runtimeState, pleg: runtime.pleg }));
   const sources = adopt("pod sources", wirePodSources(config, base));
-  const pods = adopt("pods", wirePods(config, base, runtime, sources, { podManager, statusManager, hostIPs }));
+  const pods = adopt("pods", wirePods(config, base, runtime, sources, { podManager, statusManager, hostIPs, recorder }));
   const podList = () => sources.annotate(pods.podList());
   const servers = adopt(
     "servers",

@@ -27,6 +27,7 @@ function harness() {
     podManager,
     isTerminationRequested: (uid) => terminationRequested.has(uid),
     networkNotReady: () => networkNotReady,
+    recorder: { event: () => undefined },
     mountVolumes: (pod) => {
       mounted.push(pod.metadata.name ?? "");
       if (volumeError) throw volumeError;
@@ -132,6 +133,7 @@ describe("syncPod", () => {
       podManager: h.podManager,
       isTerminationRequested: () => false,
       networkNotReady: () => undefined,
+      recorder: { event: () => undefined },
       mountVolumes: () => {},
       clock: h.clock,
       log: h.log,
