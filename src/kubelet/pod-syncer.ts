@@ -4,10 +4,11 @@
  * status, records it in the status manager, prepares the pod's directories and hands the CRI work
  * to the runtime manager. The pod workers own the lifecycle and call these in order.
  */
-import { podRef, podUID, type Pod, type PodStatus } from "../api/index.ts";
+import { isStaticPod, podRef, podUID, type Pod, type PodStatus } from "../api/index.ts";
 import { EventReason, podReference, type EventRecorder } from "../events/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
+import type { MirrorPods } from "../mirrorpods/index.ts";
 import type { PodSyncer, SyncPodType } from "../podworkers/index.ts";
 import type { ProbeManager } from "../prober/index.ts";
 import { runningPodFromStatus, runtimePodRef } from "../container/index.ts";
@@ -37,6 +38,8 @@ export interface PodSyncerDeps {
   /** Why the pod network is not ready, or undefined when it is (from the runtime health check). */
   networkNotReady(): string | undefined;
   recorder: EventRecorder;
+  /** The static pods' mirror pods; undefined when standalone. */
+  mirrorPods?: Pick<MirrorPods, "sync">;
   /**
    * Sets up the volumes the pod's containers mount (the kubelet's WaitForAttachAndMount); throws
    * when one cannot be set up, and then the pod gets no sandbox and no containers.
@@ -85,6 +88,7 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
         throw new SyncError(Reason.NetworkNotReady, message);
       }
 
+      if (isStaticPod(pod)) await deps.mirrorPods?.sync(pod, signal);
       await podDirs.make(uid);
       signal.throwIfAborted();
       deps.mountVolumes(pod);

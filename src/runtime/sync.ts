@@ -92,7 +92,8 @@ export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: RuntimePodSta
     } catch (err) {
       deps.metrics.startedPodsErrors.inc();
       log.error("Failed to create pod sandbox; the pod worker retries with backoff", { ...fields, err });
-      deps.recorder.event(podReference(pod), "Warning", EventReason.FailedCreatePodSandBox, `Failed to create pod sandbox: ${eventErrorText(err)}`);
+      // A sync cancelled because the pod is being killed is no failure worth an event (the kubelet's IsPodTerminationRequested check).
+      if (!signal?.aborted) deps.recorder.event(podReference(pod), "Warning", EventReason.FailedCreatePodSandBox, `Failed to create pod sandbox: ${eventErrorText(err)}`);
       return rec.result();
     }
     timeline.add("sandbox", clock.now() - started);

@@ -1,7 +1,8 @@
 /**
  * The kubelet's API objects around pods, against a real control plane (scripts/cluster.sh) and a
  * real containerd, with the built dist/bunlet as node: its events reach the apiserver
- * (`kubectl get events`), with the kubelet's reasons, messages, field paths and source.
+ * (`kubectl get events`), with the kubelet's reasons, messages, field paths and source; every
+ * static pod has a mirror pod, made again when deleted and deleted when its manifest goes.
  * The pods are static pods: the kubelet records events for them as for any pod.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -95,5 +96,64 @@ describe("events", () => {
     // kubectl's own table shows them under the kubelet.
     const table = await cluster.kubectl(["get", "events", "--field-selector", `involvedObject.name=${pod}`]);
     expect(table.stdout).toMatch(/Normal\s+Started\s+pod\/sleeper-bunlet-objects\s+Started container main/);
+  }, 200_000);
+});
+
+describe("mirror pods", () => {
+  const mirrorName = `sleeper-${NODE}`;
+  const getMirror = async () => {
+    const r = await cluster.kubectl(["-n", "default", "get", "pod", mirrorName, "-o", "json"]);
+    return r.code === 0 ? JSON.parse(r.stdout) : undefined;
+  };
+
+  test("a static pod has a mirror pod: the config.mirror annotation is its hash, the Node its controller", async () => {
+    const mirror = await waitFor("the mirror pod", getMirror);
+    const node = await kubectlJson(["get", "node", NODE]);
+    const annotations = mirror.metadata.annotations;
+    expect(annotations["kubernetes.io/config.mirror"]).toBe(annotations["kubernetes.io/config.hash"]);
+    expect(annotations["kubernetes.io/config.source"]).toBe("file");
+    expect(mirror.metadata.ownerReferences).toEqual([{ apiVersion: "v1", kind: "Node", name: NODE, uid: node.metadata.uid, controller: true }]);
+    expect(mirror.spec.nodeName).toBe(NODE);
+    // Its containers are the static pod's: nothing else runs because of it.
+    const sandboxes = (await cri.runtime.listPodSandbox({})).items.filter((s) => s.metadata?.name === mirrorName && s.state === 0);
+    expect(sandboxes).toHaveLength(1);
+  }, 200_000);
+
+  test("a deleted mirror pod is made again, and the static pod keeps running", async () => {
+    const before = await waitFor("the mirror pod", getMirror);
+    const running = (await cri.runtime.listContainers({})).containers.filter((c) => c.labels["io.kubernetes.pod.name"] === mirrorName && c.state === 1);
+    expect(running).toHaveLength(1);
+    const del = await cluster.kubectl(["-n", "default", "delete", "pod", mirrorName, "--wait=false"]);
+    expect(del.code).toBe(0);
+    const after = await waitFor("a new mirror pod", async () => {
+      const m = await getMirror();
+      return m && m.metadata.uid !== before.metadata.uid && !m.metadata.deletionTimestamp ? m : undefined;
+    });
+    expect(after.metadata.annotations["kubernetes.io/config.mirror"]).toBe(before.metadata.annotations["kubernetes.io/config.mirror"]);
+    const still = (await cri.runtime.listContainers({})).containers.filter((c) => c.labels["io.kubernetes.pod.name"] === mirrorName && c.state === 1);
+    expect(still.map((c) => c.id)).toEqual(running.map((c) => c.id));
+  }, 200_000);
+
+  test("removing the manifest deletes the mirror pod", async () => {
+    writeManifest("transient.json", {
+      metadata: { name: "transient", namespace: "default" },
+      spec: { terminationGracePeriodSeconds: 1, containers: [{ name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "IfNotPresent", command: ["sleep", "3600"] }] },
+    });
+    const name = `transient-${NODE}`;
+    await waitFor("the transient mirror pod", async () => (await cluster.kubectl(["-n", "default", "get", "pod", name])).code === 0);
+    await waitFor("its container running", async () =>
+      (await cri.runtime.listContainers({})).containers.some((c) => c.labels["io.kubernetes.pod.name"] === name && c.state === 1),
+    );
+    rmSync(join(dir, "manifests", "transient.json"));
+    await waitFor("the mirror pod gone", async () => {
+      const r = await cluster.kubectl(["-n", "default", "get", "pod", name]);
+      return r.code !== 0 && r.stderr.includes("NotFound");
+    });
+    // Its Killing event was recorded too.
+    const events = await waitFor("a Killing event", async () => {
+      const items = await eventsAbout(name);
+      return items.some((e) => e.reason === "Killing") ? items : undefined;
+    });
+    expect(events.find((e) => e.reason === "Killing")).toMatchObject({ type: "Normal", message: "Stopping container main" });
   }, 200_000);
 });
