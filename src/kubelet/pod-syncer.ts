@@ -5,8 +5,10 @@
  * to the runtime manager. The pod workers own the lifecycle and call these in order.
  */
 import { isStaticPod, podRef, podUID, type Pod, type PodStatus } from "../api/index.ts";
+import { EventReason, podReference, type EventRecorder } from "../events/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
+import type { MirrorPods } from "../mirrorpods/index.ts";
 import type { PodSyncer, SyncPodType } from "../podworkers/index.ts";
 import type { ProbeManager } from "../prober/index.ts";
 import { runningPodFromStatus, runtimePodRef } from "../container/index.ts";
@@ -35,6 +37,9 @@ export interface PodSyncerDeps {
   isTerminationRequested(uid: string): boolean;
   /** Why the pod network is not ready, or undefined when it is (from the runtime health check). */
   networkNotReady(): string | undefined;
+  recorder: EventRecorder;
+  /** The static pods' mirror pods; undefined when standalone. */
+  mirrorPods?: Pick<MirrorPods, "sync">;
   /**
    * Sets up the volumes the pod's containers mount (the kubelet's WaitForAttachAndMount); throws
    * when one cannot be set up, and then the pod gets no sandbox and no containers.
@@ -79,8 +84,13 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
       }
       const networkProblem = deps.networkNotReady();
       // The workers retry a pod that failed with NetworkNotReady after ~1 s instead of their error backoff.
-      if (networkProblem !== undefined && !pod.spec.hostNetwork) throw new SyncError(Reason.NetworkNotReady, `network is not ready: ${networkProblem}`);
+      if (networkProblem !== undefined && !pod.spec.hostNetwork) {
+        const message = `network is not ready: ${networkProblem}`;
+        deps.recorder.event(podReference(pod), "Warning", EventReason.NetworkNotReady, message);
+        throw new SyncError(Reason.NetworkNotReady, message);
+      }
 
+      if (isStaticPod(pod)) await deps.mirrorPods?.sync(pod, signal);
       await podDirs.make(uid);
       signal.throwIfAborted();
       await deps.mountVolumes(pod, signal);

@@ -8,6 +8,10 @@
 import { join } from "node:path";
 import type { PodList } from "../api/index.ts";
 import type { BunletConfig } from "../config/index.ts";
+import type { ApiClient } from "../apiclient/index.ts";
+import { isStaticPod, podFullName } from "../api/index.ts";
+import type { EventRecorder } from "../events/index.ts";
+import { createMirrorPods } from "../mirrorpods/index.ts";
 import { createPodWorkers, WorkQueue, type PodWorkers } from "../podworkers/index.ts";
 import { syncLoopHealthCheck, type HealthCheck } from "../server/index.ts";
 import { createStatusGenerator, type StatusManager } from "../status/index.ts";
@@ -37,6 +41,9 @@ export interface PodOptions {
   statusManager: StatusManager;
   hostIPs: string[];
   volumes: VolumeManager;
+  recorder: EventRecorder;
+  /** The rate-limited API client when bunlet is a node of a cluster (mirror pods); undefined when standalone. */
+  apiClient?: ApiClient;
 }
 
 export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts, sources: SourceParts, opts: PodOptions): PodParts {
@@ -52,6 +59,11 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
   // The workers call the syncer, and the syncer asks the workers whether a pod is terminating:
   // the cycle is closed by binding the question late.
   let workers: PodWorkers | undefined;
+  // A mirror pod that changed (deleted, or edited) has its static pod synced, which puts it right.
+  let resyncStatic = (_fullName: string): void => undefined;
+  const mirrorPods = opts.apiClient
+    ? createMirrorPods({ client: opts.apiClient, nodeName: config.nodeName, clock, random, log, resync: (fullName) => resyncStatic(fullName) })
+    : undefined;
   const syncer = createPodSyncer({
     runtime,
     statusManager,
@@ -67,6 +79,8 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
     probeManager,
     isTerminationRequested: (uid) => workers?.isPodTerminationRequested(uid) ?? false,
     networkNotReady: () => rt.runtimeState.networkError(),
+    recorder: opts.recorder,
+    mirrorPods,
     mountVolumes: (pod, signal) => opts.volumes.waitForAttachAndMount(pod, signal),
     unmountVolumes: (uid) => opts.volumes.unmountPodVolumes(uid),
     clock,
@@ -102,7 +116,11 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
     clock,
     log,
   });
-  const housekeeping = createHousekeeping({ podManager, podWorkers, runtime, statusManager, podDirs, probeManager, clock, log, metrics });
+  const housekeeping = createHousekeeping({ podManager, podWorkers, runtime, statusManager, podDirs, probeManager, mirrorPods, clock, log, metrics });
+  resyncStatic = (fullName) => {
+    const pods = podManager.pods().filter((p) => isStaticPod(p) && podFullName(p) === fullName);
+    if (pods.length > 0) handlers.handlePodSyncs(pods);
+  };
   const monitor = new SyncLoopMonitor();
 
   /**
@@ -154,6 +172,7 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
           ),
         ),
         containerGC.run(loops.signal),
+        mirrorPods?.run(loops.signal),
       ]);
       deferLogged(stack, log, "sync loop", async () => {
         loops.abort();

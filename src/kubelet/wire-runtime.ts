@@ -10,6 +10,7 @@
 import { join } from "node:path";
 import type { BunletConfig } from "../config/index.ts";
 import type { CriClient } from "../cri/index.ts";
+import type { EventRecorder } from "../events/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
 import { createPleg, describePlegStatus, PodCache, type Pleg } from "../pleg/index.ts";
@@ -57,6 +58,8 @@ export interface RuntimeOptions {
   envObjects?: EnvObjects;
   /** The desired pods and their API status, which the probe workers read beside the pod cache. */
   statusSources: Omit<StatusSources, "cache">;
+  /** The kubelet's event recorder (container, image, sandbox and probe events). */
+  recorder: EventRecorder;
 }
 
 export async function wireRuntime(config: BunletConfig, base: WireBase, opts: RuntimeOptions): Promise<RuntimeParts> {
@@ -84,6 +87,7 @@ export async function wireRuntime(config: BunletConfig, base: WireBase, opts: Ru
     log,
     metrics,
     statusProvider: statusProviderFrom({ ...opts.statusSources, cache }),
+    recorder: opts.recorder,
   });
   deferLogged(stack, log, "probe workers", () => probeManager.stop());
   const runtime = createRuntimeManager({
@@ -101,6 +105,7 @@ export async function wireRuntime(config: BunletConfig, base: WireBase, opts: Ru
     probeResults: probeManager.results,
     clusterDns: { servers: config.clusterDNS, domain: config.clusterDomain },
     envObjects: opts.envObjects,
+    recorder: opts.recorder,
   });
 
   const pleg = createPleg({ runtime, cri, cache, clock, log, metrics, eventedEnabled: config.featureGates.EventedPLEG ?? true });

@@ -8,11 +8,12 @@
  */
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
-import { podRef, type ConfigMap, type Pod, type Secret, type Service } from "../api/index.ts";
+import type { ConfigMap, Secret, Service } from "../api/index.ts";
 import { createReflector, isNotFound, ObjectStore, resourcePath, type ApiClient, type KubeObject } from "../apiclient/index.ts";
 import type { BunletConfig } from "../config/index.ts";
+import { podReference, type EventRecorder } from "../events/index.ts";
 import { ObjectNotFoundError, type EnvObjects } from "../runtime/index.ts";
-import { createTokenManager, createVolumeManager, type RecordEvent, type VolumeManager, type VolumeObjects } from "../volumes/index.ts";
+import { createTokenManager, createVolumeManager, type VolumeManager, type VolumeObjects } from "../volumes/index.ts";
 import { deferLogged } from "./teardown.ts";
 import type { WireBase } from "./wire-runtime.ts";
 
@@ -116,23 +117,12 @@ export function wireApiObjects(config: BunletConfig, base: WireBase): ApiObjectP
   };
 }
 
-/**
- * The recorder the volume manager reports FailedMount with: the kubelet's event broadcaster's
- * log line ("Event occurred", at --v=3 as the kubelet's StartStructuredLogging(3)); the pod
- * worker's error line says the same at the default verbosity.
- */
-function loggingRecorder(log: WireBase["log"]): RecordEvent {
-  return (pod: Pod, type, reason, message) => {
-    log.debug("Event occurred", { object: podRef(pod), fieldPath: "", kind: "Pod", apiVersion: "v1", type, reason, message }, 3);
-  };
-}
-
-export function wireVolumes(config: BunletConfig, base: WireBase, objects: ApiObjectParts, hostIPs: string[]): VolumeManager {
+export function wireVolumes(config: BunletConfig, base: WireBase, objects: ApiObjectParts, hostIPs: string[], recorder: EventRecorder): VolumeManager {
   return createVolumeManager({
     podsDir: join(config.rootDir, "pods"),
     objects: objects.volumes,
     node: { nodeName: config.nodeName, hostIPs, cpuCapacityMilli: cpus().length * 1000, memoryCapacity: totalmem() },
-    recordEvent: loggingRecorder(base.log),
+    recordEvent: (pod, type, reason, message) => recorder.event(podReference(pod), type, reason, message),
     clock: base.clock,
     log: base.log,
   });

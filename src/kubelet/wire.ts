@@ -15,6 +15,7 @@ import { createStatusManager } from "../status/index.ts";
 import { nodeHostIPs } from "./node-ip.ts";
 import { PodManager } from "./pod-manager.ts";
 import { deferLogged } from "./teardown.ts";
+import { wireEvents } from "./wire-events.ts";
 import { wireNode } from "./wire-node.ts";
 import { wirePods } from "./wire-pods.ts";
 import { wireRuntime } from "./wire-runtime.ts";
@@ -67,6 +68,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
   // The node's IPs for pod status: --node-ip when given (the Node's InternalIPs), else the host's.
   const hostIPs = config.nodeIPs.length > 0 ? config.nodeIPs : nodeHostIPs();
 
+  const { recorder } = adopt("events", wireEvents(config, base));
   // ConfigMaps, Secrets, Services and tokens for pods: handed to the runtime now, bound to the
   // node area's API client once it exists.
   const apiObjects = adopt("API objects", wireApiObjects(config, base));
@@ -76,14 +78,15 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
       criEndpointOverride: deps.criEndpointOverride,
       hostIPs,
       statusSources: { pods: podManager, statuses: statusManager },
+      recorder,
       envObjects: apiObjects.env,
     }),
   );
   const node = adopt("node", wireNode(config, base, { cri: runtime.cri, runtimeState: runtime.runtimeState, pleg: runtime.pleg }));
   apiObjects.bind(node.client);
   const sources = adopt("pod sources", wirePodSources(config, base, node.client));
-  const volumes = wireVolumes(config, base, apiObjects, hostIPs);
-  const pods = adopt("pods", wirePods(config, base, runtime, sources, { podManager, statusManager, hostIPs, volumes }));
+  const volumes = wireVolumes(config, base, apiObjects, hostIPs, recorder);
+  const pods = adopt("pods", wirePods(config, base, runtime, sources, { podManager, statusManager, hostIPs, recorder, apiClient: node.client, volumes }));
   adopt("pod status sync", wireStatusSync(base, node.client, { statusManager, podManager }));
   const podList = () => sources.annotate(pods.podList());
   const servers = adopt(

@@ -9,6 +9,7 @@ import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { podRef, type Pod } from "../api/index.ts";
 import type { CriClient } from "../cri/index.ts";
+import type { EventRecorder } from "../events/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
 import type { RuntimePodStatus, RuntimePod } from "../container/index.ts";
@@ -30,6 +31,8 @@ export interface RuntimeManagerDeps {
   clock: Clock;
   log: Logger;
   metrics: Metrics;
+  /** Where the kubelet's container, image and sandbox events go; default: nowhere. */
+  recorder?: EventRecorder;
   /** Random source in [0, 1) for termination-message file names. Default: node:crypto. */
   random?: () => number;
   podLogsDir: string;
@@ -91,7 +94,8 @@ export function createRuntimeManager(deps: RuntimeManagerDeps): RuntimeManager {
   // Crash-loop keys start with `<name>_<ns>_<uid>_`; remembered per uid so forgetPod can drop them.
   const crashLoopPrefixes = new Map<string, string>();
   const crashLoopBackoff = newCrashLoopBackoff(clock);
-  const images = createImageManager({ cri, clock, log });
+  const recorder: EventRecorder = deps.recorder ?? { event: () => undefined };
+  const images = createImageManager({ cri, clock, log, recorder });
   const podIPs = async (uid: string, name: string, namespace: string, signal: AbortSignal) =>
     (await getPodStatus(cri, uid, name, namespace, { signal })).ips;
 
@@ -100,6 +104,7 @@ export function createRuntimeManager(deps: RuntimeManagerDeps): RuntimeManager {
     clock,
     log,
     metrics,
+    recorder,
     images,
     podIPs,
     crashLoopBackoff,

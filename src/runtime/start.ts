@@ -7,12 +7,14 @@ import { mkdirSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { podRef, type Container, type Pod } from "../api/index.ts";
 import { isCriError, type PodSandboxConfig } from "../cri/index.ts";
+import { EventReason } from "../events/index.ts";
 import { runHandler } from "../lifecycle/index.ts";
 import { findContainerStatus, type ContainerKind, type RuntimePodStatus } from "../container/index.ts";
 import { generateContainerConfig } from "./container-config.ts";
 import type { EnvContext } from "./env.ts";
 import type { ImageManager } from "./images.ts";
 import { killContainer, type KillDeps } from "./kill.ts";
+import { recordContainerEvent } from "./events.ts";
 import { containerLogsDirectory, legacyLogSymlink, restartCountFromLogDir } from "./logs.ts";
 import { Reason, SyncError } from "./errors.ts";
 import type { StartTimeline } from "./timeline.ts";
@@ -49,7 +51,19 @@ export async function startContainer(deps: StartDeps, t: StartTarget, container:
   const { pod } = t;
   const fields = { pod: podRef(pod), containerName: container.name };
 
-  const ensured = await deps.images.ensureImageExists(pod, container, t.sandboxConfig, signal);
+  // Every failure below is also the kubelet's Warning "Failed" event, "Error: <what failed>".
+  const failed = (err: SyncError): SyncError => {
+    recordContainerEvent(deps, pod, container, "Warning", EventReason.FailedToCreateContainer, `Error: ${err.message}`);
+    return err;
+  };
+  let ensured;
+  try {
+    ensured = await deps.images.ensureImageExists(pod, container, t.sandboxConfig, signal);
+  } catch (err) {
+    // The image errors name only their reason (ErrImagePull, ImagePullBackOff, ...) in this event.
+    if (err instanceof SyncError) recordContainerEvent(deps, pod, container, "Warning", EventReason.FailedToCreateContainer, `Error: ${err.reason}`);
+    throw err;
+  }
   const imageRef = ensured.imageRef;
   t.timeline.add("pull", ensured.pullMs);
 
@@ -85,8 +99,7 @@ export async function startContainer(deps: StartDeps, t: StartTarget, container:
       signal,
     );
   } catch (err) {
-    if (err instanceof SyncError) throw err;
-    throw new SyncError(Reason.CreateContainerConfigError, criDetail(err));
+    throw failed(err instanceof SyncError ? err : new SyncError(Reason.CreateContainerConfigError, criDetail(err)));
   }
 
   let created = clock.now();
@@ -97,16 +110,18 @@ export async function startContainer(deps: StartDeps, t: StartTarget, container:
       { signal },
     ));
   } catch (err) {
-    throw new SyncError(Reason.CreateContainerError, criDetail(err));
+    throw failed(new SyncError(Reason.CreateContainerError, criDetail(err)));
   }
+  recordContainerEvent(deps, pod, container, "Normal", EventReason.CreatedContainer, `Created container: ${container.name}`);
   t.timeline.add(`${container.name}.create`, clock.now() - created);
 
   created = clock.now();
   try {
     await cri.runtime.startContainer({ containerId }, { signal });
   } catch (err) {
-    throw new SyncError(Reason.RunContainerError, criDetail(err));
+    throw failed(new SyncError(Reason.RunContainerError, criDetail(err)));
   }
+  recordContainerEvent(deps, pod, container, "Normal", EventReason.StartedContainer, `Started container ${container.name}`);
   t.timeline.add(`${container.name}.start`, clock.now() - created);
   log.debug("Started container", { ...fields, containerID: containerId, restartCount }, 2);
 
@@ -118,6 +133,8 @@ export async function startContainer(deps: StartDeps, t: StartTarget, container:
       await runHandler(postStart, { cri, containerId, podIP: t.podIPs[0] ?? "", signal, clock, ports: container.ports });
     } catch (err) {
       log.warn("PostStart hook failed; killing the container, it restarts per its restart policy", { ...fields, containerID: containerId, err });
+      // The hook's output stays out of the event, as the kubelet keeps it: it may hold secrets.
+      recordContainerEvent(deps, pod, container, "Warning", EventReason.FailedPostStartHook, "PostStartHook failed");
       await killContainer(deps, pod, containerId, container.name, "FailedPostStartHook", "FailedPostStartHook", { signal }).catch((killErr) => {
         log.error("Failed to kill container after its postStart hook failed", { ...fields, containerID: containerId, err: killErr });
       });

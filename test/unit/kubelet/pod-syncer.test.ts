@@ -28,6 +28,7 @@ function harness() {
     podManager,
     isTerminationRequested: (uid) => terminationRequested.has(uid),
     networkNotReady: () => networkNotReady,
+    recorder: { event: () => undefined },
     mountVolumes: async (pod) => {
       mounted.push(pod.metadata.name ?? "");
       if (volumeError) throw volumeError;
@@ -135,6 +136,7 @@ describe("syncPod", () => {
       podManager: h.podManager,
       isTerminationRequested: () => false,
       networkNotReady: () => undefined,
+      recorder: { event: () => undefined },
       mountVolumes: async () => {},
       unmountVolumes: async () => {},
       clock: h.clock,

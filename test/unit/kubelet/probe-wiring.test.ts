@@ -104,6 +104,7 @@ describe("pod syncer and housekeeping drive the probe workers", () => {
       probeManager,
       isTerminationRequested: () => false,
       networkNotReady: () => undefined,
+      recorder: { event: () => undefined },
       mountVolumes: async () => {},
       unmountVolumes: async () => {},
       clock,
