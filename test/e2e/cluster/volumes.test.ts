@@ -10,7 +10,7 @@
  * What the container sees is read with CRI ExecSync inside it.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
@@ -58,8 +58,19 @@ afterAll(async () => {
   cri?.close();
   await ctd?.stop();
   await cluster?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  if (dir) {
+    // bunlet was killed with pods running: their tmpfs volumes are still mounted, as a killed
+    // kubelet leaves them.
+    for (const point of mountsUnder(dir)) Bun.spawnSync(["umount", point]);
+    rmSync(dir, { recursive: true, force: true });
+  }
 }, 180_000);
+
+/** Mount points below dir on this host, deepest first. */
+function mountsUnder(dir: string): string[] {
+  const points = readFileSync("/proc/self/mountinfo", "utf8").split("\n").map((l) => l.split(" ")[4] ?? "");
+  return points.filter((p) => p.startsWith(dir + "/")).sort((a, b) => b.length - a.length);
+}
 
 const kubectlJson = <T = any>(args: string[]) => kubectlJsonOf<T>(cluster, args);
 const apply = (obj: unknown) => kubectlApply(cluster, obj);
@@ -170,6 +181,19 @@ describe("volumes and env from the API", () => {
     expect(env).toContain("KUBERNETES_SERVICE_PORT=443\n");
     expect(env).toContain(`KUBERNETES_PORT_443_TCP=tcp://${svc.spec.clusterIP}:443\n`);
   }, 120_000);
+
+  test("from inside the pod, the service-link address reaches the apiserver through the kubernetes Service", async () => {
+    await waitFor("this cluster's kube-proxy to own the host's Service rules", () => cluster.serviceRulesOwner() === cluster.dir, 240_000).catch(() => {
+      const owner = cluster.serviceRulesOwner();
+      const stop = existsSync(owner) ? `scripts/cluster.sh down ${owner}` : `its dir is gone, so end its processes (pgrep -af ${owner}/)`;
+      throw new Error(`the host's Service rules still belong to the cluster in ${owner} after 4 minutes; stop it: ${stop}`);
+    });
+    // busybox has no TLS client: a plain HTTP request to the HTTPS port gets the apiserver's own
+    // answer to that, which only the apiserver gives (Go's TLS server).
+    const script = 'for i in $(seq 1 20); do printf "GET /version HTTP/1.0\\r\\n\\r\\n" | nc -w 3 $KUBERNETES_SERVICE_HOST $KUBERNETES_SERVICE_PORT && exit 0; sleep 1; done; exit 1';
+    const answer = await exec("all", script);
+    expect(answer).toContain("Client sent an HTTP request to an HTTPS server");
+  }, 400_000);
 
   test("configMap and secret volumes and env see their data, with the modes and fsGroup asked for", async () => {
     expect(await exec("all", "cat /etc/config/conf/greeting.txt")).toBe("hello");
@@ -302,7 +326,7 @@ describe("volumes and env from the API", () => {
   test("a deleted pod's tmpfs mounts are gone from the host", async () => {
     const uid = (await kubectlJson(["get", "pod", "all"])).metadata.uid;
     const podDir = join(dir, "state", "pods", uid);
-    const hostMounts = () => readFileSync("/proc/self/mountinfo", "utf8").split("\n").filter((l) => l.split(" ")[4]?.startsWith(podDir + "/")).length;
+    const hostMounts = () => mountsUnder(podDir).length;
     expect(hostMounts()).toBeGreaterThanOrEqual(3);
     expect((await cluster.kubectl(["delete", "pod", "all", "--wait=false"])).code).toBe(0);
     await waitFor("the pod object gone", async () => (await cluster.kubectl(["get", "pod", "all", "-o", "name"])).code !== 0);
