@@ -5,7 +5,7 @@
  * entries, its own IPs with its hostname (FQDN first when it has a subdomain) and its hostAliases;
  * a host-network pod gets the node's file with the aliases appended.
  */
-import { chmodSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Container, HostAlias, Pod } from "../api/index.ts";
 import { podHostname } from "./sandbox-config.ts";
@@ -50,6 +50,8 @@ export function shouldMountHostsFile(container: Container, podIPs: string[]): bo
 
 /** Writes `<podDir>/etc-hosts` for the pod and returns its path. */
 export function ensureHostsFile(podDir: string, pod: Pod, podIPs: string[], clusterDomain: string, nodeHostsPath = ETC_HOSTS_PATH): string {
+  // The pod directory is made before the sandbox; made here too for a runtime used on its own.
+  mkdirSync(podDir, { recursive: true });
   const file = join(podDir, "etc-hosts");
   const content = pod.spec.hostNetwork
     ? nodeHostsFileContent(readFileSync(nodeHostsPath, "utf8"), pod.spec.hostAliases)
