@@ -32,15 +32,17 @@ const allowed: Record<string, readonly string[]> = {
   apiclient: ["lib"],
   container: ["api", "cri", "lib"],
   lifecycle: ["api", "container", "cri", "lib"],
-  runtime: ["api", "container", "cri", "events", "lib", "mirrorpods", "lifecycle", "metrics"],
+  runtime: ["api", "container", "cri", "events", "lib", "lifecycle", "metrics"],
   // The kubelet's event recorder and its apiserver sink.
   events: ["api", "apiclient", "lib"],
   // Mirror pods: the apiserver's copies of static pods, kept by the wiring's pod syncer and housekeeping.
   mirrorpods: ["api", "apiclient", "lib"],
   // The subsystems below use the container view and may use each other's index.ts.
-  podconfig: [...subsystem],
+  // The apiserver source lists and watches this node's pods through the API client.
+  podconfig: [...subsystem, "apiclient"],
   pleg: [...subsystem],
-  status: [...subsystem],
+  // The status sync patches pod statuses (and deletes finished pods) through the API client.
+  status: [...subsystem, "apiclient"],
   prober: [...subsystem, "events"],
   server: [...subsystem],
   volumes: [...subsystem],

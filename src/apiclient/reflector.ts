@@ -81,9 +81,12 @@ export function createReflector<T extends KubeObject>(opts: ReflectorOptions<T>)
     for (;;) {
       const page = await client.list<T>(path, {
         ...selectors,
-        // A continue token carries its own version; "0" is served whole from the watch cache.
+        // A continue token carries its own version. Only a consistent list ("") is paged: with a
+        // limit, a list at an older resourceVersion is served from etcd at exactly that version
+        // (stale after a 410), where without one the watch cache serves "not older than" it, as
+        // client-go's reflector turns paging off for it.
         resourceVersion: cont ? undefined : resourceVersion,
-        limit: resourceVersion === "0" ? undefined : PAGE_SIZE,
+        limit: resourceVersion === "" ? PAGE_SIZE : undefined,
         continue: cont,
         signal,
       });

@@ -140,7 +140,9 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
       // status; one that is gone from its source or being deleted leaves nothing behind.
       const desired = podManager.get(uid);
       if (desired && !desired.metadata.deletionTimestamp) return;
-      statusManager.deletePodStatus(uid);
+      // An apiserver pod being deleted keeps its final status: the status sync sends it and then
+      // deletes the pod object, and the status goes with the pod (housekeeping's orphan cleanup).
+      if (desired === undefined || isStaticPod(desired)) statusManager.deletePodStatus(uid);
       try {
         await podDirs.remove(uid);
       } catch (err) {

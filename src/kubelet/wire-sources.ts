@@ -5,6 +5,7 @@
  */
 import { join } from "node:path";
 import type { PodList } from "../api/index.ts";
+import type { ApiClient } from "../apiclient/index.ts";
 import type { BunletConfig } from "../config/index.ts";
 import { createPodConfig, type PodConfig } from "../podconfig/index.ts";
 import { annotateManifestErrors, manifestErrorDetail } from "./manifest-errors.ts";
@@ -21,8 +22,9 @@ export interface SourceParts extends AsyncDisposable {
   detail(): Record<string, unknown>;
 }
 
-export function wirePodSources(config: BunletConfig, base: WireBase): SourceParts {
-  const { clock, log, metrics, signal } = base;
+/** apiClient: the node area's rate-limited client when bunlet joins a cluster (the apiserver source). */
+export function wirePodSources(config: BunletConfig, base: WireBase, apiClient?: ApiClient): SourceParts {
+  const { clock, log, metrics, random, signal } = base;
   const stack = new AsyncDisposableStack();
   const podConfig = createPodConfig({
     staticPodPath: config.staticPodPath,
@@ -32,6 +34,7 @@ export function wirePodSources(config: BunletConfig, base: WireBase): SourcePart
     nodeName: config.nodeName,
     fileCheckFrequencyMs: config.fileCheckFrequencyMs,
     httpCheckFrequencyMs: config.httpCheckFrequencyMs,
+    apiserver: apiClient ? { client: apiClient, random } : undefined,
     clock,
     log,
     metrics,

@@ -21,6 +21,7 @@ import { wirePods } from "./wire-pods.ts";
 import { wireRuntime } from "./wire-runtime.ts";
 import { wireServers } from "./wire-servers.ts";
 import { wirePodSources } from "./wire-sources.ts";
+import { wireStatusSync } from "./wire-status.ts";
 
 export interface AgentDeps {
   log: Logger;
@@ -72,8 +73,9 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
     await wireRuntime(config, base, { criEndpointOverride: deps.criEndpointOverride, hostIPs, statusSources: { pods: podManager, statuses: statusManager }, recorder }),
   );
   const node = adopt("node", wireNode(config, base, { cri: runtime.cri, runtimeState: runtime.runtimeState, pleg: runtime.pleg }));
-  const sources = adopt("pod sources", wirePodSources(config, base));
+  const sources = adopt("pod sources", wirePodSources(config, base, node.client));
   const pods = adopt("pods", wirePods(config, base, runtime, sources, { podManager, statusManager, hostIPs, recorder, apiClient: node.client }));
+  adopt("pod status sync", wireStatusSync(base, node.client, { statusManager, podManager }));
   const podList = () => sources.annotate(pods.podList());
   const servers = adopt(
     "servers",

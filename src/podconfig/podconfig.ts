@@ -9,7 +9,9 @@
  * every source, waits for them, and then closes the channel so the consumer's loop ends.
  */
 import { FileSource as FileSourceName, HTTPSource as HTTPSourceName, type Pod } from "../api/index.ts";
+import type { ApiClient } from "../apiclient/index.ts";
 import { anySignal, Channel, type Clock, type Logger } from "../lib/index.ts";
+import { ApiserverSource } from "./api-source.ts";
 import type { ManifestError } from "./errors.ts";
 import { FileSource, type ManifestErrorMetrics } from "./file-source.ts";
 import { HttpSource } from "./http-source.ts";
@@ -33,6 +35,11 @@ export interface PodConfigOptions {
   nodeName: string;
   fileCheckFrequencyMs?: number;
   httpCheckFrequencyMs?: number;
+  /**
+   * When bunlet joins a cluster (--kubeconfig): the API client of the apiserver source, and the
+   * random source of its backoff and watch-timeout jitter.
+   */
+  apiserver?: { client: Pick<ApiClient, "list" | "watch">; random: () => number };
   clock: Clock;
   log: Logger;
   metrics: ManifestErrorMetrics;
@@ -46,7 +53,7 @@ export interface PodConfigOptions {
 export interface PodConfig {
   /** The ordered updates, for exactly one consumer; ends after stop(). */
   updates: AsyncIterable<PodUpdate>;
-  /** The configured source names, in wiring order ("file", "http"). */
+  /** The configured source names, in wiring order ("file", "http", "api"). */
   sources: string[];
   /** True when `seen` holds every configured source and each has sent a snapshot. */
   seenAllSources(seen: ReadonlySet<string>): boolean;
@@ -59,7 +66,7 @@ export interface PodConfig {
 
 /**
  * The sources the options configure, in makePodSourceConfig's order (file, then HTTP); each sends
- * its snapshots to `send` under its name. The apiserver source joins this list.
+ * its snapshots to `send` under its name; the apiserver source comes last, as in the kubelet.
  */
 function configuredSources(opts: PodConfigOptions, log: Logger, send: (source: string, pods: Pod[]) => Promise<void>): PodSource[] {
   const sources: PodSource[] = [];
@@ -89,6 +96,18 @@ function configuredSources(opts: PodConfigOptions, log: Logger, send: (source: s
         metrics: opts.metrics,
         onSnapshot: (pods) => send(HTTPSourceName, pods),
         fetch: opts.fetch,
+      }),
+    );
+  }
+  if (opts.apiserver) {
+    sources.push(
+      new ApiserverSource({
+        client: opts.apiserver.client,
+        nodeName: opts.nodeName,
+        clock: opts.clock,
+        random: opts.apiserver.random,
+        log: log.with({ source: "api" }),
+        onSnapshot: (pods) => send("api", pods),
       }),
     );
   }

@@ -1,8 +1,8 @@
 /**
  * The status manager (pkg/kubelet/status/status_manager.go): the one place that holds the API
  * status bunlet computed for each pod, with a version that moves on every real change. Pod
- * workers write it (setPodStatus, terminatePod); /pods and, later, an apiserver status sync read
- * it. It refuses illegal changes (a finished container coming back), keeps the first startTime
+ * workers write it (setPodStatus, terminatePod); /pods and the apiserver status sync (api-sync.ts,
+ * told of every change through onChange) read it. It refuses illegal changes (a finished container coming back), keeps the first startTime
  * and each condition's transition time, and ignores writes that change nothing.
  */
 import { isStaticPod, podRef, podUID, type ContainerStatus, type Pod, type PodStatus } from "../api/index.ts";
@@ -29,6 +29,10 @@ export interface StatusManager {
   version(uid: string): number;
   /** terminatePod ran: the pod will not change any more. */
   isFinished(uid: string): boolean;
+  /** The UIDs with a status. */
+  uids(): string[];
+  /** Calls listener with the UID after every recorded change (the apiserver status sync). */
+  onChange(listener: (uid: string) => void): void;
 }
 
 interface VersionedStatus {
@@ -45,6 +49,7 @@ const terminatedUnknown = {
 
 export function createStatusManager(deps: { clock: Clock; log: Logger }): StatusManager {
   const statuses = new Map<string, VersionedStatus>();
+  const listeners: ((uid: string) => void)[] = [];
 
   const update = (pod: Pod, input: PodStatus, force: boolean, finished: boolean) => {
     const uid = podUID(pod);
@@ -75,6 +80,7 @@ export function createStatusManager(deps: { clock: Clock; log: Logger }): Status
 
     if (cached && !force && isPodStatusByKubeletEqual(cached.status, status)) return;
     statuses.set(uid, { status, version: (cached?.version ?? 0) + 1, podIsFinished });
+    for (const listener of listeners) listener(uid);
   };
 
   return {
@@ -113,6 +119,14 @@ export function createStatusManager(deps: { clock: Clock; log: Logger }): Status
 
     isFinished(uid) {
       return statuses.get(uid)?.podIsFinished ?? false;
+    },
+
+    uids() {
+      return [...statuses.keys()];
+    },
+
+    onChange(listener) {
+      listeners.push(listener);
     },
   };
 }

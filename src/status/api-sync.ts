@@ -1,0 +1,191 @@
+/**
+ * The status manager's apiserver half (status_manager.go Start, syncBatch, syncPod): every change
+ * the status manager records is sent to the apiserver, and every 10 s all statuses are checked
+ * again (a failed update is retried then; a status the apiserver lost is sent again).
+ *
+ * Per pod: GET the pod from the apiserver; a pod that is gone, or whose UID is not ours any more
+ * (deleted and recreated under the same name), is never patched. The status sent is the merge of
+ * ours into the apiserver's (other owners' conditions survive), as a strategic merge patch with
+ * the UID as precondition. The version sent is remembered, so a status is sent once and an older
+ * version never follows a newer one. A pod being deleted whose termination finished and whose
+ * terminal phase reached the apiserver is then deleted (grace period 0, UID precondition), which
+ * ends the graceful deletion the user started.
+ *
+ * A static pod's status goes to its mirror pod: the pod of the same name in the apiserver whose
+ * `kubernetes.io/config.mirror` annotation is the static pod's config hash. Without one (mirror
+ * pods are created elsewhere) the static pod's status stays local.
+ */
+import {
+  ConfigHashAnnotationKey,
+  ConfigMirrorAnnotationKey,
+  isStaticPod,
+  podRef,
+  podUID,
+  type Pod,
+} from "../api/index.ts";
+import { isNotFound, type ApiClient } from "../apiclient/index.ts";
+import { delay, Mailbox, type Clock, type Logger } from "../lib/index.ts";
+import type { StatusManager } from "./manager.ts";
+import { normalizeStatus, isPodStatusByKubeletEqual } from "./normalize.ts";
+import { canBeDeleted, makeStatusPatch, mergePodStatus } from "./patch.ts";
+
+/** status_manager.go syncPeriod. */
+const SYNC_PERIOD_MS = 10_000;
+
+export interface StatusSyncDeps {
+  client: Pick<ApiClient, "get" | "patch" | "delete">;
+  statusManager: Pick<StatusManager, "getPodStatus" | "version" | "isFinished" | "uids" | "onChange" | "deletePodStatus">;
+  /** The desired pod of a UID (the pod manager), as its source last gave it. */
+  podOf(uid: string): Pod | undefined;
+  clock: Clock;
+  log: Logger;
+}
+
+export interface StatusSync {
+  /** Sends statuses until the signal aborts. */
+  run(signal: AbortSignal): Promise<void>;
+}
+
+function podPath(namespace: string, name: string): string {
+  return `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(name)}`;
+}
+
+export function createStatusSync(deps: StatusSyncDeps): StatusSync {
+  const { client, statusManager, clock, log } = deps;
+  /** The status version last accepted by the apiserver, by local pod UID (apiStatusVersions). */
+  const sent = new Map<string, number>();
+  const dirty = new Set<string>();
+  const wake = new Mailbox<true>();
+
+  statusManager.onChange((uid) => {
+    dirty.add(uid);
+    wake.put(true);
+  });
+
+  const needsUpdate = (uid: string, pod: Pod): boolean => {
+    const version = statusManager.version(uid);
+    if (version === 0) return false;
+    if ((sent.get(uid) ?? 0) < version) return true;
+    return pod.metadata.deletionTimestamp !== undefined && statusManager.isFinished(uid);
+  };
+
+  /** The source's copy of the pod disagrees with our status: the apiserver lost an update. */
+  const needsReconcile = (uid: string, pod: Pod): boolean => {
+    if (isStaticPod(pod)) return false;
+    const ours = statusManager.getPodStatus(uid);
+    if (ours === undefined || pod.status === undefined) return false;
+    const theirs = structuredClone(pod.status);
+    normalizeStatus(pod, theirs);
+    return !isPodStatusByKubeletEqual(theirs, ours);
+  };
+
+  /** The apiserver object to patch: the pod itself, or a static pod's mirror pod. */
+  const target = async (pod: Pod, signal: AbortSignal): Promise<Pod | undefined> => {
+    const ns = pod.metadata.namespace ?? "default";
+    const name = pod.metadata.name ?? "";
+    let apiPod: Pod;
+    try {
+      apiPod = await client.get<Pod>(podPath(ns, name), { signal });
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      log.debug("Pod does not exist on the server", { podUID: podUID(pod), pod: podRef(pod) }, 3);
+      return undefined;
+    }
+    if (isStaticPod(pod)) {
+      const hash = pod.metadata.annotations?.[ConfigHashAnnotationKey];
+      if (hash === undefined || apiPod.metadata.annotations?.[ConfigMirrorAnnotationKey] !== hash) {
+        log.debug("Static pod does not have a corresponding mirror pod; skipping", { podUID: podUID(pod), pod: podRef(pod) }, 4);
+        return undefined;
+      }
+      return apiPod;
+    }
+    if (apiPod.metadata.uid !== podUID(pod)) {
+      log.debug("Pod was deleted and then recreated, skipping status update", { pod: podRef(pod), oldPodUID: podUID(pod), podUID: apiPod.metadata.uid }, 3);
+      return undefined;
+    }
+    return apiPod;
+  };
+
+  const syncPod = async (uid: string, signal: AbortSignal): Promise<void> => {
+    const pod = deps.podOf(uid);
+    const status = statusManager.getPodStatus(uid);
+    if (pod === undefined || status === undefined) return;
+    const version = statusManager.version(uid);
+    const finished = statusManager.isFinished(uid);
+    const apiPod = await target(pod, signal);
+    if (apiPod === undefined) return;
+    const apiUID = apiPod.metadata.uid ?? "";
+    const oldStatus = apiPod.status ?? {};
+    const merged = mergePodStatus(oldStatus, status, !finished);
+    const patch = makeStatusPatch(apiUID, oldStatus, merged);
+    let updated = apiPod;
+    if (patch !== undefined) {
+      updated = await client.patch<Pod>(`${podPath(apiPod.metadata.namespace ?? "default", apiPod.metadata.name ?? "")}/status`, patch, "strategic-merge", { signal });
+      log.debug("Patch status for pod", { pod: podRef(pod), podUID: uid, patch: JSON.stringify(patch) }, 3);
+    }
+    sent.set(uid, version);
+    log.debug("Status for pod updated successfully", { pod: podRef(pod), podUID: uid, statusVersion: version }, 3);
+    if (isStaticPod(pod) || !canBeDeleted(updated, finished)) return;
+    try {
+      await client.delete(podPath(updated.metadata.namespace ?? "default", updated.metadata.name ?? ""), { gracePeriodSeconds: 0, preconditions: { uid: apiUID }, signal });
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+    log.debug("Pod fully terminated and removed from etcd", { pod: podRef(pod), podUID: uid }, 3);
+    sent.delete(uid);
+    statusManager.deletePodStatus(uid);
+  };
+
+  const syncOne = async (uid: string, signal: AbortSignal): Promise<void> => {
+    try {
+      await syncPod(uid, signal);
+    } catch (err) {
+      if (signal.aborted) return;
+      const pod = deps.podOf(uid);
+      log.warn("Failed to update status for pod; retrying at the next status sync", { pod: pod ? podRef(pod) : "", podUID: uid, err });
+    }
+  };
+
+  /** syncBatch(all): every status that needs an update or a reconcile; forgets UIDs gone. */
+  const syncAll = async (signal: AbortSignal): Promise<void> => {
+    const uids = new Set(statusManager.uids());
+    for (const uid of [...sent.keys()]) if (!uids.has(uid)) sent.delete(uid);
+    for (const uid of uids) {
+      if (signal.aborted) return;
+      const pod = deps.podOf(uid);
+      if (pod === undefined) continue;
+      if (needsUpdate(uid, pod) || needsReconcile(uid, pod)) {
+        if (needsReconcile(uid, pod)) sent.delete(uid);
+        await syncOne(uid, signal);
+      }
+    }
+  };
+
+  return {
+    async run(signal) {
+      let nextFullSync = clock.now() + SYNC_PERIOD_MS;
+      while (!signal.aborted) {
+        const waitMs = Math.max(0, nextFullSync - clock.now());
+        const woke = new AbortController();
+        const stopWaiting = AbortSignal.any([signal, woke.signal]);
+        const taking = wake.take(stopWaiting).then((v) => {
+          if (v !== undefined) woke.abort();
+        });
+        await delay(clock, waitMs, stopWaiting);
+        woke.abort();
+        await taking;
+        if (signal.aborted) return;
+        const changed = [...dirty];
+        dirty.clear();
+        for (const uid of changed) {
+          const pod = deps.podOf(uid);
+          if (pod !== undefined && needsUpdate(uid, pod)) await syncOne(uid, signal);
+        }
+        if (clock.now() >= nextFullSync) {
+          await syncAll(signal);
+          nextFullSync = clock.now() + SYNC_PERIOD_MS;
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,182 @@
+/**
+ * Several bunlet nodes on one host, as a kind-like test cluster: two bunlets with their own node
+ * name, root dir, ports and containerd (each with its own bridge and pod subnet) join one real
+ * control plane (scripts/cluster.sh). kube-scheduler spreads a Deployment of 10 replicas over
+ * both and `kubectl` shows them Running; a pod on one node reaches a pod on the other by its IP;
+ * a pod reaches the apiserver through the `kubernetes` Service's ClusterIP (kube-proxy).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
+import { startTestCluster, type TestCluster } from "../../harness/cluster.ts";
+import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
+import { waitFor as poll } from "../../harness/wait.ts";
+import { kubectlApply, kubectlJson as kubectlJsonOf } from "./kubectl.ts";
+import { ensureBuilt, freePort, startBunlet, type BunletProcess } from "../agent/bunlet.ts";
+
+const NODES = ["bunlet-multi-a", "bunlet-multi-b"];
+let cluster: TestCluster;
+const containerds: TestContainerd[] = [];
+const bunlets: BunletProcess[] = [];
+let dir = "";
+
+const logTail = () =>
+  bunlets
+    .map((b, i) => `${NODES[i]}:\n${b.lines.filter((l) => !(Number(l.v) > 0)).slice(-15).map((l) => JSON.stringify(l)).join("\n")}`)
+    .join("\n");
+const waitFor = <T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 180_000) =>
+  poll(what, check, { timeoutMs, intervalMs: 500, detail: logTail });
+
+beforeAll(async () => {
+  ensureBuilt();
+  cluster = await startTestCluster({ name: "multinode" });
+  dir = mkdtempSync(join(tmpdir(), "bunlet-cluster-multi-"));
+  for (const node of NODES) {
+    const ctd = await startTestContainerd({ name: `cluster-${node}` });
+    containerds.push(ctd);
+    const root = join(dir, node);
+    bunlets.push(
+      await startBunlet(
+        [
+          `--kubeconfig=${await cluster.nodeKubeconfig(node)}`,
+          `--container-runtime-endpoint=${ctd.endpoint}`,
+          `--root-dir=${join(root, "state")}`,
+          `--pod-logs-dir=${join(root, "logs", "pods")}`,
+          `--container-logs-dir=${join(root, "logs", "containers")}`,
+          `--hostname-override=${node}`,
+          `--healthz-port=${await freePort()}`,
+          "--node-status-update-frequency=2s",
+        ],
+        await freePort(),
+      ),
+    );
+  }
+}, 400_000);
+
+afterAll(async () => {
+  for (const b of bunlets) b.signal("SIGKILL");
+  await Promise.all(bunlets.map((b) => b.exited));
+  for (const ctd of containerds) await ctd.stop();
+  await cluster?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+}, 240_000);
+
+const kubectlJson = <T = any>(args: string[]) => kubectlJsonOf<T>(cluster, args);
+const apply = (obj: unknown) => kubectlApply(cluster, obj);
+
+/** A pod spec these tests run: busybox, no service account token (projected volumes are the volume work's). */
+function spec(command: string[], extra: Record<string, unknown> = {}) {
+  return {
+    automountServiceAccountToken: false,
+    terminationGracePeriodSeconds: 2,
+    containers: [{ name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "Never", command }],
+    ...extra,
+  };
+}
+
+const phaseOf = async (name: string) => (await kubectlJson(["get", "pod", name])).status?.phase;
+
+describe("two bunlet nodes on one host", () => {
+  test("both register and are Ready", async () => {
+    for (const node of NODES) {
+      await waitFor(`${node} Ready`, async () => {
+        const n = await kubectlJson(["get", "node", node]);
+        return n.status?.conditions?.some((c: any) => c.type === "Ready" && c.status === "True") && !(n.spec.taints ?? []).some((t: any) => t.key === "node.kubernetes.io/not-ready");
+      });
+    }
+  }, 240_000);
+
+  test("kube-scheduler spreads a Deployment of 10 replicas over both nodes; all Running", async () => {
+    await apply({
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "sleepers", namespace: "default" },
+      spec: {
+        replicas: 10,
+        selector: { matchLabels: { app: "sleepers" } },
+        template: { metadata: { labels: { app: "sleepers" } }, spec: spec(["sleep", "3600"]) },
+      },
+    });
+    const pods = await waitFor(
+      "10 sleepers Running and Ready",
+      async () => {
+        const list = await kubectlJson(["get", "pods", "-l", "app=sleepers"]);
+        const ready = list.items.filter((p: any) => p.status?.phase === "Running" && p.status.conditions?.some((c: any) => c.type === "Ready" && c.status === "True"));
+        return ready.length === 10 ? ready : undefined;
+      },
+      300_000,
+    );
+    const byNode = new Set(pods.map((p: any) => p.spec.nodeName));
+    expect([...byNode].sort()).toEqual([...NODES].sort());
+    // Pod IPs from two bridges, never one twice.
+    const ips = pods.map((p: any) => p.status.podIP);
+    expect(new Set(ips).size).toBe(10);
+    const deploy = await kubectlJson(["get", "deployment", "sleepers"]);
+    expect(deploy.status.readyReplicas).toBe(10);
+  }, 400_000);
+
+  test("a pod on one node reaches a pod on the other by its IP", async () => {
+    await apply({
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "server", namespace: "default" },
+      spec: { nodeName: NODES[0], ...spec(["sh", "-c", "mkdir -p /www && echo hello-from-a > /www/index.html && exec httpd -f -p 8080 -h /www"]) },
+    });
+    const serverIP = await waitFor("the server pod Running with an IP", async () => {
+      const p = await kubectlJson(["get", "pod", "server"]);
+      return p.status?.phase === "Running" ? (p.status.podIP as string) : undefined;
+    });
+    // An HTTP GET through busybox nc (busybox-static's wget segfaults on this host's test image).
+    const get = `printf 'GET /index.html HTTP/1.0\\r\\n\\r\\n' | nc -w 2 ${serverIP} 8080`;
+    const fetchLoop = `for i in $(seq 1 20); do ${get} | grep hello-from- && exit 0; sleep 1; done; exit 1`;
+    await apply({
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "client", namespace: "default" },
+      spec: { nodeName: NODES[1], restartPolicy: "Never", ...spec(["sh", "-c", fetchLoop]) },
+    });
+    const phase = await waitFor("the client pod finished", async () => {
+      const phase = await phaseOf("client");
+      return phase === "Succeeded" || phase === "Failed" ? phase : undefined;
+    });
+    expect(phase).toBe("Succeeded");
+    const logs = (await containerLogs(1, "client")).trim();
+    expect(logs).toContain("hello-from-a");
+  }, 300_000);
+
+  test("a pod reaches the apiserver through the kubernetes Service's ClusterIP", async () => {
+    await waitFor("this cluster's kube-proxy to own the host's Service rules", () => cluster.serviceRulesOwner() === cluster.dir, 240_000).catch(() => {
+      const owner = cluster.serviceRulesOwner();
+      const stop = existsSync(owner) ? `scripts/cluster.sh down ${owner}` : `its dir is gone, so end its processes (pgrep -af ${owner}/)`;
+      throw new Error(`the host's Service rules still belong to the cluster in ${owner} after 4 minutes; stop it: ${stop}`);
+    });
+    const svc = await kubectlJson(["get", "service", "kubernetes"]);
+    // busybox nc has no -z: with stdin at EOF it connects, then exits 0 (1 if the connect fails).
+    const script = `for i in $(seq 1 20); do nc -w 2 ${svc.spec.clusterIP} 443 </dev/null && exit 0; sleep 1; done; exit 1`;
+    await apply({
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "svc-client", namespace: "default" },
+      spec: { nodeName: NODES[1], restartPolicy: "Never", ...spec(["sh", "-c", script]) },
+    });
+    const phase = await waitFor("the Service client finished", async () => {
+      const phase = await phaseOf("svc-client");
+      return phase === "Succeeded" || phase === "Failed" ? phase : undefined;
+    }, 300_000);
+    expect(phase).toBe("Succeeded");
+  }, 400_000);
+});
+
+/** The container log bunlet wrote for a pod on node i (CRI log format: time stream tag text). */
+async function containerLogs(i: number, podName: string): Promise<string> {
+  const root = join(dir, NODES[i]!, "logs", "pods");
+  const glob = new Bun.Glob(`default_${podName}_*/main/*.log`);
+  let text = "";
+  for await (const f of glob.scan({ cwd: root })) text += await Bun.file(join(root, f)).text();
+  return text
+    .split("\n")
+    .map((l) => l.split(" ").slice(3).join(" "))
+    .join("\n");
+}
