@@ -32,9 +32,11 @@ const allowed: Record<string, readonly string[]> = {
   apiclient: ["lib"],
   container: ["api", "cri", "lib"],
   lifecycle: ["api", "container", "cri", "lib"],
-  runtime: ["api", "container", "cri", "events", "lib", "mirrorpods", "lifecycle", "metrics"],
+  runtime: ["api", "container", "cri", "events", "lib", "lifecycle", "metrics"],
   // The kubelet's event recorder and its apiserver sink.
   events: ["api", "apiclient", "lib"],
+  // The kubelet's pod admission predicates: pure, over the v1 Pod.
+  admission: ["api"],
   // Mirror pods: the apiserver's copies of static pods, kept by the wiring's pod syncer and housekeeping.
   mirrorpods: ["api", "apiclient", "lib"],
   // The subsystems below use the container view and may use each other's index.ts.
@@ -50,7 +52,7 @@ const allowed: Record<string, readonly string[]> = {
   podworkers: [...subsystem, "runtime"],
   // The Summary API from CRI stats and the host; the servers get it through the wiring.
   stats: ["container", "cri", "lib"],
-  kubelet: ["api", "apiclient", "config", "container", "containerd", "cri", "events", "lib", "metrics", "mirrorpods", "node", "pleg", "podconfig", "podworkers", "prober", "runtime", "server", "stats", "status", "volumes"],
+  kubelet: ["admission", "api", "apiclient", "config", "container", "containerd", "cri", "events", "lib", "metrics", "mirrorpods", "node", "pleg", "podconfig", "podworkers", "prober", "runtime", "server", "stats", "status", "volumes"],
   // Subcommands beside the agent (`bunlet crictl`): the CRI client and the embedded containerd's paths.
   cli: ["containerd", "cri", "lib"],
 };

@@ -3,6 +3,7 @@
  * types (field names as on the wire). Unknown fields in manifests are kept (index signatures are
  * avoided so typos in our own code still fail to compile; decoders copy objects whole).
  */
+import type { Affinity } from "kubernetes-types/core/v1";
 import type { ConfigMapVolumeSource, DownwardAPIVolumeSource, HostAlias, ProjectedVolumeSource, SecretVolumeSource } from "./v1-volumes.ts";
 export interface ObjectMeta {
   name?: string;
@@ -217,6 +218,12 @@ export interface PodSpec {
   preemptionPolicy?: string;
   runtimeClassName?: string;
   resourceClaims?: unknown[];
+  /** Scheduling constraints; the kubelet's admission checks the required node affinity. */
+  affinity?: Affinity;
+  /** The OS the pod needs; admission rejects another one (PodOSNotSupported). */
+  os?: { name: string };
+  /** RuntimeClass overhead, added to the pod's requests. */
+  overhead?: Record<string, string>;
   readinessGates?: { conditionType: string }[];
 }
 

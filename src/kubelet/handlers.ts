@@ -24,6 +24,11 @@ export interface PodHandlersDeps {
   sourcesReady: SourcesReady;
   /** Removes all containers of an evicted pod (the kubelet's podContainerDeletor, removeAll). */
   deleteAllContainers(uid: string): void;
+  /**
+   * canAdmitPod against the other desired pods: false when the pod was rejected (it then gets a
+   * Failed status and an event, and no worker). Undefined admits every pod.
+   */
+  admitPod?(pod: Pod, existing: Pod[]): boolean;
   clock: Clock;
   log: Logger;
 }
@@ -37,8 +42,8 @@ export function createPodHandlers(deps: PodHandlersDeps): PodHandlers {
       // Mirror pods are never run: they are the apiserver's copies of static pods (src/mirrorpods watches them).
       for (const pod of sortByCreation(pods.filter((p) => !isMirrorPod(p)))) {
         podManager.upsert(pod);
-        // bunlet has no admission handlers (no node allocatable, affinity or host-port checks yet):
-        // every pod from a source is admitted.
+        const uid = podUID(pod);
+        if (deps.admitPod && !deps.admitPod(pod, podManager.pods().filter((p) => podUID(p) !== uid))) continue;
         podWorkers.updatePod({ updateType: "create", pod, startTime: start });
       }
     },

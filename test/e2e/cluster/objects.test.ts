@@ -157,3 +157,35 @@ describe("mirror pods", () => {
     expect(events.find((e) => e.reason === "Killing")).toMatchObject({ type: "Normal", message: "Stopping container main" });
   }, 200_000);
 });
+
+describe("admission", () => {
+  test("a pod requesting more CPU than allocatable is Failed with OutOfcpu, its event says why, and nothing starts", async () => {
+    const name = "too-big";
+    const manifest = {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name, namespace: "default" },
+      spec: {
+        nodeName: NODE,
+        tolerations: [{ operator: "Exists" }],
+        containers: [{ name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "IfNotPresent", command: ["sleep", "3600"], resources: { requests: { cpu: "10000" } } }],
+      },
+    };
+    const created = await cluster.kubectl(["create", "-f", "-"], { stdin: JSON.stringify(manifest) });
+    expect(created.code).toBe(0);
+    const pod = await waitFor("the pod Failed", async () => {
+      const p = await kubectlJson(["-n", "default", "get", "pod", name]);
+      return p.status?.phase === "Failed" ? p : undefined;
+    });
+    expect(pod.status.reason).toBe("OutOfcpu");
+    expect(pod.status.message).toMatch(/^Pod was rejected: Node didn't have enough resource: cpu, requested: 10000000, used: \d+, capacity: \d+$/);
+    const events = await waitFor("the OutOfcpu event", async () => {
+      const items = await eventsAbout(name);
+      return items.some((e) => e.reason === "OutOfcpu") ? items : undefined;
+    });
+    expect(events.find((e) => e.reason === "OutOfcpu")).toMatchObject({ type: "Warning", source: { component: "kubelet", host: NODE } });
+    expect(events.map((e) => e.reason)).not.toContain("Pulled");
+    const sandboxes = (await cri.runtime.listPodSandbox({})).items.filter((s) => s.metadata?.name === name);
+    expect(sandboxes).toHaveLength(0);
+  }, 200_000);
+});
