@@ -208,7 +208,7 @@ describe("two bunlet nodes on one host", () => {
       return phase === "Succeeded" || phase === "Failed" ? phase : undefined;
     }, 300_000);
     expect({ phase, logs: phase === "Succeeded" ? "" : await containerLogs(1, "svc-client") }).toEqual({ phase: "Succeeded", logs: "" });
-  }, 400_000);
+  }, 800_000);
 });
 
 /** The container log bunlet wrote for a pod on node i (CRI log format: time stream tag text). */
