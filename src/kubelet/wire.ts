@@ -6,6 +6,7 @@
  * only abandon what they were doing, and the embedded containerd leaves its shims (and so the
  * containers) running.
  */
+import { mkdirSync } from "node:fs";
 import type { Registry } from "prom-client";
 import type { PodList } from "../api/index.ts";
 import type { BunletConfig } from "../config/index.ts";
@@ -56,6 +57,9 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
   // The composition root is where the real random source is chosen; logic only sees `random`.
   const base = { clock, log, metrics: createMetrics(deps.registry), random: deps.random ?? Math.random, signal: anySignal(deps.signal, stopper.signal) };
   const { signal } = base;
+  // The root dir first, as the kubelet's setupDataDirs: the machine's filesystem capacity (node
+  // status, admission) is read from it before any pod directory exists.
+  mkdirSync(config.rootDir, { recursive: true, mode: 0o750 });
 
   // Until the agent runs, this stack owns what was started: a failed start tears it down.
   await using parts = new AsyncDisposableStack();
