@@ -33,14 +33,20 @@ const allowed: Record<string, readonly string[]> = {
   apiclient: ["lib"],
   container: ["api", "cri", "lib"],
   lifecycle: ["api", "container", "cri", "lib"],
-  runtime: ["api", "container", "cri", "lib", "lifecycle", "metrics"],
+  runtime: ["api", "container", "cri", "events", "lib", "lifecycle", "metrics"],
+  // The kubelet's event recorder and its apiserver sink.
+  events: ["api", "apiclient", "lib"],
+  // The kubelet's pod admission predicates: pure, over the v1 Pod.
+  admission: ["api"],
+  // Mirror pods: the apiserver's copies of static pods, kept by the wiring's pod syncer and housekeeping.
+  mirrorpods: ["api", "apiclient", "lib"],
   // The subsystems below use the container view and may use each other's index.ts.
   // The apiserver source lists and watches this node's pods through the API client.
   podconfig: [...subsystem, "apiclient"],
   pleg: [...subsystem],
   // The status sync patches pod statuses (and deletes finished pods) through the API client.
   status: [...subsystem, "apiclient"],
-  prober: [...subsystem],
+  prober: [...subsystem, "events"],
   // The kubelet API reads container log files (containerlogs); webhook reviews go through a narrow client interface.
   server: [...subsystem, "containerlogs"],
   // Container log files in the CRI format: files and bytes only.
@@ -58,7 +64,7 @@ const allowed: Record<string, readonly string[]> = {
   eviction: ["api", "lib"],
   // Graceful node shutdown on systemd-logind (busctl, gdbus, systemd-inhibit); pods are stopped through the wiring.
   shutdown: ["api", "lib"],
-  kubelet: ["api", "apiclient", "config", "container", "containerd", "cri", "eviction", "imagegc", "lib", "logs", "metrics", "node", "pleg", "podconfig", "podworkers", "prober", "runtime", "server", "shutdown", "stats", "status", "volumes"],
+  kubelet: ["admission", "api", "apiclient", "config", "container", "containerd", "cri", "events", "eviction", "imagegc", "lib", "logs", "metrics", "mirrorpods", "node", "pleg", "podconfig", "podworkers", "prober", "runtime", "server", "shutdown", "stats", "status", "volumes"],
   // Subcommands beside the agent (`bunlet crictl`): the CRI client and the embedded containerd's paths.
   cli: ["containerd", "cri", "lib"],
 };

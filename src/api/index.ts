@@ -1,4 +1,5 @@
 export * from "./v1.ts";
+export * from "./v1-volumes.ts";
 export { Quantity, QuantityError, resourceQuantity, type QuantityFormat } from "./quantity.ts";
 export { computePodQOS, type QOSClass } from "./qos.ts";
 export { defaultImagePullPolicy, ImageNameError, parseImageName, type ImageName } from "./image.ts";

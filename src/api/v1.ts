@@ -4,6 +4,8 @@
  * avoided so typos in our own code still fail to compile; decoders copy objects whole).
  */
 import { kObj, type ObjectRef } from "./object-ref.ts";
+import type { Affinity } from "kubernetes-types/core/v1";
+import type { ConfigMapVolumeSource, DownwardAPIVolumeSource, HostAlias, ProjectedVolumeSource, SecretVolumeSource } from "./v1-volumes.ts";
 export interface ObjectMeta {
   name?: string;
   generateName?: string;
@@ -29,11 +31,11 @@ export interface Volume {
   name: string;
   hostPath?: { path: string; type?: string };
   emptyDir?: { medium?: string; sizeLimit?: string };
-  secret?: { secretName?: string; items?: KeyToPath[]; optional?: boolean };
-  configMap?: { name?: string; items?: KeyToPath[]; optional?: boolean };
+  secret?: SecretVolumeSource;
+  configMap?: ConfigMapVolumeSource;
   persistentVolumeClaim?: { claimName: string; readOnly?: boolean };
-  projected?: { sources?: Record<string, unknown>[] };
-  downwardAPI?: Record<string, unknown>;
+  projected?: ProjectedVolumeSource;
+  downwardAPI?: DownwardAPIVolumeSource;
   ephemeral?: Record<string, unknown>;
   [other: string]: unknown;
 }
@@ -128,6 +130,7 @@ export interface PodSecurityContext {
   runAsNonRoot?: boolean;
   supplementalGroups?: number[];
   fsGroup?: number;
+  fsGroupChangePolicy?: "OnRootMismatch" | "Always";
   sysctls?: { name: string; value: string }[];
   seccompProfile?: { type: string; localhostProfile?: string };
 }
@@ -211,9 +214,17 @@ export interface PodSpec {
   priority?: number;
   priorityClassName?: string;
   enableServiceLinks?: boolean;
+  hostAliases?: HostAlias[];
+  setHostnameAsFQDN?: boolean;
   preemptionPolicy?: string;
   runtimeClassName?: string;
   resourceClaims?: unknown[];
+  /** Scheduling constraints; the kubelet's admission checks the required node affinity. */
+  affinity?: Affinity;
+  /** The OS the pod needs; admission rejects another one (PodOSNotSupported). */
+  os?: { name: string };
+  /** RuntimeClass overhead, added to the pod's requests. */
+  overhead?: Record<string, string>;
   readinessGates?: { conditionType: string }[];
 }
 

@@ -25,6 +25,10 @@ function str(x: unknown): string {
   if (typeof x !== "string") throw new v.ValueError(`expected a string, found ${describe(x)}`);
   return x;
 }
+function strList(x: unknown): string[] {
+  if (!Array.isArray(x) || !x.every((s) => typeof s === "string")) throw new v.ValueError(`expected a list of strings, found ${describe(x)}`);
+  return x;
+}
 function int(x: unknown): number {
   if (typeof x !== "number" || !Number.isInteger(x)) throw new v.ValueError(`expected an integer, found ${describe(x)}`);
   return x;
@@ -113,6 +117,8 @@ const readers: Record<string, (x: unknown, layer: ConfigLayer, dir: string) => v
           cacheUnauthorizedTTL: (z) => duration(z, (ms) => (l.authorizationCacheUnauthorizedTTLMs = ms)),
         }),
     }),
+  clusterDNS: (x, l) => void (l.clusterDNS = v.clusterDNS(strList(x))),
+  clusterDomain: (x, l) => void (l.clusterDomain = str(x)),
 };
 
 /**

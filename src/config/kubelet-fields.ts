@@ -19,8 +19,6 @@ export const ignoredKubeletFields: ReadonlySet<string> = new Set([
   "enableDebuggingHandlers",
   "enableContentionProfiling",
   "oomScoreAdj",
-  "clusterDomain",
-  "clusterDNS",
   "streamingConnectionIdleTimeout",
   "volumeStatsAggPeriod",
   "kubeletCgroups",

@@ -67,6 +67,10 @@ export interface BunletConfig extends EdgeConfig {
   nodeStatusReportFrequencyMs: number;
   /** nodeLeaseDurationSeconds: the Lease's duration; it is renewed every quarter of it. */
   nodeLeaseDurationSeconds: number;
+  /** --cluster-dns / clusterDNS: the resolver IPs of ClusterFirst pods; [] = the node's resolver. */
+  clusterDNS: string[];
+  /** --cluster-domain / clusterDomain: the cluster's DNS domain, searched by ClusterFirst pods; "" = none. */
+  clusterDomain: string;
   /** kubeAPIQPS / kubeAPIBurst: the client-side rate limit of API requests. */
   kubeAPIQPS: number;
   kubeAPIBurst: number;
@@ -175,6 +179,8 @@ export const defaults = {
   nodeLeaseDurationSeconds: 40,
   kubeAPIQPS: 50,
   kubeAPIBurst: 100,
+  clusterDNS: [],
+  clusterDomain: "",
   // The kubelet binds 0.0.0.0; bunlet's read-only port has no authentication, so loopback.
   address: "127.0.0.1",
   healthzPort: 10248,

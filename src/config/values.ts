@@ -133,6 +133,11 @@ export function headerPairs(s: string, into: Record<string, string[]>): Record<s
   return out;
 }
 
+/** --cluster-dns / clusterDNS: IP addresses. */
+export function clusterDNS(ips: string[]): string[] {
+  return ips.map((ip) => ipAddress(ip.trim()));
+}
+
 /** --node-ip: one IP, or an IPv4 and an IPv6 one for dual stack; "" = the default route's. */
 export function nodeIPs(s: string): string[] {
   if (s === "") return [];

@@ -36,3 +36,5 @@ export {
   newPodLabels,
   type ContainerKind,
 } from "./labels.ts";
+export { containerResourceValue, DownwardAPIError, podFieldValue, type NodeFacts } from "./downward.ts";
+export { pluginVolumeType, podVolumeDir } from "./volume-paths.ts";

@@ -4,6 +4,7 @@
  * into an update for the pod's worker. They never wait on the runtime; the workers do the work.
  */
 import { podRef, podUID, type Pod } from "../api/index.ts";
+import { isMirrorPod } from "../mirrorpods/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import { sortByCreation, type PodManager } from "./pod-manager.ts";
 import type { SourcesReady } from "./sources-ready.ts";
@@ -23,6 +24,11 @@ export interface PodHandlersDeps {
   sourcesReady: SourcesReady;
   /** Removes all containers of an evicted pod (the kubelet's podContainerDeletor, removeAll). */
   deleteAllContainers(uid: string): void;
+  /**
+   * canAdmitPod against the other desired pods: false when the pod was rejected (it then gets a
+   * Failed status and an event, and no worker). Undefined admits every pod.
+   */
+  admitPod?(pod: Pod, existing: Pod[]): boolean;
   clock: Clock;
   log: Logger;
 }
@@ -33,24 +39,25 @@ export function createPodHandlers(deps: PodHandlersDeps): PodHandlers {
   return {
     handlePodAdditions(pods) {
       const start = clock.now();
-      for (const pod of sortByCreation(pods)) {
+      // Mirror pods are never run: they are the apiserver's copies of static pods (src/mirrorpods watches them).
+      for (const pod of sortByCreation(pods.filter((p) => !isMirrorPod(p)))) {
         podManager.upsert(pod);
-        // bunlet has no admission handlers (no node allocatable, affinity or host-port checks yet):
-        // every pod from a source is admitted.
+        const uid = podUID(pod);
+        if (deps.admitPod && !deps.admitPod(pod, podManager.pods().filter((p) => podUID(p) !== uid))) continue;
         podWorkers.updatePod({ updateType: "create", pod, startTime: start });
       }
     },
 
     handlePodUpdates(pods) {
       const start = clock.now();
-      for (const pod of pods) {
+      for (const pod of pods.filter((p) => !isMirrorPod(p))) {
         podManager.upsert(pod);
         podWorkers.updatePod({ updateType: "update", pod, startTime: start });
       }
     },
 
     handlePodRemoves(pods) {
-      for (const pod of pods) {
+      for (const pod of pods.filter((p) => !isMirrorPod(p))) {
         podManager.remove(pod);
         // A source that has not spoken yet may still want the pod. Once all have, the first
         // housekeeping's syncKnownPods terminates workers of pods nobody wants.
@@ -67,7 +74,7 @@ export function createPodHandlers(deps: PodHandlersDeps): PodHandlers {
     },
 
     handlePodReconcile(pods) {
-      for (const pod of pods) {
+      for (const pod of pods.filter((p) => !isMirrorPod(p))) {
         podManager.upsert(pod);
         // Status-only change: nothing to sync (bunlet has no readiness gates). An evicted pod's
         // containers can all go.

@@ -5,10 +5,11 @@
  * pods nobody wants are killed, and statuses and pod directories of pods gone for good are removed.
  * It only queues work for the pod workers; it never kills anything itself.
  */
-import { podUID, podRef, type Pod } from "../api/index.ts";
+import { isStaticPod, podFullName, podUID, podRef, type Pod } from "../api/index.ts";
 import { runtimePodRef } from "../container/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
+import type { MirrorPods } from "../mirrorpods/index.ts";
 import type { ProbeManager } from "../prober/index.ts";
 import type { PodManager } from "./pod-manager.ts";
 import type { PodDirs, PodWorkers, Runtime, StatusManager } from "./types.ts";
@@ -26,6 +27,8 @@ export interface HousekeepingDeps {
   podDirs: PodDirs;
   /** Probe workers of pods that are not (possibly) running are stopped. */
   probeManager?: Pick<ProbeManager, "cleanupPods">;
+  /** Mirror pods whose static pod is gone are deleted; undefined when standalone. */
+  mirrorPods?: Pick<MirrorPods, "deleteOrphaned">;
   clock: Clock;
   log: Logger;
   metrics: Pick<Metrics, "orphanedRuntimePods">;
@@ -83,6 +86,10 @@ export function createHousekeeping(deps: HousekeepingDeps): { run(signal: AbortS
     } catch (err) {
       log.warn("Failed to list pod directories; retrying at the next housekeeping", { err });
     }
+
+    // deleteOrphanedMirrorPods: a mirror pod whose static pod bunlet no longer runs goes.
+    const staticNames = new Set(desired.filter(isStaticPod).map(podFullName));
+    await deps.mirrorPods?.deleteOrphaned((fullName) => staticNames.has(fullName), signal);
 
     // Desired pods no worker knows: their worker finished and was purged because the UID was
     // reused (a static pod with a fixed UID, re-added), so they start again.

@@ -5,8 +5,10 @@
  * to the runtime manager. The pod workers own the lifecycle and call these in order.
  */
 import { isStaticPod, podRef, podUID, type Pod, type PodStatus } from "../api/index.ts";
+import { EventReason, podReference, type EventRecorder } from "../events/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
+import type { MirrorPods } from "../mirrorpods/index.ts";
 import type { PodSyncer, SyncPodType } from "../podworkers/index.ts";
 import type { ProbeManager } from "../prober/index.ts";
 import { runningPodFromStatus, runtimePodRef } from "../container/index.ts";
@@ -35,11 +37,16 @@ export interface PodSyncerDeps {
   isTerminationRequested(uid: string): boolean;
   /** Why the pod network is not ready, or undefined when it is (from the runtime health check). */
   networkNotReady(): string | undefined;
+  recorder: EventRecorder;
+  /** The static pods' mirror pods; undefined when standalone. */
+  mirrorPods?: Pick<MirrorPods, "sync">;
   /**
    * Sets up the volumes the pod's containers mount (the kubelet's WaitForAttachAndMount); throws
    * when one cannot be set up, and then the pod gets no sandbox and no containers.
    */
-  mountVolumes(pod: Pod): void;
+  mountVolumes(pod: Pod, signal: AbortSignal): Promise<void>;
+  /** Tears down the pod's volumes once its containers are gone (the kubelet's unmount of a terminated pod). */
+  unmountVolumes(uid: string): Promise<void>;
   clock: Clock;
   log: Logger;
   metrics: Pick<Metrics, "podStartDuration">;
@@ -77,11 +84,16 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
       }
       const networkProblem = deps.networkNotReady();
       // The workers retry a pod that failed with NetworkNotReady after ~1 s instead of their error backoff.
-      if (networkProblem !== undefined && !pod.spec.hostNetwork) throw new SyncError(Reason.NetworkNotReady, `network is not ready: ${networkProblem}`);
+      if (networkProblem !== undefined && !pod.spec.hostNetwork) {
+        const message = `network is not ready: ${networkProblem}`;
+        deps.recorder.event(podReference(pod), "Warning", EventReason.NetworkNotReady, message);
+        throw new SyncError(Reason.NetworkNotReady, message);
+      }
 
+      if (isStaticPod(pod)) await deps.mirrorPods?.sync(pod, signal);
       await podDirs.make(uid);
       signal.throwIfAborted();
-      deps.mountVolumes(pod);
+      await deps.mountVolumes(pod, signal);
       deps.probeManager?.addPod(pod);
       const result = await runtime.syncPod(pod, podStatus, { signal });
       if (result.error !== undefined) {
@@ -126,6 +138,11 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
       statusManager.setPodStatus(pod, generateStatus(pod, podStatus, { podIsTerminal: true }));
       statusManager.terminatePod(pod);
       runtime.forgetPod(uid);
+      try {
+        await deps.unmountVolumes(uid);
+      } catch (err) {
+        log.warn("Could not tear down the volumes of a terminated pod; housekeeping retries", { pod: podRef(pod), podUID: uid, err });
+      }
       // A terminated pod that is still desired (a completed run-once pod) keeps its directory and
       // status; one that is gone from its source or being deleted leaves nothing behind.
       const desired = podManager.get(uid);

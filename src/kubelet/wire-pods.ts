@@ -8,10 +8,15 @@
 import { join } from "node:path";
 import type { Pod, PodList, PodStatus } from "../api/index.ts";
 import type { BunletConfig } from "../config/index.ts";
+import type { ApiClient } from "../apiclient/index.ts";
+import { isStaticPod, podFullName } from "../api/index.ts";
+import { admissionNode, createPodAdmitter } from "./admission.ts";
+import type { EventRecorder } from "../events/index.ts";
+import { createMirrorPods } from "../mirrorpods/index.ts";
 import { createPodWorkers, WorkQueue, type PodWorkers } from "../podworkers/index.ts";
 import { syncLoopHealthCheck, type HealthCheck } from "../server/index.ts";
 import { createStatusGenerator, type StatusManager } from "../status/index.ts";
-import { setUpPodVolumes } from "../volumes/index.ts";
+import type { VolumeManager } from "../volumes/index.ts";
 import { ContainerGC } from "./container-gc.ts";
 import { createPodHandlers } from "./handlers.ts";
 import { createHousekeeping } from "./housekeeping.ts";
@@ -42,6 +47,10 @@ export interface PodOptions {
   podManager: PodManager;
   statusManager: StatusManager;
   hostIPs: string[];
+  volumes: VolumeManager;
+  recorder: EventRecorder;
+  /** The rate-limited API client when bunlet is a node of a cluster (mirror pods); undefined when standalone. */
+  apiClient?: ApiClient;
 }
 
 export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts, sources: SourceParts, opts: PodOptions): PodParts {
@@ -49,12 +58,19 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
   const { podManager, statusManager } = opts;
   const { runtime, probeManager } = rt;
   const stack = new AsyncDisposableStack();
-  const podDirs = createPodDirs({ podsDir: join(config.rootDir, "pods") });
+  const dirs = createPodDirs({ podsDir: join(config.rootDir, "pods") });
+  // A pod's directory goes only after its volumes are torn down (tmpfs mounts unmounted).
+  const podDirs = { ...dirs, remove: async (uid: string) => (await opts.volumes.unmountPodVolumes(uid), await dirs.remove(uid)) };
   const workQueue = new WorkQueue(clock);
 
   // The workers call the syncer, and the syncer asks the workers whether a pod is terminating:
   // the cycle is closed by binding the question late.
   let workers: PodWorkers | undefined;
+  // A mirror pod that changed (deleted, or edited) has its static pod synced, which puts it right.
+  let resyncStatic = (_fullName: string): void => undefined;
+  const mirrorPods = opts.apiClient
+    ? createMirrorPods({ client: opts.apiClient, nodeName: config.nodeName, clock, random, log, resync: (fullName) => resyncStatic(fullName) })
+    : undefined;
   const syncer = createPodSyncer({
     runtime,
     statusManager,
@@ -70,7 +86,10 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
     probeManager,
     isTerminationRequested: (uid) => workers?.isPodTerminationRequested(uid) ?? false,
     networkNotReady: () => rt.runtimeState.networkError(),
-    mountVolumes: (pod) => setUpPodVolumes(pod),
+    recorder: opts.recorder,
+    mirrorPods,
+    mountVolumes: (pod, signal) => opts.volumes.waitForAttachAndMount(pod, signal),
+    unmountVolumes: (uid) => opts.volumes.unmountPodVolumes(uid),
     clock,
     log,
     metrics,
@@ -102,10 +121,15 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
     podWorkers,
     sourcesReady,
     deleteAllContainers: (uid) => containerGC.deleteContainersInPod(uid, true),
+    admitPod: createPodAdmitter({ node: admissionNode(config), podWorkers, statusManager, recorder: opts.recorder, log }),
     clock,
     log,
   });
-  const housekeeping = createHousekeeping({ podManager, podWorkers, runtime, statusManager, podDirs, probeManager, clock, log, metrics });
+  const housekeeping = createHousekeeping({ podManager, podWorkers, runtime, statusManager, podDirs, probeManager, mirrorPods, clock, log, metrics });
+  resyncStatic = (fullName) => {
+    const pods = podManager.pods().filter((p) => isStaticPod(p) && podFullName(p) === fullName);
+    if (pods.length > 0) handlers.handlePodSyncs(pods);
+  };
   const monitor = new SyncLoopMonitor();
 
   /**
@@ -183,6 +207,7 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
           ),
         ),
         containerGC.run(loops.signal),
+        mirrorPods?.run(loops.signal),
       ]);
       deferLogged(stack, log, "sync loop", async () => {
         loops.abort();

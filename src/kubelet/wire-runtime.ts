@@ -10,11 +10,12 @@
 import { join } from "node:path";
 import type { BunletConfig } from "../config/index.ts";
 import type { CriClient } from "../cri/index.ts";
+import type { EventRecorder } from "../events/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
 import { createPleg, describePlegStatus, PodCache, type Pleg } from "../pleg/index.ts";
 import { createProbeManager, statusProviderFrom, type ProbeManager, type StatusSources } from "../prober/index.ts";
-import { createRuntimeManager, type RuntimeManager } from "../runtime/index.ts";
+import { createRuntimeManager, type EnvObjects, type RuntimeManager } from "../runtime/index.ts";
 import type { HealthCheck } from "../server/index.ts";
 import { createStatsProvider, type StatsProvider } from "../stats/index.ts";
 import { connectRuntime } from "./connect-runtime.ts";
@@ -53,8 +54,12 @@ export interface RuntimeOptions {
   criEndpointOverride?: string;
   /** The node's IPs, for the downward API. */
   hostIPs: string[];
+  /** ConfigMaps, Secrets and Services for container env (bound once the node area has its API client). */
+  envObjects?: EnvObjects;
   /** The desired pods and their API status, which the probe workers read beside the pod cache. */
   statusSources: Omit<StatusSources, "cache">;
+  /** The kubelet's event recorder (container, image, sandbox and probe events). */
+  recorder: EventRecorder;
 }
 
 export async function wireRuntime(config: BunletConfig, base: WireBase, opts: RuntimeOptions): Promise<RuntimeParts> {
@@ -83,6 +88,7 @@ export async function wireRuntime(config: BunletConfig, base: WireBase, opts: Ru
     log,
     metrics,
     statusProvider: statusProviderFrom({ ...opts.statusSources, cache }),
+    recorder: opts.recorder,
   });
   deferLogged(stack, log, "probe workers", () => probeManager.stop());
   const runtime = createRuntimeManager({
@@ -98,6 +104,9 @@ export async function wireRuntime(config: BunletConfig, base: WireBase, opts: Ru
     nodeName: config.nodeName,
     hostIPs: opts.hostIPs,
     probeResults: probeManager.results,
+    clusterDns: { servers: config.clusterDNS, domain: config.clusterDomain },
+    envObjects: opts.envObjects,
+    recorder: opts.recorder,
   });
 
   const pleg = createPleg({ runtime, cri, cache, clock, log, metrics, eventedEnabled: config.featureGates.EventedPLEG ?? true });

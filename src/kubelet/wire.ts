@@ -6,6 +6,7 @@
  * only abandon what they were doing, and the embedded containerd leaves its shims (and so the
  * containers) running.
  */
+import { mkdirSync } from "node:fs";
 import type { Registry } from "prom-client";
 import type { PodList } from "../api/index.ts";
 import type { BunletConfig } from "../config/index.ts";
@@ -16,10 +17,12 @@ import { nodeHostIPs } from "./node-ip.ts";
 import { PodManager } from "./pod-manager.ts";
 import { deferLogged } from "./teardown.ts";
 import { wireKubeletApi } from "./wire-kubelet-api.ts";
+import { wireEvents } from "./wire-events.ts";
 import { wireNode } from "./wire-node.ts";
 import { wirePods } from "./wire-pods.ts";
 import { wireRuntime } from "./wire-runtime.ts";
 import { wireServers } from "./wire-servers.ts";
+import { wireApiObjects, wireVolumes } from "./wire-volumes.ts";
 import { wirePodSources } from "./wire-sources.ts";
 import { wireStatusSync } from "./wire-status.ts";
 import { evictionThresholds, wireUpkeep, type UpkeepParts } from "./wire-upkeep.ts";
@@ -57,6 +60,9 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
   // The composition root is where the real random source is chosen; logic only sees `random`.
   const base = { clock, log, metrics: createMetrics(deps.registry), random: deps.random ?? Math.random, signal: anySignal(deps.signal, stopper.signal) };
   const { signal } = base;
+  // The root dir first, as the kubelet's setupDataDirs: the machine's filesystem capacity (node
+  // status, admission) is read from it before any pod directory exists.
+  mkdirSync(config.rootDir, { recursive: true, mode: 0o750 });
 
   // Until the agent runs, this stack owns what was started: a failed start tears it down.
   await using parts = new AsyncDisposableStack();
@@ -70,9 +76,19 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
   // The node's IPs for pod status: --node-ip when given (the Node's InternalIPs), else the host's.
   const hostIPs = config.nodeIPs.length > 0 ? config.nodeIPs : nodeHostIPs();
 
+  const { recorder } = adopt("events", wireEvents(config, base));
+  // ConfigMaps, Secrets, Services and tokens for pods: handed to the runtime now, bound to the
+  // node area's API client once it exists.
+  const apiObjects = adopt("API objects", wireApiObjects(config, base));
   const runtime = adopt(
     "runtime",
-    await wireRuntime(config, base, { criEndpointOverride: deps.criEndpointOverride, hostIPs, statusSources: { pods: podManager, statuses: statusManager } }),
+    await wireRuntime(config, base, {
+      criEndpointOverride: deps.criEndpointOverride,
+      hostIPs,
+      statusSources: { pods: podManager, statuses: statusManager },
+      recorder,
+      envObjects: apiObjects.env,
+    }),
   );
   // The kubelet API listens before the node registers (the Node reports its port); its routes and
   // pods are bound once the pods area exists, and until then it serves nothing.
@@ -84,8 +100,10 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
     "node",
     wireNode(config, base, { cri: runtime.cri, runtimeState: runtime.runtimeState, pleg: runtime.pleg, kubeletPort: kubeletApi.port, pressure, shutdownStatus }),
   );
+  apiObjects.bind(node.client);
   const sources = adopt("pod sources", wirePodSources(config, base, node.client));
-  const pods = adopt("pods", wirePods(config, base, runtime, sources, { podManager, statusManager, hostIPs }));
+  const volumes = wireVolumes(config, base, apiObjects, hostIPs, recorder);
+  const pods = adopt("pods", wirePods(config, base, runtime, sources, { podManager, statusManager, hostIPs, recorder, apiClient: node.client, volumes }));
   adopt("pod status sync", wireStatusSync(base, node.client, { statusManager, podManager }));
   const podList = () => sources.annotate(pods.podList());
   const servers = adopt(

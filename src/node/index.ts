@@ -13,6 +13,7 @@ import type { NodeStatusInputs } from "./setters.ts";
 export { readMachineInfo, goArch } from "./machine.ts";
 export { chooseHostIP } from "./addresses.ts";
 export { createStatusInputs } from "./inputs.ts";
+export { capacityAndAllocatable } from "./setters.ts";
 
 /** The kubelet's node settings (flags and KubeletConfiguration fields of the same meaning). */
 interface NodeAgentOptions {

@@ -66,12 +66,18 @@ function setNodeAddress(status: NodeStatus, inputs: NodeStatusInputs): void {
 }
 
 function setMachineInfo(status: NodeStatus, inputs: NodeStatusInputs): void {
-  const m = inputs.machine;
+  const { capacity, allocatable } = capacityAndAllocatable(inputs.machine, inputs.maxPods);
+  status.capacity = capacity;
+  status.allocatable = allocatable;
+}
+
+/** The node's capacity and allocatable (capacity less the hard eviction thresholds and hugepages), as quantities. */
+export function capacityAndAllocatable(m: MachineInfo, maxPods: number): { capacity: Record<string, string>; allocatable: Record<string, string> } {
   const capacity: Record<string, string> = {
     cpu: decimalCount(m.numCores),
     "ephemeral-storage": binarySI(m.rootfsCapacityBytes),
     memory: binarySI(m.memoryCapacityBytes),
-    pods: decimalCount(inputs.maxPods),
+    pods: decimalCount(maxPods),
   };
   let hugePagesBytes = 0;
   for (const hp of m.hugePages) {
@@ -85,8 +91,7 @@ function setMachineInfo(status: NodeStatus, inputs: NodeStatusInputs): void {
     "ephemeral-storage": binarySI(m.rootfsCapacityBytes - nodefsReserved),
     memory: binarySI(m.memoryCapacityBytes - EVICTION_HARD_MEMORY_BYTES - hugePagesBytes),
   };
-  status.capacity = capacity;
-  status.allocatable = allocatable;
+  return { capacity, allocatable };
 }
 
 function setVersionInfo(status: NodeStatus, inputs: NodeStatusInputs): void {

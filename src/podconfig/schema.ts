@@ -181,6 +181,8 @@ const podShape = {
     runtimeClassName: s,
     resourceClaims: ["object"],
     overhead: "quantityMap",
+    affinity: "object",
+    os: { name: s },
   },
   status: "object",
 } as const;

@@ -9,6 +9,7 @@
 import { podRef, podUID, type Container, type Pod } from "../api/index.ts";
 import { isRestartableInitContainer } from "../container/index.ts";
 import type { CriClient } from "../cri/index.ts";
+import type { EventRecorder } from "../events/index.ts";
 import type { Channel, Clock, Logger } from "../lib/index.ts";
 import { checkContainer, type ContainerChecker, type ProbeType } from "./probe-check.ts";
 import { ProbeWorker, type ProbeMetrics, type StatusProvider } from "./probe-worker.ts";
@@ -23,6 +24,8 @@ export interface ProbeManagerDeps {
   /** prober_probe_total and prober_probe_duration_seconds (the probe registry). */
   metrics: ProbeMetrics;
   statusProvider: StatusProvider;
+  /** Where the Unhealthy and ProbeWarning events go; default: nowhere. */
+  recorder?: EventRecorder;
   /** How a probe is run; tests replace it. Default: the real exec/httpGet/tcpSocket/grpc probes. */
   check?: ContainerChecker;
 }
@@ -94,6 +97,7 @@ export function createProbeManager(deps: ProbeManagerDeps): ProbeManager {
       managerStartedAt: startedAt,
       log: deps.log,
       metrics: deps.metrics,
+      recorder: deps.recorder ?? { event: () => undefined },
     });
     workers.set(key, worker);
     const done: Promise<void> = worker

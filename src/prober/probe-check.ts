@@ -6,6 +6,7 @@
  * "Probe failed" lines.
  */
 import type { Container, ObjectRef, Probe } from "../api/index.ts";
+import { EventReason } from "../events/index.ts";
 import type { Logger } from "../lib/index.ts";
 import type { ProbeResult } from "./results.ts";
 import { runProbe, type ProbeTarget } from "./probe-run.ts";
@@ -25,7 +26,12 @@ export interface CheckRequest {
   podUID: string;
   target: ProbeTarget;
   log: Logger;
+  /** Records an event about the container (the kubelet's recordContainerEvent). */
+  event(type: "Normal" | "Warning", reason: string, message: string): void;
 }
+
+/** The probe type as the kubelet's events spell it. */
+const EVENT_PROBE_TYPE: Record<ProbeType, string> = { liveness: "Liveness", readiness: "Readiness", startup: "Startup" };
 
 /** Runs a probe against a container; resolves to Success/Failure, or undefined when it could not run. */
 export type ContainerChecker = (req: CheckRequest) => Promise<ProbeResult | undefined>;
@@ -46,6 +52,7 @@ export const checkContainer: ContainerChecker = async (req) => {
   }
   if (outcome === undefined) {
     req.log.warn("Probe errored; the result is ignored until the next period", { ...fields, err: lastError });
+    req.event("Warning", EventReason.ContainerUnhealthy, `${EVENT_PROBE_TYPE[req.probeType]} probe errored and resulted in unknown state: ${(lastError as Error).message}`);
     return undefined;
   }
   switch (outcome.result) {
@@ -54,9 +61,12 @@ export const checkContainer: ContainerChecker = async (req) => {
       return "Success";
     case "Warning":
       req.log.info("Probe succeeded with a warning", { ...fields, output: outcome.output });
+      req.event("Warning", EventReason.ContainerProbeWarning, `${EVENT_PROBE_TYPE[req.probeType]} probe warning: ${outcome.output}`);
       return "Success";
     default:
       req.log.info("Probe failed", { ...fields, probeResult: outcome.result.toLowerCase(), output: outcome.output });
+      // An Unknown outcome is a failure without an event, as in the kubelet.
+      if (outcome.result === "Failure") req.event("Warning", EventReason.ContainerUnhealthy, `${EVENT_PROBE_TYPE[req.probeType]} probe failed: ${outcome.output}`);
       return "Failure";
   }
 };

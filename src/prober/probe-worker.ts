@@ -9,6 +9,7 @@
  */
 import { podRef, type Container, type Pod, type PodStatus, type Probe } from "../api/index.ts";
 import type { CriClient } from "../cri/index.ts";
+import { containerReference, type EventRecorder } from "../events/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
 import type { RuntimePodStatus } from "../container/index.ts";
@@ -81,6 +82,7 @@ export interface ProbeWorkerDeps {
   managerStartedAt: number;
   log: Logger;
   metrics: ProbeMetrics;
+  recorder: EventRecorder;
 }
 
 /** The probe with the API defaults filled in, for pods that did not come through decoding. */
@@ -254,6 +256,10 @@ export class ProbeWorker {
       podUID: this.#uid,
       target: { cri: this.#deps.cri, containerId: status.id, container, podIP: view.podIP, clock: this.#deps.clock, signal: this.#stopper.signal },
       log: this.#deps.log,
+      event: (type, reason, message) => {
+        const ref = containerReference(view.pod, container);
+        if (ref) this.#deps.recorder.event(ref, type, reason, message);
+      },
     });
     if (result === undefined) return true; // the probe could not run: no result, not counted
     this.#observe(result, began);

@@ -31,11 +31,13 @@ export interface ContainerConfigInput {
   /** cgroup v2 host: ask for memory.oom.group so a container is OOM-killed as a unit. */
   cgroupV2: boolean;
   randomHex: () => string;
+  /** --cluster-domain, for the managed /etc/hosts of a pod with a subdomain. */
+  clusterDomain: string;
 }
 
-export function generateContainerConfig(input: ContainerConfigInput): ContainerConfig {
+export async function generateContainerConfig(input: ContainerConfigInput, signal?: AbortSignal): Promise<ContainerConfig> {
   const { pod, container, restartCount } = input;
-  const envs = makeEnvironmentVariables(pod, container, input.env);
+  const envs = await makeEnvironmentVariables(pod, container, input.env, signal);
   const mapping = mappingFor(new Map(envs.map((e) => [e.name, e.value])));
   const { namespace = "", name = "", uid = "" } = pod.metadata;
   mkdirSync(containerLogsDirectory(input.podLogsDir, namespace, name, uid, container.name), { recursive: true, mode: 0o755 });
@@ -48,7 +50,7 @@ export function generateContainerConfig(input: ContainerConfigInput): ContainerC
     args: (container.args ?? []).map((a) => expand(a, mapping)),
     workingDir: container.workingDir ?? "",
     envs: envs.map((e) => ({ key: e.name, value: encoder.encode(e.value) })),
-    mounts: makeMounts(pod, container, input.podsDir, input.randomHex),
+    mounts: makeMounts(pod, container, input.podsDir, input.randomHex, { podIPs: input.env.podIPs, clusterDomain: input.clusterDomain }),
     labels: newContainerLabels(container, pod, input.kind),
     annotations: newContainerAnnotations(container, pod, restartCount),
     logPath: containerLogPath(container.name, restartCount),

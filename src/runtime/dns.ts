@@ -1,7 +1,9 @@
 /**
- * The DNS config of a pod sandbox (the kubelet's GetPodDNS): the node's resolver settings for
- * Default and (without cluster DNS, which bunlet does not have) ClusterFirst, nothing for None,
- * then the pod's own dnsConfig appended.
+ * The DNS config of a pod sandbox (the kubelet's GetPodDNS): ClusterFirst (and
+ * ClusterFirstWithHostNet for a host-network pod) points at --cluster-dns with the cluster's
+ * search domains before the node's and ndots:5; Default, a host-network ClusterFirst pod, and
+ * ClusterFirst without --cluster-dns use the node's resolver settings; None starts empty. The
+ * pod's own dnsConfig is merged in last.
  */
 import { readFileSync } from "node:fs";
 import type { Pod } from "../api/index.ts";
@@ -42,8 +44,41 @@ function unique(list: string[]): string[] {
   return [...new Set(list)];
 }
 
-export function podDnsConfig(pod: Pod, node: DnsConfig): DnsConfig {
-  const base = pod.spec.dnsPolicy === "None" ? { servers: [], searches: [], options: [] } : node;
+/** --cluster-dns and --cluster-domain. */
+export interface ClusterDns {
+  servers: string[];
+  domain: string;
+}
+
+type DnsType = "cluster" | "host" | "none";
+
+/** getPodDNSType: which resolver a pod gets by its dnsPolicy and hostNetwork. */
+function podDnsType(pod: Pod): DnsType {
+  switch (pod.spec.dnsPolicy ?? "ClusterFirst") {
+    case "None":
+      return "none";
+    case "ClusterFirstWithHostNet":
+      return "cluster";
+    case "ClusterFirst":
+      return pod.spec.hostNetwork ? "host" : "cluster";
+    default:
+      return "host";
+  }
+}
+
+/** generateSearchesForDNSClusterFirst: the cluster's domains, then the node's. */
+function clusterSearches(hostSearches: string[], namespace: string, domain: string): string[] {
+  if (domain === "") return hostSearches;
+  return unique([`${namespace}.svc.${domain}`, `svc.${domain}`, domain, ...hostSearches]);
+}
+
+export function podDnsConfig(pod: Pod, node: DnsConfig, cluster: ClusterDns = { servers: [], domain: "" }): DnsConfig {
+  const type = podDnsType(pod);
+  let base: DnsConfig = node;
+  if (type === "none") base = { servers: [], searches: [], options: [] };
+  else if (type === "cluster" && cluster.servers.length > 0) {
+    base = { servers: [...cluster.servers], searches: clusterSearches(node.searches, pod.metadata.namespace ?? "", cluster.domain), options: ["ndots:5"] };
+  }
   const extra = pod.spec.dnsConfig;
   // Options are name[:value]; a pod option replaces a node option of the same name.
   const options = new Map<string, string>();

@@ -5,7 +5,8 @@
  */
 import { defaultImagePullPolicy, ImageNameError, parseImageName, podRef, type Container, type Pod } from "../api/index.ts";
 import { isCriError, type CriClient, type PodSandboxConfig } from "../cri/index.ts";
-import { Backoff, type Clock, type Logger } from "../lib/index.ts";
+import { containerReference, EventReason, type EventRecorder, type EventType } from "../events/index.ts";
+import { Backoff, formatGoDuration, type Clock, type Logger } from "../lib/index.ts";
 import { Reason, SyncError } from "./errors.ts";
 
 const IMAGE_BACKOFF_INITIAL_MS = 10_000;
@@ -36,11 +37,22 @@ export interface ImageManager {
   gc(): void;
 }
 
-export function createImageManager(deps: { cri: CriClient; clock: Clock; log: Logger }): ImageManager {
+export function createImageManager(deps: { cri: CriClient; clock: Clock; log: Logger; recorder: EventRecorder }): ImageManager {
   const { cri, clock, log } = deps;
   const backoff = new Backoff(clock, { initialMs: IMAGE_BACKOFF_INITIAL_MS, maxMs: IMAGE_BACKOFF_MAX_MS });
   // serializeImagePulls: one pull at a time on the node.
   let pullQueue: Promise<unknown> = Promise.resolve();
+
+  /** The pulled image's size for the Pulled event; 0 when the runtime does not say. */
+  async function imageSize(imageRef: string, signal?: AbortSignal): Promise<string> {
+    try {
+      const res = await cri.image.imageStatus({ image: { image: imageRef } }, { signal });
+      return String(res.image?.size ?? 0);
+    } catch (err) {
+      log.debug("Could not read the pulled image's size for its event; it says 0", { image: imageRef, err }, 4);
+      return "0";
+    }
+  }
 
   async function imageRefOf(image: string, annotations: Record<string, string>, signal?: AbortSignal): Promise<string> {
     const res = await cri.image.imageStatus({ image: { image, annotations } }, { signal });
@@ -50,48 +62,72 @@ export function createImageManager(deps: { cri: CriClient; clock: Clock; log: Lo
   return {
     async ensureImageExists(pod, container, sandboxConfig, signal) {
       const requested = container.image ?? "";
+      // The image manager's events are about the container (its fieldPath), as the kubelet's.
+      const event = (type: EventType, reason: string, message: string) => {
+        const ref = containerReference(pod, container);
+        if (ref) deps.recorder.event(ref, type, reason, message);
+      };
       let image: string;
       try {
         image = applyDefaultImageTag(requested);
       } catch (err) {
         if (!(err instanceof ImageNameError)) throw err;
-        throw new SyncError(Reason.InvalidImageName, `Failed to apply default image tag ${JSON.stringify(requested)}: ${err.message}`);
+        const message = `Failed to apply default image tag ${JSON.stringify(requested)}: ${err.message}`;
+        event("Warning", EventReason.FailedToInspectImage, message);
+        throw new SyncError(Reason.InvalidImageName, message);
       }
       const annotations = { ...(pod.metadata.annotations ?? {}) };
       let present: string;
       try {
         present = await imageRefOf(image, annotations, signal);
       } catch (err) {
-        throw new SyncError(Reason.ImageInspectError, `Failed to inspect image "${requested}": ${(err as Error).message}`);
+        const message = `Failed to inspect image "${requested}": ${(err as Error).message}`;
+        event("Warning", EventReason.FailedToInspectImage, message);
+        throw new SyncError(Reason.ImageInspectError, message);
       }
       const policy = effectivePullPolicy(container);
       if (policy === "Never" || (policy === "IfNotPresent" && present)) {
-        if (present) return { imageRef: present, pullMs: 0 };
-        throw new SyncError(Reason.ErrImageNeverPull, `Container image "${requested}" is not present with pull policy of Never`);
+        if (present) {
+          event("Normal", EventReason.PulledImage, `Container image "${requested}" already present on machine and can be accessed by the pod`);
+          return { imageRef: present, pullMs: 0 };
+        }
+        const message = `Container image "${requested}" is not present with pull policy of Never`;
+        event("Warning", EventReason.ErrImageNeverPullPolicy, message);
+        throw new SyncError(Reason.ErrImageNeverPull, message);
       }
 
       const key = `${pod.metadata.uid}_${requested}`;
       if (backoff.isInBackOffSinceUpdate(key)) {
-        throw new SyncError(Reason.ImagePullBackOff, `Back-off pulling image "${requested}"`, backoff.expiresAt(key));
+        const message = `Back-off pulling image "${requested}"`;
+        event("Normal", EventReason.BackOffPullImage, message);
+        throw new SyncError(Reason.ImagePullBackOff, message, backoff.expiresAt(key));
       }
       const fields = { pod: podRef(pod), image: requested };
       log.info("Pulling image", fields);
+      event("Normal", EventReason.PullingImage, `Pulling image "${requested}"`);
       const queued = clock.now();
       const pull = pullQueue.then(async () => {
         const started = clock.now();
         const res = await cri.image.pullImage({ image: { image, annotations }, sandboxConfig }, { signal });
-        return { imageRef: res.imageRef, pullMs: clock.now() - started };
+        return { imageRef: res.imageRef, pullMs: clock.now() - started, size: await imageSize(res.imageRef, signal) };
       });
       pullQueue = pull.catch(() => undefined);
       try {
-        const { imageRef, pullMs } = await pull;
-        log.info("Successfully pulled image", { ...fields, durationMs: pullMs, includingWaitingMs: clock.now() - queued });
+        const { imageRef, pullMs, size } = await pull;
+        const waitedMs = clock.now() - queued;
+        log.info("Successfully pulled image", { ...fields, durationMs: pullMs, includingWaitingMs: waitedMs });
+        event(
+          "Normal",
+          EventReason.PulledImage,
+          `Successfully pulled image "${requested}" in ${formatGoDuration(pullMs)} (${formatGoDuration(waitedMs)} including waiting). Image size: ${size} bytes.`,
+        );
         backoff.gc();
         return { imageRef, pullMs: clock.now() - queued };
       } catch (err) {
         backoff.next(key);
         const message = isCriError(err) ? err.detail : (err as Error).message;
         log.warn("Failed to pull image; bunlet backs off before the next attempt", { ...fields, err: message, backoffMs: backoff.get(key) });
+        event("Warning", EventReason.FailedToPullImage, `Failed to pull image "${requested}": ${message}`);
         throw new SyncError(Reason.ErrImagePull, message);
       }
     },

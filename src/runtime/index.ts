@@ -2,3 +2,4 @@
 export { createRuntimeManager, type RuntimeManager } from "./manager.ts";
 export { runtimeViews } from "./views.ts";
 export { Reason, SyncError } from "./errors.ts";
+export { ObjectNotFoundError, type EnvObjects } from "./env.ts";

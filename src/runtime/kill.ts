@@ -6,6 +6,7 @@
  */
 import { podRef, DefaultTerminationGracePeriodSeconds, type Container, type Pod } from "../api/index.ts";
 import { isNotFound, type CriClient } from "../cri/index.ts";
+import { EventReason, type EventRecorder } from "../events/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import { runHandler } from "../lifecycle/index.ts";
 import {
@@ -19,6 +20,7 @@ import type { KillReason } from "./actions-types.ts";
 import { formatPod } from "./crashloop.ts";
 import { Reason, SyncError } from "./errors.ts";
 import { SyncRecorder, type PodSyncResult } from "./result.ts";
+import { recordContainerEvent } from "./events.ts";
 import { TerminationOrdering } from "./termination-order.ts";
 
 const MINIMUM_GRACE_PERIOD_SECONDS = 2;
@@ -27,6 +29,7 @@ export interface KillDeps {
   cri: CriClient;
   clock: Clock;
   log: Logger;
+  recorder: EventRecorder;
   /** The pod's IPs, for httpGet preStop hooks without a host (read lazily, only when needed). */
   podIPs(uid: string, name: string, namespace: string, signal: AbortSignal): Promise<string[]>;
 }
@@ -97,7 +100,9 @@ export async function killContainer(
   let grace = opts.gracePeriodOverride ?? terminationGracePeriod(pod, container, reason);
   const fields = { pod: podRef(pod), containerName, containerID: containerId };
   // The kubelet's "Killing" event; the kill reason only chooses the grace period.
-  log.info(message || `Stopping container ${container.name}`, { ...fields, reason: "Killing", gracePeriod: grace });
+  const killMessage = message || `Stopping container ${container.name}`;
+  log.info(killMessage, { ...fields, reason: "Killing", gracePeriod: grace });
+  recordContainerEvent(deps, pod, container, "Normal", EventReason.KillingContainer, killMessage);
 
   const preStop = container.lifecycle?.preStop;
   if (preStop && grace > 0) {
@@ -112,6 +117,8 @@ export async function killContainer(
       await runHandler(preStop, { cri, containerId, podIP, signal, timeoutMs: grace * 1000, clock, ports: container.ports });
     } catch (err) {
       log.warn("PreStop hook failed; stopping the container anyway", { ...fields, err });
+      // The hook's output stays out of the event, as the kubelet keeps it: it may hold secrets.
+      recordContainerEvent(deps, pod, container, "Warning", EventReason.FailedPreStopHook, "PreStopHook failed");
     } finally {
       timer.cancel();
     }

@@ -9,12 +9,14 @@ import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { podRef, type Pod } from "../api/index.ts";
 import type { CriClient } from "../cri/index.ts";
+import type { EventRecorder } from "../events/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
 import type { RuntimePodStatus, RuntimePod } from "../container/index.ts";
 import { probesAlwaysSucceed, type ProbeResultsView } from "./actions-types.ts";
 import { newCrashLoopBackoff } from "./crashloop.ts";
-import { hostDnsConfig, type DnsConfig } from "./dns.ts";
+import { hostDnsConfig, type ClusterDns, type DnsConfig } from "./dns.ts";
+import type { EnvObjects } from "./env.ts";
 import { cleanUpContainersInPod, garbageCollect } from "./gc.ts";
 import { createImageManager } from "./images.ts";
 import { killPodWithSyncResult } from "./kill.ts";
@@ -29,6 +31,8 @@ export interface RuntimeManagerDeps {
   clock: Clock;
   log: Logger;
   metrics: Metrics;
+  /** Where the kubelet's container, image and sandbox events go; default: nowhere. */
+  recorder?: EventRecorder;
   /** Random source in [0, 1) for termination-message file names. Default: node:crypto. */
   random?: () => number;
   podLogsDir: string;
@@ -45,6 +49,10 @@ export interface RuntimeManagerDeps {
   probeResults?: ProbeResultsView;
   /** Seccomp profiles for Localhost; default: <podsDir>/../seccomp. */
   seccompRoot?: string;
+  /** --cluster-dns / --cluster-domain: ClusterFirst pods' resolver and the managed /etc/hosts. */
+  clusterDns?: ClusterDns;
+  /** ConfigMaps, Secrets and Services for env vars; absent when standalone. */
+  envObjects?: EnvObjects;
 }
 
 /** Every call that reaches the runtime takes the caller's signal, so none can hold shutdown. */
@@ -86,7 +94,8 @@ export function createRuntimeManager(deps: RuntimeManagerDeps): RuntimeManager {
   // Crash-loop keys start with `<name>_<ns>_<uid>_`; remembered per uid so forgetPod can drop them.
   const crashLoopPrefixes = new Map<string, string>();
   const crashLoopBackoff = newCrashLoopBackoff(clock);
-  const images = createImageManager({ cri, clock, log });
+  const recorder: EventRecorder = deps.recorder ?? { event: () => undefined };
+  const images = createImageManager({ cri, clock, log, recorder });
   const podIPs = async (uid: string, name: string, namespace: string, signal: AbortSignal) =>
     (await getPodStatus(cri, uid, name, namespace, { signal })).ips;
 
@@ -95,6 +104,7 @@ export function createRuntimeManager(deps: RuntimeManagerDeps): RuntimeManager {
     clock,
     log,
     metrics,
+    recorder,
     images,
     podIPs,
     crashLoopBackoff,
@@ -110,8 +120,10 @@ export function createRuntimeManager(deps: RuntimeManagerDeps): RuntimeManager {
       hostIPs: deps.hostIPs ?? [],
       cpuCapacityMilli: cpus().length * 1000,
       memoryCapacity: totalmem(),
+      objects: deps.envObjects,
     },
-    sandbox: { podLogsDir: deps.podLogsDir, nodeDns: deps.dnsConfig ?? hostDnsConfig(deps.resolvConf) },
+    clusterDomain: deps.clusterDns?.domain ?? "",
+    sandbox: { podLogsDir: deps.podLogsDir, nodeDns: deps.dnsConfig ?? hostDnsConfig(deps.resolvConf), clusterDns: deps.clusterDns ?? { servers: [], domain: "" } },
     pendingStart: (uid) => (timelines.get(uid)?.pending ? timelines.get(uid) : undefined),
     recordTimeline: (uid, timeline) => timelines.set(uid, timeline),
   };

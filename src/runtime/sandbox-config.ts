@@ -7,7 +7,7 @@ import { create } from "@bufbuild/protobuf";
 import type { ContainerPort, Pod } from "../api/index.ts";
 import { PodSandboxConfigSchema, Protocol, type PodSandboxConfig } from "../cri/index.ts";
 import { newPodAnnotations, newPodLabels } from "../container/index.ts";
-import { podDnsConfig, type DnsConfig } from "./dns.ts";
+import { podDnsConfig, type ClusterDns, type DnsConfig } from "./dns.ts";
 import { podLogsDirectory } from "./logs.ts";
 import { sandboxSecurityContext } from "./security.ts";
 
@@ -17,6 +17,8 @@ export interface SandboxConfigOptions {
   podLogsDir: string;
   /** The node's resolver settings (Default / ClusterFirst without cluster DNS). */
   nodeDns: DnsConfig;
+  /** --cluster-dns / --cluster-domain for ClusterFirst pods. */
+  clusterDns: ClusterDns;
 }
 
 /** pod.spec.hostname or the pod name, cut to 63 characters without a trailing '-' or '.'. */
@@ -61,7 +63,7 @@ export function generatePodSandboxConfig(pod: Pod, attempt: number, opts: Sandbo
     metadata: { name, namespace, uid, attempt },
     hostname: pod.spec.hostNetwork ? "" : podHostname(pod),
     logDirectory: podLogsDirectory(opts.podLogsDir, namespace, name, uid),
-    dnsConfig: podDnsConfig(pod, opts.nodeDns),
+    dnsConfig: podDnsConfig(pod, opts.nodeDns, opts.clusterDns),
     portMappings: portMappings(pod),
     labels: newPodLabels(pod),
     annotations: newPodAnnotations(pod),

@@ -7,12 +7,14 @@ import { mkdirSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { podRef, type Container, type Pod } from "../api/index.ts";
 import { isCriError, type PodSandboxConfig } from "../cri/index.ts";
+import { EventReason } from "../events/index.ts";
 import { runHandler } from "../lifecycle/index.ts";
 import { findContainerStatus, type ContainerKind, type RuntimePodStatus } from "../container/index.ts";
 import { generateContainerConfig } from "./container-config.ts";
 import type { EnvContext } from "./env.ts";
 import type { ImageManager } from "./images.ts";
 import { killContainer, type KillDeps } from "./kill.ts";
+import { recordContainerEvent } from "./events.ts";
 import { containerLogsDirectory, legacyLogSymlink, restartCountFromLogDir } from "./logs.ts";
 import { Reason, SyncError } from "./errors.ts";
 import type { StartTimeline } from "./timeline.ts";
@@ -25,8 +27,10 @@ export interface StartDeps extends KillDeps {
   seccompRoot: string;
   cgroupV2: boolean;
   randomHex: () => string;
-  /** Node facts for the downward API; podIPs are filled per pod. */
+  /** Node facts for the downward API and the API objects env reads; podIPs are filled per pod. */
   env: Omit<EnvContext, "podIPs">;
+  /** --cluster-domain (managed /etc/hosts). */
+  clusterDomain: string;
 }
 
 export interface StartTarget {
@@ -47,7 +51,19 @@ export async function startContainer(deps: StartDeps, t: StartTarget, container:
   const { pod } = t;
   const fields = { pod: podRef(pod), containerName: container.name };
 
-  const ensured = await deps.images.ensureImageExists(pod, container, t.sandboxConfig, signal);
+  // Every failure below is also the kubelet's Warning "Failed" event, "Error: <what failed>".
+  const failed = (err: SyncError): SyncError => {
+    recordContainerEvent(deps, pod, container, "Warning", EventReason.FailedToCreateContainer, `Error: ${err.message}`);
+    return err;
+  };
+  let ensured;
+  try {
+    ensured = await deps.images.ensureImageExists(pod, container, t.sandboxConfig, signal);
+  } catch (err) {
+    // The image errors name only their reason (ErrImagePull, ImagePullBackOff, ...) in this event.
+    if (err instanceof SyncError) recordContainerEvent(deps, pod, container, "Warning", EventReason.FailedToCreateContainer, `Error: ${err.reason}`);
+    throw err;
+  }
   const imageRef = ensured.imageRef;
   t.timeline.add("pull", ensured.pullMs);
 
@@ -62,23 +78,28 @@ export async function startContainer(deps: StartDeps, t: StartTarget, container:
   try {
     const image = await cri.image.imageStatus({ image: { image: container.image ?? "" } }, { signal });
     const imageUser = { uid: image.image?.uid?.value, username: image.image?.username ?? "" };
-    config = generateContainerConfig({
+    // A host-network pod's IPs are the node's (its managed /etc/hosts is the node's file).
+    const podIPs = t.podIPs.length === 0 && pod.spec.hostNetwork ? deps.env.hostIPs : t.podIPs;
+    config = await generateContainerConfig(
+      {
       pod,
       container,
       kind,
       restartCount,
       imageRef,
       imageUser,
-      env: { ...deps.env, podIPs: t.podIPs },
-      podLogsDir: deps.podLogsDir,
-      podsDir: deps.podsDir,
-      seccompRoot: deps.seccompRoot,
-      cgroupV2: deps.cgroupV2,
-      randomHex: deps.randomHex,
-    });
+        env: { ...deps.env, podIPs },
+        podLogsDir: deps.podLogsDir,
+        podsDir: deps.podsDir,
+        seccompRoot: deps.seccompRoot,
+        cgroupV2: deps.cgroupV2,
+        randomHex: deps.randomHex,
+        clusterDomain: deps.clusterDomain,
+      },
+      signal,
+    );
   } catch (err) {
-    if (err instanceof SyncError) throw err;
-    throw new SyncError(Reason.CreateContainerConfigError, criDetail(err));
+    throw failed(err instanceof SyncError ? err : new SyncError(Reason.CreateContainerConfigError, criDetail(err)));
   }
 
   let created = clock.now();
@@ -89,16 +110,18 @@ export async function startContainer(deps: StartDeps, t: StartTarget, container:
       { signal },
     ));
   } catch (err) {
-    throw new SyncError(Reason.CreateContainerError, criDetail(err));
+    throw failed(new SyncError(Reason.CreateContainerError, criDetail(err)));
   }
+  recordContainerEvent(deps, pod, container, "Normal", EventReason.CreatedContainer, `Created container: ${container.name}`);
   t.timeline.add(`${container.name}.create`, clock.now() - created);
 
   created = clock.now();
   try {
     await cri.runtime.startContainer({ containerId }, { signal });
   } catch (err) {
-    throw new SyncError(Reason.RunContainerError, criDetail(err));
+    throw failed(new SyncError(Reason.RunContainerError, criDetail(err)));
   }
+  recordContainerEvent(deps, pod, container, "Normal", EventReason.StartedContainer, `Started container ${container.name}`);
   t.timeline.add(`${container.name}.start`, clock.now() - created);
   log.debug("Started container", { ...fields, containerID: containerId, restartCount }, 2);
 
@@ -110,6 +133,8 @@ export async function startContainer(deps: StartDeps, t: StartTarget, container:
       await runHandler(postStart, { cri, containerId, podIP: t.podIPs[0] ?? "", signal, clock, ports: container.ports });
     } catch (err) {
       log.warn("PostStart hook failed; killing the container, it restarts per its restart policy", { ...fields, containerID: containerId, err });
+      // The hook's output stays out of the event, as the kubelet keeps it: it may hold secrets.
+      recordContainerEvent(deps, pod, container, "Warning", EventReason.FailedPostStartHook, "PostStartHook failed");
       await killContainer(deps, pod, containerId, container.name, "FailedPostStartHook", "FailedPostStartHook", { signal }).catch((killErr) => {
         log.error("Failed to kill container after its postStart hook failed", { ...fields, containerID: containerId, err: killErr });
       });

@@ -9,6 +9,7 @@ import { mkdirSync } from "node:fs";
 import { podRef, type Container, type Pod } from "../api/index.ts";
 import type { Backoff } from "../lib/index.ts";
 import type { PodSandboxConfig } from "../cri/index.ts";
+import { EventReason, podReference } from "../events/index.ts";
 import type { Metrics } from "../metrics/index.ts";
 import {
   isHostNetwork,
@@ -21,6 +22,7 @@ import {
 import { computePodActions } from "./actions.ts";
 import type { ProbeResultsView } from "./actions-types.ts";
 import { doBackOff, formatPod } from "./crashloop.ts";
+import { eventErrorText, recordContainerEvent } from "./events.ts";
 import { pruneInitContainersBeforeStart, purgeInitContainers, type GcDeps } from "./gc.ts";
 import { killContainer, killPodWithSyncResult } from "./kill.ts";
 import { Reason, SyncError } from "./errors.ts";
@@ -47,7 +49,10 @@ export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: RuntimePodSta
   const fields = { pod: podRef(pod) };
   const changes = computePodActions(pod, podStatus, deps.probes);
   log.debug("computePodActions got for pod", { ...fields, podActions: changes }, 3);
-  if (changes.createSandbox && changes.sandboxId) log.info("Pod sandbox changed, it will be killed and re-created", fields);
+  if (changes.createSandbox && changes.sandboxId) {
+    log.info("Pod sandbox changed, it will be killed and re-created", fields);
+    deps.recorder.event(podReference(pod), "Normal", EventReason.SandboxChanged, "Pod sandbox changed, it will be killed and re-created.");
+  }
 
   if (changes.killPod) {
     const killed = await killPodWithSyncResult(deps, pod, runningPodFromStatus(podStatus), undefined, signal);
@@ -87,6 +92,8 @@ export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: RuntimePodSta
     } catch (err) {
       deps.metrics.startedPodsErrors.inc();
       log.error("Failed to create pod sandbox; the pod worker retries with backoff", { ...fields, err });
+      // A sync cancelled because the pod is being killed is no failure worth an event (the kubelet's IsPodTerminationRequested check).
+      if (!signal?.aborted) deps.recorder.event(podReference(pod), "Warning", EventReason.FailedCreatePodSandBox, `Failed to create pod sandbox: ${eventErrorText(err)}`);
       return rec.result();
     }
     timeline.add("sandbox", clock.now() - started);
@@ -115,6 +122,7 @@ export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: RuntimePodSta
       const backoff = doBackOff(deps.crashLoopBackoff, pod, container, podStatus);
       if (backoff.inBackoff) {
         log.info("Back-off restarting failed container", { ...fields, containerName: container.name, message: backoff.message });
+        recordContainerEvent(deps, pod, container, "Warning", EventReason.BackOffStartContainer, `Back-off restarting failed container ${container.name} in pod ${formatPod(pod)}`);
         throw new SyncError(Reason.CrashLoopBackOff, backoff.message, backoff.expiresAt);
       }
       const label = kind === "init" ? "init_container" : kind === "ephemeral" ? "ephemeral_container" : "container";

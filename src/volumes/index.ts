@@ -1,2 +1,4 @@
-// Volumes: what must be true on the host before a pod's containers mount their volumes.
-export { setUpPodVolumes } from "./manager.ts";
+// Volumes: the volume manager (hostPath, emptyDir, configMap, secret, downwardAPI, projected),
+// the AtomicWriter behind it, and the service account token manager.
+export { createVolumeManager, type VolumeManager, type VolumeObjects } from "./manager.ts";
+export { createTokenManager } from "./tokens.ts";

@@ -1,12 +1,26 @@
 /**
- * The part of the kubelet's volume manager bunlet needs before a pod's containers are created
- * (WaitForAttachAndMount): every volume a container mounts is set up, and a pod whose volumes
- * cannot be set up gets no sandbox and no containers; it stays Pending with its containers in
- * ContainerCreating, and its pod worker retries with backoff. Only hostPath needs a SetUp today
- * (emptyDir directories are made with the container's mounts, in src/runtime).
+ * The kubelet's volume manager, for the volumes a node sets up itself: before a pod gets its
+ * sandbox (WaitForAttachAndMount) every volume a container mounts is set up under
+ * `<podsDir>/<uid>/volumes/<plugin>/<name>`: hostPath checked, emptyDir made (a tmpfs for medium
+ * Memory), configMap, secret, downwardAPI and projected volumes written by the AtomicWriter
+ * (secret, downwardAPI and projected on a tmpfs, so secrets never reach the disk). Each pod sync
+ * sets them up again, which is how a changed ConfigMap, Secret or label reaches the files and a
+ * token is refreshed. A volume that fails gets a FailedMount event and the pod gets no sandbox;
+ * its worker retries with backoff. After the pod's containers are gone its tmpfs mounts are
+ * unmounted and its volume directories removed.
  */
-import type { Pod } from "../api/index.ts";
-import { setUpHostPath, realHostPathFs, type HostPathFs } from "./hostpath.ts";
+import { readdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { podRef, podUID, type ConfigMap, type Pod, type Secret, type Volume } from "../api/index.ts";
+import { pluginVolumeType, podVolumeDir, type NodeFacts } from "../container/index.ts";
+import type { Clock, Logger } from "../lib/index.ts";
+import { writeAtomically, type Payload } from "./atomic-writer.ts";
+import { emptyDirMemorySize, setUpDiskDir, setUpTmpfs } from "./emptydir.ts";
+import { realHostPathFs, setUpHostPath, type HostPathFs } from "./hostpath.ts";
+import { realMounter, type Mounter } from "./mounter.ts";
+import { fsUserFrom, setVolumeOwnership } from "./ownership.ts";
+import { configMapPayload, DEFAULT_MODE, downwardAPIPayload, secretPayload } from "./payload.ts";
+import type { TokenManager } from "./tokens.ts";
 
 /** One volume's failed SetUp, worded as the kubelet's FailedMount event. */
 export interface VolumeFailure {
@@ -32,17 +46,187 @@ export function mountedVolumeNames(pod: Pod): Set<string> {
   return names;
 }
 
-/** Sets up every mounted volume of the pod; throws VolumeSetUpError naming each one that failed. */
-export function setUpPodVolumes(pod: Pod, fs: HostPathFs = realHostPathFs): void {
-  const used = mountedVolumeNames(pod);
-  const failures: VolumeFailure[] = [];
-  for (const volume of pod.spec.volumes ?? []) {
-    if (!used.has(volume.name) || !volume.hostPath) continue;
-    try {
-      setUpHostPath(volume.hostPath.path, volume.hostPath.type ?? "", fs);
-    } catch (err) {
-      failures.push({ volume: volume.name, message: err instanceof Error ? err.message : String(err) });
-    }
+/** The API objects volumes read; undefined from a getter means the object does not exist. */
+export interface VolumeObjects {
+  configMap(namespace: string, name: string, signal?: AbortSignal): Promise<ConfigMap | undefined>;
+  secret(namespace: string, name: string, signal?: AbortSignal): Promise<Secret | undefined>;
+  tokens: TokenManager;
+}
+
+/** Records an event about the pod (the kubelet's recorder.Eventf). */
+export type RecordEvent = (pod: Pod, type: "Normal" | "Warning", reason: string, message: string) => void;
+
+export interface VolumeManagerDeps {
+  podsDir: string;
+  /** undefined when standalone: API-backed volumes cannot be set up. */
+  objects?: VolumeObjects;
+  /** Node facts for downwardAPI resource values and the memory-backed size. */
+  node: Omit<NodeFacts, "podIPs">;
+  recordEvent: RecordEvent;
+  clock: Clock;
+  log: Logger;
+  mounter?: Mounter;
+  hostPathFs?: HostPathFs;
+}
+
+export interface VolumeManager {
+  /** Sets up every mounted volume of the pod; throws VolumeSetUpError naming each one that failed. */
+  waitForAttachAndMount(pod: Pod, signal?: AbortSignal): Promise<void>;
+  /** Unmounts and removes the pod's volumes; its containers must be gone. */
+  unmountPodVolumes(uid: string): Promise<void>;
+}
+
+const WRITABLE = false;
+const READ_ONLY = true;
+
+export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
+  const mounter = deps.mounter ?? realMounter;
+  const hostPathFs = deps.hostPathFs ?? realHostPathFs;
+  const { log } = deps;
+
+  function objectsOrFail(kind: string, namespace: string, name: string): VolumeObjects {
+    if (!deps.objects) throw new Error(`cannot get ${kind} ${namespace}/${name}: no API client (bunlet runs standalone)`);
+    return deps.objects;
   }
-  if (failures.length > 0) throw new VolumeSetUpError(failures);
+
+  async function getConfigMap(namespace: string, name: string, optional: boolean, signal?: AbortSignal): Promise<ConfigMap> {
+    const cm = await objectsOrFail("configmap", namespace, name).configMap(namespace, name, signal);
+    if (cm) return cm;
+    if (optional) return { metadata: { name, namespace } };
+    throw new Error(`configmap "${name}" not found`);
+  }
+
+  async function getSecret(namespace: string, name: string, optional: boolean, signal?: AbortSignal): Promise<Secret> {
+    const s = await objectsOrFail("secret", namespace, name).secret(namespace, name, signal);
+    if (s) return s;
+    if (optional) return { metadata: { name, namespace } };
+    throw new Error(`secret "${name}" not found`);
+  }
+
+  /** projected collectData: every source's files in one payload; the failures joined. */
+  async function projectedPayload(pod: Pod, volume: Volume, signal?: AbortSignal): Promise<Payload> {
+    const source = volume.projected!;
+    const defaultMode = source.defaultMode ?? DEFAULT_MODE;
+    const namespace = pod.metadata.namespace ?? "";
+    const fsUser = fsUserFrom(pod);
+    const fsGroup = pod.spec.securityContext?.fsGroup;
+    const payload: Payload = new Map();
+    const errors: string[] = [];
+    for (const s of source.sources ?? []) {
+      try {
+        let part: Payload | undefined;
+        if (s.configMap) {
+          const optional = s.configMap.optional ?? false;
+          part = configMapPayload(s.configMap.items, await getConfigMap(namespace, s.configMap.name ?? "", optional, signal), defaultMode, optional);
+        } else if (s.secret) {
+          const optional = s.secret.optional ?? false;
+          part = secretPayload(s.secret.items, await getSecret(namespace, s.secret.name ?? "", optional, signal), defaultMode, optional);
+        } else if (s.downwardAPI) {
+          part = downwardAPIPayload(s.downwardAPI.items, pod, defaultMode, { ...deps.node, podIPs: [] });
+        } else if (s.serviceAccountToken) {
+          const tp = s.serviceAccountToken;
+          const tokens = objectsOrFail("serviceaccount", namespace, pod.spec.serviceAccountName || "default").tokens;
+          const issued = await tokens.getServiceAccountToken(
+            namespace,
+            pod.spec.serviceAccountName || "default",
+            {
+              audiences: tp.audience ? [tp.audience] : [],
+              expirationSeconds: tp.expirationSeconds ?? 3600,
+              boundObjectRef: { apiVersion: "v1", kind: "Pod", name: pod.metadata.name ?? "", uid: podUID(pod) },
+            },
+            signal,
+          );
+          // With an owner to give it to, the token is 0600 (0640 once fsGroup is applied).
+          const mode = fsUser !== undefined || fsGroup !== undefined ? 0o600 : defaultMode;
+          part = new Map([[tp.path, { data: new TextEncoder().encode(issued.token), mode, fsUser }]]);
+        } else {
+          continue;
+        }
+        for (const [k, v] of part) payload.set(k, v);
+      } catch (err) {
+        errors.push(err instanceof Error ? err.message : String(err));
+      }
+    }
+    if (errors.length === 1) throw new Error(errors[0]);
+    if (errors.length > 1) throw new Error(`[${errors.join(", ")}]`);
+    return payload;
+  }
+
+  /** The payload of an AtomicWriter-backed volume, read before its directory is touched. */
+  async function payloadOf(pod: Pod, volume: Volume, signal?: AbortSignal): Promise<Payload> {
+    const namespace = pod.metadata.namespace ?? "";
+    if (volume.configMap) {
+      const src = volume.configMap;
+      const optional = src.optional ?? false;
+      return configMapPayload(src.items, await getConfigMap(namespace, src.name ?? "", optional, signal), src.defaultMode ?? DEFAULT_MODE, optional);
+    }
+    if (volume.secret) {
+      const src = volume.secret;
+      const optional = src.optional ?? false;
+      return secretPayload(src.items, await getSecret(namespace, src.secretName ?? "", optional, signal), src.defaultMode ?? DEFAULT_MODE, optional);
+    }
+    if (volume.downwardAPI) {
+      return downwardAPIPayload(volume.downwardAPI.items, pod, volume.downwardAPI.defaultMode ?? DEFAULT_MODE, { ...deps.node, podIPs: [] });
+    }
+    return projectedPayload(pod, volume, signal);
+  }
+
+  async function setUp(pod: Pod, volume: Volume, signal?: AbortSignal): Promise<void> {
+    if (volume.hostPath) return setUpHostPath(volume.hostPath.path, volume.hostPath.type ?? "", hostPathFs);
+    const type = pluginVolumeType(volume);
+    // Other types fail the container with CreateContainerConfigError when it is created (src/runtime).
+    if (type === undefined) return;
+    const dir = podVolumeDir(deps.podsDir, podUID(pod), type, volume.name);
+    const memorySize = () => emptyDirMemorySize(BigInt(deps.node.memoryCapacity), volume.emptyDir?.sizeLimit, pod);
+    const fsGroup = pod.spec.securityContext?.fsGroup;
+    if (type === "emptyDir") {
+      if (volume.emptyDir!.medium === "Memory") await setUpTmpfs(dir, memorySize(), mounter);
+      else if (!volume.emptyDir!.medium) setUpDiskDir(dir);
+      else throw new Error(`unsupported storage medium ${JSON.stringify(volume.emptyDir!.medium)}: bunlet sets up "" and Memory`);
+      setVolumeOwnership(dir, fsGroup, WRITABLE, pod.spec.securityContext?.fsGroupChangePolicy);
+      return;
+    }
+    // The data is read first: a missing object leaves no empty directory behind for a container.
+    const payload = await payloadOf(pod, volume, signal);
+    if (type === "configMap") setUpDiskDir(dir);
+    else await setUpTmpfs(dir, memorySize(), mounter);
+    const { written } = writeAtomically(dir, payload, deps.clock.now());
+    if (written) setVolumeOwnership(dir, fsGroup, READ_ONLY);
+    log.debug("Volume set up", { pod: podRef(pod), volume: volume.name, plugin: type, updated: written }, written ? 3 : 5);
+  }
+
+  return {
+    async waitForAttachAndMount(pod, signal) {
+      const used = mountedVolumeNames(pod);
+      const failures: VolumeFailure[] = [];
+      for (const volume of pod.spec.volumes ?? []) {
+        if (!used.has(volume.name)) continue;
+        try {
+          await setUp(pod, volume, signal);
+        } catch (err) {
+          signal?.throwIfAborted();
+          const message = err instanceof Error ? err.message : String(err);
+          failures.push({ volume: volume.name, message });
+          deps.recordEvent(pod, "Warning", "FailedMount", `MountVolume.SetUp failed for volume ${JSON.stringify(volume.name)} : ${message}`);
+        }
+      }
+      if (failures.length > 0) throw new VolumeSetUpError(failures);
+    },
+
+    async unmountPodVolumes(uid) {
+      deps.objects?.tokens.deleteServiceAccountToken(uid);
+      const volumesDir = join(deps.podsDir, uid, "volumes");
+      for (const point of mounter.mountsUnder(volumesDir)) {
+        await mounter.unmount(point);
+        log.debug("UnmountVolume.TearDown succeeded", { podUID: uid, path: point }, 3);
+      }
+      let plugins: string[];
+      try {
+        plugins = readdirSync(volumesDir);
+      } catch {
+        return;
+      }
+      for (const plugin of plugins) rmSync(join(volumesDir, plugin), { recursive: true, force: true });
+    },
+  };
 }

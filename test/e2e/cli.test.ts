@@ -139,7 +139,7 @@ describe("a systemd drop-in written for the kubelet", () => {
     // klog's text format: a warning line starts with W and the month and day.
     expect(notes[0]).toMatch(/^W\d{4} /);
     expect(notes[0]).toContain(
-      'settings="--fail-swap-on (failSwapOn), --pod-infra-container-image, --cluster-dns (clusterDNS)"',
+      'settings="--fail-swap-on (failSwapOn), --pod-infra-container-image"',
     );
   }, 120_000);
 });

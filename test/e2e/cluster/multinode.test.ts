@@ -191,6 +191,10 @@ describe("two bunlet nodes on one host", () => {
       throw new Error(`the host's Service rules still belong to the cluster in ${owner} after 4 minutes; stop it: ${stop}`);
     });
     const svc = await kubectlJson(["get", "service", "kubernetes"]);
+    // A kube-proxy that just took the host's rules over needs a moment to write ours: the host
+    // reaching the apiserver through the Service says they are there.
+    const curl = ["curl", "-fsS", "--max-time", "3", "--cacert", cluster.serverCaFile, `https://${svc.spec.clusterIP}/readyz`];
+    await waitFor("the host reaching the apiserver through the Service IP", () => Bun.spawnSync(curl, { stdout: "pipe", stderr: "pipe" }).stdout.toString() === "ok", 240_000);
     // busybox nc has no -z: with stdin at EOF it connects, then exits 0 (1 if the connect fails).
     const script = `for i in $(seq 1 20); do nc -w 2 ${svc.spec.clusterIP} 443 </dev/null && exit 0; sleep 1; done; ${diagnostics}; exit 1`;
     await apply({
@@ -204,7 +208,7 @@ describe("two bunlet nodes on one host", () => {
       return phase === "Succeeded" || phase === "Failed" ? phase : undefined;
     }, 300_000);
     expect({ phase, logs: phase === "Succeeded" ? "" : await containerLogs(1, "svc-client") }).toEqual({ phase: "Succeeded", logs: "" });
-  }, 400_000);
+  }, 800_000);
 });
 
 /** The container log bunlet wrote for a pod on node i (CRI log format: time stream tag text). */

@@ -213,8 +213,6 @@ volumeStatsAggPeriod: 0s
     const n: ConfigNotice = notices[0];
     expect(n).toMatchObject({ level: "warn", msg: "kubelet settings accepted for compatibility but not acted on by bunlet" });
     expect(String(n.fields.settings).split(", ")).toEqual([
-      "clusterDNS",
-      "clusterDomain",
       "cpuManagerReconcilePeriod",
       "logging.flushFrequency",
       "logging.options",

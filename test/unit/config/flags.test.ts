@@ -65,6 +65,7 @@ describe("flags set the configuration, kubelet spelling, pflag syntax", () => {
     ["--address moves the kubelet API too", ["--address=10.0.0.5"], { address: "10.0.0.5", kubeletAddress: "10.0.0.5" }],
     ["-v=N", ["-v=2"], { verbosity: 2 }],
     ["--logging-format=json", ["--logging-format=json"], { loggingFormat: "json" }],
+    ["--cluster-dns and --cluster-domain", ["--cluster-dns=10.96.0.10,fd00::a", "--cluster-domain=cluster.local"], { clusterDNS: ["10.96.0.10", "fd00::a"], clusterDomain: "cluster.local" }],
     ["headers: one pair per flag, repeatable", ["--manifest-url-header=Authorization:Bearer x", "--manifest-url-header", "X-A:1"],
       { staticPodURLHeader: { Authorization: ["Bearer x"], "X-A": ["1"] } }],
     ["headers: comma-separated pairs, a name may repeat, the value may hold colons", ["--manifest-url-header=X-A:1, X-A : 2,X-B:a:b"],
@@ -109,6 +110,8 @@ describe("defaults without --config (the kubelet's legacy defaults)", () => {
       nodeLeaseDurationSeconds: 40,
       kubeAPIQPS: 50,
       kubeAPIBurst: 100,
+      clusterDNS: [],
+      clusterDomain: "",
       address: "127.0.0.1",
       kubeletAddress: "0.0.0.0",
       enableServer: true,
@@ -188,8 +191,7 @@ describe("the kubelet's other flags are accepted, type-checked, and listed once 
     expect(r.notices).toHaveLength(1);
     expect(r.notices[0]).toMatchObject({ level: "warn", msg: "kubelet settings accepted for compatibility but not acted on by bunlet" });
     expect(r.notices[0].fields.settings).toBe(
-      "--fail-swap-on (failSwapOn), --pod-infra-container-image, --cluster-dns (clusterDNS), " +
-        "--cluster-domain (clusterDomain), " +
+      "--fail-swap-on (failSwapOn), --pod-infra-container-image, " +
         "--rotate-certificates (rotateCertificates)",
     );
   });

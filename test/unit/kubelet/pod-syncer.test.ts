@@ -16,6 +16,7 @@ function harness() {
   const terminationRequested = new Set<string>();
   let networkNotReady: string | undefined;
   const mounted: string[] = [];
+  const unmounted: string[] = [];
   let volumeError: Error | undefined;
   const metrics = createMetrics(new Registry());
   const log = createMemoryLogger();
@@ -27,10 +28,12 @@ function harness() {
     podManager,
     isTerminationRequested: (uid) => terminationRequested.has(uid),
     networkNotReady: () => networkNotReady,
-    mountVolumes: (pod) => {
+    recorder: { event: () => undefined },
+    mountVolumes: async (pod) => {
       mounted.push(pod.metadata.name ?? "");
       if (volumeError) throw volumeError;
     },
+    unmountVolumes: async (uid) => void unmounted.push(uid),
     clock,
     log,
     metrics,
@@ -47,6 +50,7 @@ function harness() {
     syncer,
     setNetworkNotReady: (m: string | undefined) => (networkNotReady = m),
     mounted,
+    unmounted,
     failVolumes: (err: Error) => (volumeError = err),
     signal: new AbortController().signal,
   };
@@ -132,7 +136,9 @@ describe("syncPod", () => {
       podManager: h.podManager,
       isTerminationRequested: () => false,
       networkNotReady: () => undefined,
-      mountVolumes: () => {},
+      recorder: { event: () => undefined },
+      mountVolumes: async () => {},
+      unmountVolumes: async () => {},
       clock: h.clock,
       log: h.log,
       metrics: h.metrics,
@@ -258,6 +264,15 @@ describe("syncTerminatedPod", () => {
     expect(h.statusManager.getPodStatus("uid-a")?.phase).toBe("Succeeded");
     expect(h.statusManager.deleted).toEqual([]);
     expect(h.podDirs.dirs).toEqual(new Set(["uid-a"]));
+  });
+
+  test("the volumes of a terminated pod are torn down, whether or not it is still desired", async () => {
+    const h = harness();
+    const pod = makePod("a", { restartPolicy: "OnFailure" });
+    h.podManager.upsert(pod);
+    await h.syncer.syncTerminatedPod(h.signal, pod, podStatus("uid-a", [{ ...container("c", "exited"), exitCode: 0 }]));
+    await h.syncer.syncTerminatedPod(h.signal, makePod("b"), podStatus("uid-b"));
+    expect(h.unmounted).toEqual(["uid-a", "uid-b"]);
   });
 
   test("a directory that cannot be removed yet is left to housekeeping, without failing the sync", async () => {

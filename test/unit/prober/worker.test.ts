@@ -43,6 +43,7 @@ function setup(s: Setup) {
     random: () => s.random ?? 0,
     managerStartedAt: s.managerStartedAt ?? START - 3_600_000,
     log,
+    recorder: { event: () => undefined },
     metrics,
   });
   const updates = (): ProbeUpdate[] => {
@@ -278,7 +279,7 @@ describe("the worker loop on the clock", () => {
   test("a worker blocked on a full update channel is released by stop", async () => {
     const t = setup({ type: "readiness" });
     const full = new ResultsManager(0);
-    const w = new ProbeWorker({ probeType: "readiness", pod: t.pod, container: t.pod.spec.containers[0]!, sidecar: false, results: full, statusProvider: t.provider.get, check: t.checker.check, isStarted: () => true, cri: { runtime: {} as never }, clock: t.clock, random: () => 0, managerStartedAt: 0, log, metrics: t.metrics });
+    const w = new ProbeWorker({ probeType: "readiness", pod: t.pod, container: t.pod.spec.containers[0]!, sidecar: false, results: full, statusProvider: t.provider.get, check: t.checker.check, isStarted: () => true, cri: { runtime: {} as never }, clock: t.clock, random: () => 0, managerStartedAt: 0, log, metrics: t.metrics, recorder: { event: () => undefined } });
     const done = w.run();
     await t.clock.advance(0);
     expect(full.get("id1")).toBe("Failure"); // recorded, the update still waiting for room
@@ -312,7 +313,7 @@ describe("probe metrics (/metrics/probes)", () => {
       await t.clock.advance(250);
       return answers.shift();
     };
-    const w = new ProbeWorker({ probeType: "readiness", pod: t.pod, container: t.pod.spec.containers[0]!, sidecar: false, results: t.results, statusProvider: t.provider.get, check: slow, isStarted: () => true, cri: { runtime: {} as never }, clock: t.clock, random: () => 0, managerStartedAt: 0, log, metrics: t.metrics });
+    const w = new ProbeWorker({ probeType: "readiness", pod: t.pod, container: t.pod.spec.containers[0]!, sidecar: false, results: t.results, statusProvider: t.provider.get, check: slow, isStarted: () => true, cri: { runtime: {} as never }, clock: t.clock, random: () => 0, managerStartedAt: 0, log, metrics: t.metrics, recorder: { event: () => undefined } });
     for (let i = 0; i < 3; i++) await w.doProbe();
     expect(await histogram(t.metrics)).toEqual({ count: 2, sum: 0.5 });
   });

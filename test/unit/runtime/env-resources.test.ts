@@ -6,7 +6,7 @@ import { containerConfigError } from "../../../src/runtime/errors.ts";
 const ctx = { nodeName: "n1", podIPs: [], hostIPs: [], cpuCapacityMilli: 4000, memoryCapacity: 2 ** 33 };
 
 /** The value the kubelet puts in an env var with this resourceFieldRef. */
-function resourceEnv(resources: ResourceRequirements, resource: string, divisor?: string, containerName?: string): string {
+async function resourceEnv(resources: ResourceRequirements, resource: string, divisor?: string, containerName?: string): Promise<string> {
   const self: Container = {
     name: "foo",
     resources,
@@ -14,7 +14,7 @@ function resourceEnv(resources: ResourceRequirements, resource: string, divisor?
   };
   const init: Container = { name: "init-foo", resources };
   const pod: Pod = { metadata: { name: "p", namespace: "ns" }, spec: { containers: [self], initContainers: [init] } };
-  return makeEnvironmentVariables(pod, self, ctx)[0].value;
+  return (await makeEnvironmentVariables(pod, self, ctx))[0].value;
 }
 
 describe("downward API resource values (ExtractContainerResourceValue)", () => {
@@ -29,9 +29,9 @@ describe("downward API resource values (ExtractContainerResourceValue)", () => {
     ["requests.memory", "1Mi", { requests: { memory: "100Mi" }, limits: { memory: "1Gi" } }, "100"],
     ["limits.memory", undefined, { requests: { memory: "10Mi" }, limits: { memory: "100Mi" } }, "104857600"],
   ];
-  test.each(table)("%s / %s of %j is %s", (resource, divisor, resources, expected) => {
-    expect(resourceEnv(resources, resource, divisor)).toBe(expected);
-    expect(resourceEnv(resources, resource, divisor, "init-foo")).toBe(expected);
+  test.each(table)("%s / %s of %j is %s", async (resource, divisor, resources, expected) => {
+    expect(await resourceEnv(resources, resource, divisor)).toBe(expected);
+    expect(await resourceEnv(resources, resource, divisor, "init-foo")).toBe(expected);
   });
 
   // What a static pod measured under bunlet before quantities were exact.
@@ -45,20 +45,20 @@ describe("downward API resource values (ExtractContainerResourceValue)", () => {
     ["requests.ephemeral-storage", "1Ki", { requests: { "ephemeral-storage": "1.5Ki" } }, "2"],
     ["limits.hugepages-2Mi", "1Mi", { limits: { "hugepages-2Mi": "4Mi" } }, "4"],
     ["requests.cpu", "0", { requests: { cpu: "1.5" } }, "2"],
-  ] as [string, string | undefined, ResourceRequirements, string][])("%s / %s of %j is %s", (resource, divisor, resources, expected) => {
-    expect(resourceEnv(resources, resource, divisor)).toBe(expected);
+  ] as [string, string | undefined, ResourceRequirements, string][])("%s / %s of %j is %s", async (resource, divisor, resources, expected) => {
+    expect(await resourceEnv(resources, resource, divisor)).toBe(expected);
   });
 
-  test("unset or zero limits are the node's allocatable, except for a named init container", () => {
-    expect(resourceEnv({}, "limits.cpu", "1m")).toBe("4000");
-    expect(resourceEnv({ limits: { cpu: "0" } }, "limits.cpu")).toBe("4");
-    expect(resourceEnv({}, "limits.memory", "1Gi")).toBe("8");
-    expect(resourceEnv({}, "limits.memory", undefined, "foo")).toBe(String(2 ** 33));
-    expect(resourceEnv({}, "limits.memory", undefined, "init-foo")).toBe("0");
+  test("unset or zero limits are the node's allocatable, except for a named init container", async () => {
+    expect(await resourceEnv({}, "limits.cpu", "1m")).toBe("4000");
+    expect(await resourceEnv({ limits: { cpu: "0" } }, "limits.cpu")).toBe("4");
+    expect(await resourceEnv({}, "limits.memory", "1Gi")).toBe("8");
+    expect(await resourceEnv({}, "limits.memory", undefined, "foo")).toBe(String(2 ** 33));
+    expect(await resourceEnv({}, "limits.memory", undefined, "init-foo")).toBe("0");
   });
 
-  test("unknown resources and containers fail the container config", () => {
-    expect(() => resourceEnv({}, "limits.gpu")).toThrow(containerConfigError("unsupported container resource : limits.gpu"));
-    expect(() => resourceEnv({}, "limits.cpu", undefined, "nope")).toThrow(containerConfigError("container nope not found"));
+  test("unknown resources and containers fail the container config", async () => {
+    await expect(resourceEnv({}, "limits.gpu")).rejects.toThrow(containerConfigError("unsupported container resource : limits.gpu"));
+    await expect(resourceEnv({}, "limits.cpu", undefined, "nope")).rejects.toThrow(containerConfigError("container nope not found"));
   });
 });

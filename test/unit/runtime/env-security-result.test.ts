@@ -18,7 +18,7 @@ const pod = (containers: Container[], over: Partial<Pod["spec"]> = {}): Pod => (
 const ctx = { nodeName: "n1", podIPs: ["10.0.0.2", "fd00::2"], hostIPs: ["192.168.0.1"], cpuCapacityMilli: 4000, memoryCapacity: 2 ** 33 };
 
 describe("container environment", () => {
-  test("downward API fields", () => {
+  test("downward API fields", async () => {
     const c: Container = {
       name: "c",
       env: [
@@ -29,7 +29,7 @@ describe("container environment", () => {
         { name: "HOST", valueFrom: { fieldRef: { fieldPath: "status.hostIP" } } },
       ],
     };
-    expect(makeEnvironmentVariables(pod([c]), c, ctx)).toEqual([
+    expect(await makeEnvironmentVariables(pod([c]), c, ctx)).toEqual([
       { name: "UID", value: "u1" },
       { name: "LABELS", value: 'a="1"\nb="2"' },
       { name: "LABEL_A", value: "1" },
@@ -38,7 +38,7 @@ describe("container environment", () => {
     ]);
   });
 
-  test("resource fields round up by the divisor and default limits to node capacity", () => {
+  test("resource fields round up by the divisor and default limits to node capacity", async () => {
     const c: Container = {
       name: "c",
       resources: { requests: { cpu: "250m" } },
@@ -48,14 +48,14 @@ describe("container environment", () => {
         { name: "MEM_LIMIT_GI", valueFrom: { resourceFieldRef: { resource: "limits.memory", divisor: "1Gi" } } },
       ],
     };
-    expect(makeEnvironmentVariables(pod([c]), c, ctx).map((e) => e.value)).toEqual(["4", "250", "8"]);
+    expect((await makeEnvironmentVariables(pod([c]), c, ctx)).map((e) => e.value)).toEqual(["4", "250", "8"]);
   });
 
-  test("an optional Secret reference is skipped; a required one fails the config", () => {
+  test("without an API client any Secret or ConfigMap reference fails the config, optional or not (as the kubelet's)", async () => {
     const optional: Container = { name: "c", env: [{ name: "S", valueFrom: { secretKeyRef: { name: "s", key: "k", optional: true } } }] };
-    expect(makeEnvironmentVariables(pod([optional]), optional, ctx)).toEqual([]);
+    await expect(makeEnvironmentVariables(pod([optional]), optional, ctx)).rejects.toThrow("couldn't get secret ns/s, no kubeClient defined");
     const required: Container = { name: "c", envFrom: [{ configMapRef: { name: "cm" } }] };
-    expect(() => makeEnvironmentVariables(pod([required]), required, ctx)).toThrow(SyncError);
+    await expect(makeEnvironmentVariables(pod([required]), required, ctx)).rejects.toThrow(SyncError);
   });
 });
 

@@ -4,7 +4,15 @@ import { describe, expect, test } from "bun:test";
 import type { Stats } from "node:fs";
 import type { Pod } from "../../../src/api/index.ts";
 import { HostPathError, setUpHostPath, type HostPathFs } from "../../../src/volumes/hostpath.ts";
-import { mountedVolumeNames, setUpPodVolumes, VolumeSetUpError } from "../../../src/volumes/manager.ts";
+import { FakeClock, silentLogger } from "../../../src/lib/index.ts";
+import { createVolumeManager, mountedVolumeNames, VolumeSetUpError } from "../../../src/volumes/manager.ts";
+
+/** The volume manager over a fake filesystem, for pods with hostPath volumes only. */
+function setUpPodVolumes(p: Pod, fs: HostPathFs, events: string[] = []): Promise<void> {
+  const node = { nodeName: "n", hostIPs: [], cpuCapacityMilli: 1000, memoryCapacity: 2 ** 30 };
+  const recordEvent = (_p: Pod, type: string, reason: string, message: string) => void events.push(`${type} ${reason} ${message}`);
+  return createVolumeManager({ podsDir: "/nonexistent", node, recordEvent, clock: new FakeClock(), log: silentLogger, hostPathFs: fs }).waitForAttachAndMount(p);
+}
 
 type Kind = "dir" | "file" | "socket" | "char" | "block" | "fifo";
 
@@ -101,8 +109,8 @@ function pod(volumes: Pod["spec"]["volumes"], mounts: string[], initMounts: stri
   };
 }
 
-describe("setUpPodVolumes", () => {
-  test("only volumes a container mounts are set up (init containers count)", () => {
+describe("the volume manager's hostPath SetUp", () => {
+  test("only volumes a container mounts are set up (init containers count)", async () => {
     const p = pod(
       [
         { name: "a", hostPath: { path: "/a", type: "DirectoryOrCreate" } },
@@ -114,11 +122,11 @@ describe("setUpPodVolumes", () => {
     );
     expect(mountedVolumeNames(p)).toEqual(new Set(["a", "c"]));
     const fs = new FakeFs();
-    setUpPodVolumes(p, fs);
+    await setUpPodVolumes(p, fs);
     expect(fs.created).toEqual(["dir:/a", "dir:/c"]);
   });
 
-  test("every failing volume is named, in the kubelet's FailedMount wording", () => {
+  test("every failing volume is named, in the kubelet's FailedMount wording, with one event each", async () => {
     const p = pod(
       [
         { name: "conf", hostPath: { path: "/etc/app.conf", type: "File" } },
@@ -128,12 +136,12 @@ describe("setUpPodVolumes", () => {
       ["conf", "ok", "sock"],
     );
     const fs = new FakeFs();
-    let err: unknown;
-    try {
-      setUpPodVolumes(p, fs);
-    } catch (e) {
-      err = e;
-    }
+    const events: string[] = [];
+    const err = await setUpPodVolumes(p, fs, events).catch((e: unknown) => e);
+    expect(events).toEqual([
+      'Warning FailedMount MountVolume.SetUp failed for volume "conf" : hostPath type check failed: /etc/app.conf is not a file',
+      'Warning FailedMount MountVolume.SetUp failed for volume "sock" : hostPath type check failed: /run/app.sock is not a socket file',
+    ]);
     expect(err).toBeInstanceOf(VolumeSetUpError);
     expect((err as VolumeSetUpError).failures.map((f) => f.volume)).toEqual(["conf", "sock"]);
     expect((err as Error).message).toBe(

@@ -1,0 +1,53 @@
+/**
+ * A pod's resource requests as the scheduler and the kubelet's admission count them
+ * (resourcehelper.PodRequests): the regular containers plus the sidecars (restartable init
+ * containers), or an init container with the sidecars started before it when that is more, plus
+ * the RuntimeClass overhead. CPU in millicores, memory and ephemeral storage in bytes, exact.
+ */
+import { resourceQuantity, type Container, type Pod } from "../api/index.ts";
+
+export interface Requests {
+  milliCPU: bigint;
+  memory: bigint;
+  ephemeralStorage: bigint;
+}
+
+const zero = (): Requests => ({ milliCPU: 0n, memory: 0n, ephemeralStorage: 0n });
+const add = (a: Requests, b: Requests): Requests => ({
+  milliCPU: a.milliCPU + b.milliCPU,
+  memory: a.memory + b.memory,
+  ephemeralStorage: a.ephemeralStorage + b.ephemeralStorage,
+});
+const max = (a: Requests, b: Requests): Requests => ({
+  milliCPU: a.milliCPU > b.milliCPU ? a.milliCPU : b.milliCPU,
+  memory: a.memory > b.memory ? a.memory : b.memory,
+  ephemeralStorage: a.ephemeralStorage > b.ephemeralStorage ? a.ephemeralStorage : b.ephemeralStorage,
+});
+
+function fromList(list: Readonly<Record<string, string | number>> | undefined): Requests {
+  return {
+    milliCPU: resourceQuantity(list, "cpu").milliValue(),
+    memory: resourceQuantity(list, "memory").value(),
+    ephemeralStorage: resourceQuantity(list, "ephemeral-storage").value(),
+  };
+}
+
+const containerRequests = (c: Container) => fromList(c.resources?.requests);
+
+export function podRequests(pod: Pod): Requests {
+  let sum = zero();
+  for (const c of pod.spec.containers) sum = add(sum, containerRequests(c));
+  let sidecars = zero();
+  let initMax = zero();
+  for (const c of pod.spec.initContainers ?? []) {
+    const r = containerRequests(c);
+    if (c.restartPolicy === "Always") {
+      sidecars = add(sidecars, r);
+      initMax = max(initMax, sidecars);
+    } else {
+      initMax = max(initMax, add(r, sidecars));
+    }
+  }
+  const total = max(add(sum, sidecars), initMax);
+  return pod.spec.overhead ? add(total, fromList(pod.spec.overhead)) : total;
+}

@@ -1,0 +1,25 @@
+/**
+ * The objects events are about (ref.GetReference and kubecontainer.GenerateContainerRef): the pod
+ * itself, or one of its containers named by fieldPath `spec.containers{name}`,
+ * `spec.initContainers{name}` or `spec.ephemeralContainers{name}`, which `kubectl describe`
+ * prints before the message.
+ */
+import type { ObjectReference } from "kubernetes-types/core/v1";
+import type { Container, Pod } from "../api/index.ts";
+
+export function podReference(pod: Pod): ObjectReference {
+  const { name, namespace, uid, resourceVersion } = pod.metadata;
+  return { kind: "Pod", apiVersion: "v1", namespace, name, uid, resourceVersion };
+}
+
+/** The container's reference; undefined when the container is not in the pod's spec (an orphan's), which gets no event. */
+export function containerReference(pod: Pod, container: Pick<Container, "name">): ObjectReference | undefined {
+  const field = pod.spec.containers.some((c) => c.name === container.name)
+    ? "spec.containers"
+    : pod.spec.initContainers?.some((c) => c.name === container.name)
+      ? "spec.initContainers"
+      : pod.spec.ephemeralContainers?.some((c) => c.name === container.name)
+        ? "spec.ephemeralContainers"
+        : undefined;
+  return field ? { ...podReference(pod), fieldPath: `${field}{${container.name}}` } : undefined;
+}

@@ -1,0 +1,56 @@
+/**
+ * Pod admission as HandlePodAdditions runs it: the pods already admitted and still active
+ * (filterOutInactivePods) are the others; a pod that does not fit is rejected (rejectPod): a
+ * Warning event with the reason, and the status phase Failed, the reason and "Pod was rejected:
+ * <message>", and no worker, so no container starts. The node is this node as bunlet knows it
+ * itself: its labels (hostname, OS, arch, --node-labels), --register-with-taints and allocatable
+ * from the machine (capacity less the hard eviction thresholds, pods = --max-pods).
+ */
+import { Quantity, computePodQOS, podRef, podUID, type Pod } from "../api/index.ts";
+import { canAdmitPod, type AdmissionNode } from "../admission/index.ts";
+import type { BunletConfig } from "../config/index.ts";
+import { podReference, type EventRecorder } from "../events/index.ts";
+import type { Logger } from "../lib/index.ts";
+import { capacityAndAllocatable, goArch, readMachineInfo } from "../node/index.ts";
+import type { PodWorkers, StatusManager } from "./types.ts";
+
+export function admissionNode(config: BunletConfig): AdmissionNode {
+  const { allocatable } = capacityAndAllocatable(readMachineInfo(config.rootDir), config.maxPods);
+  const q = (name: string) => Quantity.parse(allocatable[name] ?? "0");
+  return {
+    name: config.nodeName,
+    labels: { "kubernetes.io/hostname": config.nodeName, "kubernetes.io/os": "linux", "kubernetes.io/arch": goArch(process.arch), ...config.nodeLabels },
+    taints: config.registerWithTaints,
+    allocatable: { milliCPU: q("cpu").milliValue(), memory: q("memory").value(), ephemeralStorage: q("ephemeral-storage").value(), pods: config.maxPods },
+  };
+}
+
+export interface PodAdmitterDeps {
+  node: AdmissionNode;
+  podWorkers: Pick<PodWorkers, "isPodKnownTerminated" | "isPodTerminationRequested">;
+  statusManager: Pick<StatusManager, "getPodStatus" | "setPodStatus" | "terminatePod">;
+  recorder: EventRecorder;
+  log: Logger;
+}
+
+export function createPodAdmitter(deps: PodAdmitterDeps): (pod: Pod, existing: Pod[]) => boolean {
+  const { podWorkers, statusManager } = deps;
+  const isActive = (p: Pod): boolean => {
+    const uid = podUID(p);
+    if (podWorkers.isPodKnownTerminated(uid)) return false;
+    const phase = statusManager.getPodStatus(uid)?.phase ?? p.status?.phase;
+    return !((phase === "Succeeded" || phase === "Failed") && !podWorkers.isPodTerminationRequested(uid));
+  };
+  return (pod, existing) => {
+    // A pod another component asked to terminate is not admitted again.
+    if (podWorkers.isPodTerminationRequested(podUID(pod))) return true;
+    const result = canAdmitPod(pod, existing.filter(isActive), deps.node);
+    if (result.admit) return true;
+    deps.log.debug("Pod was rejected", { pod: podRef(pod), podUID: podUID(pod), reason: result.reason, message: result.message }, 2);
+    deps.recorder.event(podReference(pod), "Warning", result.reason, result.message);
+    statusManager.setPodStatus(pod, { qosClass: computePodQOS(pod), phase: "Failed", reason: result.reason, message: `Pod was rejected: ${result.message}` });
+    // No container can run: the status is final (the kubelet's CouldHaveRunningContainers is false for a pod no worker knows).
+    statusManager.terminatePod(pod);
+    return false;
+  };
+}

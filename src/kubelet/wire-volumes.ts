@@ -1,0 +1,129 @@
+/**
+ * The volumes area of the wiring: the API objects pods read (ConfigMaps and Secrets by GET, the
+ * Services of the cluster through a reflector for service-link env vars, service account tokens
+ * through the TokenRequest API and the token manager) and the volume manager that sets up pods'
+ * volumes from them. The runtime is wired before the node area makes the API client, so the
+ * objects are handed out first and bound to the client once it exists; without --kubeconfig
+ * there are none and API-backed env vars and volumes fail as on a standalone kubelet.
+ */
+import { cpus, totalmem } from "node:os";
+import { join } from "node:path";
+import type { ConfigMap, Secret, Service } from "../api/index.ts";
+import { createReflector, isNotFound, ObjectStore, resourcePath, type ApiClient, type KubeObject } from "../apiclient/index.ts";
+import type { BunletConfig } from "../config/index.ts";
+import { podReference, type EventRecorder } from "../events/index.ts";
+import { ObjectNotFoundError, type EnvObjects } from "../runtime/index.ts";
+import { createTokenManager, createVolumeManager, type VolumeManager, type VolumeObjects } from "../volumes/index.ts";
+import { deferLogged } from "./teardown.ts";
+import type { WireBase } from "./wire-runtime.ts";
+
+/** The kubelet's token manager cleanup period. */
+const TOKEN_CLEANUP_MS = 60_000;
+
+export interface ApiObjectParts extends AsyncDisposable {
+  /** For container env; undefined when standalone. */
+  env?: EnvObjects;
+  /** For volumes; undefined when standalone. */
+  volumes?: VolumeObjects;
+  /** Binds the objects to the node area's client and starts the Service reflector. */
+  bind(client: ApiClient | undefined): void;
+}
+
+interface TokenRequestStatus {
+  status: { token: string; expirationTimestamp: string };
+}
+
+export function wireApiObjects(config: BunletConfig, base: WireBase): ApiObjectParts {
+  const { clock, log, random, signal } = base;
+  const stack = new AsyncDisposableStack();
+  if (config.kubeconfig === "") return { bind: () => {}, [Symbol.asyncDispose]: () => stack.disposeAsync() };
+
+  let bound: ApiClient | undefined;
+  const client = (): ApiClient => {
+    if (!bound) throw new Error("no API client yet: the node area has not connected");
+    return bound;
+  };
+  const services = new ObjectStore<KubeObject>();
+  let servicesSynced = () => false;
+
+  async function get<T>(path: string, signal?: AbortSignal): Promise<T | undefined> {
+    try {
+      return await client().get<T>(path, { signal });
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+  const configMapPath = (namespace: string, name: string) => resourcePath({ apiVersion: "v1", resource: "configmaps", namespace, name });
+  const secretPath = (namespace: string, name: string) => resourcePath({ apiVersion: "v1", resource: "secrets", namespace, name });
+
+  const tokens = createTokenManager({
+    clock,
+    random,
+    log,
+    async request(namespace, serviceAccount, spec, signal) {
+      const path = resourcePath({ apiVersion: "v1", resource: "serviceaccounts", namespace, name: serviceAccount, subresource: "token" });
+      const body = { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec };
+      const tr = await client().create<unknown>(path, body, { signal });
+      const { status } = tr as TokenRequestStatus;
+      return { token: status.token, expiresAt: Date.parse(status.expirationTimestamp) };
+    },
+  });
+
+  return {
+    env: {
+      async configMap(namespace, name, signal) {
+        const cm = await get<ConfigMap>(configMapPath(namespace, name), signal);
+        if (!cm) throw new ObjectNotFoundError("configmap", name);
+        return cm;
+      },
+      async secret(namespace, name, signal) {
+        const s = await get<Secret>(secretPath(namespace, name), signal);
+        if (!s) throw new ObjectNotFoundError("secret", name);
+        return s;
+      },
+      async services() {
+        if (!servicesSynced()) throw new Error("services have not yet been read at least once, cannot construct envvars");
+        return services.list() as Service[];
+      },
+    },
+    volumes: {
+      configMap: (namespace, name, signal) => get<ConfigMap>(configMapPath(namespace, name), signal),
+      secret: (namespace, name, signal) => get<Secret>(secretPath(namespace, name), signal),
+      tokens,
+    },
+    bind(c) {
+      if (!c) return;
+      bound = c;
+      const reflector = createReflector({ client: c, path: "/api/v1/services", store: services, clock, random, log, name: "*v1.Service" });
+      servicesSynced = () => reflector.hasSynced();
+      const stop = new AbortController();
+      const loops = AbortSignal.any([signal, stop.signal]);
+      const running = Promise.all([
+        reflector.run(loops),
+        (async () => {
+          while (!loops.aborted) {
+            await clock.sleep(TOKEN_CLEANUP_MS, loops).catch(() => {});
+            tokens.cleanup();
+          }
+        })(),
+      ]);
+      deferLogged(stack, log, "API objects", async () => {
+        stop.abort();
+        await running;
+      });
+    },
+    [Symbol.asyncDispose]: () => stack.disposeAsync(),
+  };
+}
+
+export function wireVolumes(config: BunletConfig, base: WireBase, objects: ApiObjectParts, hostIPs: string[], recorder: EventRecorder): VolumeManager {
+  return createVolumeManager({
+    podsDir: join(config.rootDir, "pods"),
+    objects: objects.volumes,
+    node: { nodeName: config.nodeName, hostIPs, cpuCapacityMilli: cpus().length * 1000, memoryCapacity: totalmem() },
+    recordEvent: (pod, type, reason, message) => recorder.event(podReference(pod), type, reason, message),
+    clock: base.clock,
+    log: base.log,
+  });
+}

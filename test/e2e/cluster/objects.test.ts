@@ -1,0 +1,191 @@
+/**
+ * The kubelet's API objects around pods, against a real control plane (scripts/cluster.sh) and a
+ * real containerd, with the built dist/bunlet as node: its events reach the apiserver
+ * (`kubectl get events`), with the kubelet's reasons, messages, field paths and source; every
+ * static pod has a mirror pod, made again when deleted and deleted when its manifest goes.
+ * The pods are static pods: the kubelet records events for them as for any pod.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
+import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
+import { startTestCluster, type TestCluster } from "../../harness/cluster.ts";
+import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
+import { bunletWaiter, ensureBuilt, freePort, startBunlet, type BunletProcess } from "../agent/bunlet.ts";
+
+const NODE = "bunlet-objects";
+let cluster: TestCluster;
+let ctd: TestContainerd;
+let cri: CriClient;
+let bunlet: BunletProcess | undefined;
+let dir = "";
+const waitFor = bunletWaiter(() => bunlet, 120_000);
+
+function writeManifest(file: string, pod: object): void {
+  writeFileSync(join(dir, "manifests", file), JSON.stringify({ apiVersion: "v1", kind: "Pod", ...pod }));
+}
+
+beforeAll(async () => {
+  ensureBuilt();
+  cluster = await startTestCluster({ name: "objects" });
+  ctd = await startTestContainerd({ name: "cluster-objects" });
+  cri = createCriClient({ endpoint: ctd.endpoint });
+  dir = mkdtempSync(join(tmpdir(), "bunlet-cluster-objects-"));
+  mkdirSync(join(dir, "manifests"));
+  writeManifest("sleeper.json", {
+    metadata: { name: "sleeper", namespace: "default" },
+    spec: { terminationGracePeriodSeconds: 2, containers: [{ name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "IfNotPresent", command: ["sleep", "3600"] }] },
+  });
+  const kubeconfig = await cluster.nodeKubeconfig(NODE);
+  bunlet = await startBunlet(
+    [
+      `--kubeconfig=${kubeconfig}`,
+      `--container-runtime-endpoint=${ctd.endpoint}`,
+      `--pod-manifest-path=${join(dir, "manifests")}`,
+      "--file-check-frequency=1s",
+      `--root-dir=${join(dir, "state")}`,
+      `--pod-logs-dir=${join(dir, "logs", "pods")}`,
+      `--container-logs-dir=${join(dir, "logs", "containers")}`,
+      `--hostname-override=${NODE}`,
+      `--healthz-port=${await freePort()}`,
+      "--node-status-update-frequency=2s",
+    ],
+    await freePort(),
+  );
+}, 300_000);
+
+afterAll(async () => {
+  bunlet?.signal("SIGKILL");
+  await bunlet?.exited;
+  cri?.close();
+  await ctd?.stop();
+  await cluster?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+}, 180_000);
+
+async function kubectlJson<T = any>(args: string[]): Promise<T> {
+  const r = await cluster.kubectl([...args, "-o", "json"]);
+  if (r.code !== 0) throw new Error(`kubectl ${args.join(" ")} exited ${r.code}: ${r.stderr.trim()}`);
+  return JSON.parse(r.stdout) as T;
+}
+const eventsAbout = async (podName: string, namespace = "default"): Promise<any[]> =>
+  (await kubectlJson(["-n", namespace, "get", "events", "--field-selector", `involvedObject.name=${podName}`])).items;
+
+describe("events", () => {
+  test("a static pod's start is in kubectl get events with the kubelet's reasons, messages, field paths and source", async () => {
+    const pod = `sleeper-${NODE}`;
+    const events = await waitFor("Pulled, Created and Started events", async () => {
+      const items = await eventsAbout(pod);
+      const reasons = items.map((e) => e.reason);
+      return ["Pulled", "Created", "Started"].every((r) => reasons.includes(r)) ? items : undefined;
+    });
+    const byReason = (r: string) => events.find((e) => e.reason === r);
+    expect(byReason("Pulled")).toMatchObject({
+      type: "Normal",
+      message: `Container image "${BUSYBOX_IMAGE}" already present on machine and can be accessed by the pod`,
+      involvedObject: { kind: "Pod", apiVersion: "v1", name: pod, namespace: "default", fieldPath: "spec.containers{main}" },
+      source: { component: "kubelet", host: NODE },
+      reportingComponent: "kubelet",
+      reportingInstance: NODE,
+      count: 1,
+    });
+    expect(byReason("Created")).toMatchObject({ type: "Normal", message: "Created container: main" });
+    expect(byReason("Started")).toMatchObject({ type: "Normal", message: "Started container main" });
+    // kubectl's own table shows them under the kubelet.
+    const table = await cluster.kubectl(["get", "events", "--field-selector", `involvedObject.name=${pod}`]);
+    expect(table.stdout).toMatch(/Normal\s+Started\s+pod\/sleeper-bunlet-objects\s+Started container main/);
+  }, 200_000);
+});
+
+describe("mirror pods", () => {
+  const mirrorName = `sleeper-${NODE}`;
+  const getMirror = async () => {
+    const r = await cluster.kubectl(["-n", "default", "get", "pod", mirrorName, "-o", "json"]);
+    return r.code === 0 ? JSON.parse(r.stdout) : undefined;
+  };
+
+  test("a static pod has a mirror pod: the config.mirror annotation is its hash, the Node its controller", async () => {
+    const mirror = await waitFor("the mirror pod", getMirror);
+    const node = await kubectlJson(["get", "node", NODE]);
+    const annotations = mirror.metadata.annotations;
+    expect(annotations["kubernetes.io/config.mirror"]).toBe(annotations["kubernetes.io/config.hash"]);
+    expect(annotations["kubernetes.io/config.source"]).toBe("file");
+    expect(mirror.metadata.ownerReferences).toEqual([{ apiVersion: "v1", kind: "Node", name: NODE, uid: node.metadata.uid, controller: true }]);
+    expect(mirror.spec.nodeName).toBe(NODE);
+    // Its containers are the static pod's: nothing else runs because of it.
+    const sandboxes = (await cri.runtime.listPodSandbox({})).items.filter((s) => s.metadata?.name === mirrorName && s.state === 0);
+    expect(sandboxes).toHaveLength(1);
+  }, 200_000);
+
+  test("a deleted mirror pod is made again, and the static pod keeps running", async () => {
+    const before = await waitFor("the mirror pod", getMirror);
+    const running = (await cri.runtime.listContainers({})).containers.filter((c) => c.labels["io.kubernetes.pod.name"] === mirrorName && c.state === 1);
+    expect(running).toHaveLength(1);
+    const del = await cluster.kubectl(["-n", "default", "delete", "pod", mirrorName, "--wait=false"]);
+    expect(del.code).toBe(0);
+    const after = await waitFor("a new mirror pod", async () => {
+      const m = await getMirror();
+      return m && m.metadata.uid !== before.metadata.uid && !m.metadata.deletionTimestamp ? m : undefined;
+    });
+    expect(after.metadata.annotations["kubernetes.io/config.mirror"]).toBe(before.metadata.annotations["kubernetes.io/config.mirror"]);
+    const still = (await cri.runtime.listContainers({})).containers.filter((c) => c.labels["io.kubernetes.pod.name"] === mirrorName && c.state === 1);
+    expect(still.map((c) => c.id)).toEqual(running.map((c) => c.id));
+  }, 200_000);
+
+  test("removing the manifest deletes the mirror pod", async () => {
+    writeManifest("transient.json", {
+      metadata: { name: "transient", namespace: "default" },
+      spec: { terminationGracePeriodSeconds: 1, containers: [{ name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "IfNotPresent", command: ["sleep", "3600"] }] },
+    });
+    const name = `transient-${NODE}`;
+    await waitFor("the transient mirror pod", async () => (await cluster.kubectl(["-n", "default", "get", "pod", name])).code === 0);
+    await waitFor("its container running", async () =>
+      (await cri.runtime.listContainers({})).containers.some((c) => c.labels["io.kubernetes.pod.name"] === name && c.state === 1),
+    );
+    rmSync(join(dir, "manifests", "transient.json"));
+    await waitFor("the mirror pod gone", async () => {
+      const r = await cluster.kubectl(["-n", "default", "get", "pod", name]);
+      return r.code !== 0 && r.stderr.includes("NotFound");
+    });
+    // Its Killing event was recorded too.
+    const events = await waitFor("a Killing event", async () => {
+      const items = await eventsAbout(name);
+      return items.some((e) => e.reason === "Killing") ? items : undefined;
+    });
+    expect(events.find((e) => e.reason === "Killing")).toMatchObject({ type: "Normal", message: "Stopping container main" });
+  }, 200_000);
+});
+
+describe("admission", () => {
+  test("a pod requesting more CPU than allocatable is Failed with OutOfcpu, its event says why, and nothing starts", async () => {
+    const name = "too-big";
+    const manifest = {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name, namespace: "default" },
+      spec: {
+        nodeName: NODE,
+        tolerations: [{ operator: "Exists" }],
+        containers: [{ name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "IfNotPresent", command: ["sleep", "3600"], resources: { requests: { cpu: "10000" } } }],
+      },
+    };
+    const created = await cluster.kubectl(["create", "-f", "-"], { stdin: JSON.stringify(manifest) });
+    expect(created.code).toBe(0);
+    const pod = await waitFor("the pod Failed", async () => {
+      const p = await kubectlJson(["-n", "default", "get", "pod", name]);
+      return p.status?.phase === "Failed" ? p : undefined;
+    });
+    expect(pod.status.reason).toBe("OutOfcpu");
+    expect(pod.status.message).toMatch(/^Pod was rejected: Node didn't have enough resource: cpu, requested: 10000000, used: \d+, capacity: \d+$/);
+    const events = await waitFor("the OutOfcpu event", async () => {
+      const items = await eventsAbout(name);
+      return items.some((e) => e.reason === "OutOfcpu") ? items : undefined;
+    });
+    expect(events.find((e) => e.reason === "OutOfcpu")).toMatchObject({ type: "Warning", source: { component: "kubelet", host: NODE } });
+    expect(events.map((e) => e.reason)).not.toContain("Pulled");
+    const sandboxes = (await cri.runtime.listPodSandbox({})).items.filter((s) => s.metadata?.name === name);
+    expect(sandboxes).toHaveLength(0);
+  }, 200_000);
+});
