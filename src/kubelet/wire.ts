@@ -16,6 +16,7 @@ import { nodeHostIPs } from "./node-ip.ts";
 import { PodManager } from "./pod-manager.ts";
 import { deferLogged } from "./teardown.ts";
 import { wireEvents } from "./wire-events.ts";
+import { wireRuntimeClass } from "./wire-runtimeclass.ts";
 import { wireNode } from "./wire-node.ts";
 import { wirePods } from "./wire-pods.ts";
 import { wireRuntime } from "./wire-runtime.ts";
@@ -68,9 +69,10 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
   const hostIPs = config.nodeIPs.length > 0 ? config.nodeIPs : nodeHostIPs();
 
   const { recorder } = adopt("events", wireEvents(config, base));
+  const { runtimeHandler } = adopt("runtime classes", wireRuntimeClass(config, base));
   const runtime = adopt(
     "runtime",
-    await wireRuntime(config, base, { criEndpointOverride: deps.criEndpointOverride, hostIPs, statusSources: { pods: podManager, statuses: statusManager }, recorder }),
+    await wireRuntime(config, base, { criEndpointOverride: deps.criEndpointOverride, hostIPs, statusSources: { pods: podManager, statuses: statusManager }, recorder, runtimeHandler }),
   );
   const node = adopt("node", wireNode(config, base, { cri: runtime.cri, runtimeState: runtime.runtimeState, pleg: runtime.pleg }));
   const sources = adopt("pod sources", wirePodSources(config, base, node.client));
