@@ -187,6 +187,9 @@ describe("admission", () => {
     });
     expect(events.find((e) => e.reason === "OutOfcpu")).toMatchObject({ type: "Warning", source: { component: "kubelet", host: NODE } });
     expect(events.map((e) => e.reason)).not.toContain("Pulled");
+    // kubectl describe shows the event under the kubelet.
+    const described = await cluster.kubectl(["-n", "default", "describe", "pod", name]);
+    expect(described.stdout).toMatch(/Warning\s+OutOfcpu\s+\S+\s+kubelet\s+Node didn't have enough resource: cpu/);
     const sandboxes = (await cri.runtime.listPodSandbox({})).items.filter((s) => s.metadata?.name === name);
     expect(sandboxes).toHaveLength(0);
   }, 200_000);
