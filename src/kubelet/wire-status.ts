@@ -3,6 +3,7 @@
  * sync (pod statuses patched, finished pods being deleted removed), on the node area's
  * rate-limited client. Standalone (no client) it does nothing: statuses stay local (/pods).
  */
+import { ConfigMirrorAnnotationKey } from "../api/index.ts";
 import type { ApiClient } from "../apiclient/index.ts";
 import { createStatusSync, type StatusManager } from "../status/index.ts";
 import type { PodManager } from "./pod-manager.ts";
@@ -17,6 +18,15 @@ export function wireStatusSync(base: WireBase, client: ApiClient | undefined, pa
     client,
     statusManager: parts.statusManager,
     podOf: (uid) => parts.podManager.get(uid),
+    // Mirror pods reach the pod manager through the apiserver source: the pod of the same name
+    // carrying the mirror annotation (the mirror-pod manager may serve this from its own index).
+    mirrorPodOf: (staticPod) =>
+      parts.podManager.pods().find(
+        (p) =>
+          p.metadata.namespace === staticPod.metadata.namespace &&
+          p.metadata.name === staticPod.metadata.name &&
+          p.metadata.annotations?.[ConfigMirrorAnnotationKey] !== undefined,
+      ),
     clock,
     log: log.with({ component: "status_manager" }),
   });

@@ -12,8 +12,9 @@
  * ends the graceful deletion the user started.
  *
  * A static pod's status goes to its mirror pod: the pod of the same name in the apiserver whose
- * `kubernetes.io/config.mirror` annotation is the static pod's config hash. Without one (mirror
- * pods are created elsewhere) the static pod's status stays local.
+ * `kubernetes.io/config.mirror` annotation is the static pod's config hash, as `mirrorPodOf` (the
+ * hook the mirror-pod manager serves) finds it. Without one the static pod's status stays local
+ * and the apiserver is not asked.
  */
 import {
   ConfigHashAnnotationKey,
@@ -37,6 +38,8 @@ export interface StatusSyncDeps {
   statusManager: Pick<StatusManager, "getPodStatus" | "version" | "isFinished" | "uids" | "onChange" | "deletePodStatus">;
   /** The desired pod of a UID (the pod manager), as its source last gave it. */
   podOf(uid: string): Pod | undefined;
+  /** The mirror pod of a static pod, as the apiserver source last gave it; undefined if none. */
+  mirrorPodOf(staticPod: Pod): Pod | undefined;
   clock: Clock;
   log: Logger;
 }
@@ -81,26 +84,31 @@ export function createStatusSync(deps: StatusSyncDeps): StatusSync {
 
   /** The apiserver object to patch: the pod itself, or a static pod's mirror pod. */
   const target = async (pod: Pod, signal: AbortSignal): Promise<Pod | undefined> => {
-    const ns = pod.metadata.namespace ?? "default";
-    const name = pod.metadata.name ?? "";
-    let apiPod: Pod;
-    try {
-      apiPod = await client.get<Pod>(podPath(ns, name), { signal });
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-      log.debug("Pod does not exist on the server", { podUID: podUID(pod), pod: podRef(pod) }, 3);
-      return undefined;
-    }
+    // The object to patch is the pod itself, or the mirror pod known for a static pod.
+    let object = pod;
     if (isStaticPod(pod)) {
+      const mirror = deps.mirrorPodOf(pod);
       const hash = pod.metadata.annotations?.[ConfigHashAnnotationKey];
-      if (hash === undefined || apiPod.metadata.annotations?.[ConfigMirrorAnnotationKey] !== hash) {
-        log.debug("Static pod does not have a corresponding mirror pod; skipping", { podUID: podUID(pod), pod: podRef(pod) }, 4);
+      if (mirror === undefined || hash === undefined || mirror.metadata.annotations?.[ConfigMirrorAnnotationKey] !== hash) {
+        log.debug("Static pod does not have a corresponding mirror pod; skipping", { podUID: podUID(pod), pod: podRef(pod) }, 5);
         return undefined;
       }
-      return apiPod;
+      object = mirror;
     }
-    if (apiPod.metadata.uid !== podUID(pod)) {
-      log.debug("Pod was deleted and then recreated, skipping status update", { pod: podRef(pod), oldPodUID: podUID(pod), podUID: apiPod.metadata.uid }, 3);
+    let apiPod: Pod;
+    try {
+      apiPod = await client.get<Pod>(podPath(object.metadata.namespace ?? "default", object.metadata.name ?? ""), { signal });
+    } catch (err) {
+      if (isNotFound(err)) {
+        log.debug("Pod does not exist on the server", { podUID: podUID(object), pod: podRef(object) }, 3);
+      } else if (!signal.aborted) {
+        // Retried by the next resync (10 s): the version sent stays behind.
+        log.info("Failed to get status for pod", { podUID: podUID(object), pod: podRef(object), err });
+      }
+      return undefined;
+    }
+    if (apiPod.metadata.uid !== podUID(object)) {
+      log.debug("Pod was deleted and then recreated, skipping status update", { pod: podRef(object), oldPodUID: podUID(object), podUID: apiPod.metadata.uid }, 3);
       return undefined;
     }
     return apiPod;
@@ -119,17 +127,29 @@ export function createStatusSync(deps: StatusSyncDeps): StatusSync {
     const merged = mergePodStatus(oldStatus, status, !finished);
     const patch = makeStatusPatch(apiUID, oldStatus, merged);
     let updated = apiPod;
-    if (patch !== undefined) {
-      updated = await client.patch<Pod>(`${podPath(apiPod.metadata.namespace ?? "default", apiPod.metadata.name ?? "")}/status`, patch, "strategic-merge", { signal });
-      log.debug("Patch status for pod", { pod: podRef(pod), podUID: uid, patch: JSON.stringify(patch) }, 3);
+    if (patch === undefined) {
+      log.debug("Status for pod is up-to-date", { pod: podRef(apiPod), statusVersion: version }, 3);
+    } else {
+      log.debug("Patch status for pod", { pod: podRef(apiPod), podUID: uid, patch: JSON.stringify(patch) }, 3);
+      try {
+        updated = await client.patch<Pod>(`${podPath(apiPod.metadata.namespace ?? "default", apiPod.metadata.name ?? "")}/status`, patch, "strategic-merge", { signal });
+      } catch (err) {
+        // Retried by the next resync (10 s): the version sent stays behind.
+        if (!signal.aborted) log.info("Failed to update status for pod", { pod: podRef(apiPod), err });
+        return;
+      }
+      log.debug("Status for pod updated successfully", { pod: podRef(apiPod), statusVersion: version }, 3);
     }
     sent.set(uid, version);
-    log.debug("Status for pod updated successfully", { pod: podRef(pod), podUID: uid, statusVersion: version }, 3);
     if (isStaticPod(pod) || !canBeDeleted(updated, finished)) return;
     try {
       await client.delete(podPath(updated.metadata.namespace ?? "default", updated.metadata.name ?? ""), { gracePeriodSeconds: 0, preconditions: { uid: apiUID }, signal });
     } catch (err) {
-      if (!isNotFound(err)) throw err;
+      // Gone already is as good as deleted; anything else is retried by the next resync.
+      if (!isNotFound(err)) {
+        if (!signal.aborted) log.info("Failed to delete status for pod", { pod: podRef(updated), err });
+        return;
+      }
     }
     log.debug("Pod fully terminated and removed from etcd", { pod: podRef(pod), podUID: uid }, 3);
     sent.delete(uid);
@@ -142,7 +162,7 @@ export function createStatusSync(deps: StatusSyncDeps): StatusSync {
     } catch (err) {
       if (signal.aborted) return;
       const pod = deps.podOf(uid);
-      log.warn("Failed to update status for pod; retrying at the next status sync", { pod: pod ? podRef(pod) : "", podUID: uid, err });
+      log.error("Pod status sync failed; retrying at the next status sync", { pod: pod ? podRef(pod) : "", podUID: uid, err });
     }
   };
 

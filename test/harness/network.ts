@@ -25,14 +25,29 @@ function tryLock(lock: string, tmp: string): boolean {
   }
 }
 
-/** Claims a /24 with an exclusive lock file (holding our pid), so parallel test processes never share one. */
+/**
+ * The third octets of the 10.89.N.0/24 subnets an interface of this host already has an address
+ * in: a bridge a crashed test left behind keeps its route, and a new bridge on the same subnet
+ * would get a second route the kernel does not use, so its pods could not be reached.
+ */
+function subnetsInUse(): Set<number> {
+  const out = Bun.spawnSync(["ip", "-o", "-4", "addr", "show"], { stdout: "pipe", stderr: "ignore" }).stdout.toString();
+  return new Set([...out.matchAll(/inet 10\.89\.(\d+)\.\d+\//g)].map((m) => Number(m[1])));
+}
+
+/**
+ * Claims a /24 with an exclusive lock file (holding our pid), so parallel test processes never
+ * share one, and never one an interface of the host (a leftover bridge) still holds.
+ */
 export function allocateTestNetwork(): TestNetwork {
   mkdirSync(LOCK_DIR, { recursive: true });
+  const inUse = subnetsInUse();
   const tmp = join(LOCK_DIR, `.${process.pid}.${randomBytes(4).toString("hex")}`);
   writeFileSync(tmp, `${process.pid}\n`);
   try {
     const start = randomInt(256);
     for (let i = 0; i < 256; i++) {
+      if (inUse.has((start + i) % 256)) continue;
       const lock = join(LOCK_DIR, `10.89.${(start + i) % 256}.lock`);
       if (!tryLock(lock, tmp)) {
         let owner = Number.NaN;
@@ -55,5 +70,5 @@ export function allocateTestNetwork(): TestNetwork {
   } finally {
     rmSync(tmp, { force: true });
   }
-  throw new Error(`no free /24 in 10.89.0.0/16: all 256 lock files in ${LOCK_DIR} belong to live processes`);
+  throw new Error(`no free /24 in 10.89.0.0/16: each is locked by a live process in ${LOCK_DIR} or held by an interface of the host (${inUse.size} are)`);
 }
