@@ -77,7 +77,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
   const node = adopt("node", wireNode(config, base, { cri: runtime.cri, runtimeState: runtime.runtimeState, pleg: runtime.pleg }));
   const sources = adopt("pod sources", wirePodSources(config, base, node.client));
   const pods = adopt("pods", wirePods(config, base, runtime, sources, { podManager, statusManager, hostIPs, recorder, apiClient: node.client }));
-  adopt("pod status sync", wireStatusSync(base, node.client, { statusManager, podManager }));
+  adopt("pod status sync", wireStatusSync(base, node.client, { statusManager, podManager, mirrorPodOf: pods.mirrorPodOf }));
   const podList = () => sources.annotate(pods.podList());
   const servers = adopt(
     "servers",

@@ -119,6 +119,8 @@ describe("mirror pods", () => {
     // Its containers are the static pod's: nothing else runs because of it.
     const sandboxes = (await cri.runtime.listPodSandbox({})).items.filter((s) => s.metadata?.name === mirrorName && s.state === 0);
     expect(sandboxes).toHaveLength(1);
+    // The static pod's status is patched on its mirror pod.
+    await waitFor("the mirror pod Running", async () => (await getMirror())?.status?.phase === "Running");
   }, 200_000);
 
   test("a deleted mirror pod is made again, and the static pod keeps running", async () => {
