@@ -37,6 +37,8 @@ const allowed: Record<string, readonly string[]> = {
   events: ["api", "apiclient", "lib"],
   // The kubelet's pod admission predicates: pure, over the v1 Pod.
   admission: ["api"],
+  // RuntimeClass names to CRI runtime handlers, from the apiserver's RuntimeClasses.
+  runtimeclass: ["apiclient", "lib"],
   // Mirror pods: the apiserver's copies of static pods, kept by the wiring's pod syncer and housekeeping.
   mirrorpods: ["api", "apiclient", "lib"],
   // The subsystems below use the container view and may use each other's index.ts.
@@ -55,7 +57,7 @@ const allowed: Record<string, readonly string[]> = {
   podworkers: [...subsystem, "runtime"],
   // The Summary API from CRI stats and the host; the servers get it through the wiring.
   stats: ["container", "cri", "lib"],
-  kubelet: ["admission", "api", "apiclient", "config", "container", "containerd", "cri", "events", "lib", "metrics", "mirrorpods", "node", "pleg", "podconfig", "podworkers", "prober", "runtime", "server", "stats", "status", "volumes"],
+  kubelet: ["admission", "api", "apiclient", "config", "container", "containerd", "cri", "events", "lib", "metrics", "mirrorpods", "node", "pleg", "podconfig", "podworkers", "prober", "runtime", "runtimeclass", "server", "stats", "status", "volumes"],
   // Subcommands beside the agent (`bunlet crictl`): the CRI client and the embedded containerd's paths.
   cli: ["containerd", "cri", "lib"],
 };

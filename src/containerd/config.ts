@@ -17,6 +17,8 @@ export interface ContainerdConfigOptions {
   registryMirrors?: readonly string[];
   /** 2 for containerd 1.6 and 1.7 (the default), 3 for containerd 2.x; see configVersionFor. */
   configVersion?: ContainerdConfigVersion;
+  /** More CRI runtime handlers, each runc under another name (what a RuntimeClass's handler names). */
+  extraRuncHandlers?: readonly string[];
 }
 
 export type ContainerdConfigVersion = 2 | 3;
@@ -84,6 +86,7 @@ function criV2(opts: ContainerdConfigOptions): string[] {
     `[${CRI}.containerd.runtimes.runc.options]`,
     "  SystemdCgroup = false",
     "",
+    ...extraHandlers(`${CRI}.containerd.runtimes`, opts.extraRuncHandlers),
     `[${CRI}.cni]`,
     `  bin_dir = ${str(opts.cniBinDir ?? DEFAULT_CNI_BIN_DIR)}`,
     `  conf_dir = ${str(paths.cniConfDir)}`,
@@ -99,6 +102,18 @@ function criV2(opts: ContainerdConfigOptions): string[] {
     );
   }
   return lines;
+}
+
+/** A runc runtime under each extra handler name. */
+function extraHandlers(table: string, names: readonly string[] = []): string[] {
+  return names.flatMap((name) => [
+    `[${table}.${str(name)}]`,
+    `  runtime_type = "io.containerd.runc.v2"`,
+    "",
+    `[${table}.${str(name)}.options]`,
+    "  SystemdCgroup = false",
+    "",
+  ]);
 }
 
 const IMAGES = `plugins."io.containerd.cri.v1.images"`;
@@ -131,6 +146,7 @@ function criV3(opts: ContainerdConfigOptions): string[] {
     `[${RUNTIME}.containerd.runtimes.runc.options]`,
     "  SystemdCgroup = false",
     "",
+    ...extraHandlers(`${RUNTIME}.containerd.runtimes`, opts.extraRuncHandlers),
     `[${RUNTIME}.cni]`,
     `  bin_dirs = [${str(opts.cniBinDir ?? DEFAULT_CNI_BIN_DIR)}]`,
     `  conf_dir = ${str(paths.cniConfDir)}`,

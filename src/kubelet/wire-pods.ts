@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { PodList } from "../api/index.ts";
 import type { BunletConfig } from "../config/index.ts";
 import type { ApiClient } from "../apiclient/index.ts";
-import { isStaticPod, podFullName } from "../api/index.ts";
+import { isStaticPod, podFullName, type Pod } from "../api/index.ts";
 import { admissionNode, createPodAdmitter } from "./admission.ts";
 import type { EventRecorder } from "../events/index.ts";
 import { createMirrorPods } from "../mirrorpods/index.ts";
@@ -33,6 +33,8 @@ export interface PodParts extends AsyncDisposable {
   podList(): PodList;
   /** The /healthz check of this area: syncloop. */
   checks: HealthCheck[];
+  /** A static pod's mirror pod in the apiserver (for the status sync); undefined when standalone. */
+  mirrorPodOf?: (staticPod: Pod) => Pod | undefined;
   /** Starts the sync loop and container GC; they run until shutdown. */
   start(): void;
 }
@@ -141,6 +143,7 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
 
   return {
     podList: () => podManager.podList((uid) => statusManager.getPodStatus(uid)),
+    mirrorPodOf: mirrorPods?.mirrorPodOf,
     checks: [
       syncLoopHealthCheck({
         clock,
