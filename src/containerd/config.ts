@@ -19,6 +19,8 @@ export interface ContainerdConfigOptions {
   configVersion?: ContainerdConfigVersion;
   /** containerd's log level ([debug] level); containerd's default (info) when absent. */
   logLevel?: string;
+  /** More CRI runtime handlers, each runc under another name (what a RuntimeClass's handler names). */
+  extraRuncHandlers?: readonly string[];
 }
 
 export type ContainerdConfigVersion = 2 | 3;
@@ -87,6 +89,7 @@ function criV2(opts: ContainerdConfigOptions): string[] {
     `[${CRI}.containerd.runtimes.runc.options]`,
     "  SystemdCgroup = false",
     "",
+    ...extraHandlers(`${CRI}.containerd.runtimes`, opts.extraRuncHandlers),
     `[${CRI}.cni]`,
     `  bin_dir = ${str(opts.cniBinDir ?? DEFAULT_CNI_BIN_DIR)}`,
     `  conf_dir = ${str(paths.cniConfDir)}`,
@@ -102,6 +105,18 @@ function criV2(opts: ContainerdConfigOptions): string[] {
     );
   }
   return lines;
+}
+
+/** A runc runtime under each extra handler name. */
+function extraHandlers(table: string, names: readonly string[] = []): string[] {
+  return names.flatMap((name) => [
+    `[${table}.${str(name)}]`,
+    `  runtime_type = "io.containerd.runc.v2"`,
+    "",
+    `[${table}.${str(name)}.options]`,
+    "  SystemdCgroup = false",
+    "",
+  ]);
 }
 
 const IMAGES = `plugins."io.containerd.cri.v1.images"`;
@@ -134,6 +149,7 @@ function criV3(opts: ContainerdConfigOptions): string[] {
     `[${RUNTIME}.containerd.runtimes.runc.options]`,
     "  SystemdCgroup = false",
     "",
+    ...extraHandlers(`${RUNTIME}.containerd.runtimes`, opts.extraRuncHandlers),
     `[${RUNTIME}.cni]`,
     `  bin_dirs = [${str(opts.cniBinDir ?? DEFAULT_CNI_BIN_DIR)}]`,
     `  conf_dir = ${str(paths.cniConfDir)}`,

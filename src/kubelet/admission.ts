@@ -6,6 +6,8 @@
  * itself: its labels (hostname, OS, arch, --node-labels), --register-with-taints and allocatable
  * from the machine (capacity less the hard eviction thresholds, pods = --max-pods).
  */
+import { existsSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { Quantity, computePodQOS, podRef, podUID, type Pod } from "../api/index.ts";
 import { canAdmitPod, type AdmissionNode } from "../admission/index.ts";
 import type { BunletConfig } from "../config/index.ts";
@@ -14,8 +16,15 @@ import type { Logger } from "../lib/index.ts";
 import { capacityAndAllocatable, goArch, readMachineInfo } from "../node/index.ts";
 import type { PodWorkers, StatusManager } from "./types.ts";
 
+/** The root dir, or its nearest existing ancestor (same filesystem) before anything created it. */
+function existingDir(path: string): string {
+  let dir = resolve(path);
+  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+}
+
 export function admissionNode(config: BunletConfig): AdmissionNode {
-  const { allocatable } = capacityAndAllocatable(readMachineInfo(config.rootDir), config.maxPods);
+  const { allocatable } = capacityAndAllocatable(readMachineInfo(existingDir(config.rootDir)), config.maxPods);
   const q = (name: string) => Quantity.parse(allocatable[name] ?? "0");
   return {
     name: config.nodeName,

@@ -6,10 +6,10 @@
  * workers were doing (no pod is killed).
  */
 import { join } from "node:path";
-import type { Pod, PodList, PodStatus } from "../api/index.ts";
+import type { PodList, PodStatus } from "../api/index.ts";
 import type { BunletConfig } from "../config/index.ts";
 import type { ApiClient } from "../apiclient/index.ts";
-import { isStaticPod, podFullName } from "../api/index.ts";
+import { isStaticPod, podFullName, type Pod } from "../api/index.ts";
 import { admissionNode, createPodAdmitter } from "./admission.ts";
 import type { EventRecorder } from "../events/index.ts";
 import { createMirrorPods } from "../mirrorpods/index.ts";
@@ -33,6 +33,8 @@ export interface PodParts extends AsyncDisposable {
   podList(): PodList;
   /** The /healthz check of this area: syncloop. */
   checks: HealthCheck[];
+  /** A static pod's mirror pod in the apiserver (for the status sync); undefined when standalone. */
+  mirrorPodOf?: (staticPod: Pod) => Pod | undefined;
   /** Starts the sync loop and container GC; they run until shutdown. */
   start(): void;
   /** The pods that may be evicted: known, not terminal, not terminating. */
@@ -174,6 +176,7 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
       }),
     deleteUnusedContainers: (signal) => runtime.garbageCollect(isPodGone, { signal }),
     podList: () => podManager.podList((uid) => statusManager.getPodStatus(uid)),
+    mirrorPodOf: mirrorPods?.mirrorPodOf,
     checks: [
       syncLoopHealthCheck({
         clock,

@@ -8,6 +8,7 @@
  * create a second sandbox).
  */
 import { join } from "node:path";
+import type { Pod } from "../api/index.ts";
 import type { BunletConfig } from "../config/index.ts";
 import type { CriClient } from "../cri/index.ts";
 import type { EventRecorder } from "../events/index.ts";
@@ -60,6 +61,8 @@ export interface RuntimeOptions {
   statusSources: Omit<StatusSources, "cache">;
   /** The kubelet's event recorder (container, image, sandbox and probe events). */
   recorder: EventRecorder;
+  /** The pods' RuntimeClass handlers; undefined when standalone (the runtime's default). */
+  runtimeHandler?: (pod: Pod) => string;
 }
 
 export async function wireRuntime(config: BunletConfig, base: WireBase, opts: RuntimeOptions): Promise<RuntimeParts> {
@@ -107,6 +110,7 @@ export async function wireRuntime(config: BunletConfig, base: WireBase, opts: Ru
     clusterDns: { servers: config.clusterDNS, domain: config.clusterDomain },
     envObjects: opts.envObjects,
     recorder: opts.recorder,
+    runtimeHandler: opts.runtimeHandler,
   });
 
   const pleg = createPleg({ runtime, cri, cache, clock, log, metrics, eventedEnabled: config.featureGates.EventedPLEG ?? true });

@@ -18,6 +18,7 @@ import { PodManager } from "./pod-manager.ts";
 import { deferLogged } from "./teardown.ts";
 import { wireKubeletApi } from "./wire-kubelet-api.ts";
 import { wireEvents } from "./wire-events.ts";
+import { wireRuntimeClass } from "./wire-runtimeclass.ts";
 import { wireNode } from "./wire-node.ts";
 import { wirePods } from "./wire-pods.ts";
 import { wireRuntime } from "./wire-runtime.ts";
@@ -77,6 +78,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
   const hostIPs = config.nodeIPs.length > 0 ? config.nodeIPs : nodeHostIPs();
 
   const { recorder } = adopt("events", wireEvents(config, base));
+  const { runtimeHandler } = adopt("runtime classes", wireRuntimeClass(config, base));
   // ConfigMaps, Secrets, Services and tokens for pods: handed to the runtime now, bound to the
   // node area's API client once it exists.
   const apiObjects = adopt("API objects", wireApiObjects(config, base));
@@ -87,6 +89,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
       hostIPs,
       statusSources: { pods: podManager, statuses: statusManager },
       recorder,
+      runtimeHandler,
       envObjects: apiObjects.env,
     }),
   );
@@ -104,7 +107,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
   const sources = adopt("pod sources", wirePodSources(config, base, node.client));
   const volumes = wireVolumes(config, base, apiObjects, hostIPs, recorder);
   const pods = adopt("pods", wirePods(config, base, runtime, sources, { podManager, statusManager, hostIPs, recorder, apiClient: node.client, volumes }));
-  adopt("pod status sync", wireStatusSync(base, node.client, { statusManager, podManager }));
+  adopt("pod status sync", wireStatusSync(base, node.client, { statusManager, podManager, mirrorPodOf: pods.mirrorPodOf }));
   const podList = () => sources.annotate(pods.podList());
   const servers = adopt(
     "servers",

@@ -33,6 +33,8 @@ export interface MirrorPods {
   sync(pod: Pod, signal: AbortSignal): Promise<void>;
   /** Housekeeping: deletes the mirror pods whose static pod bunlet no longer runs. Never throws. */
   deleteOrphaned(hasStaticPod: (fullName: string) => boolean, signal: AbortSignal): Promise<void>;
+  /** The mirror pod of a static pod as last seen in the apiserver, if any (whatever its hash). */
+  mirrorPodOf(staticPod: Pod): Pod | undefined;
 }
 
 export function isMirrorPod(pod: Pod): boolean {
@@ -175,6 +177,8 @@ export function createMirrorPods(deps: MirrorPodsDeps): MirrorPods {
         if (!signal.aborted) log.error("Mirror pod sync failed; retrying at the next sync", { ...fields, err });
       }
     },
+
+    mirrorPodOf: (staticPod) => mirrors.get(podFullName(staticPod)),
 
     async deleteOrphaned(hasStaticPod, signal) {
       for (const [fullName, mirror] of [...mirrors]) {

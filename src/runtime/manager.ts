@@ -31,6 +31,11 @@ export interface RuntimeManagerDeps {
   clock: Clock;
   log: Logger;
   metrics: Metrics;
+  /**
+   * The CRI runtime handler for a pod's spec.runtimeClassName (the RuntimeClass manager); throws
+   * when the class is unknown. Default: every pod gets the runtime's default handler.
+   */
+  runtimeHandler?: (pod: Pod) => string;
   /** Where the kubelet's container, image and sandbox events go; default: nowhere. */
   recorder?: EventRecorder;
   /** Random source in [0, 1) for termination-message file names. Default: node:crypto. */
@@ -105,6 +110,7 @@ export function createRuntimeManager(deps: RuntimeManagerDeps): RuntimeManager {
     log,
     metrics,
     recorder,
+    runtimeHandler: deps.runtimeHandler ?? (() => ""),
     images,
     podIPs,
     crashLoopBackoff,

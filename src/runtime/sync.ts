@@ -36,6 +36,8 @@ export interface SyncDeps extends StartDeps, GcDeps {
   crashLoopBackoff: Backoff;
   probes: ProbeResultsView;
   sandbox: SandboxConfigOptions;
+  /** The CRI runtime handler of the pod's RuntimeClass ("" = the runtime's default); throws when it cannot be found. */
+  runtimeHandler(pod: Pod): string;
   /** The pod start this sync continues (one not logged yet), if any. */
   pendingStart(uid: string): StartTimeline | undefined;
   /** Called with the timeline of a sync that created a sandbox or started containers. */
@@ -85,8 +87,9 @@ export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: RuntimePodSta
       sandboxId = await rec.step("CreatePodSandbox", formatPod(pod), async () => {
         const config = generatePodSandboxConfig(pod, changes.attempt, deps.sandbox);
         mkdirSync(config.logDirectory, { recursive: true, mode: 0o755 });
-        // No RuntimeClass without an apiserver: the runtime's default handler.
-        const res = await deps.cri.runtime.runPodSandbox({ config, runtimeHandler: "" }, { signal });
+        const runtimeHandler = deps.runtimeHandler(pod);
+        if (runtimeHandler) log.debug("Running pod with runtime handler", { ...fields, runtimeHandler }, 2);
+        const res = await deps.cri.runtime.runPodSandbox({ config, runtimeHandler }, { signal });
         return res.podSandboxId;
       });
     } catch (err) {

@@ -86,6 +86,8 @@ export async function startTestContainerd(opts: TestContainerdOptions): Promise<
       bridgeName: net.bridgeName,
       podSubnet: net.podSubnet,
       registryMirrors: opts.registryHost ? [opts.registryHost] : [],
+      // A second runc handler, for RuntimeClass tests.
+      extraRuncHandlers: ["test-handler"],
       restartBackoff: opts.restartBackoff,
       containerdPath: binary,
     });

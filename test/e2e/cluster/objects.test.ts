@@ -2,8 +2,10 @@
  * The kubelet's API objects around pods, against a real control plane (scripts/cluster.sh) and a
  * real containerd, with the built dist/bunlet as node: its events reach the apiserver
  * (`kubectl get events`), with the kubelet's reasons, messages, field paths and source; every
- * static pod has a mirror pod, made again when deleted and deleted when its manifest goes.
- * The pods are static pods: the kubelet records events for them as for any pod.
+ * static pod has a mirror pod, made again when deleted and deleted when its manifest goes; a pod
+ * asking more CPU than allocatable is rejected (Failed, OutOfcpu); a RuntimeClass picks the CRI
+ * runtime handler (the test containerd's second handler, test-handler), and a missing one keeps
+ * the pod from starting with the kubelet's event. Static pods but for the admission test's pod.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -117,6 +119,8 @@ describe("mirror pods", () => {
     // Its containers are the static pod's: nothing else runs because of it.
     const sandboxes = (await cri.runtime.listPodSandbox({})).items.filter((s) => s.metadata?.name === mirrorName && s.state === 0);
     expect(sandboxes).toHaveLength(1);
+    // The static pod's status is patched on its mirror pod.
+    await waitFor("the mirror pod Running", async () => (await getMirror())?.status?.phase === "Running");
   }, 200_000);
 
   test("a deleted mirror pod is made again, and the static pod keeps running", async () => {
@@ -185,7 +189,50 @@ describe("admission", () => {
     });
     expect(events.find((e) => e.reason === "OutOfcpu")).toMatchObject({ type: "Warning", source: { component: "kubelet", host: NODE } });
     expect(events.map((e) => e.reason)).not.toContain("Pulled");
+    // kubectl describe shows the event under the kubelet.
+    const described = await cluster.kubectl(["-n", "default", "describe", "pod", name]);
+    expect(described.stdout).toMatch(/Warning\s+OutOfcpu\s+\S+\s+kubelet\s+Node didn't have enough resource: cpu/);
     const sandboxes = (await cri.runtime.listPodSandbox({})).items.filter((s) => s.metadata?.name === name);
     expect(sandboxes).toHaveLength(0);
+  }, 200_000);
+});
+
+describe("RuntimeClass", () => {
+  test("a pod whose RuntimeClass names an existing handler runs its sandbox with that handler", async () => {
+    const rc = { apiVersion: "node.k8s.io/v1", kind: "RuntimeClass", metadata: { name: "test-rc" }, handler: "test-handler" };
+    const created = await cluster.kubectl(["create", "-f", "-"], { stdin: JSON.stringify(rc) });
+    expect(created.code).toBe(0);
+    writeManifest("rc-ok.json", {
+      metadata: { name: "rc-ok", namespace: "default" },
+      spec: { runtimeClassName: "test-rc", terminationGracePeriodSeconds: 1, containers: [{ name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "IfNotPresent", command: ["sleep", "3600"] }] },
+    });
+    const name = `rc-ok-${NODE}`;
+    const sandbox = await waitFor("the sandbox ready", async () =>
+      (await cri.runtime.listPodSandbox({})).items.find((s) => s.metadata?.name === name && s.state === 0),
+    );
+    expect(sandbox.runtimeHandler).toBe("test-handler");
+    await waitFor("its container running", async () =>
+      (await cri.runtime.listContainers({})).containers.some((c) => c.labels["io.kubernetes.pod.name"] === name && c.state === 1),
+    );
+  }, 200_000);
+
+  test("a pod naming a missing RuntimeClass never starts, and its event says why", async () => {
+    writeManifest("rc-missing.json", {
+      metadata: { name: "rc-missing", namespace: "default" },
+      spec: { runtimeClassName: "missing", terminationGracePeriodSeconds: 1, containers: [{ name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "IfNotPresent", command: ["sleep", "3600"] }] },
+    });
+    const name = `rc-missing-${NODE}`;
+    const events = await waitFor("the FailedCreatePodSandBox event", async () => {
+      const items = await eventsAbout(name);
+      return items.some((e) => e.reason === "FailedCreatePodSandBox") ? items : undefined;
+    });
+    expect(events.find((e) => e.reason === "FailedCreatePodSandBox")).toMatchObject({
+      type: "Warning",
+      message: 'Failed to create pod sandbox: runtimeclass.node.k8s.io "missing" not found',
+      involvedObject: { kind: "Pod", name },
+      source: { component: "kubelet", host: NODE },
+    });
+    expect((await cri.runtime.listPodSandbox({})).items.filter((s) => s.metadata?.name === name)).toHaveLength(0);
+    expect((await cri.runtime.listContainers({})).containers.filter((c) => c.labels["io.kubernetes.pod.name"] === name)).toHaveLength(0);
   }, 200_000);
 });

@@ -17,7 +17,8 @@ describe("image pull policy", () => {
 
   test("Always pulls even when the image is present", async () => {
     await h.sync(makePod({ containers: [c("a", { imagePullPolicy: "Always" })] }));
-    expect(h.calls()).toEqual(["RunPodSandbox", "PodSandboxStatus", "ImageStatus", "PullImage", "ImageStatus", "CreateContainer", "StartContainer"]);
+    // After the pull, ImageStatus reads the image's size for the Pulled event (the kubelet's GetImageSize).
+    expect(h.calls()).toEqual(["RunPodSandbox", "PodSandboxStatus", "ImageStatus", "PullImage", "ImageStatus", "ImageStatus", "CreateContainer", "StartContainer"]);
     const pull = h.fake.calls.find((x) => x.method === "PullImage")!.request as unknown as { sandboxConfig?: { metadata?: { name: string } } };
     expect(pull.sandboxConfig?.metadata?.name).toStartWith("pod");
   });
