@@ -172,7 +172,7 @@ describe("pods from the apiserver", () => {
     });
     // The object goes only once bunlet saw every container stopped.
     expect(await runningIds("crasher")).toEqual([]);
-    expect(bunlet!.lines.some((l) => l.msg === "SyncLoop DELETE" && String(l.pods).includes("default/crasher"))).toBe(true);
+    expect(bunlet!.lines.some((l) => l.msg === "SyncLoop DELETE" && (l.pods as { name?: string; namespace?: string }[]).some((p) => p.namespace === "default" && p.name === "crasher"))).toBe(true);
   }, 180_000);
 
   test("the apiserver stopped for 30 s: nothing restarted or killed, and bunlet catches up after", async () => {
