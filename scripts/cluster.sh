@@ -307,6 +307,9 @@ EOF
     --bind-address=127.0.0.1 --secure-port="$SCHEDULER_PORT" --cert-dir="$PKI/scheduler" --v=1
   wait_for "kube-controller-manager /healthz" 60 kube-controller-manager local_https_ok "https://127.0.0.1:$KCM_PORT/healthz"
   wait_for "kube-scheduler /healthz" 60 kube-scheduler local_https_ok "https://127.0.0.1:$SCHEDULER_PORT/healthz"
+  # The ServiceAccount admission plugin refuses every pod of a namespace until the controller-manager
+  # has made its `default` ServiceAccount: wait for the default namespace's, so pods can be created.
+  wait_for "the default ServiceAccount in namespace default" 60 kube-controller-manager kubectl -n default get serviceaccount default
 
   start_kube_proxy
   log "up: $SERVER (kubectl --kubeconfig $DIR/admin.kubeconfig), logs in $LOGS; kube-proxy writes the Service rules within about 30 s (http://127.0.0.1:$PROXY_HEALTHZ_PORT/livez)"
