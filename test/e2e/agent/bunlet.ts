@@ -145,6 +145,8 @@ export interface AgentFixtureOptions {
   containerdVersion?: ContainerdVersion;
   /** Given, beforeAll calls it (to write manifests, make host paths) and then starts bunlet. */
   startInBeforeAll?: (fx: AgentFixture) => void;
+  /** Flags after the common ones, on every start. */
+  flags?: string[];
 }
 
 export interface AgentFixture {
@@ -158,8 +160,8 @@ export interface AgentFixture {
   readonly port: number;
   /** The bunlet started last. */
   readonly bunlet: BunletProcess | undefined;
-  /** Starts dist/bunlet on the fixture's containerd, directories and ports. */
-  start(): Promise<BunletProcess>;
+  /** Starts dist/bunlet on the fixture's containerd, directories and ports; extra flags last. */
+  start(extra?: string[]): Promise<BunletProcess>;
   /** bunletWaiter of the current bunlet. */
   readonly waitFor: Waiter;
 }
@@ -200,7 +202,7 @@ export function agentFixture(opts: AgentFixtureOptions): AgentFixture {
     get bunlet() {
       return bunlet;
     },
-    async start() {
+    async start(extra: string[] = []) {
       bunlet = await startBunlet(
         [
           `--container-runtime-endpoint=${fx.ctd.endpoint}`,
@@ -211,6 +213,8 @@ export function agentFixture(opts: AgentFixtureOptions): AgentFixture {
           `--hostname-override=${opts.hostname}`,
           "--file-check-frequency=1s",
           `--healthz-port=${await freePort()}`,
+          ...(opts.flags ?? []),
+          ...extra,
         ],
         port,
       );

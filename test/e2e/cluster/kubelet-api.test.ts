@@ -11,17 +11,23 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
-import { startTestCluster, type TestCluster } from "../../harness/cluster.ts";
-import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
-import { bunletWaiter, ensureBuilt, freePort, startBunlet, type BunletProcess } from "../agent/bunlet.ts";
+import { clusterNodeFixture } from "./fixture.ts";
+import { freePort } from "../agent/bunlet.ts";
 
 const NODE = "bunlet-kapi";
-let cluster: TestCluster;
-let ctd: TestContainerd;
-let bunlet: BunletProcess | undefined;
-let dir = "";
 let port = 0;
-const waitFor = bunletWaiter(() => bunlet, 120_000);
+let pki = "";
+const fx = clusterNodeFixture({
+  name: "kapi",
+  node: NODE,
+  waitTimeoutMs: 120_000,
+  beforeStart: async (fx) => {
+    pki = join(fx.cluster.dir, "pki");
+    port = await freePort();
+  },
+  flags: (fx) => [`--port=${port}`, `--client-ca-file=${fx.cluster.clientCaFile}`],
+});
+const waitFor = fx.waitFor;
 
 async function sh(cmd: string[], stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {
   const p = Bun.spawn(cmd, { stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin), stdout: "pipe", stderr: "pipe" });
@@ -45,7 +51,7 @@ function pod(name: string, command: string[], extra: Record<string, unknown> = {
 }
 
 async function kubectl(args: string[], stdin?: string) {
-  return cluster.kubectl(args, { stdin });
+  return fx.cluster.kubectl(args, { stdin });
 }
 
 async function getPod(name: string): Promise<any> {
@@ -55,29 +61,7 @@ async function getPod(name: string): Promise<any> {
 }
 const running = (p: any) => p.status?.containerStatuses?.[0]?.state?.running !== undefined;
 
-let pki = "";
 beforeAll(async () => {
-  ensureBuilt();
-  cluster = await startTestCluster({ name: "kapi" });
-  ctd = await startTestContainerd({ name: "cluster-kapi" });
-  dir = mkdtempSync(join(tmpdir(), "bunlet-cluster-kapi-"));
-  pki = join(cluster.dir, "pki");
-  port = await freePort();
-  bunlet = await startBunlet(
-    [
-      `--kubeconfig=${await cluster.nodeKubeconfig(NODE)}`,
-      `--container-runtime-endpoint=${ctd.endpoint}`,
-      `--root-dir=${join(dir, "state")}`,
-      `--pod-logs-dir=${join(dir, "logs", "pods")}`,
-      `--container-logs-dir=${join(dir, "logs", "containers")}`,
-      `--hostname-override=${NODE}`,
-      `--healthz-port=${await freePort()}`,
-      `--port=${port}`,
-      `--client-ca-file=${cluster.clientCaFile}`,
-      "--node-status-update-frequency=2s",
-    ],
-    await freePort(),
-  );
   const manifests = [
     pod("logger", ["sh", "-c", "echo first; echo to-stderr >&2; i=0; while true; do echo tick $i; i=$((i+1)); sleep 1; done"]),
     pod("crasher", ["sh", "-c", "echo run-$(date +%s%N); sleep 2; exit 3"]),
@@ -88,14 +72,6 @@ beforeAll(async () => {
   if (r.code !== 0) throw new Error(`kubectl apply: ${r.stderr}`);
   for (const name of ["logger", "web", "echoer"]) await waitFor(`${name} running`, async () => running(await getPod(name)));
 }, 300_000);
-
-afterAll(async () => {
-  bunlet?.signal("SIGKILL");
-  await bunlet?.exited;
-  await ctd?.stop();
-  await cluster?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-}, 180_000);
 
 describe("kubectl through the apiserver", () => {
   test("the Node reports the port served", async () => {
@@ -116,8 +92,8 @@ describe("kubectl through the apiserver", () => {
   });
 
   test("kubectl logs -f streams new lines as they are written", async () => {
-    const kubectlBin = join(cluster.env.K8S_BIN!, "kubectl");
-    const p = Bun.spawn([kubectlBin, `--kubeconfig=${cluster.adminKubeconfig}`, "logs", "-f", "logger", "--tail=1"], { stdout: "pipe", stderr: "pipe" });
+    const kubectlBin = join(fx.cluster.env.K8S_BIN!, "kubectl");
+    const p = Bun.spawn([kubectlBin, `--kubeconfig=${fx.cluster.adminKubeconfig}`, "logs", "-f", "logger", "--tail=1"], { stdout: "pipe", stderr: "pipe" });
     let seen = "";
     const errors = new Response(p.stderr).text();
     const lines = () => seen.split("\n").filter((l) => l !== "");
@@ -170,8 +146,8 @@ describe("kubectl through the apiserver", () => {
 
   test("kubectl exec -it gets a TTY", async () => {
     // script(1) gives kubectl a terminal, so it asks for a TTY as a user at a shell would.
-    const kubectlBin = join(cluster.env.K8S_BIN!, "kubectl");
-    const r = await sh(["script", "-qec", `${kubectlBin} --kubeconfig=${cluster.adminKubeconfig} exec -it logger -- sh -c 'tty; stty size'`, "/dev/null"]);
+    const kubectlBin = join(fx.cluster.env.K8S_BIN!, "kubectl");
+    const r = await sh(["script", "-qec", `${kubectlBin} --kubeconfig=${fx.cluster.adminKubeconfig} exec -it logger -- sh -c 'tty; stty size'`, "/dev/null"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/\/dev\/pts\/\d+/);
   });
@@ -183,8 +159,8 @@ describe("kubectl through the apiserver", () => {
 
   test("kubectl port-forward reaches an HTTP server in the pod", async () => {
     const local = await freePort();
-    const kubectlBin = join(cluster.env.K8S_BIN!, "kubectl");
-    const p = Bun.spawn([kubectlBin, `--kubeconfig=${cluster.adminKubeconfig}`, "port-forward", "pod/web", `${local}:8080`], { stdout: "pipe", stderr: "pipe" });
+    const kubectlBin = join(fx.cluster.env.K8S_BIN!, "kubectl");
+    const p = Bun.spawn([kubectlBin, `--kubeconfig=${fx.cluster.adminKubeconfig}`, "port-forward", "pod/web", `${local}:8080`], { stdout: "pipe", stderr: "pipe" });
     try {
       const body = await waitFor("the page through the forward", async () => {
         const res = await fetch(`http://127.0.0.1:${local}/`);

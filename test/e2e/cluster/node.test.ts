@@ -6,76 +6,40 @@
  * and Ready again after, and an apiserver that stops answering for a while restarts or kills no
  * pod: bunlet logs what failed and reports again when the apiserver is back.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
-import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
-import { startTestCluster, type TestCluster } from "../../harness/cluster.ts";
-import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
-import { bunletWaiter, ensureBuilt, freePort, startBunlet, type BunletProcess } from "../agent/bunlet.ts";
+import { clusterNodeFixture } from "./fixture.ts";
 
 const NODE = "bunlet-e2e";
-let cluster: TestCluster;
-let ctd: TestContainerd;
-let cri: CriClient;
-let bunlet: BunletProcess | undefined;
-let dir = "";
-const waitFor = bunletWaiter(() => bunlet, 90_000);
-
-beforeAll(async () => {
-  ensureBuilt();
-  cluster = await startTestCluster({ name: "node" });
-  ctd = await startTestContainerd({ name: "cluster-node" });
-  cri = createCriClient({ endpoint: ctd.endpoint });
-  dir = mkdtempSync(join(tmpdir(), "bunlet-cluster-node-"));
-  mkdirSync(join(dir, "manifests"));
-  writeFileSync(
-    join(dir, "manifests", "sleeper.json"),
-    JSON.stringify({
-      apiVersion: "v1",
-      kind: "Pod",
-      metadata: { name: "sleeper", namespace: "default" },
-      spec: { terminationGracePeriodSeconds: 2, containers: [{ name: "main", image: BUSYBOX_IMAGE, command: ["sleep", "3600"] }] },
-    }),
-  );
-  const kubeconfig = await cluster.nodeKubeconfig(NODE);
-  bunlet = await startBunlet(
-    [
-      `--kubeconfig=${kubeconfig}`,
-      `--container-runtime-endpoint=${ctd.endpoint}`,
-      `--pod-manifest-path=${join(dir, "manifests")}`,
-      `--root-dir=${join(dir, "state")}`,
-      `--pod-logs-dir=${join(dir, "logs", "pods")}`,
-      `--container-logs-dir=${join(dir, "logs", "containers")}`,
-      `--hostname-override=${NODE}`,
-      `--healthz-port=${await freePort()}`,
-      "--node-status-update-frequency=2s",
-      "--node-labels=node.kubernetes.io/e2e=yes",
-      "--register-with-taints=example.com/e2e=yes:NoSchedule",
-    ],
-    await freePort(),
-  );
-}, 300_000);
-
-afterAll(async () => {
-  bunlet?.signal("SIGKILL");
-  await bunlet?.exited;
-  cri?.close();
-  await ctd?.stop();
-  await cluster?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-}, 180_000);
+const fx = clusterNodeFixture({
+  name: "node",
+  node: NODE,
+  waitTimeoutMs: 90_000,
+  manifests: true,
+  beforeStart: (fx) =>
+    writeFileSync(
+      join(fx.manifests, "sleeper.json"),
+      JSON.stringify({
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name: "sleeper", namespace: "default" },
+        spec: { terminationGracePeriodSeconds: 2, containers: [{ name: "main", image: BUSYBOX_IMAGE, command: ["sleep", "3600"] }] },
+      }),
+    ),
+  flags: () => ["--node-labels=node.kubernetes.io/e2e=yes", "--register-with-taints=example.com/e2e=yes:NoSchedule"],
+});
+const waitFor = fx.waitFor;
 
 async function kubectlJson<T = any>(args: string[]): Promise<T> {
-  const r = await cluster.kubectl([...args, "-o", "json"]);
+  const r = await fx.cluster.kubectl([...args, "-o", "json"]);
   if (r.code !== 0) throw new Error(`kubectl ${args.join(" ")} exited ${r.code}: ${r.stderr.trim()}`);
   return JSON.parse(r.stdout) as T;
 }
 const getNode = () => kubectlJson(["get", "node", NODE]);
 const ready = (node: any) => node.status?.conditions?.find((c: any) => c.type === "Ready");
-const sleeperContainers = async () => (await cri.runtime.listContainers({})).containers.filter((c) => c.labels["io.kubernetes.pod.name"] === `sleeper-${NODE}`);
+const sleeperContainers = async () => (await fx.cri.runtime.listContainers({})).containers.filter((c) => c.labels["io.kubernetes.pod.name"] === `sleeper-${NODE}`);
 
 describe("bunlet joins a real cluster", () => {
   test("it registers; kubectl shows it Ready with labels, taints, capacity, addresses and nodeInfo", async () => {
@@ -93,7 +57,7 @@ describe("bunlet joins a real cluster", () => {
       { type: "InternalIP", address: expect.stringMatching(/^\d+\.\d+\.\d+\.\d+$/) },
       { type: "Hostname", address: NODE },
     ]);
-    expect(node.status.daemonEndpoints.kubeletEndpoint.Port).toBe(bunlet!.kubeletPort);
+    expect(node.status.daemonEndpoints.kubeletEndpoint.Port).toBe(fx.bunlet!.kubeletPort);
     expect(node.status.nodeInfo).toMatchObject({
       machineID: readFileSync("/etc/machine-id", "utf8").trim(),
       bootID: readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim(),
@@ -105,7 +69,7 @@ describe("bunlet joins a real cluster", () => {
       expect.arrayContaining(["MemoryPressure=False:KubeletHasSufficientMemory", "DiskPressure=False:KubeletHasNoDiskPressure", "PIDPressure=False:KubeletHasSufficientPID"]),
     );
     // kubectl's own table agrees.
-    const table = await cluster.kubectl(["get", "node", NODE, "--no-headers"]);
+    const table = await fx.cluster.kubectl(["get", "node", NODE, "--no-headers"]);
     expect(table.stdout).toMatch(new RegExp(`^${NODE}\\s+Ready\\s`));
   }, 120_000);
 
@@ -125,7 +89,7 @@ describe("bunlet joins a real cluster", () => {
 
   test("a frozen containerd makes the node NotReady with the kubelet's reason, and Ready again after", async () => {
     await waitFor("the static pod's container running", async () => (await sleeperContainers()).some((c) => c.state === 1));
-    const pid = ctd.managed.pid!;
+    const pid = fx.ctd.managed.pid!;
     process.kill(pid, "SIGSTOP");
     try {
       const down = await waitFor("Ready=False", async () => {
@@ -147,23 +111,23 @@ describe("bunlet joins a real cluster", () => {
   test("the apiserver stopped for a while: no pod is restarted or killed, failures are logged, status resumes after", async () => {
     const before = (await sleeperContainers()).filter((c) => c.state === 1).map((c) => c.id);
     expect(before).toHaveLength(1);
-    const apiserverPid = Number(readFileSync(join(cluster.dir, "run", "kube-apiserver.pid"), "utf8").trim());
-    const logsBefore = bunlet!.lines.length;
+    const apiserverPid = Number(readFileSync(join(fx.cluster.dir, "run", "kube-apiserver.pid"), "utf8").trim());
+    const logsBefore = fx.bunlet!.lines.length;
     process.kill(apiserverPid, "SIGSTOP");
     try {
       await waitFor("bunlet logging a failed node status update", () =>
-        bunlet!.lines.slice(logsBefore).some((l) => l.msg === "Unable to update node status; trying again at the next update period, pods keep running"),
+        fx.bunlet!.lines.slice(logsBefore).some((l) => l.msg === "Unable to update node status; trying again at the next update period, pods keep running"),
       120_000);
-      await waitFor("bunlet logging a failed lease renewal", () => bunlet!.lines.slice(logsBefore).some((l) => String(l.msg).includes("lease")), 120_000);
+      await waitFor("bunlet logging a failed lease renewal", () => fx.bunlet!.lines.slice(logsBefore).some((l) => String(l.msg).includes("lease")), 120_000);
     } finally {
       process.kill(apiserverPid, "SIGCONT");
     }
     const resumedAt = Date.now();
-    const logsResumed = bunlet!.lines.length;
+    const logsResumed = fx.bunlet!.lines.length;
     // As the kubelet, the status loop patches only a changed status (or every 5 min), so after a
     // short outage the sign that it caught up is its next successful update, and the Lease.
     await waitFor("the node status loop succeeding after the apiserver came back", () =>
-      bunlet!.lines.slice(logsResumed).some((l) => l.msg === "Node status updated again after failures"),
+      fx.bunlet!.lines.slice(logsResumed).some((l) => l.msg === "Node status updated again after failures"),
     120_000);
     await waitFor("a lease renewal after the apiserver came back", async () => {
       const l = await kubectlJson(["-n", "kube-node-lease", "get", "lease", NODE]);

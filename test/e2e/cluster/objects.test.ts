@@ -7,68 +7,33 @@
  * runtime handler (the test containerd's second handler, test-handler), and a missing one keeps
  * the pod from starting with the kubelet's event. Static pods but for the admission test's pod.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, test } from "bun:test";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
-import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
-import { startTestCluster, type TestCluster } from "../../harness/cluster.ts";
-import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
-import { bunletWaiter, ensureBuilt, freePort, startBunlet, type BunletProcess } from "../agent/bunlet.ts";
+import { clusterNodeFixture } from "./fixture.ts";
 
 const NODE = "bunlet-objects";
-let cluster: TestCluster;
-let ctd: TestContainerd;
-let cri: CriClient;
-let bunlet: BunletProcess | undefined;
-let dir = "";
-const waitFor = bunletWaiter(() => bunlet, 120_000);
+const fx = clusterNodeFixture({
+  name: "objects",
+  node: NODE,
+  waitTimeoutMs: 120_000,
+  manifests: true,
+  beforeStart: () =>
+    writeManifest("sleeper.json", {
+      metadata: { name: "sleeper", namespace: "default" },
+      spec: { terminationGracePeriodSeconds: 2, containers: [{ name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "IfNotPresent", command: ["sleep", "3600"] }] },
+    }),
+  flags: () => ["--file-check-frequency=1s"],
+});
+const waitFor = fx.waitFor;
 
 function writeManifest(file: string, pod: object): void {
-  writeFileSync(join(dir, "manifests", file), JSON.stringify({ apiVersion: "v1", kind: "Pod", ...pod }));
+  writeFileSync(join(fx.manifests, file), JSON.stringify({ apiVersion: "v1", kind: "Pod", ...pod }));
 }
 
-beforeAll(async () => {
-  ensureBuilt();
-  cluster = await startTestCluster({ name: "objects" });
-  ctd = await startTestContainerd({ name: "cluster-objects" });
-  cri = createCriClient({ endpoint: ctd.endpoint });
-  dir = mkdtempSync(join(tmpdir(), "bunlet-cluster-objects-"));
-  mkdirSync(join(dir, "manifests"));
-  writeManifest("sleeper.json", {
-    metadata: { name: "sleeper", namespace: "default" },
-    spec: { terminationGracePeriodSeconds: 2, containers: [{ name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "IfNotPresent", command: ["sleep", "3600"] }] },
-  });
-  const kubeconfig = await cluster.nodeKubeconfig(NODE);
-  bunlet = await startBunlet(
-    [
-      `--kubeconfig=${kubeconfig}`,
-      `--container-runtime-endpoint=${ctd.endpoint}`,
-      `--pod-manifest-path=${join(dir, "manifests")}`,
-      "--file-check-frequency=1s",
-      `--root-dir=${join(dir, "state")}`,
-      `--pod-logs-dir=${join(dir, "logs", "pods")}`,
-      `--container-logs-dir=${join(dir, "logs", "containers")}`,
-      `--hostname-override=${NODE}`,
-      `--healthz-port=${await freePort()}`,
-      "--node-status-update-frequency=2s",
-    ],
-    await freePort(),
-  );
-}, 300_000);
-
-afterAll(async () => {
-  bunlet?.signal("SIGKILL");
-  await bunlet?.exited;
-  cri?.close();
-  await ctd?.stop();
-  await cluster?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-}, 180_000);
-
 async function kubectlJson<T = any>(args: string[]): Promise<T> {
-  const r = await cluster.kubectl([...args, "-o", "json"]);
+  const r = await fx.cluster.kubectl([...args, "-o", "json"]);
   if (r.code !== 0) throw new Error(`kubectl ${args.join(" ")} exited ${r.code}: ${r.stderr.trim()}`);
   return JSON.parse(r.stdout) as T;
 }
@@ -96,7 +61,7 @@ describe("events", () => {
     expect(byReason("Created")).toMatchObject({ type: "Normal", message: "Created container: main" });
     expect(byReason("Started")).toMatchObject({ type: "Normal", message: "Started container main" });
     // kubectl's own table shows them under the kubelet.
-    const table = await cluster.kubectl(["get", "events", "--field-selector", `involvedObject.name=${pod}`]);
+    const table = await fx.cluster.kubectl(["get", "events", "--field-selector", `involvedObject.name=${pod}`]);
     expect(table.stdout).toMatch(/Normal\s+Started\s+pod\/sleeper-bunlet-objects\s+Started container main/);
   }, 200_000);
 });
@@ -104,7 +69,7 @@ describe("events", () => {
 describe("mirror pods", () => {
   const mirrorName = `sleeper-${NODE}`;
   const getMirror = async () => {
-    const r = await cluster.kubectl(["-n", "default", "get", "pod", mirrorName, "-o", "json"]);
+    const r = await fx.cluster.kubectl(["-n", "default", "get", "pod", mirrorName, "-o", "json"]);
     return r.code === 0 ? JSON.parse(r.stdout) : undefined;
   };
 
@@ -117,7 +82,7 @@ describe("mirror pods", () => {
     expect(mirror.metadata.ownerReferences).toEqual([{ apiVersion: "v1", kind: "Node", name: NODE, uid: node.metadata.uid, controller: true }]);
     expect(mirror.spec.nodeName).toBe(NODE);
     // Its containers are the static pod's: nothing else runs because of it.
-    const sandboxes = (await cri.runtime.listPodSandbox({})).items.filter((s) => s.metadata?.name === mirrorName && s.state === 0);
+    const sandboxes = (await fx.cri.runtime.listPodSandbox({})).items.filter((s) => s.metadata?.name === mirrorName && s.state === 0);
     expect(sandboxes).toHaveLength(1);
     // The static pod's status is patched on its mirror pod.
     await waitFor("the mirror pod Running", async () => (await getMirror())?.status?.phase === "Running");
@@ -125,16 +90,16 @@ describe("mirror pods", () => {
 
   test("a deleted mirror pod is made again, and the static pod keeps running", async () => {
     const before = await waitFor("the mirror pod", getMirror);
-    const running = (await cri.runtime.listContainers({})).containers.filter((c) => c.labels["io.kubernetes.pod.name"] === mirrorName && c.state === 1);
+    const running = (await fx.cri.runtime.listContainers({})).containers.filter((c) => c.labels["io.kubernetes.pod.name"] === mirrorName && c.state === 1);
     expect(running).toHaveLength(1);
-    const del = await cluster.kubectl(["-n", "default", "delete", "pod", mirrorName, "--wait=false"]);
+    const del = await fx.cluster.kubectl(["-n", "default", "delete", "pod", mirrorName, "--wait=false"]);
     expect(del.code).toBe(0);
     const after = await waitFor("a new mirror pod", async () => {
       const m = await getMirror();
       return m && m.metadata.uid !== before.metadata.uid && !m.metadata.deletionTimestamp ? m : undefined;
     });
     expect(after.metadata.annotations["kubernetes.io/config.mirror"]).toBe(before.metadata.annotations["kubernetes.io/config.mirror"]);
-    const still = (await cri.runtime.listContainers({})).containers.filter((c) => c.labels["io.kubernetes.pod.name"] === mirrorName && c.state === 1);
+    const still = (await fx.cri.runtime.listContainers({})).containers.filter((c) => c.labels["io.kubernetes.pod.name"] === mirrorName && c.state === 1);
     expect(still.map((c) => c.id)).toEqual(running.map((c) => c.id));
   }, 200_000);
 
@@ -144,13 +109,13 @@ describe("mirror pods", () => {
       spec: { terminationGracePeriodSeconds: 1, containers: [{ name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "IfNotPresent", command: ["sleep", "3600"] }] },
     });
     const name = `transient-${NODE}`;
-    await waitFor("the transient mirror pod", async () => (await cluster.kubectl(["-n", "default", "get", "pod", name])).code === 0);
+    await waitFor("the transient mirror pod", async () => (await fx.cluster.kubectl(["-n", "default", "get", "pod", name])).code === 0);
     await waitFor("its container running", async () =>
-      (await cri.runtime.listContainers({})).containers.some((c) => c.labels["io.kubernetes.pod.name"] === name && c.state === 1),
+      (await fx.cri.runtime.listContainers({})).containers.some((c) => c.labels["io.kubernetes.pod.name"] === name && c.state === 1),
     );
-    rmSync(join(dir, "manifests", "transient.json"));
+    rmSync(join(fx.dir, "manifests", "transient.json"));
     await waitFor("the mirror pod gone", async () => {
-      const r = await cluster.kubectl(["-n", "default", "get", "pod", name]);
+      const r = await fx.cluster.kubectl(["-n", "default", "get", "pod", name]);
       return r.code !== 0 && r.stderr.includes("NotFound");
     });
     // Its Killing event was recorded too.
@@ -175,7 +140,7 @@ describe("admission", () => {
         containers: [{ name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "IfNotPresent", command: ["sleep", "3600"], resources: { requests: { cpu: "10000" } } }],
       },
     };
-    const created = await cluster.kubectl(["create", "-f", "-"], { stdin: JSON.stringify(manifest) });
+    const created = await fx.cluster.kubectl(["create", "-f", "-"], { stdin: JSON.stringify(manifest) });
     expect(created.code).toBe(0);
     const pod = await waitFor("the pod Failed", async () => {
       const p = await kubectlJson(["-n", "default", "get", "pod", name]);
@@ -190,9 +155,9 @@ describe("admission", () => {
     expect(events.find((e) => e.reason === "OutOfcpu")).toMatchObject({ type: "Warning", source: { component: "kubelet", host: NODE } });
     expect(events.map((e) => e.reason)).not.toContain("Pulled");
     // kubectl describe shows the event under the kubelet.
-    const described = await cluster.kubectl(["-n", "default", "describe", "pod", name]);
+    const described = await fx.cluster.kubectl(["-n", "default", "describe", "pod", name]);
     expect(described.stdout).toMatch(/Warning\s+OutOfcpu\s+\S+\s+kubelet\s+Node didn't have enough resource: cpu/);
-    const sandboxes = (await cri.runtime.listPodSandbox({})).items.filter((s) => s.metadata?.name === name);
+    const sandboxes = (await fx.cri.runtime.listPodSandbox({})).items.filter((s) => s.metadata?.name === name);
     expect(sandboxes).toHaveLength(0);
   }, 200_000);
 });
@@ -200,7 +165,7 @@ describe("admission", () => {
 describe("RuntimeClass", () => {
   test("a pod whose RuntimeClass names an existing handler runs its sandbox with that handler", async () => {
     const rc = { apiVersion: "node.k8s.io/v1", kind: "RuntimeClass", metadata: { name: "test-rc" }, handler: "test-handler" };
-    const created = await cluster.kubectl(["create", "-f", "-"], { stdin: JSON.stringify(rc) });
+    const created = await fx.cluster.kubectl(["create", "-f", "-"], { stdin: JSON.stringify(rc) });
     expect(created.code).toBe(0);
     writeManifest("rc-ok.json", {
       metadata: { name: "rc-ok", namespace: "default" },
@@ -208,11 +173,11 @@ describe("RuntimeClass", () => {
     });
     const name = `rc-ok-${NODE}`;
     const sandbox = await waitFor("the sandbox ready", async () =>
-      (await cri.runtime.listPodSandbox({})).items.find((s) => s.metadata?.name === name && s.state === 0),
+      (await fx.cri.runtime.listPodSandbox({})).items.find((s) => s.metadata?.name === name && s.state === 0),
     );
     expect(sandbox.runtimeHandler).toBe("test-handler");
     await waitFor("its container running", async () =>
-      (await cri.runtime.listContainers({})).containers.some((c) => c.labels["io.kubernetes.pod.name"] === name && c.state === 1),
+      (await fx.cri.runtime.listContainers({})).containers.some((c) => c.labels["io.kubernetes.pod.name"] === name && c.state === 1),
     );
   }, 200_000);
 
@@ -232,7 +197,7 @@ describe("RuntimeClass", () => {
       involvedObject: { kind: "Pod", name },
       source: { component: "kubelet", host: NODE },
     });
-    expect((await cri.runtime.listPodSandbox({})).items.filter((s) => s.metadata?.name === name)).toHaveLength(0);
-    expect((await cri.runtime.listContainers({})).containers.filter((c) => c.labels["io.kubernetes.pod.name"] === name)).toHaveLength(0);
+    expect((await fx.cri.runtime.listPodSandbox({})).items.filter((s) => s.metadata?.name === name)).toHaveLength(0);
+    expect((await fx.cri.runtime.listContainers({})).containers.filter((c) => c.labels["io.kubernetes.pod.name"] === name)).toHaveLength(0);
   }, 200_000);
 });

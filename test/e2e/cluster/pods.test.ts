@@ -6,65 +6,19 @@
  * the object disappears; an apiserver outage and a broken watch (410) touch no running pod; a
  * bunlet killed and restarted adopts its pods and keeps reporting their status.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
-import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
-import { startTestCluster, type TestCluster } from "../../harness/cluster.ts";
-import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
 import { kubectlApply, kubectlJson as kubectlJsonOf } from "./kubectl.ts";
-import { bunletWaiter, ensureBuilt, freePort, startBunlet, type BunletProcess } from "../agent/bunlet.ts";
+import { clusterNodeFixture } from "./fixture.ts";
 
 const NODE = "bunlet-pods";
-let cluster: TestCluster;
-let ctd: TestContainerd;
-let cri: CriClient;
-let bunlet: BunletProcess | undefined;
-let dir = "";
-let kubeconfig = "";
-let healthzPort = 0;
-const waitFor = bunletWaiter(() => bunlet, 120_000);
+const fx = clusterNodeFixture({ name: "pods", node: NODE, waitTimeoutMs: 120_000 });
+const waitFor = fx.waitFor;
 
-async function start(): Promise<BunletProcess> {
-  return startBunlet(
-    [
-      `--kubeconfig=${kubeconfig}`,
-      `--container-runtime-endpoint=${ctd.endpoint}`,
-      `--root-dir=${join(dir, "state")}`,
-      `--pod-logs-dir=${join(dir, "logs", "pods")}`,
-      `--container-logs-dir=${join(dir, "logs", "containers")}`,
-      `--hostname-override=${NODE}`,
-      `--healthz-port=${healthzPort}`,
-      "--node-status-update-frequency=2s",
-    ],
-    await freePort(),
-  );
-}
-
-beforeAll(async () => {
-  ensureBuilt();
-  cluster = await startTestCluster({ name: "pods" });
-  ctd = await startTestContainerd({ name: "cluster-pods" });
-  cri = createCriClient({ endpoint: ctd.endpoint });
-  dir = mkdtempSync(join(tmpdir(), "bunlet-cluster-pods-"));
-  kubeconfig = await cluster.nodeKubeconfig(NODE);
-  healthzPort = await freePort();
-  bunlet = await start();
-}, 300_000);
-
-afterAll(async () => {
-  bunlet?.signal("SIGKILL");
-  await bunlet?.exited;
-  cri?.close();
-  await ctd?.stop();
-  await cluster?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-}, 180_000);
-
-const kubectlJson = <T = any>(args: string[]) => kubectlJsonOf<T>(cluster, args);
-const apply = (obj: unknown) => kubectlApply(cluster, obj);
+const kubectlJson = <T = any>(args: string[]) => kubectlJsonOf<T>(fx.cluster, args);
+const apply = (obj: unknown) => kubectlApply(fx.cluster, obj);
 
 function pod(name: string, command: string[], extra: Record<string, unknown> = {}) {
   return {
@@ -85,14 +39,14 @@ function pod(name: string, command: string[], extra: Record<string, unknown> = {
 }
 
 const getPod = (name: string) => kubectlJson(["get", "pod", name]);
-const containersOf = async (name: string) => (await cri.runtime.listContainers({})).containers.filter((c) => c.labels["io.kubernetes.pod.name"] === name);
+const containersOf = async (name: string) => (await fx.cri.runtime.listContainers({})).containers.filter((c) => c.labels["io.kubernetes.pod.name"] === name);
 const runningIds = async (name: string) => (await containersOf(name)).filter((c) => c.state === 1).map((c) => c.id).sort();
 
 const podIsRunningAndReady = (p: any) => p.status?.phase === "Running" && p.status.containerStatuses?.[0]?.ready === true;
 
 /** Kills kube-apiserver and starts it again with the same command line (its watch cache starts empty). */
 async function restartApiserver(): Promise<void> {
-  const pidFile = join(cluster.dir, "run", "kube-apiserver.pid");
+  const pidFile = join(fx.cluster.dir, "run", "kube-apiserver.pid");
   const pid = Number(readFileSync(pidFile, "utf8").trim());
   const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter((a) => a !== "");
   process.kill(pid, "SIGKILL");
@@ -104,11 +58,11 @@ async function restartApiserver(): Promise<void> {
       return true;
     }
   });
-  const log = Bun.file(join(cluster.dir, "logs", "kube-apiserver.restarted.log"));
+  const log = Bun.file(join(fx.cluster.dir, "logs", "kube-apiserver.restarted.log"));
   const proc = Bun.spawn(["setsid", ...argv], { stdin: "ignore", stdout: log, stderr: log });
   proc.unref();
   writeFileSync(pidFile, `${proc.pid}\n`);
-  await waitFor("kube-apiserver answering again", async () => (await cluster.kubectl(["get", "--raw", "/readyz"])).code === 0);
+  await waitFor("kube-apiserver answering again", async () => (await fx.cluster.kubectl(["get", "--raw", "/readyz"])).code === 0);
 }
 
 describe("pods from the apiserver", () => {
@@ -119,7 +73,7 @@ describe("pods from the apiserver", () => {
     });
     await apply(pod("web", ["sleep", "3600"]));
     await waitFor("the pod's container running in containerd", async () => (await runningIds("web")).length === 1);
-    const line = bunlet!.lines.find((l) => l.msg === "SyncLoop ADD" && l.source === "api");
+    const line = fx.bunlet!.lines.find((l) => l.msg === "SyncLoop ADD" && l.source === "api");
     expect(line).toBeDefined();
   }, 180_000);
 
@@ -144,7 +98,7 @@ describe("pods from the apiserver", () => {
     expect(p.status.conditions.map((c: any) => `${c.type}=${c.status}`)).toEqual(
       expect.arrayContaining(["PodScheduled=True", "Initialized=True", "ContainersReady=True", "Ready=True", "PodReadyToStartContainers=True"]),
     );
-    const table = await cluster.kubectl(["get", "pod", "web", "--no-headers"]);
+    const table = await fx.cluster.kubectl(["get", "pod", "web", "--no-headers"]);
     expect(table.stdout).toMatch(/^web\s+1\/1\s+Running\s+0\s/);
   }, 180_000);
 
@@ -159,33 +113,33 @@ describe("pods from the apiserver", () => {
     expect(cs.lastState.terminated).toMatchObject({ exitCode: 3, reason: "Error" });
     expect(cs.state.waiting.message).toMatch(/^back-off \d+\S* restarting failed container=main pod=crasher_default\(/);
     expect(p.status.phase).toBe("Running");
-    const table = await cluster.kubectl(["get", "pod", "crasher", "--no-headers"]);
+    const table = await fx.cluster.kubectl(["get", "pod", "crasher", "--no-headers"]);
     expect(table.stdout).toMatch(/^crasher\s+0\/1\s+CrashLoopBackOff\s+\d+/);
   }, 240_000);
 
   test("kubectl delete pod stops the containers, then the pod object disappears", async () => {
-    const r = await cluster.kubectl(["delete", "pod", "crasher", "--wait=false"]);
+    const r = await fx.cluster.kubectl(["delete", "pod", "crasher", "--wait=false"]);
     expect(r.code).toBe(0);
     await waitFor("the pod object gone from the apiserver", async () => {
-      const g = await cluster.kubectl(["get", "pod", "crasher", "-o", "name"]);
+      const g = await fx.cluster.kubectl(["get", "pod", "crasher", "-o", "name"]);
       return g.code !== 0 && g.stderr.includes("NotFound");
     });
     // The object goes only once bunlet saw every container stopped.
     expect(await runningIds("crasher")).toEqual([]);
-    expect(bunlet!.lines.some((l) => l.msg === "SyncLoop DELETE" && (l.pods as { name?: string; namespace?: string }[]).some((p) => p.namespace === "default" && p.name === "crasher"))).toBe(true);
+    expect(fx.bunlet!.lines.some((l) => l.msg === "SyncLoop DELETE" && (l.pods as { name?: string; namespace?: string }[]).some((p) => p.namespace === "default" && p.name === "crasher"))).toBe(true);
   }, 180_000);
 
   test("the apiserver stopped for 30 s: nothing restarted or killed, and bunlet catches up after", async () => {
     const before = await runningIds("web");
     expect(before).toHaveLength(1);
-    const pid = Number(readFileSync(join(cluster.dir, "run", "kube-apiserver.pid"), "utf8").trim());
+    const pid = Number(readFileSync(join(fx.cluster.dir, "run", "kube-apiserver.pid"), "utf8").trim());
     process.kill(pid, "SIGSTOP");
     try {
       await Bun.sleep(30_000);
     } finally {
       process.kill(pid, "SIGCONT");
     }
-    await waitFor("kube-apiserver answering again", async () => (await cluster.kubectl(["get", "--raw", "/readyz"])).code === 0);
+    await waitFor("kube-apiserver answering again", async () => (await fx.cluster.kubectl(["get", "--raw", "/readyz"])).code === 0);
     await apply(pod("after-outage", ["sleep", "3600"]));
     await waitFor("a pod created after the outage Running in the apiserver", async () => podIsRunningAndReady(await getPod("after-outage")), 180_000);
     expect(await runningIds("web")).toEqual(before);
@@ -196,36 +150,36 @@ describe("pods from the apiserver", () => {
     const before = await runningIds("web");
     // bunlet frozen misses changes; the restarted apiserver's watch cache starts after them, so
     // bunlet's watch from its last resourceVersion is too old (410) and it relists.
-    process.kill(bunlet!.pid, "SIGSTOP");
+    process.kill(fx.bunlet!.pid, "SIGSTOP");
     try {
       for (let i = 0; i < 3; i++) {
-        const r = await cluster.kubectl(["label", "pod", "after-outage", `round=${i}`, "--overwrite"]);
+        const r = await fx.cluster.kubectl(["label", "pod", "after-outage", `round=${i}`, "--overwrite"]);
         expect(r.code).toBe(0);
       }
       await restartApiserver();
     } finally {
-      process.kill(bunlet!.pid, "SIGCONT");
+      process.kill(fx.bunlet!.pid, "SIGCONT");
     }
-    const logsFrom = bunlet!.lines.length;
+    const logsFrom = fx.bunlet!.lines.length;
     await waitFor("bunlet relisting after the watch's resourceVersion expired", () =>
-      bunlet!.lines.slice(logsFrom).some((l) => l.msg === "Watch closed: the resourceVersion is too old; relisting"),
+      fx.bunlet!.lines.slice(logsFrom).some((l) => l.msg === "Watch closed: the resourceVersion is too old; relisting"),
     180_000);
     await apply(pod("after-relist", ["sleep", "3600"]));
     await waitFor("a pod created after the relist Running in the apiserver", async () => podIsRunningAndReady(await getPod("after-relist")), 180_000);
     expect(await runningIds("web")).toEqual(before);
-    expect(bunlet!.lines.slice(logsFrom).some((l) => l.msg === "SyncLoop REMOVE")).toBe(false);
+    expect(fx.bunlet!.lines.slice(logsFrom).some((l) => l.msg === "SyncLoop REMOVE")).toBe(false);
   }, 400_000);
 
   test("bunlet killed and restarted: pods adopted, nothing restarted, statuses continue", async () => {
     const before = await runningIds("web");
-    bunlet!.signal("SIGKILL");
-    await bunlet!.exited;
-    bunlet = await start();
-    await waitFor("the restarted bunlet syncing the apiserver's pods", () => bunlet!.lines.some((l) => l.msg === "SyncLoop ADD" && l.source === "api"));
+    fx.bunlet!.signal("SIGKILL");
+    await fx.bunlet!.exited;
+    await fx.start();
+    await waitFor("the restarted bunlet syncing the apiserver's pods", () => fx.bunlet!.lines.some((l) => l.msg === "SyncLoop ADD" && l.source === "api"));
     // A change after the restart reaches the apiserver: a pod's deletion completes.
-    const r = await cluster.kubectl(["delete", "pod", "after-relist", "--wait=false"]);
+    const r = await fx.cluster.kubectl(["delete", "pod", "after-relist", "--wait=false"]);
     expect(r.code).toBe(0);
-    await waitFor("the deleted pod gone from the apiserver", async () => (await cluster.kubectl(["get", "pod", "after-relist", "-o", "name"])).stderr.includes("NotFound"));
+    await waitFor("the deleted pod gone from the apiserver", async () => (await fx.cluster.kubectl(["get", "pod", "after-relist", "-o", "name"])).stderr.includes("NotFound"));
     expect(await runningIds("web")).toEqual(before);
     const web = await getPod("web");
     expect(podIsRunningAndReady(web)).toBe(true);

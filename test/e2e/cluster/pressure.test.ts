@@ -6,54 +6,21 @@
  * node.kubernetes.io/memory-pressure:NoSchedule, as it does for a kubelet. With no pod to evict,
  * bunlet says so.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { startTestCluster, type TestCluster } from "../../harness/cluster.ts";
-import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
-import { bunletWaiter, ensureBuilt, freePort, startBunlet, type BunletProcess } from "../agent/bunlet.ts";
+import { expect, test } from "bun:test";
+import { clusterNodeFixture } from "./fixture.ts";
 
 const NODE = "bunlet-pressure-e2e";
-let cluster: TestCluster;
-let ctd: TestContainerd;
-let bunlet: BunletProcess | undefined;
-let dir = "";
-const waitFor = bunletWaiter(() => bunlet, 120_000);
-
-beforeAll(async () => {
-  ensureBuilt();
-  cluster = await startTestCluster({ name: "pressure" });
-  ctd = await startTestContainerd({ name: "cluster-pressure" });
-  dir = mkdtempSync(join(tmpdir(), "bunlet-cluster-pressure-"));
-  mkdirSync(join(dir, "manifests"));
-  bunlet = await startBunlet(
-    [
-      `--kubeconfig=${await cluster.nodeKubeconfig(NODE)}`,
-      `--container-runtime-endpoint=${ctd.endpoint}`,
-      `--pod-manifest-path=${join(dir, "manifests")}`,
-      `--root-dir=${join(dir, "state")}`,
-      `--pod-logs-dir=${join(dir, "logs", "pods")}`,
-      `--container-logs-dir=${join(dir, "logs", "containers")}`,
-      `--hostname-override=${NODE}`,
-      `--healthz-port=${await freePort()}`,
-      "--node-status-update-frequency=2s",
-      "--eviction-hard=memory.available<99%",
-    ],
-    await freePort(),
-  );
-}, 300_000);
-
-afterAll(async () => {
-  bunlet?.signal("SIGKILL");
-  await bunlet?.exited;
-  await ctd?.stop();
-  await cluster?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-}, 180_000);
+const fx = clusterNodeFixture({
+  name: "pressure",
+  node: NODE,
+  waitTimeoutMs: 120_000,
+  manifests: true,
+  flags: () => ["--eviction-hard=memory.available<99%"],
+});
+const waitFor = fx.waitFor;
 
 async function getNode(): Promise<any> {
-  const r = await cluster.kubectl(["get", "node", NODE, "-o", "json"]);
+  const r = await fx.cluster.kubectl(["get", "node", NODE, "-o", "json"]);
   return r.code === 0 ? JSON.parse(r.stdout) : undefined;
 }
 
@@ -67,5 +34,5 @@ test("MemoryPressure=True with the kubelet's reason, the controller's taint, and
   expect(node.status.conditions.find((c: any) => c.type === "MemoryPressure")).toMatchObject({ reason: "KubeletHasInsufficientMemory", message: "kubelet has insufficient memory available" });
   expect(node.status.conditions.find((c: any) => c.type === "DiskPressure")).toMatchObject({ status: "False", reason: "KubeletHasNoDiskPressure" });
   expect(node.spec.taints).toEqual(expect.arrayContaining([{ key: "node.kubernetes.io/memory-pressure", effect: "NoSchedule", timeAdded: expect.any(String) }]));
-  expect(bunlet!.lines.find((l) => l.msg === "Eviction manager: eviction thresholds have been met, but no pods are active to evict")).toBeDefined();
+  expect(fx.bunlet!.lines.find((l) => l.msg === "Eviction manager: eviction thresholds have been met, but no pods are active to evict")).toBeDefined();
 }, 240_000);

@@ -9,62 +9,28 @@
  * the host aliases, and a Deployment with the default service account and a configMap volume runs.
  * What the container sees is read with CRI ExecSync inside it.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
-import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
-import { startTestCluster, type TestCluster } from "../../harness/cluster.ts";
-import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
 import { kubectlApply, kubectlJson as kubectlJsonOf } from "./kubectl.ts";
-import { bunletWaiter, ensureBuilt, freePort, startBunlet, type BunletProcess } from "../agent/bunlet.ts";
+import { clusterNodeFixture } from "./fixture.ts";
 
 const NODE = "bunlet-volumes";
 const SA_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
-let cluster: TestCluster;
-let ctd: TestContainerd;
-let cri: CriClient;
-let bunlet: BunletProcess | undefined;
-let dir = "";
-const waitFor = bunletWaiter(() => bunlet, 180_000);
-
-beforeAll(async () => {
-  ensureBuilt();
-  cluster = await startTestCluster({ name: "volumes" });
-  ctd = await startTestContainerd({ name: "cluster-volumes" });
-  cri = createCriClient({ endpoint: ctd.endpoint });
-  dir = mkdtempSync(join(tmpdir(), "bunlet-cluster-volumes-"));
-  bunlet = await startBunlet(
-    [
-      `--kubeconfig=${await cluster.nodeKubeconfig(NODE)}`,
-      `--container-runtime-endpoint=${ctd.endpoint}`,
-      `--root-dir=${join(dir, "state")}`,
-      `--pod-logs-dir=${join(dir, "logs", "pods")}`,
-      `--container-logs-dir=${join(dir, "logs", "containers")}`,
-      `--hostname-override=${NODE}`,
-      `--healthz-port=${await freePort()}`,
-      "--node-status-update-frequency=2s",
-      // A configMap change reaches its volume at the pod's next resync.
-      "--sync-frequency=10s",
-    ],
-    await freePort(),
-  );
-}, 300_000);
-
-afterAll(async () => {
-  bunlet?.signal("SIGKILL");
-  await bunlet?.exited;
-  cri?.close();
-  await ctd?.stop();
-  await cluster?.stop();
-  if (dir) {
-    // bunlet was killed with pods running: their tmpfs volumes are still mounted, as a killed
-    // kubelet leaves them.
+const fx = clusterNodeFixture({
+  name: "volumes",
+  node: NODE,
+  waitTimeoutMs: 180_000,
+  // A configMap change reaches its volume at the pod's next resync.
+  flags: () => ["--sync-frequency=10s"],
+  // bunlet was killed with pods running: their tmpfs volumes are still mounted, as a killed
+  // kubelet leaves them.
+  beforeRemove: (dir) => {
     for (const point of mountsUnder(dir)) Bun.spawnSync(["umount", point]);
-    rmSync(dir, { recursive: true, force: true });
-  }
-}, 180_000);
+  },
+});
+const waitFor = fx.waitFor;
 
 /** Mount points below dir on this host, deepest first. */
 function mountsUnder(dir: string): string[] {
@@ -72,11 +38,11 @@ function mountsUnder(dir: string): string[] {
   return points.filter((p) => p.startsWith(dir + "/")).sort((a, b) => b.length - a.length);
 }
 
-const kubectlJson = <T = any>(args: string[]) => kubectlJsonOf<T>(cluster, args);
-const apply = (obj: unknown) => kubectlApply(cluster, obj);
+const kubectlJson = <T = any>(args: string[]) => kubectlJsonOf<T>(fx.cluster, args);
+const apply = (obj: unknown) => kubectlApply(fx.cluster, obj);
 
 async function runningContainer(podName: string): Promise<string | undefined> {
-  const list = (await cri.runtime.listContainers({})).containers;
+  const list = (await fx.cri.runtime.listContainers({})).containers;
   return list.find((c) => c.labels["io.kubernetes.pod.name"] === podName && c.state === 1)?.id;
 }
 
@@ -84,7 +50,7 @@ async function runningContainer(podName: string): Promise<string | undefined> {
 async function exec(podName: string, script: string): Promise<string> {
   const containerId = await runningContainer(podName);
   if (!containerId) throw new Error(`no running container of pod ${podName}`);
-  const r = await cri.runtime.execSync({ containerId, cmd: ["sh", "-c", script], timeout: 20n });
+  const r = await fx.cri.runtime.execSync({ containerId, cmd: ["sh", "-c", script], timeout: 20n });
   const dec = new TextDecoder();
   if (r.exitCode !== 0) throw new Error(`exec in ${podName} exited ${r.exitCode}: ${dec.decode(r.stderr)}`);
   return dec.decode(r.stdout);
@@ -143,8 +109,8 @@ describe("volumes and env from the API", () => {
       return n.status?.conditions?.some((c: any) => c.type === "Ready" && c.status === "True");
     });
     await waitFor("the default ServiceAccount and kube-root-ca.crt", async () => {
-      const sa = await cluster.kubectl(["get", "serviceaccount", "default", "-o", "name"]);
-      const cm = await cluster.kubectl(["get", "configmap", "kube-root-ca.crt", "-o", "name"]);
+      const sa = await fx.cluster.kubectl(["get", "serviceaccount", "default", "-o", "name"]);
+      const cm = await fx.cluster.kubectl(["get", "configmap", "kube-root-ca.crt", "-o", "name"]);
       return sa.code === 0 && cm.code === 0;
     });
     await apply({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "app-config", namespace: "default" }, data: { greeting: "hello", color: "blue" } });
@@ -157,8 +123,8 @@ describe("volumes and env from the API", () => {
     const token = await exec("all", `cat ${SA_DIR}/token`);
     const ca = await exec("all", `cat ${SA_DIR}/ca.crt`);
     expect(await exec("all", `cat ${SA_DIR}/namespace`)).toBe("default");
-    expect(ca).toBe(readFileSync(cluster.serverCaFile, "utf8"));
-    const review = await cluster.kubectl(["create", "-o", "json", "-f", "-"], {
+    expect(ca).toBe(readFileSync(fx.cluster.serverCaFile, "utf8"));
+    const review = await fx.cluster.kubectl(["create", "-o", "json", "-f", "-"], {
       stdin: JSON.stringify({ apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec: { token } }),
     });
     expect(review.code).toBe(0);
@@ -167,7 +133,7 @@ describe("volumes and env from the API", () => {
     expect(status.user.username).toBe("system:serviceaccount:default:default");
     expect(status.user.extra?.["authentication.kubernetes.io/pod-name"]).toEqual(["all"]);
     // What an in-cluster client does with them: the CA to trust the apiserver, the token to be the pod.
-    const res = await fetch(`${cluster.server}/api/v1/namespaces/default/pods/all`, { headers: { Authorization: `Bearer ${token}` }, tls: { ca } });
+    const res = await fetch(`${fx.cluster.server}/api/v1/namespaces/default/pods/all`, { headers: { Authorization: `Bearer ${token}` }, tls: { ca } });
     // The default service account may not read pods, but the apiserver knows who asks.
     const body = (await res.json()) as { code?: number; message?: string };
     expect(res.status).toBe(403);
@@ -183,8 +149,8 @@ describe("volumes and env from the API", () => {
   }, 120_000);
 
   test("from inside the pod, the service-link address reaches the apiserver through the kubernetes Service", async () => {
-    await waitFor("this cluster's kube-proxy to own the host's Service rules", () => cluster.serviceRulesOwner() === cluster.dir, 240_000).catch(() => {
-      const owner = cluster.serviceRulesOwner();
+    await waitFor("this cluster's kube-proxy to own the host's Service rules", () => fx.cluster.serviceRulesOwner() === fx.cluster.dir, 240_000).catch(() => {
+      const owner = fx.cluster.serviceRulesOwner();
       const stop = existsSync(owner) ? `scripts/cluster.sh down ${owner}` : `its dir is gone, so end its processes (pgrep -af ${owner}/)`;
       throw new Error(`the host's Service rules still belong to the cluster in ${owner} after 4 minutes; stop it: ${stop}`);
     });
@@ -232,7 +198,7 @@ describe("volumes and env from the API", () => {
   test("a configMap update reaches the file within a resync; a label change reaches the downward API file", async () => {
     expect(await exec("all", "cat /etc/podinfo/labels")).toBe('app="all"\ntier="one"');
     await apply({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "app-config", namespace: "default" }, data: { greeting: "bonjour", color: "blue" } });
-    expect((await cluster.kubectl(["label", "pod", "all", "tier=two", "--overwrite"])).code).toBe(0);
+    expect((await fx.cluster.kubectl(["label", "pod", "all", "tier=two", "--overwrite"])).code).toBe(0);
     await waitFor("the new greeting in the file", async () => (await exec("all", "cat /etc/config/conf/greeting.txt")) === "bonjour", 120_000);
     await waitFor("the new label in the file", async () => (await exec("all", "cat /etc/podinfo/labels")) === 'app="all"\ntier="two"', 120_000);
     // The env of a running container does not change (as with the kubelet).
@@ -329,11 +295,11 @@ describe("volumes and env from the API", () => {
 
   test("a deleted pod's tmpfs mounts are gone from the host", async () => {
     const uid = (await kubectlJson(["get", "pod", "all"])).metadata.uid;
-    const podDir = join(dir, "state", "pods", uid);
+    const podDir = join(fx.dir, "state", "pods", uid);
     const hostMounts = () => mountsUnder(podDir).length;
     expect(hostMounts()).toBeGreaterThanOrEqual(3);
-    expect((await cluster.kubectl(["delete", "pod", "all", "--wait=false"])).code).toBe(0);
-    await waitFor("the pod object gone", async () => (await cluster.kubectl(["get", "pod", "all", "-o", "name"])).code !== 0);
+    expect((await fx.cluster.kubectl(["delete", "pod", "all", "--wait=false"])).code).toBe(0);
+    await waitFor("the pod object gone", async () => (await fx.cluster.kubectl(["get", "pod", "all", "-o", "name"])).code !== 0);
     await waitFor("no mount left under the pod's directory", () => hostMounts() === 0);
   }, 180_000);
 });

@@ -6,18 +6,20 @@
  * is lost across rotations: the kept files hold one unbroken run of line numbers ending in the
  * tail of the current file.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { expect, test } from "bun:test";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
-import { binary, bunletWaiter, ensureBuilt, freePort, startBunlet, type BunletProcess } from "../agent/bunlet.ts";
+import { agentFixture, binary } from "../agent/bunlet.ts";
 
-let ctd: TestContainerd;
-let dir = "";
-let bunlet: BunletProcess | undefined;
-const waitFor = bunletWaiter(() => bunlet, 90_000);
+const fx = agentFixture({
+  name: "logrot",
+  hostname: "logrot-node",
+  waitTimeoutMs: 90_000,
+  startInBeforeAll: (fx) => writeFileSync(join(fx.manifests, "chatty.yaml"), manifest),
+  flags: ["--container-log-max-size=1Mi", "--container-log-max-files=3"],
+});
+const waitFor = fx.waitFor;
 const MI = 1024 * 1024;
 
 // About 2 MB/s: 400 numbered lines of ~500 bytes every 0.1 s.
@@ -34,39 +36,8 @@ spec:
     command: [awk, 'BEGIN { s = sprintf("%500s", ""); gsub(/ /, "x", s); while (1) { for (j = 0; j < 400; j++) { i++; printf "%s %d\\n", s, i }; fflush(); system("sleep 0.1") } }']
 `;
 
-beforeAll(async () => {
-  ensureBuilt();
-  ctd = await startTestContainerd({ name: "logrot-e2e" });
-  dir = mkdtempSync(join(tmpdir(), "bunlet-logrot-e2e-"));
-  const manifests = join(dir, "manifests");
-  mkdirSync(manifests);
-  writeFileSync(join(manifests, "chatty.yaml"), manifest);
-  bunlet = await startBunlet(
-    [
-      `--container-runtime-endpoint=${ctd.endpoint}`,
-      `--pod-manifest-path=${manifests}`,
-      `--root-dir=${join(dir, "state")}`,
-      `--pod-logs-dir=${join(dir, "logs", "pods")}`,
-      `--container-logs-dir=${join(dir, "logs", "containers")}`,
-      "--hostname-override=logrot-node",
-      "--file-check-frequency=1s",
-      "--container-log-max-size=1Mi",
-      "--container-log-max-files=3",
-      `--healthz-port=${await freePort()}`,
-    ],
-    await freePort(),
-  );
-}, 180_000);
-
-afterAll(async () => {
-  bunlet?.signal("SIGKILL");
-  await bunlet?.exited;
-  await ctd?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-}, 120_000);
-
 function writerDir(): string | undefined {
-  const pods = join(dir, "logs", "pods");
+  const pods = join(fx.dir, "logs", "pods");
   const pod = readdirSync(pods).find((n) => n.startsWith("default_chatty-logrot-node_"));
   return pod ? join(pods, pod, "writer") : undefined;
 }
@@ -134,11 +105,11 @@ test("the current log keeps receiving the tail after rotations", async () => {
 
 test("`bunlet crictl logs --tail` reads the newest lines from the rotated log (the reader's path through the CRI)", async () => {
   const d = writerDir()!;
-  const id = (await waitFor("the writer's container ID", () => readdirSync(join(dir, "logs", "containers")).find((n) => n.startsWith("chatty-logrot-node_default_writer-"))))
+  const id = (await waitFor("the writer's container ID", () => readdirSync(join(fx.dir, "logs", "containers")).find((n) => n.startsWith("chatty-logrot-node_default_writer-"))))
     .replace(/^chatty-logrot-node_default_writer-/, "")
     .replace(/\.log$/, "");
   const floor = Math.max(...lineNumbers(readFileSync(join(d, "0.log"), "utf8")), 0);
-  const p = Bun.spawnSync([binary, "crictl", `--runtime-endpoint=${ctd.endpoint}`, "logs", "--tail=3", id], { stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawnSync([binary, "crictl", `--runtime-endpoint=${fx.ctd.endpoint}`, "logs", "--tail=3", id], { stdout: "pipe", stderr: "pipe" });
   expect(p.exitCode).toBe(0);
   const tail = p.stdout.toString().trim().split("\n");
   expect(tail).toHaveLength(3);
