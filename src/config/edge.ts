@@ -109,29 +109,6 @@ function logLevel(s: string): string {
   return s;
 }
 
-/** --eviction-hard "memory.available<100Mi,nodefs.available<10%" (pflag's LangleSeparatedMapStringString). */
-function langleMap(raw: string, into: Record<string, string> = {}): Record<string, string> {
-  const out = { ...into };
-  for (const item of raw.split(",")) {
-    if (item.trim() === "") continue;
-    const at = item.indexOf("<");
-    if (at <= 0) throw new v.ValueError(`malformed pair ${JSON.stringify(item)}, expect string<string`);
-    out[item.slice(0, at).trim()] = item.slice(at + 1).trim();
-  }
-  return out;
-}
-
-function equalsMap(raw: string, into: Record<string, string> = {}): Record<string, string> {
-  const out = { ...into };
-  for (const item of raw.split(",")) {
-    if (item.trim() === "") continue;
-    const at = item.indexOf("=");
-    if (at <= 0) throw new v.ValueError(`malformed pair ${JSON.stringify(item)}, expect string=string`);
-    out[item.slice(0, at).trim()] = item.slice(at + 1).trim();
-  }
-  return out;
-}
-
 /** signal → Go duration text, as ms; a bad duration names its signal. */
 function durationMap(m: Record<string, string>): Record<string, number> {
   const out: Record<string, number> = {};
@@ -262,16 +239,16 @@ export const edgeFlagDefs: readonly FlagDef[] = [
   { name: "eviction-hard", type: "mapStringString", group: GROUP, field: "evictionHard",
     defaultText: "imagefs.available<15%,imagefs.inodesFree<5%,memory.available<100Mi,nodefs.available<10%,nodefs.inodesFree<5%",
     usage: "Hard eviction thresholds, 'signal<value,...'; setting any clears the other defaults unless mergeDefaultEvictionSettings.",
-    set: (s, raw) => void (s.layer.evictionHard = langleMap(raw, s.layer.evictionHard)) },
+    set: (s, raw) => void (s.layer.evictionHard = v.separatedMap(raw, "<", s.layer.evictionHard)) },
   { name: "eviction-soft", type: "mapStringString", group: GROUP, field: "evictionSoft",
     usage: "Soft eviction thresholds, 'signal<value,...'; each needs a grace period.",
-    set: (s, raw) => void (s.layer.evictionSoft = langleMap(raw, s.layer.evictionSoft)) },
+    set: (s, raw) => void (s.layer.evictionSoft = v.separatedMap(raw, "<", s.layer.evictionSoft)) },
   { name: "eviction-soft-grace-period", type: "mapStringString", group: GROUP, field: "evictionSoftGracePeriod",
     usage: "Grace periods of soft thresholds, 'signal=duration,...'.",
-    set: (s, raw) => void (s.layer.evictionSoftGracePeriod = { ...s.layer.evictionSoftGracePeriod, ...durationMap(equalsMap(raw)) }) },
+    set: (s, raw) => void (s.layer.evictionSoftGracePeriod = { ...s.layer.evictionSoftGracePeriod, ...durationMap(v.separatedMap(raw, "=")) }) },
   { name: "eviction-minimum-reclaim", type: "mapStringString", group: GROUP, field: "evictionMinimumReclaim",
     usage: "Minimum amount reclaimed beyond a threshold once it is met, 'signal=quantity,...'.",
-    set: (s, raw) => void (s.layer.evictionMinimumReclaim = equalsMap(raw, s.layer.evictionMinimumReclaim)) },
+    set: (s, raw) => void (s.layer.evictionMinimumReclaim = v.separatedMap(raw, "=", s.layer.evictionMinimumReclaim)) },
   { name: "eviction-pressure-transition-period", type: "duration", group: GROUP, field: "evictionPressureTransitionPeriod",
     defaultText: dur(edgeDefaults.evictionPressureTransitionPeriodMs),
     usage: "How long a pressure condition stays after its threshold stops being met.",

@@ -121,14 +121,6 @@ export const kubeletCompatFlags: readonly CompatFlag[] = rows.map(([name, type, 
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
 
-function pairs(raw: string, sep: string): void {
-  for (const item of raw.split(",")) {
-    if (item.trim() === "") continue;
-    const at = item.indexOf(sep);
-    if (at <= 0) throw new v.ValueError(`malformed pair ${JSON.stringify(item)}, expect string${sep}string`);
-  }
-}
-
 const taintEffects = ["NoSchedule", "PreferNoSchedule", "NoExecute"];
 
 /** Checks a value as the kubelet's flag type would parse it; throws ValueError when it would not. */
@@ -150,9 +142,9 @@ export function checkCompatValue(type: CompatFlagType, raw: string): void {
       v.durationMs(raw.startsWith("-") ? raw.slice(1) : raw);
       return;
     case "mapStringString":
-      return pairs(raw, "=");
+      return void v.separatedMap(raw, "=");
     case "langleMap":
-      return pairs(raw, "<");
+      return void v.separatedMap(raw, "<");
     case "vmodule":
       for (const item of raw.split(",")) {
         if (item === "") continue;

@@ -195,6 +195,21 @@ function isAllowedKubernetesLabel(key: string): boolean {
   return allowed.has(key) || allowedNamespaces.some((d) => ns === d || ns.endsWith(`.${d}`));
 }
 
+/**
+ * pflag's mapStringString ("k=v,...") and LangleSeparatedMapStringString ("k<v,..."), merged over
+ * `into` as repeated flags merge; a pair without a key is an error naming it.
+ */
+export function separatedMap(raw: string, sep: "=" | "<", into: Record<string, string> = {}): Record<string, string> {
+  const out = { ...into };
+  for (const item of raw.split(",")) {
+    if (item.trim() === "") continue;
+    const at = item.indexOf(sep);
+    if (at <= 0) throw new ValueError(`malformed pair ${JSON.stringify(item)}, expect string${sep}string`);
+    out[item.slice(0, at).trim()] = item.slice(at + 1).trim();
+  }
+  return out;
+}
+
 /** --node-labels: 'key=value,...'; the kubelet refuses kubernetes.io / k8s.io labels it may not set. */
 export function nodeLabels(s: string, into: Record<string, string>): Record<string, string> {
   const out = { ...into };
