@@ -8,4 +8,11 @@ bash scripts/build-images.sh >/dev/null
 if [[ ! -x dist/bunlet || -n "$(find src package.json -newer dist/bunlet -print -quit)" ]]; then
   bash scripts/build.sh >/dev/null
 fi
+# podman is the start-up peer (Debian's 4.3): install it unless --systems leaves it out.
+systems=floor,bunlet,kubelet,podman
+args=("$@")
+for i in "${!args[@]}"; do [[ ${args[$i]} == --systems ]] && systems=${args[$((i + 1))]:-}; done
+if [[ ,$systems, == *,podman,* ]] && ! command -v podman >/dev/null; then
+  apt-get install -y podman >/dev/null || echo "podman could not be installed: its column is skipped" >&2
+fi
 exec node_modules/.bin/bun scripts/bench-startup.ts "$@"
