@@ -107,6 +107,17 @@ export async function startBunlet(flags: string[], readOnlyPort: number): Promis
 }
 
 /** Whether a JSON line names the pod `ns/name` as component-base writes klog.KObj: `{"name","namespace"}`. */
+/** The flags that put a bunlet's runtime, state and logs on the test's containerd and temp dir. */
+export function nodeFlags(endpoint: string, dir: string, hostname: string): string[] {
+  return [
+    `--container-runtime-endpoint=${endpoint}`,
+    `--root-dir=${join(dir, "state")}`,
+    `--pod-logs-dir=${join(dir, "logs", "pods")}`,
+    `--container-logs-dir=${join(dir, "logs", "containers")}`,
+    `--hostname-override=${hostname}`,
+  ];
+}
+
 export function linePod(line: Record<string, unknown>, ref: string): boolean {
   const [namespace, name] = ref.split("/");
   return Bun.deepEquals(line.pod, { name, namespace });
@@ -205,12 +216,8 @@ export function agentFixture(opts: AgentFixtureOptions): AgentFixture {
     async start(extra: string[] = []) {
       bunlet = await startBunlet(
         [
-          `--container-runtime-endpoint=${fx.ctd.endpoint}`,
+          ...nodeFlags(fx.ctd.endpoint, dir, opts.hostname),
           `--pod-manifest-path=${fx.manifests}`,
-          `--root-dir=${join(dir, "state")}`,
-          `--pod-logs-dir=${join(dir, "logs", "pods")}`,
-          `--container-logs-dir=${join(dir, "logs", "containers")}`,
-          `--hostname-override=${opts.hostname}`,
           "--file-check-frequency=1s",
           `--healthz-port=${await freePort()}`,
           ...(opts.flags ?? []),

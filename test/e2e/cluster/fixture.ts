@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
 import { startTestCluster, type TestCluster } from "../../harness/cluster.ts";
 import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
-import { bunletWaiter, ensureBuilt, freePort, startBunlet, type BunletProcess, type Waiter } from "../agent/bunlet.ts";
+import { bunletWaiter, ensureBuilt, freePort, nodeFlags, startBunlet, type BunletProcess, type Waiter } from "../agent/bunlet.ts";
 
 export interface ClusterNodeFixtureOptions {
   /** Names the test cluster, the test containerd (`cluster-<name>`) and the temporary directory. */
@@ -88,12 +88,8 @@ export function clusterNodeFixture(opts: ClusterNodeFixtureOptions): ClusterNode
       bunlet = await startBunlet(
         [
           `--kubeconfig=${kubeconfig}`,
-          `--container-runtime-endpoint=${fx.ctd.endpoint}`,
+          ...nodeFlags(fx.ctd.endpoint, dir, opts.node),
           ...(opts.manifests ? [`--pod-manifest-path=${fx.manifests}`] : []),
-          `--root-dir=${join(dir, "state")}`,
-          `--pod-logs-dir=${join(dir, "logs", "pods")}`,
-          `--container-logs-dir=${join(dir, "logs", "containers")}`,
-          `--hostname-override=${opts.node}`,
           `--healthz-port=${healthzPort}`,
           "--node-status-update-frequency=2s",
           ...(opts.flags?.(fx) ?? []),
