@@ -52,6 +52,8 @@ beforeAll(async () => {
       "--hostname-override=node-a",
       "--file-check-frequency=1s",
       "--healthz-port=0",
+      // The half-written-manifest test waits for the v=4 line that says bunlet read the empty file.
+      "--v=4",
     ],
     await freePort(),
   );
@@ -146,7 +148,11 @@ test("a copy beside a manifest (web.json.bak) is reported once with both file na
 test("a half-written manifest (created empty, filled a moment later, as `cat >` does) is never reported", async () => {
   const file = join(manifests, "late.json");
   const fd = openSync(file, "w");
-  await relists(1);
+  // Write the moment bunlet has read the empty file: it reports a bad version only once it has
+  // stayed so for a second, which waiting for a periodic relist (also every second) could outlast.
+  await waitFor("the empty file read", () =>
+    bunlet.lines.find((l) => l.msg === "Static pod manifest does not decode yet; reporting it if it stays so" && l.file === file),
+  );
   writeSync(fd, good("late"));
   closeSync(fd);
   await waitFor("late running", async () => {
