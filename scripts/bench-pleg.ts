@@ -113,7 +113,7 @@ async function genericOnContainerd(cri: CriClient, socketPath: string): Promise<
   const lister = runtimeViews(cri);
   const starts: number[] = [];
   const pleg = createPleg({
-    runtime: { getPods: (opts) => (starts.push(performance.now()), lister.getPods(opts)), getPodStatus: (...a) => lister.getPodStatus(...a) },
+    runtime: { ...lister, getPods: (opts) => (starts.push(performance.now()), lister.getPods(opts)) },
     cri,
     cache: new PodCache(),
     clock: realClock,

@@ -47,6 +47,8 @@ export interface PodSyncerDeps {
   mountVolumes(pod: Pod, signal: AbortSignal): Promise<void>;
   /** Tears down the pod's volumes once its containers are gone (the kubelet's unmount of a terminated pod). */
   unmountVolumes(uid: string): Promise<void>;
+  /** Relists the pod at once (the PLEG's on-demand relist), after a sync that changed it. */
+  requestPodRelist(uid: string): void;
   clock: Clock;
   log: Logger;
   metrics: Pick<Metrics, "podStartDuration">;
@@ -103,7 +105,9 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
         statusManager.setPodStatus(pod, generateStatus(pod, podStatus, { podIsTerminal: false }));
         throw result.error;
       }
-      return { isTerminal: false };
+      // Something was started or killed: have the PLEG look at this pod now, not at its next relist.
+      if (result.steps.length === 0) return { isTerminal: false };
+      return { isTerminal: false, postSync: () => deps.requestPodRelist(uid) };
     },
 
     async syncTerminatingPod(signal, pod, podStatus, gracePeriodSeconds, podStatusFn) {

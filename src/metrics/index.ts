@@ -9,6 +9,8 @@ import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { VERSION } from "../config/index.ts";
 import { registerBuildInfo, registerProcessMetrics } from "./process.ts";
 
+/** prometheus.DefBuckets, which component-base's histograms take when they name none. */
+const defaultBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const durationBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 const startBuckets = [0.05, 0.1, 0.25, 0.5, 1, 2, 3, 4, 5, 6, 8, 10, 20, 30, 45, 60, 120, 300];
 
@@ -111,6 +113,12 @@ export function createMetrics(registry = new Registry(), probeRegistry = new Reg
       name: "kubelet_pleg_relist_duration_seconds",
       help: "Duration in seconds for relisting pods in PLEG.",
       buckets: durationBuckets,
+      registers: r,
+    }),
+    plegPodRelistDuration: new Histogram({
+      name: "kubelet_pleg_pod_relist_duration_seconds",
+      help: "Duration in seconds for relisting a single pod in PLEG.",
+      buckets: defaultBuckets,
       registers: r,
     }),
     plegRelistInterval: new Histogram({

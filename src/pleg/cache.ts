@@ -11,6 +11,8 @@ export interface CacheEntry {
   error: unknown;
   /** When the status was observed (ms). */
   modified: number;
+  /** When a single-pod relist last found the pod unchanged (ms); 0 = never since it was set. */
+  observed: number;
 }
 
 interface Subscriber {
@@ -34,7 +36,7 @@ export class PodCache {
 
   /** The cached entry, or an empty status for an unknown pod (as the kubelet does). */
   get(uid: string): CacheEntry {
-    return this.#pods.get(uid) ?? { status: emptyPodStatus(uid), error: undefined, modified: 0 };
+    return this.#pods.get(uid) ?? { status: emptyPodStatus(uid), error: undefined, modified: 0, observed: 0 };
   }
 
   has(uid: string): boolean {
@@ -48,9 +50,20 @@ export class PodCache {
   set(uid: string, status: RuntimePodStatus, error: unknown, timestamp: number): boolean {
     const existing = this.#pods.get(uid);
     if (existing && existing.modified > timestamp) return false;
-    this.#pods.set(uid, { status, error, modified: timestamp });
+    this.#pods.set(uid, { status, error, modified: timestamp, observed: 0 });
     this.#notify(uid);
     return true;
+  }
+
+  /**
+   * Says the cached status of `uid` was still current at `timestamp` (a single-pod relist that
+   * found nothing to change), which releases its waiters as a newer write would. Unknown pods are
+   * left alone (cache.go SetObservedTime).
+   */
+  setObservedTime(uid: string, timestamp: number): void {
+    const entry = this.#pods.get(uid);
+    if (entry && timestamp > entry.observed) entry.observed = timestamp;
+    this.#notify(uid);
   }
 
   delete(uid: string): void {
@@ -104,8 +117,8 @@ export class PodCache {
 
   #readyEntry(uid: string, minTime: number): CacheEntry | undefined {
     const entry = this.#pods.get(uid);
-    if (entry && entry.modified > minTime) return entry;
-    if (this.#timestamp > minTime) return entry ?? { status: emptyPodStatus(uid), error: undefined, modified: 0 };
+    if (entry && (entry.modified > minTime || entry.observed > minTime)) return entry;
+    if (this.#timestamp > minTime) return entry ?? { status: emptyPodStatus(uid), error: undefined, modified: 0, observed: 0 };
     return undefined;
   }
 

@@ -9,6 +9,8 @@ import type { RuntimePodStatus, RuntimePod } from "../container/index.ts";
 export interface PodLister {
   /** Every pod the runtime holds, exited containers included (the kubelet's GetPods(all=true)). */
   getPods(opts: { all?: boolean; signal: AbortSignal }): Promise<RuntimePod[]>;
+  /** One pod as getPods would list it; undefined when the runtime has nothing of it (GetPod). */
+  getPod(uid: string, opts: { signal: AbortSignal }): Promise<RuntimePod | undefined>;
   getPodStatus(uid: string, name: string, namespace: string, opts: { signal: AbortSignal }): Promise<RuntimePodStatus>;
 }
 
@@ -21,6 +23,7 @@ export interface ContainerEventSource {
 export type PlegMetrics = Pick<
   Metrics,
   | "plegRelistDuration"
+  | "plegPodRelistDuration"
   | "plegRelistInterval"
   | "plegDiscardEvents"
   | "plegLastSeen"

@@ -3,6 +3,14 @@
  * against the previous relist, refreshes the pod cache for pods that changed and sends their
  * lifecycle events. It owns its relist loop (start/stop) and serialises relists, so a forced
  * relist (stream failure, tests) never runs alongside the periodic one.
+ *
+ * On-demand relists (PLEGOnDemandRelist, GA and locked on in 1.37): a pod worker whose sync just
+ * started or killed something asks for its pod to be relisted at once, so the change is reported
+ * in milliseconds instead of at the next periodic relist, up to a period later. A single-pod
+ * relist lists that pod only, diffs and caches it as a relist would, and leaves the global
+ * timestamp alone. Requests queue behind the relist in progress, in order with the periodic ones
+ * (the kubelet lets a due periodic relist go first and drops the requests it covered; here none
+ * can start between a request and its turn, so there is nothing to drop).
  */
 import { anySignal, delay, formatGoDuration, type Channel, type Clock, type Logger } from "../lib/index.ts";
 import { emptyPodStatus, runtimePodRef, type RuntimePod } from "../container/index.ts";
@@ -44,6 +52,8 @@ export class GenericPleg {
   #relistChain: Promise<void> = Promise.resolve();
   /** A requested relist that has not started yet; further requests join it. */
   #requested?: Promise<void>;
+  /** Single-pod relists asked for and not yet started, by pod UID: when the latest was asked. */
+  #podRequests = new Map<string, number>();
   #loop?: { stop: AbortController; done: Promise<void> };
   /** Wakes the loop's wait so a new period applies at once. */
   #wake?: AbortController;
@@ -115,6 +125,18 @@ export class GenericPleg {
     return next;
   }
 
+  /**
+   * Relists one pod soon, after any relist in progress (the kubelet's RequestRelist). Requests
+   * for a pod whose relist has not started yet join it: it reads the pod after all of them.
+   */
+  requestPodRelist(uid: string): void {
+    const pending = this.#podRequests.has(uid);
+    this.#podRequests.set(uid, this.#deps.clock.now());
+    if (pending) return;
+    const next = this.#relistChain.then(() => this.#relistPod(uid));
+    this.#relistChain = next.catch(() => {});
+  }
+
   healthy(): Health {
     if (this.#relistTime === 0) return { ok: false, message: "pleg has yet to be successful" };
     const elapsed = this.#deps.clock.now() - this.#relistTime;
@@ -179,25 +201,67 @@ export class GenericPleg {
   async #diffAndUpdate(): Promise<void> {
     const needsReinspection = new Set<string>();
     for (const uid of this.#records.uids()) {
-      const oldPod = this.#records.getOld(uid);
-      const pod = this.#records.getCurrent(uid);
-      const events = computePodEvents(oldPod, pod);
-      if (events.length === 0 && !this.#podsToReinspect.has(uid)) continue;
-      const result = await this.#updateCache(uid, pod);
+      const read = await this.#reconcile(uid);
       if (this.#deps.signal.aborted) return;
-      if (result.failed) {
-        // Keep the old record: the same change is detected, and its events sent, next time.
-        needsReinspection.add(uid);
-        continue;
-      }
-      // The evented PLEG already cached something newer; its events were sent with it.
-      if (!result.updated) continue;
-      this.#records.update(uid);
-      // A pod read again only because its last read failed still needs a sync with the result.
-      if (events.length === 0) events.push({ id: uid, type: "PodSync", data: "" });
-      for (const event of events) this.#send(event, pod);
+      if (!read) needsReinspection.add(uid);
     }
     this.#podsToReinspect = needsReinspection;
+  }
+
+  /** relistPod in generic.go: the periodic relist's work for one pod, asked for by its worker. */
+  async #relistPod(uid: string): Promise<void> {
+    const { clock, metrics, log, runtime, signal, cache } = this.#deps;
+    const askedAt = this.#podRequests.get(uid);
+    this.#podRequests.delete(uid);
+    if (askedAt === undefined || signal.aborted) return;
+    // The pod must be read after the request (the worker's last sync) to count as newer, and
+    // the clock ticks in whole milliseconds.
+    if (clock.now() <= askedAt && !(await delay(clock, askedAt - clock.now() + 1, signal))) return;
+    const timestamp = clock.now();
+    try {
+      let pod: RuntimePod | undefined;
+      try {
+        pod = await runtime.getPod(uid, { signal });
+      } catch (err) {
+        if (signal.aborted) return;
+        log.error("GenericPLEG: Unable to retrieve pod", { podUID: uid, err, next: "the next relist picks its changes up" });
+        return;
+      }
+      if (pod === undefined) {
+        log.error("GenericPLEG: Unable to retrieve pod", { podUID: uid, err: "pod not found", next: "the next relist picks its changes up" });
+        return;
+      }
+      this.#records.setCurrentPod(pod);
+      const read = await this.#reconcile(uid);
+      if (signal.aborted) return;
+      if (read) this.#podsToReinspect.delete(uid);
+      else this.#podsToReinspect.add(uid);
+      // Not the global timestamp: only this pod is known to be this fresh.
+      cache.setObservedTime(uid, timestamp);
+    } finally {
+      metrics.plegPodRelistDuration.observe((clock.now() - timestamp) / 1000);
+    }
+  }
+
+  /**
+   * Compares the pod's last acknowledged view with its current one; when they differ, or its last
+   * read failed, reads its status into the cache and sends its events. False when the status could
+   * not be read: the old view is kept, so the same change is found, and its events sent, next time.
+   */
+  async #reconcile(uid: string): Promise<boolean> {
+    const oldPod = this.#records.getOld(uid);
+    const pod = this.#records.getCurrent(uid);
+    const events = computePodEvents(oldPod, pod);
+    if (events.length === 0 && !this.#podsToReinspect.has(uid)) return true;
+    const result = await this.#updateCache(uid, pod);
+    if (result.failed) return false;
+    // The evented PLEG already cached something newer; its events were sent with it.
+    if (!result.updated || this.#deps.signal.aborted) return true;
+    this.#records.update(uid);
+    // A pod read again only because its last read failed still needs a sync with the result.
+    if (events.length === 0) events.push({ id: uid, type: "PodSync", data: "" });
+    for (const event of events) this.#send(event, pod);
+    return true;
   }
 
   async #updateCache(uid: string, pod: RuntimePod | undefined): Promise<CacheUpdate> {

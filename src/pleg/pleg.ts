@@ -60,6 +60,12 @@ export interface Pleg {
    * instead of at the next global cache update.
    */
   requestRelist(): Promise<void>;
+  /**
+   * A pod worker's sync changed its pod: relist that pod at once (PLEGOnDemandRelist) so the change
+   * is reported without waiting for the next periodic relist. In evented mode the event stream
+   * reports it already, and nothing is done.
+   */
+  requestPodRelist(uid: string): void;
 }
 
 function isEventSource(cri: CriClient | ContainerEventSource): cri is ContainerEventSource {
@@ -162,6 +168,10 @@ class PlegController implements Pleg {
 
   requestRelist(): Promise<void> {
     return this.#generic.requestRelist();
+  }
+
+  requestPodRelist(uid: string): void {
+    if (this.#state.kind !== "evented") this.#generic.requestPodRelist(uid);
   }
 
   /** Streams until shutdown: reconnecting in evented mode, re-probing with backoff after a fallback. */

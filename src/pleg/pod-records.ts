@@ -32,6 +32,13 @@ export class PodRecords {
     }
   }
 
+  /** Replaces one pod's current view (a single-pod relist); the others keep theirs. */
+  setCurrentPod(pod: RuntimePod): void {
+    const record = this.#records.get(pod.uid);
+    if (record) record.current = pod;
+    else this.#records.set(pod.uid, { current: pod });
+  }
+
   /** Acknowledges the pod's current view; a pod that is gone is forgotten. */
   update(uid: string): void {
     const record = this.#records.get(uid);

@@ -248,6 +248,7 @@ class PodWorkersImpl {
       };
       const result = await runWork(deps, uid, work, decision.signal, lastSyncTime);
       if (result.synced) lastSyncTime = this.#deps.clock.now();
+      result.postSync?.();
       if (this.#root.aborted) return;
       if (this.#steps.completeStep(uid, work, result, decision.signal)) return;
     }

@@ -20,6 +20,8 @@ export interface WorkResult {
   error: unknown;
   /** A syncer step ran (the worker's lastSyncTime moves on only then). */
   synced: boolean;
+  /** For the worker to call once it has moved its lastSyncTime on (PodSyncer.syncPod). */
+  postSync?: () => void;
 }
 
 export interface RunWorkDeps {
@@ -44,7 +46,7 @@ export async function runWork(
     deps.acknowledgeTerminating();
     return attempt(async () => {
       await deps.syncer.syncTerminatingRuntimePod(signal, runningPod);
-      return false;
+      return { isTerminal: false };
     });
   }
   const pod = options.pod;
@@ -67,28 +69,29 @@ export async function runWork(
   return attempt(() => dispatch(deps, work, pod, podStatus, signal));
 }
 
-async function dispatch(deps: RunWorkDeps, work: PodWork, pod: Pod, podStatus: RuntimePodStatus, signal: AbortSignal): Promise<boolean> {
+type StepResult = { isTerminal: boolean; postSync?: () => void };
+
+async function dispatch(deps: RunWorkDeps, work: PodWork, pod: Pod, podStatus: RuntimePodStatus, signal: AbortSignal): Promise<StepResult> {
   const { options } = work;
   switch (work.workType) {
     case "TerminatedPod":
       await deps.syncer.syncTerminatedPod(signal, pod, podStatus);
-      return false;
+      return { isTerminal: false };
     case "TerminatingPod": {
       const gracePeriod = options.killPodOptions?.gracePeriodSecondsOverride ?? naturalGracePeriod(pod);
       const podStatusFn = deps.acknowledgeTerminating();
       await deps.syncer.syncTerminatingPod(signal, pod, podStatus, gracePeriod, podStatusFn);
-      return false;
+      return { isTerminal: false };
     }
-    case "SyncPod": {
-      const result = await deps.syncer.syncPod(signal, options.updateType, pod, options.mirrorPod, podStatus);
-      return result.isTerminal;
-    }
+    case "SyncPod":
+      return deps.syncer.syncPod(signal, options.updateType, pod, options.mirrorPod, podStatus);
   }
 }
 
-async function attempt(step: () => Promise<boolean>): Promise<WorkResult> {
+async function attempt(step: () => Promise<StepResult>): Promise<WorkResult> {
   try {
-    return { isTerminal: await step(), error: undefined, synced: true };
+    const { isTerminal, postSync } = await step();
+    return { isTerminal, error: undefined, synced: true, postSync };
   } catch (err) {
     // A rejection with no reason still is a failure; never let it pass as success.
     return { isTerminal: false, error: err ?? new Error("pod sync failed without a reason"), synced: true };

@@ -36,14 +36,18 @@ export interface UpdatePodOptions {
 
 /** Implemented by the kubelet: the four steps of a pod's life on the node. */
 export interface PodSyncer {
-  /** Sets the pod up; `isTerminal` says it reached Succeeded/Failed on its own. */
+  /**
+   * Sets the pod up; `isTerminal` says it reached Succeeded/Failed on its own. `postSync` is called
+   * by the worker once it has taken the sync's end as its last sync time (kubelet.go SyncPod's
+   * postSync: a relist of the pod it changed).
+   */
   syncPod(
     signal: AbortSignal,
     updateType: SyncPodType,
     pod: Pod,
     mirrorPod: Pod | undefined,
     podStatus: RuntimePodStatus,
-  ): Promise<{ isTerminal: boolean }>;
+  ): Promise<{ isTerminal: boolean; postSync?: () => void }>;
   /** Stops every container; retried (with ever shorter grace) until it resolves. */
   syncTerminatingPod(
     signal: AbortSignal,

@@ -10,7 +10,6 @@ export type SyncAction =
   | "KillPod"
   | "KillContainer"
   | "CreatePodSandbox"
-  | "ConfigPodSandbox"
   | "StartContainer"
   | "InitContainer"
   | "KillPodSandbox";
@@ -92,8 +91,6 @@ function reasonFor(action: SyncAction): string {
       return Reason.KillPodSandboxError;
     case "CreatePodSandbox":
       return Reason.CreatePodSandboxError;
-    case "ConfigPodSandbox":
-      return Reason.ConfigPodSandboxError;
     default:
       return Reason.RunContainerError;
   }

@@ -110,12 +110,16 @@ export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: RuntimePodSta
       return rec.result();
     }
   }
-  // CreateContainer and PullImage carry the sandbox's config, generated again as upstream does.
+  const toStart = changes.ephemeralContainersToStart.length + changes.initContainersToStart.length + changes.containersToStart.length;
+  if (toStart === 0) return finish();
+  // CreateContainer and PullImage carry the sandbox's config, generated again as upstream does,
+  // and only when a container is to start: a sync with nothing to do reports no step at all.
   let sandboxConfig: PodSandboxConfig;
   try {
-    sandboxConfig = await rec.step("ConfigPodSandbox", sandboxId, async () => generatePodSandboxConfig(pod, changes.attempt, deps.sandbox));
+    sandboxConfig = generatePodSandboxConfig(pod, changes.attempt, deps.sandbox);
   } catch (err) {
     log.error("GeneratePodSandboxConfig for pod failed; the pod worker retries", { ...fields, err });
+    rec.fail(new SyncError(Reason.ConfigPodSandboxError, `GeneratePodSandboxConfig for pod "${formatPod(pod)}" failed: ${(err as Error).message}`));
     return finish();
   }
 

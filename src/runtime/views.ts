@@ -24,6 +24,8 @@ interface Opts {
 /** The runtime manager's read-only half: what the PLEG lists and inspects (its PodLister). */
 export interface RuntimeViews {
   getPods(opts: Opts & { all?: boolean }): Promise<RuntimePod[]>;
+  /** One pod's sandboxes and containers, exited ones included; undefined when it has none (GetPod). */
+  getPod(uid: string, opts: Opts): Promise<RuntimePod | undefined>;
   getPodStatus(uid: string, name: string, namespace: string, opts: Opts): Promise<RuntimePodStatus>;
 }
 
@@ -31,6 +33,7 @@ export interface RuntimeViews {
 export function runtimeViews(cri: CriClient): RuntimeViews {
   return {
     getPods: (opts) => getPods(cri, opts),
+    getPod: async (uid, opts) => (await getPods(cri, { ...opts, podUid: uid }))[0],
     getPodStatus: (uid, name, namespace, opts) => getPodStatus(cri, uid, name, namespace, opts),
   };
 }
@@ -38,14 +41,21 @@ export function runtimeViews(cri: CriClient): RuntimeViews {
 /**
  * The runtime's pods. `all` (the default) lists every sandbox and container, as the PLEG needs;
  * `all: false` only ready sandboxes and running containers (the kubelet's GetPods(false)), which is
- * what housekeeping kills as orphans: dead leftovers are the container GC's business.
+ * what housekeeping kills as orphans: dead leftovers are the container GC's business. `podUid`
+ * lists that one pod's, by its label (the kubelet's GetPod).
  */
-async function getPods(cri: CriClient, opts: Opts & { all?: boolean }): Promise<RuntimePod[]> {
+async function getPods(cri: CriClient, opts: Opts & { all?: boolean; podUid?: string }): Promise<RuntimePod[]> {
   const all = opts.all ?? true;
   const call = { signal: opts.signal };
+  // No filter at all for the full listing, as the kubelet sends it.
+  const byPod = opts.podUid === undefined ? {} : { labelSelector: { [L.KubernetesPodUIDLabel]: opts.podUid } };
+  const request = <T>(state: T) => {
+    const filter = all ? byPod : { ...byPod, state: { state } };
+    return Object.keys(filter).length === 0 ? {} : { filter };
+  };
   const [{ items }, { containers }] = await Promise.all([
-    cri.runtime.listPodSandbox(all ? {} : { filter: { state: { state: PodSandboxState.SANDBOX_READY } } }, call),
-    cri.runtime.listContainers(all ? {} : { filter: { state: { state: ContainerState.CONTAINER_RUNNING } } }, call),
+    cri.runtime.listPodSandbox(request(PodSandboxState.SANDBOX_READY), call),
+    cri.runtime.listContainers(request(ContainerState.CONTAINER_RUNNING), call),
   ]);
   const pods = new Map<string, RuntimePod & { createdAt: number }>();
   const podFor = (uid: string, name: string, namespace: string) => {

@@ -5,9 +5,9 @@
  * Its pod network comes from --pod-cidr and --cni-bridge-name (a test /24 and bridge of its own, so
  * it never collides with another bunlet on the host), removed afterwards.
  *
- * Run once per containerd version (--containerd): on 1.6 bunlet relists every second; on 1.7 and
- * 2.x (config version 3) it follows the event stream, so a killed container is restarted and an
- * init container is followed by the app container with no relist at all.
+ * Run once per containerd version (--containerd): on 1.6 bunlet relists every second, and a pod it
+ * just started at once; on 1.7 and 2.x (config version 3) it follows the event stream, so a killed
+ * container is restarted and an init container is followed by the app container with no relist at all.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
@@ -131,6 +131,11 @@ describe.each([...E2E_CONTAINERD_VERSIONS, "2"] as const)("dist/bunlet with its 
     const web = await waitFor("web Running", webRunning);
     expect(bunlet!.lines.find((l) => l.msg === "containerd binary")).toMatchObject({ version: expect.stringMatching(new RegExp(`^${version.replace(".", "\\.")}\\.`)) });
     if (version !== "1.6") await waitFor("evented PLEG mode", evented, 10_000);
+    // Relisting (1.6), the sync that started the pod had it relisted at once (PLEGOnDemandRelist);
+    // with the event stream the start is reported without one.
+    const podRelists = await metric(/^kubelet_pleg_pod_relist_duration_seconds_count (\d+)/m);
+    if (version === "1.6") expect(podRelists).toBeGreaterThanOrEqual(1);
+    else expect(podRelists).toBe(0);
     // The pod network is the one --pod-cidr asked for.
     const prefix = net!.podSubnet.split(".").slice(0, 3).join(".") + ".";
     expect(web.status?.podIP).toStartWith(prefix);

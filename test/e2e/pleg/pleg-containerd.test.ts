@@ -66,12 +66,12 @@ describe.each(E2E_CONTAINERD_VERSIONS)("PLEG on containerd %s", (version) => {
     cri = createCriClient({ endpoint: ctd.endpoint });
     const lister = runtimeViews(cri);
     const runtime: PodLister = {
+      ...lister,
       getPods: (opts) => {
         relistStarts.push(realClock.now());
         relisted?.();
         return lister.getPods(opts).then((pods) => (relistListed.push(realClock.now()), pods));
       },
-      getPodStatus: (...args) => lister.getPodStatus(...args),
     };
     const events: ContainerEventSource = {
       getContainerEvents(signal): AsyncIterable<ContainerEventResponse> {

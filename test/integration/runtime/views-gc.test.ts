@@ -43,6 +43,30 @@ describe("views over the runtime", () => {
     expect((await h.rm.getPods({ signal: h.signal })).map((p) => p.uid).sort()).toEqual([live.metadata.uid!, dead.metadata.uid!].sort());
   });
 
+  test("getPod lists one pod by its UID label, exited containers included; a pod the runtime does not know is undefined", async () => {
+    const a = makePod({ containers: [c("x"), c("y")] });
+    const b = makePod({ containers: [c("z")] });
+    await h.sync(a);
+    await h.sync(b);
+    h.fake.exitContainer(lastId("y"), 0);
+    const pod = await h.rm.getPod(a.metadata.uid!, { signal: h.signal });
+    expect(pod && { uid: pod.uid, name: pod.name, sandboxes: pod.sandboxes.length, containers: pod.containers.map((x) => [x.name, x.state]).sort() }).toEqual({
+      uid: a.metadata.uid!,
+      name: a.metadata.name!,
+      sandboxes: 1,
+      containers: [
+        ["x", "running"],
+        ["y", "exited"],
+      ],
+    });
+    const listings = h.fake.calls.filter((call) => call.method === "ListPodSandbox" || call.method === "ListContainers").slice(-2);
+    expect(listings.map((call) => (call.request as { filter?: { labelSelector?: Record<string, string> } }).filter?.labelSelector)).toEqual([
+      { "io.kubernetes.pod.uid": a.metadata.uid! },
+      { "io.kubernetes.pod.uid": a.metadata.uid! },
+    ]);
+    expect(await h.rm.getPod("no-such-uid", { signal: h.signal })).toBeUndefined();
+  });
+
   test("getPodStatus reports sandboxes, IPs and every container newest first with restart counts", async () => {
     const pod = makePod({ containers: [c("a")] });
     await h.sync(pod);

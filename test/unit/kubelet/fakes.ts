@@ -108,11 +108,13 @@ export class FakeRuntime implements Runtime {
 
   /** Runs inside syncPod (what the real runtime changes while syncing, e.g. its reason cache). */
   onSync: (() => void) | undefined;
+  /** The steps syncPod reports: none, as for a pod that needed nothing. */
+  syncSteps: Awaited<ReturnType<Runtime["syncPod"]>>["steps"] = [];
 
   async syncPod(pod: Pod) {
     this.calls.push(`syncPod:${pod.metadata.name}`);
     this.onSync?.();
-    return this.syncError === undefined ? { steps: [] } : { steps: [], error: this.syncError as Error };
+    return this.syncError === undefined ? { steps: this.syncSteps } : { steps: this.syncSteps, error: this.syncError as Error };
   }
   async killPod(pod: Pod | undefined, runningPod: RuntimePod, opts: { gracePeriodOverride?: number }) {
     const grace = opts.gracePeriodOverride;

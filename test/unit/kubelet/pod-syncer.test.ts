@@ -17,6 +17,7 @@ function harness() {
   let networkNotReady: string | undefined;
   const mounted: string[] = [];
   const unmounted: string[] = [];
+  const relisted: string[] = [];
   let volumeError: Error | undefined;
   const metrics = createMetrics(new Registry());
   const log = createMemoryLogger();
@@ -34,6 +35,7 @@ function harness() {
       if (volumeError) throw volumeError;
     },
     unmountVolumes: async (uid) => void unmounted.push(uid),
+    requestPodRelist: (uid) => void relisted.push(uid),
     clock,
     log,
     metrics,
@@ -51,6 +53,7 @@ function harness() {
     setNetworkNotReady: (m: string | undefined) => (networkNotReady = m),
     mounted,
     unmounted,
+    relisted,
     failVolumes: (err: Error) => (volumeError = err),
     signal: new AbortController().signal,
   };
@@ -65,6 +68,25 @@ describe("syncPod", () => {
     expect(h.statusManager.history).toEqual([{ uid: "uid-a", phase: "Pending" }]);
     expect(h.podDirs.dirs).toEqual(new Set(["uid-a"]));
     expect(h.runtime.calls).toEqual(["syncPod:a"]);
+  });
+
+  test("a sync that started or killed something hands the worker a relist of the pod, to call once it has taken its sync time", async () => {
+    const h = harness();
+    h.runtime.syncSteps = [{ action: "StartContainer", target: "main", durationMs: 3 }];
+    const result = await h.syncer.syncPod(h.signal, "create", makePod("a"), undefined, podStatus("uid-a"));
+    expect(result.isTerminal).toBe(false);
+    expect(h.relisted).toEqual([]);
+    result.postSync?.();
+    expect(h.relisted).toEqual(["uid-a"]);
+  });
+
+  test("a sync with nothing to do, or one that failed, asks for no relist", async () => {
+    const h = harness();
+    expect(await h.syncer.syncPod(h.signal, "sync", makePod("a"), undefined, podStatus("uid-a"))).toEqual({ isTerminal: false });
+    h.runtime.syncSteps = [{ action: "StartContainer", target: "main", durationMs: 3, error: { reason: "RunContainerError", message: "boom" } }];
+    h.runtime.syncError = new SyncError("RunContainerError", "boom");
+    await expect(h.syncer.syncPod(h.signal, "sync", makePod("a"), undefined, podStatus("uid-a"))).rejects.toThrow("boom");
+    expect(h.relisted).toEqual([]);
   });
 
   test("a pod that reached a terminal phase is reported terminal and nothing is started", async () => {
@@ -138,6 +160,7 @@ describe("syncPod", () => {
       networkNotReady: () => undefined,
       recorder: { event: () => undefined },
       mountVolumes: async () => {},
+      requestPodRelist: () => {},
       unmountVolumes: async () => {},
       clock: h.clock,
       log: h.log,

@@ -107,6 +107,7 @@ describe("pod syncer and housekeeping drive the probe workers", () => {
       recorder: { event: () => undefined },
       mountVolumes: async () => {},
       unmountVolumes: async () => {},
+      requestPodRelist: () => {},
       clock,
       log: createMemoryLogger(),
       metrics: createMetrics(new Registry()),

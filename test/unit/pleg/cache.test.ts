@@ -19,7 +19,7 @@ function track<T>(p: Promise<T>) {
 describe("PodCache ordering", () => {
   test("an unknown pod reads as an empty status with no error", () => {
     const cache = new PodCache();
-    expect(cache.get("u")).toEqual({ status: { uid: "u", name: "", namespace: "", ips: [], sandboxStatuses: [], containerStatuses: [] }, error: undefined, modified: 0 });
+    expect(cache.get("u")).toEqual({ status: { uid: "u", name: "", namespace: "", ips: [], sandboxStatuses: [], containerStatuses: [] }, error: undefined, modified: 0, observed: 0 });
     expect(cache.has("u")).toBe(false);
   });
 
@@ -75,6 +75,25 @@ describe("PodCache.getNewerThan", () => {
     await flushMicrotasks();
     expect(known.value?.status.name).toBe("cached");
     expect(unknown.value).toMatchObject({ modified: 0, status: { uid: "unknown", name: "" } });
+  });
+
+  test("an observed time (a single-pod relist that found no change) releases the pod's waiters with what is cached", async () => {
+    const cache = new PodCache();
+    cache.set("u", status("u", "unchanged"), undefined, 5);
+    const waiting = track(cache.getNewerThan("u", 8));
+    const other = track(cache.getNewerThan("v", 8));
+    cache.setObservedTime("u", 8);
+    await flushMicrotasks();
+    expect(waiting.done).toBe(false);
+    cache.setObservedTime("u", 9);
+    cache.setObservedTime("v", 9);
+    await flushMicrotasks();
+    expect(waiting.value).toMatchObject({ modified: 5, observed: 9, status: { name: "unchanged" } });
+    // A pod the cache does not know is left alone: only a global timestamp releases it.
+    expect(other.done).toBe(false);
+    // A later write starts over: the next observation is its own.
+    cache.set("u", status("u", "new"), undefined, 10);
+    expect(cache.get("u").observed).toBe(0);
   });
 
   test("waiters with different minTimes are released one by one", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { Channel, FakeClock, createMemoryLogger } from "../../../src/lib/index.ts";
+import { Channel, FakeClock, createMemoryLogger, flushMicrotasks } from "../../../src/lib/index.ts";
 import { GenericPleg, PodCache, type PodLifecycleEvent } from "../../../src/pleg/index.ts";
 import type { RelistDuration } from "../../../src/pleg/options.ts";
 import type { RuntimeSandboxStatus } from "../../../src/container/index.ts";
@@ -180,6 +180,109 @@ describe("relist", () => {
     expect(await metricValue(metrics.runningContainers, { container_state: "exited" })).toBe(1);
     expect(await histogramCount(metrics.plegRelistDuration)).toBe(2);
     expect(await histogramCount(metrics.plegRelistInterval)).toBe(1);
+  });
+});
+
+describe("on-demand pod relist (PLEGOnDemandRelist)", () => {
+  /** Lets a requested pod relist run: it reads the pod only once the clock has passed the request. */
+  async function served(clock: FakeClock): Promise<void> {
+    await clock.advance(1);
+    await flushMicrotasks();
+  }
+
+  test("reads only that pod, reports its change and caches it at once; other pods and the global timestamp wait for the periodic relist", async () => {
+    const { clock, runtime, cache, events, metrics, pleg } = setup();
+    runtime.pods = [runtimePod("a", [ref("c1", "running")]), runtimePod("b", [ref("c2", "running")])];
+    await pleg.relist();
+    drain(events);
+    const relistedAt = clock.now();
+    runtime.pods = [runtimePod("a", [ref("c1", "exited"), ref("c3", "running")]), runtimePod("b", [ref("c2", "exited")])];
+    const waitA = cache.getNewerThan("a", clock.now());
+    let bDone = false;
+    void cache.getNewerThan("b", clock.now()).then(() => (bDone = true));
+    runtime.statusCalls = [];
+
+    pleg.requestPodRelist("a");
+    await flushMicrotasks();
+    // Read in the same millisecond as the request, it would not be newer than the worker's last sync.
+    expect(runtime.podCalls).toEqual([]);
+    await served(clock);
+    expect(runtime.podCalls).toEqual(["a"]);
+    expect(runtime.listCalls).toBe(1);
+    expect(runtime.statusCalls).toEqual(["a"]);
+    expect(drain(events)).toEqual([
+      { id: "a", type: "ContainerDied", data: "c1" },
+      { id: "a", type: "ContainerStarted", data: "c3" },
+    ]);
+    expect((await waitA).modified).toBe(clock.now());
+    expect(bDone).toBe(false);
+    expect(cache.timestamp).toBe(relistedAt);
+    expect(await histogramCount(metrics.plegPodRelistDuration)).toBe(1);
+    expect(await histogramCount(metrics.plegRelistDuration)).toBe(1);
+
+    // The periodic relist reports b's change, and a's not a second time.
+    await pleg.relist();
+    expect(drain(events)).toEqual([{ id: "b", type: "ContainerDied", data: "c2" }]);
+    expect(bDone).toBe(true);
+  });
+
+  test("a pod found unchanged is not inspected, and its waiter is released by the time it was seen", async () => {
+    const { clock, runtime, cache, events, pleg } = setup();
+    runtime.pods = [runtimePod("a", [ref("c1", "running")])];
+    await pleg.relist();
+    drain(events);
+    runtime.statusCalls = [];
+    let released = false;
+    void cache.getNewerThan("a", clock.now()).then(() => (released = true));
+    pleg.requestPodRelist("a");
+    await served(clock);
+    expect(runtime.statusCalls).toEqual([]);
+    expect(drain(events)).toEqual([]);
+    expect(released).toBe(true);
+    expect(cache.get("a").observed).toBe(clock.now());
+  });
+
+  test("requests for a pod whose relist has not started share it", async () => {
+    const { clock, runtime, pleg } = setup();
+    runtime.pods = [runtimePod("a", [ref("c1", "running")])];
+    pleg.requestPodRelist("a");
+    pleg.requestPodRelist("a");
+    pleg.requestPodRelist("b");
+    pleg.requestPodRelist("a");
+    await served(clock);
+    expect(runtime.podCalls).toEqual(["a", "b"]);
+    pleg.requestPodRelist("a");
+    await served(clock);
+    expect(runtime.podCalls).toEqual(["a", "b", "a"]);
+  });
+
+  test("a pod whose status cannot be read keeps its change for the next relist, which reports it", async () => {
+    const { clock, runtime, events, log, pleg } = setup();
+    runtime.pods = [runtimePod("a", [ref("c1", "running")])];
+    runtime.failStatus.add("a");
+    pleg.requestPodRelist("a");
+    await served(clock);
+    expect(drain(events)).toEqual([]);
+    expect(log.lines).toContainEqual(expect.objectContaining({ level: "error", msg: "could not read pod status from the runtime" }));
+    runtime.failStatus.clear();
+    await pleg.relist();
+    expect(drain(events)).toEqual([{ id: "a", type: "ContainerStarted", data: "c1" }]);
+  });
+
+  test("a pod the runtime has nothing of, or a failed lookup, is logged as the kubelet does and left to the next relist", async () => {
+    const { clock, runtime, cache, events, log, pleg } = setup();
+    pleg.requestPodRelist("gone");
+    await served(clock);
+    runtime.failPod = true;
+    pleg.requestPodRelist("a");
+    await served(clock);
+    const lines = log.lines.filter((l) => l.msg === "GenericPLEG: Unable to retrieve pod");
+    expect(lines.map((l) => [l.level, l.podUID, String(l.err)])).toEqual([
+      ["error", "gone", "pod not found"],
+      ["error", "a", "Error: runtime is down"],
+    ]);
+    expect(drain(events)).toEqual([]);
+    expect(cache.uids()).toEqual([]);
   });
 });
 

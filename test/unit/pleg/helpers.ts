@@ -32,13 +32,22 @@ export class ScriptedRuntime implements PodLister {
   statuses = new Map<string, RuntimePodStatus>();
   failStatus = new Set<string>();
   failList = false;
+  failPod = false;
   listCalls = 0;
+  podCalls: string[] = [];
   statusCalls: string[] = [];
 
   async getPods(): Promise<RuntimePod[]> {
     this.listCalls++;
     if (this.failList) throw new Error("runtime is down");
     return this.pods.map((p) => structuredClone(p));
+  }
+
+  async getPod(uid: string): Promise<RuntimePod | undefined> {
+    this.podCalls.push(uid);
+    if (this.failPod) throw new Error("runtime is down");
+    const pod = this.pods.find((p) => p.uid === uid);
+    return pod && structuredClone(pod);
   }
 
   async getPodStatus(uid: string, name: string, namespace: string): Promise<RuntimePodStatus> {

@@ -238,6 +238,21 @@ describe("health and wiring", () => {
     expect(clock.pending).toBe(0);
   });
 
+  test("a pod worker's relist request reads the pod while relisting (gate off, or fallen back), not while the stream reports", async () => {
+    for (const how of ["gate off", "fallen back", "evented"] as const) {
+      const { clock, runtime, source, pleg, settle } = setup(how !== "gate off");
+      source.accept = how === "evented";
+      pleg.start();
+      await settle();
+      expect(pleg.mode()).toBe(how === "evented" ? "evented" : "generic");
+      pleg.requestPodRelist("a");
+      await clock.advance(1);
+      await settle();
+      expect(runtime.podCalls).toEqual(how === "evented" ? [] : ["a"]);
+      await pleg.stop();
+    }
+  });
+
   test("relistNow runs a relist on demand", async () => {
     const { runtime, pleg } = setup(false);
     await pleg.relistNow();

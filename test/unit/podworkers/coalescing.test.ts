@@ -67,6 +67,29 @@ describe("pod workers: one serialized worker per pod, latest update wins", () =>
     expect(syncer.calls).toHaveLength(3);
   });
 
+  test("a sync's postSync runs once, after the sync ended and the worker took its last sync time", async () => {
+    const { workers, syncer, clock, relist } = setupWorkers();
+    const order: string[] = [];
+    let calledAt = -1;
+    syncer.next("syncPod", {
+      postSync: () => {
+        order.push("postSync");
+        calledAt = clock.now();
+      },
+    });
+    workers.updatePod({ updateType: "create", pod: makePod("a") });
+    await workers.whenIdle();
+    order.push("idle");
+    expect(order).toEqual(["postSync", "idle"]);
+    expect(calledAt).toBe(clock.now());
+    // The next sync of the pod does not call it again.
+    workers.updatePod({ updateType: "sync", pod: makePod("a") });
+    await relist();
+    await workers.whenIdle();
+    expect(syncer.methods()).toEqual(["syncPod:a:create", "syncPod:a:sync"]);
+    expect(order).toEqual(["postSync", "idle"]);
+  });
+
   test("a cache entry carrying an inspection error fails the sync without calling the syncer", async () => {
     const { workers, syncer, cache, clock, workQueue } = setupWorkers();
     const empty = { uid: "a", name: "pod-a", namespace: "default", ips: [], sandboxStatuses: [], containerStatuses: [] };

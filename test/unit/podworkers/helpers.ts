@@ -26,7 +26,7 @@ export interface SyncCall {
   fail(err: unknown): void;
 }
 
-type Outcome = { isTerminal?: boolean; error?: unknown } | "hold";
+type Outcome = { isTerminal?: boolean; error?: unknown; postSync?: () => void } | "hold";
 
 export class FakeSyncer implements PodSyncer {
   calls: SyncCall[] = [];
@@ -90,12 +90,13 @@ export class FakeSyncer implements PodSyncer {
     await this.#record({ method: "syncTerminatedPod", uid: pod.metadata.uid!, signal, pod, podStatus });
   }
 
-  #record(fields: Omit<SyncCall, "release" | "fail">): Promise<{ isTerminal: boolean }> {
+  #record(fields: Omit<SyncCall, "release" | "fail">): Promise<{ isTerminal: boolean; postSync?: () => void }> {
     const outcome = this.#scripts.get(fields.method)?.shift() ?? this.#defaults.get(fields.method) ?? {};
     let release!: (isTerminal?: boolean) => void;
     let fail!: (err: unknown) => void;
-    const done = new Promise<{ isTerminal: boolean }>((resolve, reject) => {
-      release = (isTerminal = false) => resolve({ isTerminal });
+    const postSync = outcome === "hold" ? undefined : outcome.postSync;
+    const done = new Promise<{ isTerminal: boolean; postSync?: () => void }>((resolve, reject) => {
+      release = (isTerminal = false) => resolve({ isTerminal, ...(postSync && { postSync }) });
       fail = reject;
     });
     const call: SyncCall = { ...fields, release, fail };
