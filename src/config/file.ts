@@ -11,7 +11,7 @@ import { readYaml, YamlError } from "../lib/index.ts";
 import { edgeReaders } from "./edge.ts";
 import { checkGate } from "./featuregates.ts";
 import { ignoredKubeletFields, ignoredLoggingFields } from "./kubelet-fields.ts";
-import { ConfigError, type ConfigLayer } from "./types.ts";
+import { ConfigError, defaults, type ConfigLayer } from "./types.ts";
 import * as v from "./values.ts";
 
 const KUBELET_CONFIG_API_VERSION = "kubelet.config.k8s.io/v1beta1";
@@ -93,6 +93,9 @@ const readers: Record<string, (x: unknown, layer: ConfigLayer, dir: string) => v
   nodeLeaseDurationSeconds: (x, l) => void (l.nodeLeaseDurationSeconds = v.positiveInt32(int(x))),
   kubeAPIQPS: (x, l) => void (l.kubeAPIQPS = num(x)),
   kubeAPIBurst: (x, l) => void (l.kubeAPIBurst = v.nonNegativeInt32(int(x))),
+  eventRecordQPS: (x, l) => void (l.eventRecordQPS = v.nonNegativeInt32(int(x))),
+  // The kubelet's defaulting turns a file's 0 (or no value) into 100; a flag's 0 stays 0.
+  eventBurst: (x, l) => void (l.eventBurst = v.nonNegativeInt32(int(x)) || defaults.eventBurst),
   ...edgeReaders,
   enableServer: (x, l) => void (l.enableServer = bool(x)),
   port: (x, l) => void (l.port = v.port(int(x))),

@@ -14,8 +14,6 @@ export const ignoredKubeletFields: ReadonlySet<string> = new Set([
   "registryBurst",
   "imagePullCredentialsVerificationPolicy",
   "preloadedImagesVerificationAllowlist",
-  "eventRecordQPS",
-  "eventBurst",
   "enableDebuggingHandlers",
   "enableContentionProfiling",
   "oomScoreAdj",

@@ -59,8 +59,6 @@ const rows: Row[] = [
   ["rotate-certificates", "bool", "rotateCertificates"],
   ["registry-qps", "int32", "registryPullQPS"],
   ["registry-burst", "int32", "registryBurst"],
-  ["event-qps", "int32", "eventRecordQPS"],
-  ["event-burst", "int32", "eventBurst"],
   ["enable-debugging-handlers", "bool", "enableDebuggingHandlers"],
   ["contention-profiling", "bool", "enableContentionProfiling"],
   ["oom-score-adj", "int32", "oomScoreAdj"],

@@ -74,6 +74,12 @@ export interface BunletConfig extends EdgeConfig {
   /** kubeAPIQPS / kubeAPIBurst: the client-side rate limit of API requests. */
   kubeAPIQPS: number;
   kubeAPIBurst: number;
+  /**
+   * eventRecordQPS / eventBurst: the client-side rate limit of the event client; a QPS of 0 is no
+   * limit, a burst of 0 client-go's default of 10.
+   */
+  eventRecordQPS: number;
+  eventBurst: number;
   /** --address / address: where the read-only port listens. */
   address: string;
   /** Where the kubelet API (--port) listens: --address when given, else 0.0.0.0 as the kubelet. */
@@ -179,6 +185,8 @@ export const defaults = {
   nodeLeaseDurationSeconds: 40,
   kubeAPIQPS: 50,
   kubeAPIBurst: 100,
+  eventRecordQPS: 50,
+  eventBurst: 100,
   clusterDNS: [],
   clusterDomain: "",
   // The kubelet binds 0.0.0.0; bunlet's read-only port has no authentication, so loopback.

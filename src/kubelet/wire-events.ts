@@ -1,18 +1,14 @@
 /**
  * The events area: the kubelet's event broadcaster and recorder (source kubelet on this node).
  * With --kubeconfig, events go to the apiserver through their own client, limited as the kubelet
- * limits its event client (eventRecordQPS 50, eventBurst 100); without one they are only logged
- * (--v=3), as the kubelet does when no apiserver is defined.
+ * limits its event client (--event-qps, 0 = no limit; --event-burst, 0 = client-go's 10); without
+ * one they are only logged (--v=3), as the kubelet does when no apiserver is defined.
  */
 import { createApiClient, loadKubeconfig } from "../apiclient/index.ts";
 import type { BunletConfig } from "../config/index.ts";
 import { apiEventSink, createEventBroadcaster, type EventRecorder } from "../events/index.ts";
 import { deferLogged } from "./teardown.ts";
 import type { WireBase } from "./wire-runtime.ts";
-
-/** The kubelet's defaults for eventRecordQPS and eventBurst (bunlet does not read the fields yet). */
-const EVENT_RECORD_QPS = 50;
-const EVENT_BURST = 100;
 
 export interface EventParts extends AsyncDisposable {
   recorder: EventRecorder;
@@ -24,7 +20,7 @@ export function wireEvents(config: BunletConfig, base: WireBase): EventParts {
   if (config.kubeconfig === "") {
     log.info("No api server defined - no events will be sent to API server.");
   } else {
-    const client = createApiClient(loadKubeconfig(config.kubeconfig), { clock, signal, qps: EVENT_RECORD_QPS, burst: EVENT_BURST, userAgent: "bunlet/events" });
+    const client = createApiClient(loadKubeconfig(config.kubeconfig), { clock, signal, qps: config.eventRecordQPS, burst: config.eventBurst || 10, userAgent: "bunlet/events" });
     sink = apiEventSink(client);
   }
   const broadcaster = createEventBroadcaster({ clock, log, random, sink }, { component: "kubelet", host: config.nodeName });

@@ -43,6 +43,8 @@ nodeStatusReportFrequency: 1m
 nodeLeaseDurationSeconds: 20
 kubeAPIQPS: 20.5
 kubeAPIBurst: 40
+eventRecordQPS: 0
+eventBurst: 7
 `);
     expect(config).toMatchObject({
       registerNode: false,
@@ -53,7 +55,19 @@ kubeAPIBurst: 40
       nodeLeaseDurationSeconds: 20,
       kubeAPIQPS: 20.5,
       kubeAPIBurst: 40,
+      eventRecordQPS: 0,
+      eventBurst: 7,
     });
+  });
+
+  test("event limits: the file's eventBurst 0 is defaulted to 100 as the kubelet's defaulting does; the flags override, 0 included", () => {
+    expect(load(`${header}eventBurst: 0
+`).config).toMatchObject({ eventRecordQPS: 50, eventBurst: 100 });
+    expect(load(`${header}eventRecordQPS: 5
+eventBurst: 9
+`, "--event-qps=0", "--event-burst=0").config).toMatchObject({ eventRecordQPS: 0, eventBurst: 0 });
+    expect(failure(`${header}eventRecordQPS: -1
+`).message).toContain("eventRecordQPS");
   });
 
   test("nodeStatusReportFrequency follows a nodeStatusUpdateFrequency the file sets (the kubelet's backward compatibility)", () => {
