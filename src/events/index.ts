@@ -6,4 +6,4 @@
 export { createEventBroadcaster, type EventRecorder, type EventType } from "./recorder.ts";
 export { apiEventSink } from "./sink.ts";
 export { EventReason } from "./reasons.ts";
-export { containerReference, podReference } from "./reference.ts";
+export { containerReference, nodeReference, podReference } from "./reference.ts";

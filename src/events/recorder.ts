@@ -20,8 +20,11 @@ const SLEEP_BETWEEN_TRIES_MS = 10_000;
 export type EventType = "Normal" | "Warning";
 
 export interface EventRecorder {
-  /** Records that `reason` happened to the object; never blocks and never throws. */
-  event(ref: ObjectReference, type: EventType, reason: string, message: string): void;
+  /**
+   * Records that `reason` happened to the object; never blocks and never throws. `annotations`
+   * become the event's own (AnnotatedEventf).
+   */
+  event(ref: ObjectReference, type: EventType, reason: string, message: string, annotations?: Record<string, string>): void;
 }
 
 /** Where events go: the apiserver's events resource. */
@@ -65,10 +68,10 @@ export function createEventBroadcaster(deps: EventBroadcasterDeps, source: Event
   const correlator = new EventCorrelator(clock, name);
 
   const recorder: EventRecorder = {
-    event(ref, type, reason, message) {
+    event(ref, type, reason, message, annotations) {
       const stamp = formatEventTime(clock.now());
       const event: CoreEvent = {
-        metadata: { name: name(ref.name ?? ""), namespace: ref.namespace || "default" },
+        metadata: { name: name(ref.name ?? ""), namespace: ref.namespace || "default", ...(annotations && { annotations }) },
         involvedObject: ref,
         reason,
         message,

@@ -7,6 +7,11 @@
 import type { ObjectReference } from "kubernetes-types/core/v1";
 import type { Container, Pod } from "../api/index.ts";
 
+/** The node as the kubelet names it in events: kind Node, its name as name and UID, no namespace. */
+export function nodeReference(nodeName: string): ObjectReference {
+  return { kind: "Node", name: nodeName, uid: nodeName, namespace: "" };
+}
+
 export function podReference(pod: Pod): ObjectReference {
   const { name, namespace, uid, resourceVersion } = pod.metadata;
   return { kind: "Pod", apiVersion: "v1", namespace, name, uid, resourceVersion };

@@ -5,7 +5,9 @@
  * once a threshold is met past its grace period, first reclaims node-level resources for disk
  * signals (dead containers, unused images) and, if the pressure stays, evicts one pod per round:
  * the first of the kubelet's ranking that is not critical, killed with the kubelet's grace
- * period, status Failed, reason Evicted and the kubelet's message.
+ * period, status Failed, reason Evicted and the kubelet's message. As the kubelet, it records an
+ * EvictionThresholdMet event on the node when it starts to reclaim, and an Evicted event (with the
+ * offending containers as annotations) on each pod it evicts.
  */
 import { kObj, type Pod, type PodStatus } from "../api/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
@@ -16,6 +18,8 @@ import { formatThresholdValue, type Threshold } from "./thresholds.ts";
 
 /** evictionMonitoringPeriod. */
 const MONITORING_PERIOD_MS = 10_000;
+/** The reason of an evicted pod's status and of its event (eviction.Reason). */
+const EVICTED = "Evicted";
 /** immediateEvictionGracePeriodSeconds: a hard threshold's grace period. */
 const IMMEDIATE_GRACE_PERIOD_SECONDS = 1;
 
@@ -35,6 +39,10 @@ export interface EvictionDeps {
   /** Node-level reclaim for disk pressure. */
   reclaim: { deleteAllUnusedContainers(signal: AbortSignal): Promise<void>; deleteUnusedImages(signal: AbortSignal): Promise<number> };
   onEvicted(signal: string): void;
+  /** Records a Warning event about the node (the kubelet's nodeRef). */
+  nodeWarning(reason: string, message: string): void;
+  /** Records a Warning event about a pod, with annotations (the recorder's AnnotatedEventf). */
+  podWarning(pod: Pod, reason: string, message: string, annotations: Record<string, string>): void;
   clock: Clock;
   log: Logger;
 }
@@ -99,6 +107,7 @@ export class EvictionManager {
     const threshold = round.actOn[0];
     const resource = SIGNAL_RESOURCE[threshold.signal];
     log.info("Eviction manager: attempting to reclaim", { resourceName: resource });
+    this.#deps.nodeWarning("EvictionThresholdMet", `Attempting to reclaim ${resource}`);
 
     if (hasNodeLevelReclaim(threshold.signal) && (await this.#reclaimNodeLevel(signal))) {
       log.info("Eviction manager: able to reduce resource pressure without evicting pods.", { resourceName: resource });
@@ -119,7 +128,8 @@ export class EvictionManager {
         log.error("Eviction manager: cannot evict a critical pod", { pod: kObj(pod.metadata) });
         continue;
       }
-      const message = evictionMessage(resource, pod, stats(pod.metadata.uid ?? ""), this.#thresholdMetInfo(resource, round.actOn, observations));
+      const { message, annotations } = evictionMessage(resource, pod, stats(pod.metadata.uid ?? ""), this.#thresholdMetInfo(resource, round.actOn, observations));
+      this.#deps.podWarning(pod, EVICTED, message, annotations);
       await this.#evict(pod, this.#gracePeriod(threshold, pod), message);
       this.#deps.onEvicted(threshold.signal);
       return pod;
@@ -162,7 +172,7 @@ export class EvictionManager {
     log.debug("Evicting pod", { pod: ref, podUID: pod.metadata.uid ?? "", message }, 3);
     const statusFn = (status: PodStatus) => {
       status.phase = "Failed";
-      status.reason = "Evicted";
+      status.reason = EVICTED;
       status.message = message;
       const conditions = (status.conditions ?? []).filter((c) => c.type !== "DisruptionTarget");
       conditions.push({ type: "DisruptionTarget", status: "True", reason: "TerminationByKubelet", message, lastTransitionTime: new Date(clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z") });

@@ -93,12 +93,22 @@ const bytes = (n: bigint) => Quantity.of(n, "BinarySI").toString();
 
 /**
  * evictionMessage: "The node was low on resource: memory. Threshold quantity: 100Mi, available:
- * 51200Ki. Container app was using 20Mi, request is 0, has larger consumption of memory. "
+ * 51200Ki. Container app was using 20Mi, request is 0, has larger consumption of memory. ", and the
+ * eviction event's annotations: the containers over their request (offending_containers), their
+ * usage (offending_containers_usage) and the resource (starved_resource), as the kubelet sets them
+ * once it has the pod's stats.
  */
-export function evictionMessage(resource: string, pod: Pod, stats: PodUsage | undefined, thresholdMet?: { quantity: string; available: bigint }): string {
+export function evictionMessage(
+  resource: string,
+  pod: Pod,
+  stats: PodUsage | undefined,
+  thresholdMet?: { quantity: string; available: bigint },
+): { message: string; annotations: Record<string, string> } {
   let message = `The node was low on resource: ${resource}. `;
   if (thresholdMet) message += `Threshold quantity: ${thresholdMet.quantity}, available: ${bytes(thresholdMet.available)}. `;
-  if (!stats) return message;
+  if (!stats) return { message, annotations: {} };
+  const offending: string[] = [];
+  const usages: string[] = [];
   for (const cs of stats.containers) {
     const container = pod.spec?.containers.find((c) => c.name === cs.name);
     if (!container) continue;
@@ -108,9 +118,12 @@ export function evictionMessage(resource: string, pod: Pod, stats: PodUsage | un
     else if (resource === "ephemeral-storage" && cs.rootfs?.usedBytes !== undefined && cs.logs?.usedBytes !== undefined) usage = cs.rootfs.usedBytes + cs.logs.usedBytes;
     if (usage !== undefined && usage > requests.value()) {
       message += `Container ${container.name} was using ${bytes(usage)}, request is ${requests.toString()}, has larger consumption of ${resource}. `;
+      offending.push(container.name);
+      usages.push(bytes(usage));
     }
   }
-  return message;
+  const annotations = { offending_containers: offending.join(","), offending_containers_usage: usages.join(","), starved_resource: resource };
+  return { message, annotations };
 }
 
 /** The kubelet's IsCriticalPod: static and mirror pods, and system-critical priority. */

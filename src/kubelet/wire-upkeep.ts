@@ -6,6 +6,7 @@
  */
 import { isStaticPod } from "../api/index.ts";
 import { ConfigError, type BunletConfig } from "../config/index.ts";
+import { nodeReference, podReference, type EventRecorder } from "../events/index.ts";
 import { EvictionManager, parseThresholdConfig, ThresholdError, type Threshold } from "../eviction/index.ts";
 import { ImageGCManager } from "../imagegc/index.ts";
 import { logind, ShutdownManager } from "../shutdown/index.ts";
@@ -25,7 +26,14 @@ export interface UpkeepParts extends AsyncDisposable {
 
 type EvictablePods = Pick<PodParts, "activePods" | "killPod" | "deleteUnusedContainers">;
 
-export function wireUpkeep(config: BunletConfig, base: WireBase, rt: Pick<RuntimeParts, "cri" | "stats">, pods: EvictablePods, thresholds: Threshold[]): UpkeepParts {
+export function wireUpkeep(
+  config: BunletConfig,
+  base: WireBase,
+  rt: Pick<RuntimeParts, "cri" | "stats">,
+  pods: EvictablePods,
+  thresholds: Threshold[],
+  recorder: EventRecorder,
+): UpkeepParts {
   const { clock, log, metrics } = base;
   const stack = new AsyncDisposableStack();
   const logManager = new ContainerLogManager(
@@ -73,6 +81,8 @@ export function wireUpkeep(config: BunletConfig, base: WireBase, rt: Pick<Runtim
         deleteUnusedImages: (signal) => imageGC.deleteUnusedImages(signal),
       },
       onEvicted: (signal) => metrics.evictions.inc({ eviction_signal: signal }),
+      nodeWarning: (reason, message) => recorder.event(nodeReference(config.nodeName), "Warning", reason, message),
+      podWarning: (pod, reason, message, annotations) => recorder.event(podReference(pod), "Warning", reason, message, annotations),
       clock,
       log,
     },

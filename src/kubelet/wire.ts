@@ -121,7 +121,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
   );
   kubeletApi.bind({ routes: servers.routes, pods: podList });
   pods.start();
-  upkeep = adopt("node upkeep", wireUpkeep(config, base, runtime, pods, thresholds));
+  upkeep = adopt("node upkeep", wireUpkeep(config, base, runtime, pods, thresholds, recorder));
   upkeep.start();
 
   const owned = parts.move();

@@ -4,7 +4,7 @@
  * (memory.available<99%) reports MemoryPressure=True with the kubelet's reason and message, and
  * the controller-manager's node lifecycle controller taints the Node
  * node.kubernetes.io/memory-pressure:NoSchedule, as it does for a kubelet. With no pod to evict,
- * bunlet says so.
+ * bunlet says so, and the Node gets the kubelet's EvictionThresholdMet event.
  */
 import { expect, test } from "bun:test";
 import { clusterNodeFixture } from "./fixture.ts";
@@ -35,4 +35,10 @@ test("MemoryPressure=True with the kubelet's reason, the controller's taint, and
   expect(node.status.conditions.find((c: any) => c.type === "DiskPressure")).toMatchObject({ status: "False", reason: "KubeletHasNoDiskPressure" });
   expect(node.spec.taints).toEqual(expect.arrayContaining([{ key: "node.kubernetes.io/memory-pressure", effect: "NoSchedule", timeAdded: expect.any(String) }]));
   expect(fx.bunlet!.lines.find((l) => l.msg === "Eviction manager: eviction thresholds have been met, but no pods are active to evict")).toBeDefined();
+  // Each round that acts records the kubelet's Warning on the Node, in the default namespace.
+  const event = await waitFor("the EvictionThresholdMet event", async () => {
+    const r = await fx.cluster.kubectl(["get", "events", "-n", "default", "--field-selector", `involvedObject.kind=Node,involvedObject.name=${NODE},reason=EvictionThresholdMet`, "-o", "json"]);
+    return r.code === 0 ? JSON.parse(r.stdout).items[0] : undefined;
+  });
+  expect(event).toMatchObject({ type: "Warning", message: "Attempting to reclaim memory", source: { component: "kubelet", host: NODE }, involvedObject: { kind: "Node", name: NODE, uid: NODE } });
 }, 240_000);

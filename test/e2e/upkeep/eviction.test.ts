@@ -58,7 +58,8 @@ beforeAll(async () => {
   });
   bunlet.signal("SIGTERM");
   await bunlet.exited;
-  bunlet = await startBunlet([...(await flags()), "--eviction-hard=memory.available<99%"], await freePort());
+  // --v=3: without an apiserver, events are only logged ("Event occurred"), at v=3 as the kubelet does.
+  bunlet = await startBunlet([...(await flags()), "--eviction-hard=memory.available<99%", "--v=3"], await freePort());
 }, 240_000);
 
 afterAll(async () => {
@@ -89,6 +90,10 @@ test("under memory pressure the BestEffort pod is evicted first and reported Fai
   expect(status.message).toMatch(/^The node was low on resource: memory\. Threshold quantity: \d+(Ki|Mi|Gi)?, available: \d+(Ki|Mi|Gi)?\. /);
   expect(status.message).toMatch(/Container app was using \d+(Ki|Mi)?, request is 0, has larger consumption of memory\. $/);
   expect(status.conditions?.find((c) => c.type === "DisruptionTarget")).toMatchObject({ status: "True", reason: "TerminationByKubelet" });
+  // The kubelet's events: EvictionThresholdMet on the node, Evicted with the same message on the pod.
+  const events = bunlet!.lines.filter((l) => l.msg === "Event occurred");
+  expect(events.find((l) => l.reason === "EvictionThresholdMet")).toMatchObject({ kind: "Node", type: "Warning", message: "Attempting to reclaim memory" });
+  expect(events.find((l) => l.reason === "Evicted" && l.object === "default/best-effort-evict-node")).toMatchObject({ kind: "Pod", type: "Warning", message: status.message });
 
   const metrics = await (await fetch(`http://127.0.0.1:${bunlet!.readOnlyPort}/metrics`)).text();
   expect(metrics).toMatch(/^kubelet_evictions\{eviction_signal="memory.available"\} [1-9]/m);

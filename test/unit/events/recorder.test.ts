@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Event as CoreEvent } from "kubernetes-types/core/v1";
 import type { Pod } from "../../../src/api/index.ts";
-import { containerReference, createEventBroadcaster, podReference } from "../../../src/events/index.ts";
+import { containerReference, createEventBroadcaster, nodeReference, podReference } from "../../../src/events/index.ts";
 import type { EventSink, SinkFailure } from "../../../src/events/recorder.ts";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
 
@@ -76,6 +76,18 @@ describe("event recorder", () => {
       involvedObject: { kind: "Pod", name: "web", namespace: "shop", uid: "u1", fieldPath: "spec.containers{app}" },
     });
     expect(t.log.lines.some((l) => l.msg === "Event occurred" && l.reason === "Started" && l.object === "shop/web")).toBe(true);
+  });
+
+  test("annotations become the event's own (AnnotatedEventf); a node's event is in the default namespace", async () => {
+    const t = setup();
+    t.recorder.event(podReference(pod), "Warning", "Evicted", "The node was low on resource: memory. ", { starved_resource: "memory" });
+    t.recorder.event(nodeReference("node-1"), "Warning", "EvictionThresholdMet", "Attempting to reclaim memory");
+    await t.clock.settle();
+    await t.stop();
+    expect(t.sink.created.map((e) => [e.metadata.namespace, e.metadata.annotations, e.involvedObject])).toEqual([
+      ["shop", { starved_resource: "memory" }, { kind: "Pod", apiVersion: "v1", namespace: "shop", name: "web", uid: "u1", resourceVersion: undefined }],
+      ["default", undefined, { kind: "Node", name: "node-1", uid: "node-1", namespace: "" }],
+    ]);
   });
 
   test("a repeat is a patch of the first event; a patch of a deleted event creates it again", async () => {

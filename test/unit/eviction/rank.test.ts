@@ -71,12 +71,18 @@ describe("rankForEviction, disk and pids", () => {
 describe("evictionMessage", () => {
   test("the kubelet's words: resource, threshold and available, each container over its request", () => {
     const p = pod("hog");
-    expect(evictionMessage("memory", p, memory(20n * MI), { quantity: "100Mi", available: 51199n * 1024n })).toBe(
-      "The node was low on resource: memory. Threshold quantity: 100Mi, available: 51199Ki. Container c was using 20Mi, request is 0, has larger consumption of memory. ",
-    );
+    expect(evictionMessage("memory", p, memory(20n * MI), { quantity: "100Mi", available: 51199n * 1024n })).toEqual({
+      message: "The node was low on resource: memory. Threshold quantity: 100Mi, available: 51199Ki. Container c was using 20Mi, request is 0, has larger consumption of memory. ",
+      annotations: { offending_containers: "c", offending_containers_usage: "20Mi", starved_resource: "memory" },
+    });
   });
   test("a container within its request is not named", () => {
-    expect(evictionMessage("memory", pod("ok", { memoryRequest: "1Gi" }), memory(20n * MI))).toBe("The node was low on resource: memory. ");
+    expect(evictionMessage("memory", pod("ok", { memoryRequest: "1Gi" }), memory(20n * MI))).toEqual({
+      message: "The node was low on resource: memory. ",
+      annotations: { offending_containers: "", offending_containers_usage: "", starved_resource: "memory" },
+    });
+    // Without the pod's stats the kubelet adds no annotations.
+    expect(evictionMessage("memory", pod("ok"), undefined).annotations).toEqual({});
   });
 });
 

@@ -1,0 +1,91 @@
+// The eviction manager's round (eviction_manager.go synchronize): which events it records, on
+// what, and in which order with the kill.
+import { describe, expect, test } from "bun:test";
+import type { Pod, PodStatus } from "../../../src/api/index.ts";
+import { EvictionManager, parseThresholdConfig } from "../../../src/eviction/index.ts";
+import type { EvictionSummary } from "../../../src/eviction/manager.ts";
+import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
+
+const MI = 1024n * 1024n;
+
+function pod(name: string): Pod {
+  return { metadata: { name, namespace: "default", uid: name }, spec: { containers: [{ name: "app", image: "busybox" }] } } as Pod;
+}
+
+function setup(summary: EvictionSummary, active: Pod[]) {
+  const calls: string[] = [];
+  const events: { about: string; reason: string; message: string; annotations?: Record<string, string> }[] = [];
+  const statuses: PodStatus[] = [];
+  const manager = new EvictionManager(
+    {
+      summary: async () => summary,
+      activePods: () => active,
+      isStatic: () => false,
+      killPod: async (p, grace, statusFn) => {
+        calls.push(`kill ${p.metadata.name} grace=${grace}`);
+        const status: PodStatus = {};
+        statusFn(status);
+        statuses.push(status);
+      },
+      reclaim: { deleteAllUnusedContainers: async () => void calls.push("reclaim containers"), deleteUnusedImages: async () => (calls.push("reclaim images"), 0) },
+      onEvicted: (signal) => void calls.push(`evicted ${signal}`),
+      nodeWarning: (reason, message) => {
+        calls.push(`event node ${reason}`);
+        events.push({ about: "node", reason, message });
+      },
+      podWarning: (p, reason, message, annotations) => {
+        calls.push(`event pod ${p.metadata.name} ${reason}`);
+        events.push({ about: p.metadata.name!, reason, message, annotations });
+      },
+      clock: new FakeClock(),
+      log: createMemoryLogger(),
+    },
+    {
+      thresholds: parseThresholdConfig({ evictionHard: { "memory.available": "100Mi" }, evictionSoft: {}, evictionSoftGracePeriod: {}, evictionMinimumReclaim: {}, mergeDefaultEvictionSettings: false }),
+      pressureTransitionPeriodMs: 300_000,
+      maxPodGracePeriodSeconds: 0,
+      evictStaticPods: false,
+    },
+  );
+  return { manager, calls, events, statuses };
+}
+
+const starved: EvictionSummary = {
+  node: { memory: { availableBytes: 50n * MI, workingSetBytes: 950n * MI } },
+  pods: [{ podRef: { uid: "hog" }, memory: { workingSetBytes: 300n * MI }, containers: [{ name: "app", memory: { workingSetBytes: 300n * MI } }] }],
+};
+
+describe("events of an eviction round", () => {
+  test("EvictionThresholdMet on the node, then Evicted on the pod with the kubelet's annotations, before the kill", async () => {
+    const { manager, calls, events, statuses } = setup(starved, [pod("hog")]);
+    const evicted = await manager.synchronize(new AbortController().signal);
+    expect(evicted?.metadata.name).toBe("hog");
+    expect(calls).toEqual(["event node EvictionThresholdMet", "event pod hog Evicted", "kill hog grace=1", "evicted memory.available"]);
+    const message =
+      "The node was low on resource: memory. Threshold quantity: 100Mi, available: 50Mi. Container app was using 300Mi, request is 0, has larger consumption of memory. ";
+    expect(events).toEqual([
+      { about: "node", reason: "EvictionThresholdMet", message: "Attempting to reclaim memory" },
+      {
+        about: "hog",
+        reason: "Evicted",
+        message,
+        annotations: { offending_containers: "app", offending_containers_usage: "300Mi", starved_resource: "memory" },
+      },
+    ]);
+    expect(statuses[0]).toMatchObject({ phase: "Failed", reason: "Evicted", message });
+  });
+
+  test("no pressure, no event", async () => {
+    const { manager, events } = setup({ node: { memory: { availableBytes: 500n * MI, workingSetBytes: 500n * MI } }, pods: [] }, [pod("hog")]);
+    expect(await manager.synchronize(new AbortController().signal)).toBeUndefined();
+    expect(events).toEqual([]);
+  });
+
+  test("a critical pod is not evicted and gets no Evicted event; the node event is still recorded", async () => {
+    const critical = { ...pod("hog"), spec: { ...pod("hog").spec, priority: 2_000_000_000 } } as Pod;
+    const { manager, events, calls } = setup(starved, [critical]);
+    expect(await manager.synchronize(new AbortController().signal)).toBeUndefined();
+    expect(events.map((e) => `${e.about} ${e.reason}`)).toEqual(["node EvictionThresholdMet"]);
+    expect(calls.filter((c) => c.startsWith("kill"))).toEqual([]);
+  });
+});
