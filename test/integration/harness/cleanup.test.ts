@@ -32,6 +32,18 @@ describe("killContainerdOfGoneDirs", () => {
   };
   const childrenOf = (pid: number) =>
     readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").split(" ").filter(Boolean).map(Number);
+  /**
+   * The fake's child once it runs `sleep`: until its exec, a forked bash still shows its parent's
+   * command line, and would be taken for one more containerd of the gone dir.
+   */
+  const sleeping = (pid: number) =>
+    childrenOf(pid).find((child) => {
+      try {
+        return readFileSync(`/proc/${child}/cmdline`, "utf8").startsWith("sleep\0");
+      } catch {
+        return false;
+      }
+    });
 
   afterAll(() => {
     for (const p of spawned) p.kill("SIGKILL");
@@ -43,7 +55,8 @@ describe("killContainerdOfGoneDirs", () => {
     const shim = fake("/usr/bin/containerd-shim-runc-v2", "-namespace", "k8s.io", "-address", join(gone, "containerd", "containerd.sock"));
     const live = fake("containerd", "--config", join(here, "containerd", "config.toml"));
     const other = fake("kube-apiserver", `--etcd-servers-file=${join(gone, "etcd")}`);
-    const shimChild = await waitFor("the shim's child", () => childrenOf(shim.pid)[0]);
+    const shimChild = await waitFor("the shim's child running sleep", () => sleeping(shim.pid));
+    for (const p of [containerd, live, other]) await waitFor("the fake's child running sleep", () => sleeping(p.pid));
 
     expect(killContainerdOfGoneDirs(root, "bunlet-").sort()).toEqual([containerd.pid, shim.pid].sort());
     await containerd.exited;
