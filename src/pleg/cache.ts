@@ -15,6 +15,11 @@ export interface CacheEntry {
   observed: number;
 }
 
+/** An unknown pod: empty status, never observed. */
+function emptyEntry(uid: string): CacheEntry {
+  return { status: emptyPodStatus(uid), error: undefined, modified: 0, observed: 0 };
+}
+
 interface Subscriber {
   minTime: number;
   resolve(entry: CacheEntry): void;
@@ -36,7 +41,7 @@ export class PodCache {
 
   /** The cached entry, or an empty status for an unknown pod (as the kubelet does). */
   get(uid: string): CacheEntry {
-    return this.#pods.get(uid) ?? { status: emptyPodStatus(uid), error: undefined, modified: 0, observed: 0 };
+    return this.#pods.get(uid) ?? emptyEntry(uid);
   }
 
   has(uid: string): boolean {
@@ -118,7 +123,7 @@ export class PodCache {
   #readyEntry(uid: string, minTime: number): CacheEntry | undefined {
     const entry = this.#pods.get(uid);
     if (entry && (entry.modified > minTime || entry.observed > minTime)) return entry;
-    if (this.#timestamp > minTime) return entry ?? { status: emptyPodStatus(uid), error: undefined, modified: 0, observed: 0 };
+    if (this.#timestamp > minTime) return entry ?? emptyEntry(uid);
     return undefined;
   }
 

@@ -25,11 +25,7 @@ export class PodRecords {
   /** Replaces every current view with this relist's pods (pods not listed become absent). */
   setCurrent(pods: RuntimePod[]): void {
     for (const record of this.#records.values()) record.current = undefined;
-    for (const pod of pods) {
-      const record = this.#records.get(pod.uid);
-      if (record) record.current = pod;
-      else this.#records.set(pod.uid, { current: pod });
-    }
+    for (const pod of pods) this.setCurrentPod(pod);
   }
 
   /** Replaces one pod's current view (a single-pod relist); the others keep theirs. */

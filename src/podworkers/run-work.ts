@@ -7,7 +7,7 @@ import type { Pod } from "../api/index.ts";
 import type { Logger } from "../lib/index.ts";
 import type { RuntimePodStatus } from "../container/index.ts";
 import { naturalGracePeriod, type PodStatusFn } from "./sync-status.ts";
-import type { PodStatusCache, PodSyncer, PodWorkType, UpdatePodOptions } from "./types.ts";
+import type { PodStatusCache, PodSyncer, PodWorkType, SyncPodResult, UpdatePodOptions } from "./types.ts";
 
 export interface PodWork {
   workType: PodWorkType;
@@ -69,9 +69,7 @@ export async function runWork(
   return attempt(() => dispatch(deps, work, pod, podStatus, signal));
 }
 
-type StepResult = { isTerminal: boolean; postSync?: () => void };
-
-async function dispatch(deps: RunWorkDeps, work: PodWork, pod: Pod, podStatus: RuntimePodStatus, signal: AbortSignal): Promise<StepResult> {
+async function dispatch(deps: RunWorkDeps, work: PodWork, pod: Pod, podStatus: RuntimePodStatus, signal: AbortSignal): Promise<SyncPodResult> {
   const { options } = work;
   switch (work.workType) {
     case "TerminatedPod":
@@ -88,7 +86,7 @@ async function dispatch(deps: RunWorkDeps, work: PodWork, pod: Pod, podStatus: R
   }
 }
 
-async function attempt(step: () => Promise<StepResult>): Promise<WorkResult> {
+async function attempt(step: () => Promise<SyncPodResult>): Promise<WorkResult> {
   try {
     const { isTerminal, postSync } = await step();
     return { isTerminal, error: undefined, synced: true, postSync };

@@ -34,20 +34,26 @@ export interface UpdatePodOptions {
   startTime?: number;
 }
 
+/**
+ * What syncPod reports: `isTerminal` says the pod reached Succeeded/Failed on its own; `postSync`
+ * is called by the worker once it has taken the sync's end as its last sync time (kubelet.go
+ * SyncPod's postSync: a relist of the pod it changed).
+ */
+export interface SyncPodResult {
+  isTerminal: boolean;
+  postSync?: () => void;
+}
+
 /** Implemented by the kubelet: the four steps of a pod's life on the node. */
 export interface PodSyncer {
-  /**
-   * Sets the pod up; `isTerminal` says it reached Succeeded/Failed on its own. `postSync` is called
-   * by the worker once it has taken the sync's end as its last sync time (kubelet.go SyncPod's
-   * postSync: a relist of the pod it changed).
-   */
+  /** Sets the pod up (SyncPodResult). */
   syncPod(
     signal: AbortSignal,
     updateType: SyncPodType,
     pod: Pod,
     mirrorPod: Pod | undefined,
     podStatus: RuntimePodStatus,
-  ): Promise<{ isTerminal: boolean; postSync?: () => void }>;
+  ): Promise<SyncPodResult>;
   /** Stops every container; retried (with ever shorter grace) until it resolves. */
   syncTerminatingPod(
     signal: AbortSignal,
