@@ -5,11 +5,10 @@
  * lease), the machine read once, and the node agent: registration, status, lease. Without a
  * kubeconfig bunlet is standalone and this area does nothing. Nothing here can stop a pod.
  */
-import { readFileSync } from "node:fs";
 import { createApiClient, loadKubeconfig, type ApiClient } from "../apiclient/index.ts";
 import { VERSION, type BunletConfig } from "../config/index.ts";
 import type { CriClient } from "../cri/index.ts";
-import { chooseHostIP, createStatusInputs, goArch, readMachineInfo, startNodeAgent, type NodeAgent } from "../node/index.ts";
+import { createStatusInputs, goArch, readMachineInfo, startNodeAgent, type NodeAgent } from "../node/index.ts";
 import type { Pleg } from "../pleg/index.ts";
 import type { RuntimeState } from "./runtime-state.ts";
 import { deferLogged } from "./teardown.ts";
@@ -26,6 +25,8 @@ export interface NodeParts extends AsyncDisposable {
 }
 
 export interface NodeWiringInputs {
+  /** The node's IPs (InternalIP), chosen once by the wiring for the Node and the pods alike. */
+  nodeIPs: string[];
   cri: CriClient;
   runtimeState: RuntimeState;
   pleg: Pick<Pleg, "healthy">;
@@ -56,12 +57,7 @@ export function wireNode(config: BunletConfig, base: WireBase, inputs: NodeWirin
   });
 
   const machine = readMachineInfo(config.rootDir);
-  let nodeIPs = config.nodeIPs;
-  if (nodeIPs.length === 0) {
-    const ip = chooseHostIP(readFileSync("/proc/net/route", "utf8"));
-    nodeIPs = ip ? [ip] : [];
-    if (!ip) log.warn("No --node-ip and no address on the default route's interface: the Node gets no InternalIP");
-  }
+  const { nodeIPs } = inputs;
   const cri = inputs.cri;
   const statusInputs = createStatusInputs(
     {

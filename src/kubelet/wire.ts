@@ -6,14 +6,14 @@
  * only abandon what they were doing, and the embedded containerd leaves its shims (and so the
  * containers) running.
  */
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import type { Registry } from "prom-client";
 import type { PodList } from "../api/index.ts";
 import type { BunletConfig } from "../config/index.ts";
 import { anySignal, realClock, type Clock, type Logger } from "../lib/index.ts";
 import { createMetrics } from "../metrics/index.ts";
+import { chooseNodeIPs } from "../node/index.ts";
 import { createStatusManager } from "../status/index.ts";
-import { nodeHostIPs } from "./node-ip.ts";
 import { PodManager } from "./pod-manager.ts";
 import { deferLogged } from "./teardown.ts";
 import { wireKubeletApi } from "./wire-kubelet-api.ts";
@@ -74,8 +74,10 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
   // The desired pods and their API status: read by the probe workers, written by the pods area.
   const podManager = new PodManager(() => clock.now());
   const statusManager = createStatusManager({ clock, log });
-  // The node's IPs for pod status: --node-ip when given (the Node's InternalIPs), else the host's.
-  const hostIPs = config.nodeIPs.length > 0 ? config.nodeIPs : nodeHostIPs();
+  // The node's IPs, chosen once: the Node's InternalIPs and every pod's hostIP/hostIPs.
+  const nodeIPs = chooseNodeIPs(config.nodeIPs, readProcNetRoute());
+  if (nodeIPs.length === 0) log.warn("No --node-ip and no usable address on this host: pods report hostIP 127.0.0.1 and a joined Node gets no InternalIP");
+  const hostIPs = nodeIPs.length > 0 ? nodeIPs : ["127.0.0.1"];
 
   const { recorder } = adopt("events", wireEvents(config, base));
   const { runtimeHandler } = adopt("runtime classes", wireRuntimeClass(config, base));
@@ -101,7 +103,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
   const shutdownStatus = () => upkeep?.shutdownStatus();
   const node = adopt(
     "node",
-    wireNode(config, base, { cri: runtime.cri, runtimeState: runtime.runtimeState, pleg: runtime.pleg, kubeletPort: kubeletApi.port, pressure, shutdownStatus }),
+    wireNode(config, base, { nodeIPs, cri: runtime.cri, runtimeState: runtime.runtimeState, pleg: runtime.pleg, kubeletPort: kubeletApi.port, pressure, shutdownStatus }),
   );
   apiObjects.bind(node.client);
   const sources = adopt("pod sources", wirePodSources(config, base, node.client));
@@ -158,4 +160,13 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
       await done;
     },
   };
+}
+
+/** The IPv4 routing table, for the default route's interface; empty when /proc is not readable. */
+function readProcNetRoute(): string {
+  try {
+    return readFileSync("/proc/net/route", "utf8");
+  } catch {
+    return "";
+  }
 }

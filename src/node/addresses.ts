@@ -1,7 +1,9 @@
 /**
- * The node's InternalIP: --node-ip when given, else the first IPv4 address of the interface that
- * holds the default route (the kubelet's last resort, utilnet.ChooseHostInterface, which bunlet
- * uses directly: it has no cloud provider and does not resolve its own name).
+ * The node's IPs: --node-ip when given, else the first IPv4 address of the interface that holds
+ * the default route (the kubelet's last resort, utilnet.ChooseHostInterface, which bunlet uses
+ * directly: it has no cloud provider and does not resolve its own name). Chosen once, in
+ * chooseNodeIPs, for both the Node's InternalIPs and every pod's hostIP/hostIPs, so the two never
+ * differ on a host with several interfaces.
  */
 import { networkInterfaces, type NetworkInterfaceInfo } from "node:os";
 
@@ -31,4 +33,24 @@ export function chooseHostIP(procNetRoute: string, interfaces: NodeJS.Dict<Netwo
     if (a) return a.address;
   }
   return undefined;
+}
+
+/** The first global IPv6 address of any interface (an IPv6-only host's last resort). */
+function firstGlobalIPv6(interfaces: NodeJS.Dict<NetworkInterfaceInfo[]>): string | undefined {
+  for (const list of Object.values(interfaces)) {
+    const a = (list ?? []).find((x) => x.family === "IPv6" && !x.internal && !x.address.toLowerCase().startsWith("fe80:"));
+    if (a) return a.address;
+  }
+  return undefined;
+}
+
+/**
+ * The node's IPs as the Node reports them (InternalIP) and pods see them (status.hostIP/hostIPs):
+ * the configured --node-ip list when given, else the default route's IPv4 address (chooseHostIP),
+ * else a global IPv6 address; empty when the host has no usable address at all.
+ */
+export function chooseNodeIPs(configured: readonly string[], procNetRoute: string, interfaces: NodeJS.Dict<NetworkInterfaceInfo[]> = networkInterfaces()): string[] {
+  if (configured.length > 0) return [...configured];
+  const ip = chooseHostIP(procNetRoute, interfaces) ?? firstGlobalIPv6(interfaces);
+  return ip ? [ip] : [];
 }

@@ -11,7 +11,7 @@ import { createNodeStatusLoop, type NodeStatusLoop } from "./status-loop.ts";
 import type { NodeStatusInputs } from "./setters.ts";
 
 export { readMachineInfo, goArch } from "./machine.ts";
-export { chooseHostIP } from "./addresses.ts";
+export { chooseNodeIPs } from "./addresses.ts";
 export { createStatusInputs } from "./inputs.ts";
 export { capacityAndAllocatable } from "./setters.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { Node } from "kubernetes-types/core/v1";
-import { chooseHostIP, defaultRouteInterface } from "../../../src/node/addresses.ts";
+import { chooseHostIP, chooseNodeIPs, defaultRouteInterface } from "../../../src/node/addresses.ts";
 import { parseMemTotal, parseOsImage, type MachineInfo } from "../../../src/node/machine.ts";
 import { binarySI } from "../../../src/node/quantity.ts";
 import { metaTime, nodeStatusHasChanged, setNodeStatus, type NodeStatusInputs } from "../../../src/node/setters.ts";
@@ -179,5 +179,22 @@ describe("machine facts and quantities", () => {
     } as never;
     expect(chooseHostIP(route, ifaces)).toBe("192.0.2.2");
     expect(chooseHostIP("Iface\tDestination\n", ifaces)).toBe("10.88.0.1");
+  });
+});
+
+describe("chooseNodeIPs: one choice for the Node's InternalIP and the pods' hostIPs", () => {
+  const addr = (address: string, family: "IPv4" | "IPv6", internal = false) => ({ address, family, internal, netmask: "", mac: "", cidr: null });
+  const route = (iface: string) =>
+    ["Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT", `${iface}\t00000000\t010200C0\t0003\t0\t0\t100\t00000000\t0\t0\t0`].join("\n");
+  test.each([
+    ["--node-ip wins over every interface", ["10.9.9.9"], route("eth1"), { eth1: [addr("192.0.2.2", "IPv4")] }, ["10.9.9.9"]],
+    // The multi-NIC host: the OS lists eth0 first, but the default route leaves through eth1. The
+    // pods' hostIP used to be eth0's address while the Node's InternalIP was eth1's.
+    ["the default route's interface, not the first listed", [], route("eth1"), { lo: [addr("127.0.0.1", "IPv4", true)], eth0: [addr("10.0.0.5", "IPv4")], eth1: [addr("192.0.2.2", "IPv4")] }, ["192.0.2.2"]],
+    ["no default route: the first external IPv4", [], "", { lo: [addr("127.0.0.1", "IPv4", true)], eth0: [addr("10.0.0.5", "IPv4")] }, ["10.0.0.5"]],
+    ["an IPv6-only host: a global IPv6, never link-local", [], "", { eth0: [addr("fe80::1", "IPv6"), addr("2001:db8::7", "IPv6")] }, ["2001:db8::7"]],
+    ["loopback only: nothing (the wiring falls back to 127.0.0.1 for pods)", [], "", { lo: [addr("127.0.0.1", "IPv4", true), addr("::1", "IPv6", true)] }, []],
+  ])("%s", (_name, configured, procNetRoute, interfaces, expected) => {
+    expect(chooseNodeIPs(configured, procNetRoute, interfaces as never)).toEqual(expected);
   });
 });
