@@ -7,3 +7,4 @@ export { readYaml, YamlError } from "./yaml.ts";
 export { ipFamily, parsePodCIDRs } from "./net.ts";
 export { tryLockFile, LockHeldError, type FileLock } from "./lockfile.ts";
 export { goDialError, goHttpGetError } from "./dial-error.ts";
+export { canonicalJSON, deepEqual } from "./json.ts";

@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { ConfigHashAnnotationKey, type Pod } from "../api/index.ts";
-import { canonicalJSON } from "./json.ts";
+import { canonicalJSON } from "../lib/index.ts";
 
 export interface StaticPodOrigin {
   /** File path or URL the pod was read from. */

@@ -11,8 +11,7 @@ import {
   podRef,
   type Pod,
 } from "../api/index.ts";
-import type { Clock, Logger } from "../lib/index.ts";
-import { deepCopy, deepEqual } from "./json.ts";
+import { deepEqual, type Clock, type Logger } from "../lib/index.ts";
 
 export type PodOperation = "ADD" | "UPDATE" | "DELETE" | "REMOVE" | "RECONCILE";
 
@@ -145,7 +144,7 @@ export class PodStorage {
     this.#pods.set(source, next);
 
     const out: PodUpdate[] = [];
-    const emit = (op: PodOperation, pods: Pod[]) => out.push({ op, source, pods: pods.map(deepCopy) });
+    const emit = (op: PodOperation, pods: Pod[]) => out.push({ op, source, pods: pods.map((p) => structuredClone(p)) });
     if (removes.length > 0) emit("REMOVE", removes);
     if (adds.length > 0) emit("ADD", adds);
     if (updates.length > 0) emit("UPDATE", updates);
@@ -168,7 +167,7 @@ export class PodStorage {
   /** Copies of every stored pod, by source (for /pods and debugging). */
   pods(source?: string): Pod[] {
     const sources = source === undefined ? [...this.#pods.keys()] : [source];
-    return sources.flatMap((s) => [...(this.#pods.get(s)?.values() ?? [])].map(deepCopy));
+    return sources.flatMap((s) => [...(this.#pods.get(s)?.values() ?? [])].map((p) => structuredClone(p)));
   }
 
   /** Deep copies of the snapshot minus later pods that repeat a namespace/name (or a UID). */
@@ -184,12 +183,12 @@ export class PodStorage {
       if (reason) {
         const message = `Error validating pod ${name} from ${source} due to duplicate ${reason === "DuplicatePodName" ? `pod name ${JSON.stringify(pod.metadata.name)}` : `pod UID ${JSON.stringify(uid)}`}, ignoring`;
         this.#log.warn("Pod failed validation due to a duplicate, ignoring it", { pod: ref, podUID: uid, source, index, reason });
-        this.#onInvalid?.({ pod: deepCopy(pod), source, reason, message });
+        this.#onInvalid?.({ pod: structuredClone(pod), source, reason, message });
         return;
       }
       names.add(name);
       uids.add(uid);
-      kept.push(deepCopy(pod));
+      kept.push(structuredClone(pod));
     });
     return kept;
   }

@@ -11,6 +11,7 @@
  * the object is a different pod of the same name.
  */
 import type { Pod, PodCondition, PodStatus } from "../api/index.ts";
+import { deepEqual } from "../lib/index.ts";
 import { DisruptionTarget, kubeletOwnedConditions } from "./conditions.ts";
 import { isPodPhaseTerminal } from "./phase.ts";
 
@@ -54,10 +55,6 @@ function setOrDelete(obj: Record<string, unknown>, key: string, value: unknown):
   else obj[key] = value;
 }
 
-function same(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
 /**
  * The strategic merge patch that turns `oldStatus` into `newStatus`, with the pod's UID as
  * precondition; undefined when there is nothing to change.
@@ -68,7 +65,7 @@ export function makeStatusPatch(uid: string, oldStatus: PodStatus, newStatus: Po
   const status: Record<string, unknown> = {};
   for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
     if (key === "conditions") continue;
-    if (same(before[key], after[key])) continue;
+    if (deepEqual(before[key], after[key])) continue;
     if (after[key] === undefined) status[key] = null;
     else if ((key === "podIPs" || key === "hostIPs") && Array.isArray(after[key])) status[key] = [{ $patch: "replace" }, ...(after[key] as unknown[])];
     else status[key] = after[key];
@@ -87,7 +84,7 @@ function conditionsPatch(before: PodCondition[], after: PodCondition[]): unknown
   const out: unknown[] = [];
   for (const c of after) {
     const old = before.find((o) => o.type === c.type);
-    if (old && same(old, c)) continue;
+    if (old && deepEqual(old, c)) continue;
     // Fields the old condition had and the new one lacks are cleared.
     const entry: Record<string, unknown> = { ...c };
     for (const key of Object.keys(old ?? {})) if (!(key in entry)) entry[key] = null;

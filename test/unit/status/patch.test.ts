@@ -55,6 +55,18 @@ describe("makeStatusPatch (statusutil.PatchPodStatus's two-way strategic merge p
     expect(makeStatusPatch("u1", s, structuredClone(s))).toBeUndefined();
   });
 
+  test("the apiserver's key order is not a change (its JSON follows Go's field order, not bunlet's)", () => {
+    const ours: PodStatus = {
+      phase: "Running",
+      containerStatuses: [{ name: "c", state: { running: { startedAt: "2026-01-01T00:00:00Z" } }, ready: true, restartCount: 0, image: "busybox:1.36", imageID: "sha256:1", containerID: "containerd://a", started: true }],
+    };
+    const theirs: PodStatus = {
+      containerStatuses: [{ containerID: "containerd://a", image: "busybox:1.36", imageID: "sha256:1", name: "c", ready: true, restartCount: 0, started: true, state: { running: { startedAt: "2026-01-01T00:00:00Z" } } }],
+      phase: "Running",
+    };
+    expect(makeStatusPatch("u1", theirs, ours)).toBeUndefined();
+  });
+
   test("changed fields are set, vanished ones are null, the UID is the precondition", () => {
     const patch = makeStatusPatch("u1", { phase: "Pending", message: "waiting" }, { phase: "Running", podIP: "10.0.0.2" });
     expect(patch).toEqual({ metadata: { uid: "u1" }, status: { phase: "Running", message: null, podIP: "10.0.0.2" } });

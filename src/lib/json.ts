@@ -1,7 +1,8 @@
 /**
- * Value semantics for decoded manifests, which are plain JSON trees. A key whose value is
- * undefined counts as absent, as it would after a round trip through JSON; everything else is
- * compared exactly (an empty map differs from no map, as reflect.DeepEqual has it in the kubelet).
+ * Value semantics of JSON trees (decoded manifests, API objects): a key whose value is undefined
+ * counts as absent, as it would after a round trip through JSON; key order never matters;
+ * everything else is compared exactly (an empty map differs from no map, as reflect.DeepEqual has
+ * it in the kubelet).
  */
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -26,11 +27,6 @@ export function deepEqual(a: unknown, b: unknown): boolean {
     return ka.every((k) => k in b && deepEqual(a[k], b[k]));
   }
   return false;
-}
-
-/** A deep copy of a JSON tree (pods handed to consumers never alias bunlet's own copy). */
-export function deepCopy<T>(value: T): T {
-  return structuredClone(value);
 }
 
 /** JSON with object keys sorted at every level: the same pod always gives the same bytes. */
