@@ -27,7 +27,7 @@ import {
 import { isNotFound, type ApiClient } from "../apiclient/index.ts";
 import { delay, Mailbox, type Clock, type Logger } from "../lib/index.ts";
 import type { StatusManager } from "./manager.ts";
-import { normalizeStatus, isPodStatusByKubeletEqual } from "./normalize.ts";
+import { comparableStatus, isPodStatusByKubeletEqual, normalizeStatus } from "./normalize.ts";
 import { canBeDeleted, makeStatusPatch, mergePodStatus } from "./patch.ts";
 
 /** status_manager.go syncPeriod. */
@@ -75,9 +75,10 @@ export function createStatusSync(deps: StatusSyncDeps): StatusSync {
   /** The source's copy of the pod disagrees with our status: the apiserver lost an update. */
   const needsReconcile = (uid: string, pod: Pod): boolean => {
     if (isStaticPod(pod)) return false;
-    const ours = statusManager.getPodStatus(uid);
-    if (ours === undefined || pod.status === undefined) return false;
-    const theirs = structuredClone(pod.status);
+    const current = statusManager.getPodStatus(uid);
+    if (current === undefined || pod.status === undefined) return false;
+    const ours = comparableStatus(current);
+    const theirs = comparableStatus(pod.status);
     normalizeStatus(pod, theirs);
     return !isPodStatusByKubeletEqual(theirs, ours);
   };
@@ -123,8 +124,8 @@ export function createStatusSync(deps: StatusSyncDeps): StatusSync {
     const apiPod = await target(pod, signal);
     if (apiPod === undefined) return;
     const apiUID = apiPod.metadata.uid ?? "";
-    const oldStatus = apiPod.status ?? {};
-    const merged = mergePodStatus(oldStatus, status, !finished);
+    const oldStatus = comparableStatus(apiPod.status ?? {});
+    const merged = mergePodStatus(oldStatus, comparableStatus(status), !finished);
     const patch = makeStatusPatch(apiUID, oldStatus, merged);
     let updated = apiPod;
     if (patch === undefined) {

@@ -63,6 +63,32 @@ export function normalizeStatus(pod: Pod, status: PodStatus): void {
   status.initContainerStatuses?.sort((a, b) => (order.get(a.name) ?? 0) - (order.get(b.name) ?? 0));
 }
 
+/**
+ * A status with its unset fields left out, for comparing bunlet's status with the apiserver's:
+ * Go's JSON encoder writes a zero metav1.Time as `null` (a condition's `lastProbeTime`, a
+ * terminated state's times) and an unset `lastState` as `{}`, where bunlet's own copy may leave
+ * the field out or hold `null`. All of these mean "not set"; compared as written, every status
+ * differed from the apiserver's and an idle pod was read and patched every 10 s. A copy.
+ */
+export function comparableStatus(status: PodStatus): PodStatus {
+  const copy = dropNulls(structuredClone(status)) as PodStatus;
+  for (const cs of [...(copy.containerStatuses ?? []), ...(copy.initContainerStatuses ?? []), ...(copy.ephemeralContainerStatuses ?? [])]) {
+    if (cs.lastState !== undefined && Object.keys(cs.lastState).length === 0) delete cs.lastState;
+  }
+  return copy;
+}
+
+function dropNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(dropNulls);
+  if (value === null || typeof value !== "object") return value;
+  const obj = value as Record<string, unknown>;
+  for (const key of Object.keys(obj)) {
+    if (obj[key] === null) delete obj[key];
+    else obj[key] = dropNulls(obj[key]);
+  }
+  return obj;
+}
+
 /** Equal, looking only at conditions the kubelet owns or shares (isPodStatusByKubeletEqual). */
 export function isPodStatusByKubeletEqual(a: PodStatus, b: PodStatus): boolean {
   return stableJson(kubeletView(a)) === stableJson(kubeletView(b));
