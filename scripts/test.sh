@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: installs what is missing (Debian packages, npm packages),
 # builds the local images, dist/bunlet and the upstream Kubernetes binaries (scripts/k8s/build.sh,
-# cached), then runs unit, contract, integration and e2e tests, and then unit and integration once
-# more with every core kept busy (see "under load" below). Ends with one line "N passed, N failed"
-# that counts both runs. Needs root (e2e tests start containerd).
+# cached), type-checks (tsc --noEmit), then runs unit, contract, integration and e2e tests, and
+# then unit and integration once more with every core kept busy (see "under load" below). Ends
+# with one line "N passed, N failed" that counts both runs (a type error counts as one failure). Needs root (e2e tests start containerd).
 #
 #   bash scripts/test.sh            # everything, then unit + integration under load
 #   bash scripts/test.sh test/unit  # a subset (paths are passed to bun test), no loaded rerun
@@ -78,6 +78,18 @@ interrupted() {
 }
 trap stop_load EXIT
 trap interrupted INT TERM
+
+# The type check first: bun runs TypeScript without checking its types, so a type error would
+# otherwise land unseen. Counted as one failed test.
+if [ "$full" -eq 1 ]; then
+  echo "== tsc --noEmit"
+  if node_modules/.bin/tsc --noEmit -p .; then
+    echo "tsc: no type errors"
+  else
+    total_failed=$((total_failed + 1))
+    failures+=("(fail) tsc --noEmit: type errors (above)")
+  fi
+fi
 
 run_suite "${paths[@]}"
 

@@ -72,7 +72,7 @@ export function normalizeStatus(pod: Pod, status: PodStatus): void {
  */
 export function comparableStatus(status: PodStatus): PodStatus {
   const copy = dropNulls(structuredClone(status)) as PodStatus;
-  for (const cs of [...(copy.containerStatuses ?? []), ...(copy.initContainerStatuses ?? []), ...(copy.ephemeralContainerStatuses ?? [])]) {
+  for (const cs of [...(copy.containerStatuses ?? []), ...(copy.initContainerStatuses ?? [])]) {
     if (cs.lastState !== undefined && Object.keys(cs.lastState).length === 0) delete cs.lastState;
   }
   return copy;

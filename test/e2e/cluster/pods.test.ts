@@ -1,10 +1,11 @@
 /**
  * Pods from the apiserver on a bunlet node of a real cluster (scripts/cluster.sh): the built
  * dist/bunlet with a node kubeconfig on a real containerd. A pod created with spec.nodeName runs
- * and `kubectl get pods` shows its true status (Running, container statuses, IPs, restarts); a
- * crashing container shows CrashLoopBackOff; `kubectl delete pod` stops the containers and then
- * the object disappears; an apiserver outage and a broken watch (410) touch no running pod; a
- * bunlet killed and restarted adopts its pods and keeps reporting their status.
+ * and `kubectl get pods` shows its true status (Running, container statuses, IPs, restarts); an
+ * idle pod's status is not patched again; a crashing container shows CrashLoopBackOff; `kubectl
+ * delete pod` stops the containers and then the object disappears; an apiserver outage and a
+ * broken watch (410) touch no running pod; a bunlet killed and restarted adopts its pods and keeps
+ * reporting their status.
  */
 import { describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -100,6 +101,28 @@ describe("pods from the apiserver", () => {
     );
     const table = await fx.cluster.kubectl(["get", "pod", "web", "--no-headers"]);
     expect(table.stdout).toMatch(/^web\s+1\/1\s+Running\s+0\s/);
+  }, 180_000);
+
+  test("an idle Running pod's status is not patched again for a minute (the kubelet's status manager writes nothing at rest)", async () => {
+    await waitFor("the pod Running and Ready in the apiserver", async () => podIsRunningAndReady(await getPod("web")));
+    // The apiserver's own count of pods/status PATCHes: web is the only pod of the cluster now.
+    const statusPatches = async () => {
+      const metrics = await fx.cluster.kubectl(["get", "--raw", "/metrics"]);
+      expect(metrics.code).toBe(0);
+      let total = 0;
+      for (const line of metrics.stdout.split("\n")) {
+        if (!line.startsWith("apiserver_request_total{")) continue;
+        if (line.includes('resource="pods"') && line.includes('subresource="status"') && line.includes('verb="PATCH"')) total += Number(line.slice(line.lastIndexOf(" ") + 1));
+      }
+      return total;
+    };
+    // Whatever the start-up still had to say (Ready's transition) is sent by now.
+    await Bun.sleep(12_000);
+    const before = await statusPatches();
+    expect(before).toBeGreaterThan(0);
+    // Six of the status sync's full resyncs (10 s each).
+    await Bun.sleep(60_000);
+    expect(await statusPatches()).toBe(before);
   }, 180_000);
 
   test("a crashing container shows CrashLoopBackOff and its restart count in the apiserver", async () => {

@@ -9,17 +9,10 @@ import { c, podWith } from "./states.ts";
  * metav1.Time as null (a condition's lastProbeTime), an unset lastState as {}.
  */
 function goShaped(status: PodStatus): PodStatus {
-  const conditions = (status.conditions ?? []).map((cond) => ({ type: cond.type, status: cond.status, lastProbeTime: null, ...cond }));
-  const containerStatuses = (status.containerStatuses ?? []).map((cs) => ({
-    name: cs.name,
-    state: cs.state ?? {},
-    lastState: cs.lastState ?? {},
-    ready: cs.ready,
-    restartCount: cs.restartCount,
-    image: cs.image,
-    imageID: cs.imageID,
-    ...cs,
-  }));
+  const conditions = (status.conditions ?? []).map((cond) => Object.assign({ type: cond.type, status: cond.status, lastProbeTime: null }, cond));
+  const containerStatuses = (status.containerStatuses ?? []).map((cs) =>
+    Object.assign({ name: cs.name, state: cs.state ?? {}, lastState: cs.lastState ?? {}, ready: cs.ready, restartCount: cs.restartCount, image: cs.image, imageID: cs.imageID }, cs),
+  );
   return { phase: status.phase, conditions, hostIP: status.hostIP, startTime: status.startTime, containerStatuses, qosClass: status.qosClass, message: status.message } as PodStatus;
 }
 
