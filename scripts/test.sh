@@ -3,7 +3,8 @@
 # builds the local images, dist/bunlet and the upstream Kubernetes binaries (scripts/k8s/build.sh,
 # cached), type-checks (tsc --noEmit), then runs unit, contract, integration and e2e tests, and
 # then unit and integration once more with every core kept busy (see "under load" below). Ends
-# with one line "N passed, N failed" that counts both runs (a type error counts as one failure). Needs root (e2e tests start containerd).
+# with one line "N passed, N failed" that counts both runs (a type error counts as one failure).
+# Needs root (e2e tests start containerd).
 #
 #   bash scripts/test.sh            # everything, then unit + integration under load
 #   bash scripts/test.sh test/unit  # a subset (paths are passed to bun test), no loaded rerun
