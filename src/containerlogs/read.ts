@@ -35,18 +35,37 @@ export interface FollowDeps {
 const CHUNK = 64 * 1024;
 const NEWLINE = 0x0a;
 
-/** The byte offset where the last `n` lines of `data` start. */
-export function tailStart(data: Uint8Array, n: number): number {
-  if (n <= 0) return data.length;
-  let end = data.length;
-  // A final line without "\n" still counts as a line.
-  if (end > 0 && data[end - 1] === NEWLINE) end--;
+/** Reads into `buf` from `position`; resolves to the bytes read (a FileHandle's read, narrowed). */
+export type ReadAt = (buf: Uint8Array, position: number) => Promise<number>;
+
+/** The block findTailStart reads at a time; the kubelet's tail reads 1 KiB. */
+const TAIL_BLOCK = 8 * 1024;
+
+/**
+ * The byte offset where the last `n` lines of a file of `size` bytes start, read backwards a block
+ * at a time (the kubelet's findTailLineStartIndex), so a tail of a large log reads a few blocks,
+ * not the file. A final line without "\n" still counts as a line, as bunlet has always counted it.
+ */
+export async function findTailStart(readAt: ReadAt, size: number, n: number, blockSize = TAIL_BLOCK): Promise<number> {
+  if (n <= 0) return size;
+  const buf = new Uint8Array(blockSize);
   let seen = 0;
-  for (let i = end - 1; i >= 0; i--) {
-    if (data[i] === NEWLINE) {
-      seen++;
-      if (seen === n) return i + 1;
+  for (let end = size; end > 0; ) {
+    const start = Math.max(0, end - blockSize);
+    const block = buf.subarray(0, end - start);
+    let got = 0;
+    while (got < block.length) {
+      const read = await readAt(block.subarray(got), start + got);
+      if (read === 0) break;
+      got += read;
     }
+    // A file that shrank under us: what is left is read from its start.
+    if (got < block.length) return 0;
+    for (let i = block.length - 1; i >= 0; i--) {
+      if (block[i] !== NEWLINE || start + i === size - 1) continue;
+      if (++seen === n) return start + i + 1;
+    }
+    end = start;
   }
   return 0;
 }
@@ -58,8 +77,9 @@ export async function* readContainerLog(path: string, opts: LogOptions, deps: Fo
   try {
     let offset = 0;
     if (opts.tailLines !== undefined) {
-      const all = await file.readFile();
-      offset = tailStart(all, opts.tailLines);
+      const tailOf = file;
+      const readAt: ReadAt = async (b, position) => (await tailOf.read(b, 0, b.length, position)).bytesRead;
+      offset = await findTailStart(readAt, (await file.stat()).size, opts.tailLines);
     }
     let pending: Uint8Array = new Uint8Array(0);
     const buf = new Uint8Array(CHUNK);

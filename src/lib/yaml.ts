@@ -7,8 +7,12 @@
  * order as go-yaml v2 applies them, and the result is the JSON value the kubelet decodes.
  *
  * Stricter than the kubelet, as bunlet always was: a key given twice (also after conversion, as
- * `yes` and `true`) is an error, and aliases may expand at most 100 times.
+ * `yes` and `true`) is an error, and aliases may expand at most 100 times. Beyond that count, the
+ * size they expand to is capped as go-yaml v2/v3 cap it (CVE-2019-11253): a document whose
+ * decoded nodes come mostly from alias expansion is "excessive aliasing" (aliasBudgetExceeded),
+ * so a small anchored list referenced a hundred times is refused after ~1M nodes, not decoded.
  */
+import { invalidUtf8 } from "./utf8.ts";
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseAllDocuments, type Document, type Node, type Scalar } from "yaml";
 
 /** What is wrong and where: `path` is the JSON field path ("" for the document or its syntax). */
@@ -23,6 +27,24 @@ export class YamlError extends Error {
 }
 
 const maxAliasExpansions = 100;
+/**
+ * go-yaml's alias_ratio_range_low/high: up to 400k decoded nodes 99% may come from aliases; the
+ * allowance falls linearly to 10% at 4M nodes, so alias-driven work stays near 400k nodes.
+ */
+const aliasRatioRangeLow = 400_000;
+const aliasRatioRangeHigh = 4_000_000;
+
+/** go-yaml's allowedAliasRatio(decodeCount). */
+function allowedAliasRatio(decodeCount: number): number {
+  if (decodeCount <= aliasRatioRangeLow) return 0.99;
+  if (decodeCount >= aliasRatioRangeHigh) return 0.1;
+  return 0.99 - 0.89 * ((decodeCount - aliasRatioRangeLow) / (aliasRatioRangeHigh - aliasRatioRangeLow));
+}
+
+/** go-yaml's check in decoder.unmarshal, made before each node is decoded. */
+function aliasBudgetExceeded(decodeCount: number, aliasCount: number): boolean {
+  return aliasCount > 100 && decodeCount > 1000 && aliasCount / decodeCount > allowedAliasRatio(decodeCount);
+}
 const maxInt64 = (1n << 63n) - 1n;
 const maxUint64 = (1n << 64n) - 1n;
 
@@ -141,6 +163,9 @@ function formatFloat32(f: number): string {
 
 class Reader {
   #expansions = 0;
+  /** Nodes decoded, and those of them decoded inside an alias (go-yaml's decodeCount, aliasCount). */
+  #decoded = 0;
+  #decodedInAlias = 0;
   readonly #expanding = new Set<Node>();
 
   constructor(
@@ -148,7 +173,17 @@ class Reader {
     readonly lines: LineCounter,
   ) {}
 
+  /** Counts one node about to be decoded; refuses the document once aliases dominate it. */
+  #count(): void {
+    this.#decoded++;
+    if (this.#expanding.size > 0) this.#decodedInAlias++;
+    if (aliasBudgetExceeded(this.#decoded, this.#decodedInAlias)) {
+      throw new YamlError(`document contains excessive aliasing: ${this.#decodedInAlias} of its first ${this.#decoded} nodes come from aliases (a YAML bomb)`);
+    }
+  }
+
   value(node: unknown, path: string): unknown {
+    this.#count();
     if (node === null || node === undefined) return null;
     if (isAlias(node)) return this.#alias(node.resolve(this.doc) as Node | undefined, node.source, path, (n) => this.value(n, path));
     if (isScalar(node)) return this.#scalarJSON(this.#resolve(node, path), path);
@@ -190,6 +225,7 @@ class Reader {
 
   /** A key as sigs.k8s.io/yaml turns it into a JSON object key. */
   #key(node: unknown, path: string): string {
+    this.#count();
     if (isAlias(node)) return this.#alias(node.resolve(this.doc) as Node | undefined, node.source, path, (n) => this.#key(n, path));
     if (node === null || node === undefined) throw new YamlError("unsupported map key of type: <nil>", path);
     if (!isScalar(node)) throw new YamlError(`invalid map key: ${isSeq(node) ? "a sequence" : "a mapping"}`, path);
@@ -236,6 +272,7 @@ class Reader {
 
   #merge(value: Node | null, out: Record<string, unknown>, path: string): void {
     const mapping = (n: Node | null) => {
+      this.#count();
       if (isAlias(n)) return this.#alias(n.resolve(this.doc) as Node | undefined, n.source, path, (t) => this.#mapInto(t, out, new Map(), path));
       return this.#mapInto(n as Node, out, new Map(), path);
     };
@@ -251,10 +288,17 @@ function set(out: Record<string, unknown>, key: string, value: unknown): void {
 }
 
 /**
- * The first YAML (or JSON) document of `text` as the JSON value the kubelet sees; undefined when
- * there is no document. Throws YamlError.
+ * The first YAML (or JSON) document of `input` as the JSON value the kubelet sees; undefined when
+ * there is no document. Bytes must be valid UTF-8, as go-yaml requires. Throws YamlError.
  */
-export function readYaml(text: string): unknown {
+export function readYaml(input: string | Uint8Array): unknown {
+  let text: string;
+  if (typeof input === "string") text = input;
+  else {
+    const problem = invalidUtf8(input);
+    if (problem !== undefined) throw new YamlError(problem);
+    text = new TextDecoder().decode(input);
+  }
   const lines = new LineCounter();
   const docs = parseAllDocuments(text, { schema: "failsafe", version: "1.1", uniqueKeys: true, lineCounter: lines });
   const doc = Array.isArray(docs) ? docs[0] : undefined;

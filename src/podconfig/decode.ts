@@ -33,10 +33,9 @@ function parseObject(data: Uint8Array | string, source: string): Record<string, 
   if (size > maxConfigLength) {
     fail(source, { code: "TooLarge", field: "", detail: `manifest is ${size} bytes, more than the limit of ${maxConfigLength}` });
   }
-  const text = typeof data === "string" ? data : new TextDecoder().decode(data);
   let value: unknown;
   try {
-    value = readYaml(text);
+    value = readYaml(data);
   } catch (err) {
     if (!(err instanceof YamlError)) throw err;
     const detail = err.path === "" ? `cannot parse as YAML or JSON: ${err.message}` : err.message;

@@ -1,13 +1,15 @@
 /**
  * Pod-level rules of the apiserver's ValidatePodCreate for what bunlet needs: metadata names,
  * labels and annotations, volumes, policies, DNS and tolerations; containers are checked in
- * validate-container.ts. Field paths are the apiserver's.
+ * validate-container.ts, volume paths and mount propagation in validate-paths.ts. Field paths
+ * are the apiserver's.
  */
 import type { Pod, PodSpec } from "../api/index.ts";
 import { volumeSourceKeys } from "./defaults.ts";
 import { fieldErrors as fe, type FieldError } from "./errors.ts";
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from "./names.ts";
 import { validateContainers } from "./validate-container.ts";
+import { validateMountPropagations, validateVolumePaths } from "./validate-paths.ts";
 
 const restartPolicies = ["Always", "Never", "OnFailure"];
 const dnsPolicies = ["ClusterFirst", "ClusterFirstWithHostNet", "Default", "None"];
@@ -98,7 +100,9 @@ export function validatePod(pod: Pod): FieldError[] {
   const errs: FieldError[] = [];
   validateMetadata(pod, errs);
   const volumeNames = validateVolumes(pod.spec, errs);
+  validateVolumePaths(pod.spec, errs);
   validateContainers(pod.spec, volumeNames, errs);
+  validateMountPropagations(pod.spec, errs);
   validatePolicies(pod.spec, errs);
   return errs;
 }

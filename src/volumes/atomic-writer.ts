@@ -5,15 +5,31 @@
  * rename(2), so a container reading the volume sees the old set of files or the new one, never a
  * mix. The names a user sees (`<key>`) are symlinks through `..data`, made once and removed when a
  * key leaves the payload. Nothing is rewritten when the payload equals what is there.
+ *
+ * Beyond the kubelet, which relies on the read-only mount alone (CVE-2017-1002102): nothing the
+ * volume holds is trusted (atomic-writer-fs.ts). A `..data` that is not the writer's link to a
+ * sibling data directory, or a visible name that is not its link, is reported in `found` and
+ * repaired: the data is written again and the links restored. Nothing outside the volume
+ * directory is ever removed or written.
  */
-import { chmodSync, lchownSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { dirname, isAbsolute, join } from "node:path";
+import { mkdtempSync, renameSync, symlinkSync } from "node:fs";
+import { isAbsolute, join, posix } from "node:path";
+import {
+  chmodDir,
+  createFile,
+  DATA_DIR_NAME,
+  entriesOf,
+  holdsPayload,
+  isDataDirName,
+  NEW_DATA_DIR_NAME,
+  readDataLink,
+  removeEntry,
+  visibleLinkTarget,
+  visibleNameProblem,
+} from "./atomic-writer-fs.ts";
 
-const DATA_DIR_NAME = "..data";
-const NEW_DATA_DIR_NAME = "..data_tmp";
 const MAX_PATH_LENGTH = 4096;
 const MAX_FILE_NAME_LENGTH = 255;
-
 /** One file of a volume: its bytes, its permission bits and, for projected tokens, its owner. */
 export interface FileProjection {
   data: Uint8Array;
@@ -46,48 +62,11 @@ function timestampPrefix(ms: number): string {
   return `..${d.getUTCFullYear()}_${p(d.getUTCMonth() + 1)}_${p(d.getUTCDate())}_${p(d.getUTCHours())}_${p(d.getUTCMinutes())}_${p(d.getUTCSeconds())}.`;
 }
 
-/** The timestamped directory `..data` points at, or undefined when there is none yet. */
-function currentDataDir(targetDir: string): string | undefined {
-  try {
-    const link = readlinkSync(join(targetDir, DATA_DIR_NAME));
-    return join(targetDir, link);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw err;
-  }
-}
-
-/** Every regular file below dir, as paths relative to it. */
-function filesBelow(dir: string, prefix = ""): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(join(dir, prefix), { withFileTypes: true })) {
-    const rel = prefix === "" ? e.name : `${prefix}/${e.name}`;
-    if (e.isDirectory()) out.push(...filesBelow(dir, rel));
-    else out.push(rel);
-  }
-  return out;
-}
-
-function unchanged(oldDir: string, payload: Payload): boolean {
-  const present = filesBelow(oldDir);
-  if (present.length !== payload.size) return false;
-  for (const [path, file] of payload) {
-    const full = join(oldDir, path);
-    try {
-      const st = lstatSync(full);
-      if (!st.isFile() || (st.mode & 0o7777) !== file.mode) return false;
-      if (file.fsUser !== undefined && st.uid !== file.fsUser) return false;
-      if (!Buffer.from(file.data).equals(readFileSync(full))) return false;
-    } catch {
-      return false;
-    }
-  }
-  return true;
-}
-
 export interface WriteResult {
   /** false when the payload equalled the current data and nothing was touched. */
   written: boolean;
+  /** What was not as the writer left it (a container tampered with the volume), now repaired. */
+  found: string[];
 }
 
 /**
@@ -95,53 +74,60 @@ export interface WriteResult {
  * caller's clock). Paths are validated first; a bad one throws PayloadPathError before anything
  * is written.
  */
-export function writeAtomically(targetDir: string, payload: Payload, now: number): WriteResult {
-  for (const path of payload.keys()) validatePayloadPath(path);
-  const oldDir = currentDataDir(targetDir);
-  if (oldDir !== undefined && unchanged(oldDir, payload)) return { written: false };
-  const oldPaths = oldDir === undefined ? [] : filesBelow(oldDir);
-
-  const tsDir = mkdtempSync(join(targetDir, timestampPrefix(now)));
-  chmodSync(tsDir, 0o755);
-  try {
-    for (const [path, file] of payload) {
-      const full = join(tsDir, path);
-      mkdirSync(dirname(full), { recursive: true, mode: 0o755 });
-      writeFileSync(full, file.data, { mode: file.mode });
-      // The umask narrowed the mode given to open(2).
-      chmodSync(full, file.mode);
-      if (file.fsUser !== undefined) lchownSync(full, file.fsUser, -1);
-    }
-  } catch (err) {
-    rmSync(tsDir, { recursive: true, force: true });
-    throw err;
+export function writeAtomically(targetDir: string, rawPayload: Payload, now: number): WriteResult {
+  const payload: Payload = new Map();
+  for (const [path, file] of rawPayload) {
+    validatePayloadPath(path);
+    payload.set(posix.normalize(path).replace(/\/+$/, ""), file);
   }
+  const found: string[] = [];
+  const link = readDataLink(targetDir);
+  if (link.kind === "untrusted") found.push(link.found);
+  const entries = entriesOf(targetDir);
+  if (link.kind === "none" && entries.some((name) => isDataDirName(name))) found.push(`${DATA_DIR_NAME} is missing`);
 
-  // The user-visible names: one symlink per top-level element, through ..data.
   const tops = new Set([...payload.keys()].map((p) => p.split("/")[0]));
   for (const top of tops) {
-    const visible = join(targetDir, top);
-    if (!exists(visible)) symlinkSync(join(DATA_DIR_NAME, top), visible);
+    const problem = visibleNameProblem(targetDir, top);
+    if (problem !== undefined) found.push(problem);
   }
 
-  const tmpLink = join(targetDir, NEW_DATA_DIR_NAME);
-  rmSync(tmpLink, { force: true });
-  symlinkSync(tsDir.slice(targetDir.length + 1), tmpLink);
-  renameSync(tmpLink, join(targetDir, DATA_DIR_NAME));
+  const current = link.kind === "ok" ? link.dir : undefined;
+  const write = current === undefined || !holdsPayload(join(targetDir, current), payload);
+  let published = current;
+  if (write) published = publish(targetDir, payload, now);
 
-  // Names that left the payload lose their symlink; then the old data directory goes.
-  for (const top of new Set(oldPaths.map((p) => p.split("/")[0]))) {
-    if (!tops.has(top)) rmSync(join(targetDir, top), { force: true });
+  // The user-visible names: one symlink per top-level element, through ..data; a name a
+  // container replaced is put back.
+  for (const top of tops) {
+    if (visibleNameProblem(targetDir, top) !== undefined) removeEntry(targetDir, top);
+    if (!entriesOf(targetDir).includes(top)) symlinkSync(visibleLinkTarget(top), join(targetDir, top));
   }
-  if (oldDir !== undefined) rmSync(oldDir, { recursive: true, force: true });
-  return { written: true };
+  // Links the writer made for names that left the payload go, then every other data directory
+  // (the previous one, and any left by a crash or planted by a container).
+  for (const name of entries) {
+    if (name === DATA_DIR_NAME || tops.has(name)) continue;
+    if (isDataDirName(name) && name !== published) removeEntry(targetDir, name);
+    else if (visibleNameProblem(targetDir, name) === undefined && !name.startsWith("..")) removeEntry(targetDir, name);
+  }
+  return { written: write, found };
 }
 
-function exists(path: string): boolean {
+/** Writes the payload into a new data directory and switches `..data` to it; returns its name. */
+function publish(targetDir: string, payload: Payload, now: number): string {
+  const tsDir = mkdtempSync(join(targetDir, timestampPrefix(now)));
+  const tsName = tsDir.slice(targetDir.length + 1);
   try {
-    lstatSync(path);
-    return true;
-  } catch {
-    return false;
+    chmodDir(tsDir, 0o755);
+    for (const [path, file] of payload) createFile(tsDir, path, file.data, file.mode, file.fsUser);
+  } catch (err) {
+    removeEntry(targetDir, tsName);
+    throw err;
   }
+  removeEntry(targetDir, NEW_DATA_DIR_NAME);
+  symlinkSync(tsName, join(targetDir, NEW_DATA_DIR_NAME));
+  // rename(2) replaces a symlink or a file at ..data; a directory planted there must go first.
+  if (readDataLink(targetDir).kind === "untrusted") removeEntry(targetDir, DATA_DIR_NAME);
+  renameSync(join(targetDir, NEW_DATA_DIR_NAME), join(targetDir, DATA_DIR_NAME));
+  return tsName;
 }

@@ -190,7 +190,17 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
     const payload = await payloadOf(pod, volume, signal);
     if (type === "configMap") setUpDiskDir(dir);
     else await setUpTmpfs(dir, memorySize(), mounter);
-    const { written } = writeAtomically(dir, payload, deps.clock.now());
+    const { written, found } = writeAtomically(dir, payload, deps.clock.now());
+    if (found.length > 0) {
+      // Only a container (or a person on the host) changes these files: say so loudly.
+      log.warn("Volume was not as bunlet left it (tampered with?); its data and links were written again", {
+        pod: podRef(pod),
+        volume: volume.name,
+        plugin: type,
+        path: dir,
+        found,
+      });
+    }
     if (written) setVolumeOwnership(dir, fsGroup, READ_ONLY);
     log.debug("Volume set up", { pod: podRef(pod), volume: volume.name, plugin: type, updated: written }, written ? 3 : 5);
   }

@@ -7,6 +7,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
+import { unmountUnder } from "../../harness/cleanup.ts";
 import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
 import type { ContainerdVersion } from "../../harness/containerd-versions.ts";
 import { waitFor } from "../../harness/wait.ts";
@@ -249,7 +250,11 @@ export function agentFixture(opts: AgentFixtureOptions): AgentFixture {
     await bunlet?.exited;
     cri?.close();
     await ctd?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    if (dir) {
+      // A killed bunlet leaves its pods' tmpfs volumes (secret, downwardAPI, projected) mounted.
+      unmountUnder(dir);
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 120_000);
 
   return fx;

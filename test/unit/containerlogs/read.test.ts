@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { appendFileSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, closeSync, ftruncateSync, mkdtempSync, openSync, readSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseCriLine } from "../../../src/containerlogs/cri-format.ts";
-import { readContainerLog, tailStart, type FollowDeps, type LogOptions } from "../../../src/containerlogs/read.ts";
+import { findTailStart, readContainerLog, type FollowDeps, type LogOptions, type ReadAt } from "../../../src/containerlogs/read.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "bunlet-logs-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -58,11 +58,77 @@ describe("a CRI log line", () => {
   }
 });
 
-describe("tailStart counts lines from the end of the file", () => {
+/** A ReadAt over bytes in memory that counts the bytes asked for. */
+function memoryReader(data: Uint8Array): ReadAt & { bytesRead: number } {
+  const reader = async (buf: Uint8Array, position: number) => {
+    const part = data.subarray(position, position + buf.length);
+    buf.set(part);
+    reader.bytesRead += part.length;
+    return part.length;
+  };
+  reader.bytesRead = 0;
+  return reader;
+}
+
+describe("findTailStart counts lines from the end of the file, a block at a time", () => {
   const data = new TextEncoder().encode("a\nb\nc\n");
   const cases: [number, number][] = [[0, 6], [1, 4], [2, 2], [3, 0], [10, 0]];
-  for (const [lines, want] of cases) test(`${lines} lines start at ${want}`, () => expect(tailStart(data, lines)).toBe(want));
-  test("a last line without a newline counts", () => expect(tailStart(new TextEncoder().encode("a\nb"), 1)).toBe(2));
+  // Block sizes of 1 and 3 put line ends on and across every block boundary.
+  for (const block of [1, 3, 8192]) {
+    for (const [lines, want] of cases) {
+      test(`${lines} lines start at ${want} (${block}-byte blocks)`, async () => expect(await findTailStart(memoryReader(data), data.length, lines, block)).toBe(want));
+    }
+    test(`a last line without a newline counts (${block}-byte blocks)`, async () => {
+      const partial = new TextEncoder().encode("a\nb");
+      expect(await findTailStart(memoryReader(partial), partial.length, 1, block)).toBe(2);
+    });
+  }
+  test("fewer lines than asked start at 0; an empty file at 0", async () => {
+    expect(await findTailStart(memoryReader(data), data.length, 4)).toBe(0);
+    expect(await findTailStart(memoryReader(new Uint8Array()), 0, 10)).toBe(0);
+  });
+  test("blank lines count as lines", async () => {
+    const blanks = new TextEncoder().encode("a\n\n\n");
+    expect(await findTailStart(memoryReader(blanks), blanks.length, 2)).toBe(2);
+  });
+});
+
+describe("tailLines on a 1 GiB log reads a few blocks, not the file", () => {
+  const GiB = 2 ** 30;
+  const lines = Array.from({ length: 20 }, (_, i) => `${T1} stdout F line ${i}\n`).join("");
+  // A sparse file: 1 GiB of holes, then 20 CRI lines.
+  const big = join(dir, "big.log");
+  const fd = openSync(big, "w");
+  ftruncateSync(fd, GiB);
+  writeSync(fd, lines, GiB);
+  closeSync(fd);
+  const size = GiB + Buffer.byteLength(lines);
+
+  test("findTailStart reads one 8 KiB block for 10 lines", async () => {
+    const handle = openSync(big, "r");
+    let bytesRead = 0;
+    const readAt: ReadAt = async (buf, position) => {
+      const n = readSync(handle, buf, 0, buf.length, position);
+      bytesRead += n;
+      return n;
+    };
+    try {
+      expect(await findTailStart(readAt, size, 10)).toBe(size - Buffer.byteLength(lines.split("\n").slice(10).join("\n")));
+    } finally {
+      closeSync(handle);
+    }
+    expect(bytesRead).toBe(8 * 1024);
+  });
+
+  test("readContainerLog with tailLines=10 answers the last 10 lines quickly, without reading the file into memory", async () => {
+    const rssBefore = process.memoryUsage().rss;
+    const started = performance.now();
+    const out = await read(big, { tailLines: 10 });
+    expect(out).toBe(Array.from({ length: 10 }, (_, i) => `line ${i + 10}\n`).join(""));
+    // Reading 1 GiB of holes takes seconds and the whole file as memory; a few blocks take ms.
+    expect(performance.now() - started).toBeLessThan(500);
+    expect((process.memoryUsage().rss - rssBefore) / 2 ** 20).toBeLessThan(64);
+  });
 });
 
 describe("reading a log file as the kubelet's ReadLogs", () => {

@@ -257,6 +257,75 @@ describe("anchors, aliases and merge keys as go-yaml v2 applies them", () => {
   });
 });
 
+/** An anchored list of `items` plain scalars, then `refs` keys that each alias it. */
+function aliasBomb(items: number, refs: number): string {
+  const list = Array.from({ length: items }, (_, i) => `x${i}`).join(", ");
+  const aliases = Array.from({ length: refs }, (_, i) => `r${i}: *a`).join("\n");
+  return `a: &a [${list}]\n${aliases}\n`;
+}
+
+// CVE-2019-11253: a few aliases of one large anchored value. Counting alias references (99 < 100)
+// let the issue's bomb (100k items, 99 references) expand to 10M nodes (4.6 s, +671 MiB); go-yaml
+// caps the share of decoded nodes that come from aliases instead (allowedAliasRatio).
+describe("CVE-2019-11253: aliases may not dominate the decoded document", () => {
+  test("a 10k-item anchored list referenced 99 times is refused in well under a second", () => {
+    const text = aliasBomb(10_000, 99);
+    readYaml(aliasBomb(10_000, 0)); // warm the parser up, as a running agent is
+    const started = performance.now();
+    const err = yamlError(text);
+    const tookMs = performance.now() - started;
+    expect(err).toMatchObject({ path: "", message: expect.stringMatching(/^document contains excessive aliasing: \d+ of its first \d+ nodes come from aliases/) });
+    // About 150 ms on an idle 2-core machine; the bound leaves room for a loaded one.
+    expect(tookMs).toBeLessThan(1_000);
+  });
+
+  test("the issue's bomb (100k items, 99 references) costs about what parsing its text costs, not 10M nodes", () => {
+    const plain = aliasBomb(100_000, 0);
+    let started = performance.now();
+    readYaml(plain);
+    const parseMs = performance.now() - started;
+    const rssBefore = process.memoryUsage().rss;
+    started = performance.now();
+    const err = yamlError(aliasBomb(100_000, 99));
+    const tookMs = performance.now() - started;
+    const grewMiB = (process.memoryUsage().rss - rssBefore) / 2 ** 20;
+    expect(err.message).toStartWith("document contains excessive aliasing");
+    // Decoding stops after ~0.85M nodes: the refusal costs little more than the parse itself.
+    expect(tookMs).toBeLessThan(parseMs * 2 + 300);
+    expect(grewMiB).toBeLessThan(250);
+  });
+
+  test.each([
+    ["a few small anchors used a few times", "base: &b {cpu: 1, mem: 2}\nx: *b\ny: *b\nz: {<<: *b, cpu: 3}\n"],
+    ["a 1000-item list referenced 99 times (99k nodes, under go-yaml's 400k floor)", aliasBomb(1_000, 99)],
+  ])("%s still decode", (_, text) => {
+    expect(() => readYaml(text)).not.toThrow();
+  });
+
+  test("the nodes an alias expands to are counted, not only the references", () => {
+    const doc = readYaml(aliasBomb(1_000, 99)) as Record<string, unknown[]>;
+    expect(doc.r98).toHaveLength(1_000);
+    expect(doc.r98[999]).toBe("x999");
+  });
+});
+
+describe("invalid UTF-8 is refused, as go-yaml's reader refuses it", () => {
+  const bytes = (...parts: (string | number[])[]) => Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p) : Buffer.from(p))));
+  test.each([
+    ["a lone continuation byte", bytes("a: ", [0x80], "\n"), "invalid leading UTF-8 octet at byte 3"],
+    ["a truncated sequence at the end", bytes("a: b", [0xe2, 0x82]), "incomplete UTF-8 octet sequence at byte 4"],
+    ["a bad trailing byte", bytes("a: ", [0xc3, 0x28]), "invalid trailing UTF-8 octet at byte 4"],
+    ["an overlong encoding", bytes("a: ", [0xc0, 0xaf]), "invalid length of a UTF-8 sequence at byte 3"],
+    ["a surrogate", bytes("a: ", [0xed, 0xa0, 0x80]), "invalid Unicode character at byte 3"],
+  ])("%s", (_, input, message) => {
+    expect(() => readYaml(input)).toThrow(message);
+  });
+
+  test("valid multi-byte text decodes", () => {
+    expect(readYaml(Buffer.from("a: grüße ✓ 🙂\n"))).toEqual({ a: "grüße ✓ 🙂" });
+  });
+});
+
 describe("documents", () => {
   test("the first document counts; none is undefined", () => {
     expect(readYaml("x: 1\n---\ny: 2\n")).toEqual({ x: 1 });

@@ -207,6 +207,16 @@ describe("manifest framing", () => {
     expect(decodeManifest(new TextEncoder().encode(webYaml), file)).toEqual(decodeManifest(webYaml, file));
   });
 
+  test("invalid UTF-8 is refused, as the kubelet's decoder (go-yaml) refuses it, not turned into U+FFFD", () => {
+    // A container name with a Latin-1 byte: TextDecoder would read it as "ma\uFFFDn" and run it.
+    const bytes = Buffer.from(webYaml.replace("- name: web", "- name: ma\u00e9n"), "latin1");
+    const err = decodeError(() => decodeManifest(bytes, file));
+    expect(err.code).toBe("Syntax");
+    expect(err.message).toMatch(new RegExp(`^${file.source}: cannot parse as YAML or JSON: invalid (trailing|leading) UTF-8 octet at byte \\d+$`));
+    const json = Buffer.concat([Buffer.from('{"apiVersion":"v1","kind":"Pod","metadata":{"name":"w'), Buffer.from([0xff]), Buffer.from('"}}')]);
+    expect(decodeError(() => decodeManifestList(json, url)).message).toBe(`${url.source}: cannot parse as YAML or JSON: invalid leading UTF-8 octet at byte 53`);
+  });
+
   test("more than 10 MiB is refused before parsing", () => {
     const big = webYaml + `# ${"x".repeat(maxConfigLength)}\n`;
     const err = decodeError(() => decodeManifest(big, file));
