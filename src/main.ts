@@ -5,7 +5,7 @@
  */
 import { runCrictl } from "./cli/index.ts";
 import { ConfigError, logConfigNotices, parseArgs } from "./config/index.ts";
-import { lockRootDir, RootDirInUseError, startAgent, type RootLock } from "./kubelet/index.ts";
+import { lockRootDir, RootDirInUseError, setMaxOpenFiles, startAgent, type RootLock } from "./kubelet/index.ts";
 import { createLogger, realClock } from "./lib/index.ts";
 
 async function main(argv: string[]): Promise<number> {
@@ -27,6 +27,8 @@ async function main(argv: string[]): Promise<number> {
   const { config } = parsed;
   const log = createLogger({ format: config.loggingFormat, verbosity: config.verbosity });
   logConfigNotices(log, parsed.notices);
+  // Before any server or pod opens a file, as the kubelet's RunKubelet does.
+  setMaxOpenFiles(config.maxOpenFiles, log);
 
   const shutdown = new AbortController();
   let signals = 0;

@@ -11,6 +11,7 @@ import { readYaml, YamlError } from "../lib/index.ts";
 import { edgeReaders } from "./edge.ts";
 import { checkGate } from "./featuregates.ts";
 import { ignoredKubeletFields, ignoredLoggingFields } from "./kubelet-fields.ts";
+import { tlsCipherSuites, tlsMinVersion } from "./tls.ts";
 import { ConfigError, defaults, type ConfigLayer } from "./types.ts";
 import * as v from "./values.ts";
 
@@ -101,6 +102,10 @@ const readers: Record<string, (x: unknown, layer: ConfigLayer, dir: string) => v
   port: (x, l) => void (l.port = v.port(int(x))),
   tlsCertFile: (x, l) => void (l.tlsCertFile = str(x)),
   tlsPrivateKeyFile: (x, l) => void (l.tlsPrivateKeyFile = str(x)),
+  tlsMinVersion: (x, l) => void (l.tlsMinVersion = tlsMinVersion(str(x))),
+  tlsCipherSuites: (x, l) => void (l.tlsCipherSuites = tlsCipherSuites(strList(x))),
+  // The kubelet's defaulting turns 0 into 1000000.
+  maxOpenFiles: (x, l) => void (l.maxOpenFiles = v.maxOpenFiles(int(x)) || defaults.maxOpenFiles),
   authentication: (x, l) =>
     nested(x, {
       x509: (y) => nested(y, { clientCAFile: (z) => void (l.clientCAFile = str(z)) }),

@@ -7,6 +7,7 @@ import { formatGoDuration } from "../lib/index.ts";
 import { edgeFlagDefs } from "./edge.ts";
 import { checkCompatValue, kubeletCompatFlags } from "./kubelet-flags.ts";
 import { parseGateList } from "./featuregates.ts";
+import { tlsCipherSuites, tlsMinVersion } from "./tls.ts";
 import { ConfigError, defaults, DEFAULT_READ_ONLY_PORT, type ConfigLayer } from "./types.ts";
 import * as v from "./values.ts";
 
@@ -163,6 +164,15 @@ export const flagDefs: readonly FlagDef[] = [
   { name: "tls-private-key-file", type: "string", group: "Kubelet API", field: "tlsPrivateKeyFile",
     usage: "The private key of --tls-cert-file (PEM).",
     set: (s, raw) => void (s.layer.tlsPrivateKeyFile = raw) },
+  { name: "tls-min-version", type: "string", group: "Kubelet API", field: "tlsMinVersion", defaultText: "VersionTLS12",
+    usage: "Minimum TLS version of the kubelet API: VersionTLS10, VersionTLS11, VersionTLS12, VersionTLS13.",
+    set: (s, raw) => void (s.layer.tlsMinVersion = tlsMinVersion(raw)) },
+  { name: "tls-cipher-suites", type: "strings", group: "Kubelet API", field: "tlsCipherSuites",
+    usage: "TLS 1.2 cipher suites of the kubelet API, comma-separated Go names (TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, ...). Default: Go's.",
+    set: (s, raw) => void (s.layer.tlsCipherSuites = tlsCipherSuites(raw === "" ? [] : raw.split(","))) },
+  { name: "max-open-files", type: "int64", group: "Pods and runtime", field: "maxOpenFiles", defaultText: String(defaults.maxOpenFiles),
+    usage: "Number of files bunlet may open (RLIMIT_NOFILE, set at start as the kubelet does).",
+    set: (s, raw) => void (s.layer.maxOpenFiles = v.maxOpenFiles(v.intFromString(raw)) || defaults.maxOpenFiles) },
   { name: "cert-dir", type: "string", group: "Kubelet API", defaultText: "<root-dir>/pki",
     usage: "Where the self-signed serving certificate (kubelet.crt, kubelet.key) is kept.",
     set: (s, raw) => void (s.layer.certDir = raw) },

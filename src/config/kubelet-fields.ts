@@ -5,9 +5,7 @@
  * fields bunlet reads is an unknown field, an error as in the kubelet's strict decoding.
  */
 export const ignoredKubeletFields: ReadonlySet<string> = new Set([
-  "tlsCipherSuites",
   "tlsCurvePreferences",
-  "tlsMinVersion",
   "rotateCertificates",
   "serverTLSBootstrap",
   "registryPullQPS",
@@ -39,7 +37,6 @@ export const ignoredKubeletFields: ReadonlySet<string> = new Set([
   "cpuCFSQuota",
   "cpuCFSQuotaPeriod",
   "nodeStatusMaxImages",
-  "maxOpenFiles",
   "contentType",
   "serializeImagePulls",
   "maxParallelImagePulls",

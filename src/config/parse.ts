@@ -13,6 +13,7 @@ import { decodeConfigFile } from "./file.ts";
 import { defaultGates, inertGates } from "./featuregates.ts";
 import { parseFlags } from "./flags.ts";
 import { helpText } from "./help.ts";
+import { tlsPolicy } from "./tls.ts";
 import {
   ConfigError,
   defaults,
@@ -156,6 +157,8 @@ export function parseArgs(argv: readonly string[], env: ParseEnv = processEnv): 
     other.push(`${from}=systemd (the runtime's own setting applies)`);
   }
   const notices = notActedOn({ fields: ignoredFields, flags: flags.ignored, gates, other });
+  // The kubelet's start-up lines about its TLS settings (an insecure suite, suites under TLS 1.3).
+  for (const w of tlsPolicy(merged.tlsMinVersion, merged.tlsCipherSuites).warnings) notices.push({ level: "warn", ...w });
   merged.nodeName = (merged.nodeName.trim() || env.hostname().trim()).toLowerCase();
   // The node name becomes part of every static pod's name, so it must be a DNS subdomain.
   if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(merged.nodeName) || merged.nodeName.length > 253) {

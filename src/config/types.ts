@@ -91,6 +91,12 @@ export interface BunletConfig extends EdgeConfig {
   /** --tls-cert-file / tlsCertFile and --tls-private-key-file; both "" = a self-signed pair under certDir. */
   tlsCertFile: string;
   tlsPrivateKeyFile: string;
+  /** --tls-min-version / tlsMinVersion: a Go name (VersionTLS12, VersionTLS13); "" = VersionTLS12. */
+  tlsMinVersion: string;
+  /** --tls-cipher-suites / tlsCipherSuites: Go names; [] = Go's default TLS 1.2 suites. */
+  tlsCipherSuites: string[];
+  /** --max-open-files / maxOpenFiles: the RLIMIT_NOFILE set at start (soft and hard), as the kubelet. */
+  maxOpenFiles: number;
   /** --cert-dir: where the self-signed serving certificate is kept; "" = <rootDir>/pki. */
   certDir: string;
   /** --client-ca-file / authentication.x509.clientCAFile; "" = no client certificate authentication. */
@@ -196,6 +202,9 @@ export const defaults = {
   port: 10250,
   tlsCertFile: "",
   tlsPrivateKeyFile: "",
+  tlsMinVersion: "",
+  tlsCipherSuites: [],
+  maxOpenFiles: 1_000_000,
   certDir: "",
   clientCAFile: "",
   // KubeletConfiguration v1beta1's defaults (the secure ones), not the kubelet's legacy flag defaults.

@@ -268,6 +268,12 @@ export function port(n: number): number {
   return n;
 }
 
+/** maxOpenFiles: the kubelet's validation refuses a negative number. */
+export function maxOpenFiles(n: number): number {
+  if (n < 0) throw new ValueError(`maxOpenFiles (--max-open-files) ${n} must not be a negative number`);
+  return n;
+}
+
 export function authorizationMode(s: string): AuthorizationMode {
   if (s === "Webhook" || s === "AlwaysAllow") return s;
   throw new ValueError(`expected Webhook or AlwaysAllow, found ${JSON.stringify(s)}`);

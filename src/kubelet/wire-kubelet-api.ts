@@ -9,7 +9,7 @@
 import { readFileSync } from "node:fs";
 import type { PodList } from "../api/index.ts";
 import { createApiClient, loadKubeconfig } from "../apiclient/index.ts";
-import type { BunletConfig } from "../config/index.ts";
+import { tlsPolicy, type BunletConfig } from "../config/index.ts";
 import type { CriClient } from "../cri/index.ts";
 import { alwaysAllow, createAuthenticator, createWebhookAuthorizer, listenKubeletApi, loadServingCert, type ReviewClient, type Routes } from "../server/index.ts";
 import { deferLogged } from "./teardown.ts";
@@ -28,7 +28,11 @@ export interface KubeletApiInputs {
   randomPort: boolean;
 }
 
-/** Review requests must not wait behind the pod sources' rate limit, nor hang. */
+/**
+ * Review requests must not wait behind the pod sources' rate limit, nor hang; they have their
+ * own limit, the kubelet's client's (kubeAPIQPS 50, kubeAPIBurst 100), so a flood of requests
+ * with made-up tokens cannot become a flood of TokenReviews.
+ */
 const REVIEW_TIMEOUT_MS = 10_000;
 
 export async function wireKubeletApi(config: BunletConfig, base: WireBase, inputs: KubeletApiInputs): Promise<KubeletApiParts> {
@@ -40,7 +44,14 @@ export async function wireKubeletApi(config: BunletConfig, base: WireBase, input
   }
   let client: ReviewClient | undefined;
   if (config.kubeconfig !== "") {
-    client = createApiClient(loadKubeconfig(config.kubeconfig), { clock, signal, qps: -1, timeoutMs: REVIEW_TIMEOUT_MS, userAgent: "bunlet-kubelet-api" });
+    client = createApiClient(loadKubeconfig(config.kubeconfig), {
+      clock,
+      signal,
+      qps: config.kubeAPIQPS,
+      burst: config.kubeAPIBurst,
+      timeoutMs: REVIEW_TIMEOUT_MS,
+      userAgent: "bunlet-kubelet-api",
+    });
   } else if (config.authorizationMode === "Webhook") {
     log.info("The kubelet API is not served: authorization mode Webhook needs --kubeconfig (use --authorization-mode=AlwaysAllow to serve it standalone)", {
       port: config.port,
@@ -72,6 +83,13 @@ export async function wireKubeletApi(config: BunletConfig, base: WireBase, input
     clock,
     log,
   });
+  if (config.anonymousAuth && config.authorizationMode === "AlwaysAllow") {
+    log.warn(
+      "INSECURE: the kubelet API serves anyone who reaches it: anonymous authentication with authorization mode AlwaysAllow lets every client read logs, exec into and attach to containers and forward ports without credentials; set --anonymous-auth=false or --authorization-mode=Webhook",
+      { address: config.kubeletAddress, port: config.port },
+    );
+  }
+  const { minVersion, ciphers } = tlsPolicy(config.tlsMinVersion, config.tlsCipherSuites);
   const authorize =
     config.authorizationMode === "AlwaysAllow"
       ? alwaysAllow
@@ -97,6 +115,8 @@ export async function wireKubeletApi(config: BunletConfig, base: WireBase, input
     routes,
     pods: { pod, cri: inputs.cri, clock, log },
     cri: inputs.cri,
+    tls: { minVersion, ciphers },
+    clock,
     log,
   });
   const stack = new AsyncDisposableStack();

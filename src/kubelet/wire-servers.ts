@@ -28,7 +28,7 @@ export interface ServerOptions {
   stats: StatsProvider;
 }
 
-export function wireServers(config: BunletConfig, base: WireBase, opts: ServerOptions): ServerParts {
+export async function wireServers(config: BunletConfig, base: WireBase, opts: ServerOptions): Promise<ServerParts> {
   const { log, metrics } = base;
   const stack = new AsyncDisposableStack();
   const health = healthzRoutes({ checks: opts.checks, detail: opts.detail, log });
@@ -37,19 +37,19 @@ export function wireServers(config: BunletConfig, base: WireBase, opts: ServerOp
     summary: async (query) => statsJson(await opts.stats.summary({ ...query, signal: base.signal })),
     spec: async () => statsJson(await opts.stats.machineInfo()),
   });
-  const serve = (options: ListenOptions, routes: Routes) => {
-    const handle = listen(options, routes);
+  const serve = async (options: ListenOptions, routes: Routes) => {
+    const handle = await listen(options, routes);
     deferLogged(stack, log, `${options.name} server`, () => handle.stop());
     return handle;
   };
   try {
     const routes = { ...health, ...readOnlyRoutes({ pods: opts.pods, metrics: metrics.registry, probeMetrics: metrics.probeRegistry }), ...stats };
-    const readOnly = serve(
-      { name: "read-only", address: config.address, port: config.readOnlyPort, randomPort: opts.randomPorts && config.readOnlyPort !== 0, log },
+    const readOnly = await serve(
+      { name: "read-only", address: config.address, port: config.readOnlyPort, randomPort: opts.randomPorts && config.readOnlyPort !== 0, clock: base.clock, log },
       routes,
     );
-    const healthz = serve(
-      { name: "healthz", address: config.healthzBindAddress, port: config.healthzPort, randomPort: opts.randomPorts && config.healthzPort !== 0, log },
+    const healthz = await serve(
+      { name: "healthz", address: config.healthzBindAddress, port: config.healthzPort, randomPort: opts.randomPorts && config.healthzPort !== 0, clock: base.clock, log },
       health,
     );
     return {
@@ -59,7 +59,7 @@ export function wireServers(config: BunletConfig, base: WireBase, opts: ServerOp
       [Symbol.asyncDispose]: () => stack.disposeAsync(),
     };
   } catch (err) {
-    void stack.disposeAsync();
+    await stack.disposeAsync();
     throw err;
   }
 }

@@ -113,7 +113,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
   const podList = () => sources.annotate(pods.podList());
   const servers = adopt(
     "servers",
-    wireServers(config, base, {
+    await wireServers(config, base, {
       randomPorts: deps.randomPorts ?? false,
       checks: [...pods.checks, ...runtime.checks],
       pods: podList,

@@ -4,8 +4,10 @@
  * certificate the TLS layer verified against --client-ca-file (user = CommonName, groups =
  * Organizations), else a bearer token the API server's TokenReview accepts (answers cached for
  * cacheTTL), else, only when enabled, the anonymous user. An authenticated user gets the group
- * system:authenticated. A certificate that does not verify is not an identity; the request goes
- * on to the other methods, and is 401 when none succeeds.
+ * system:authenticated. Anonymous applies only to a request that presented no credentials: a
+ * certificate that does not verify, or a bearer token the TokenReview rejects, is a 401 even with
+ * anonymous auth on (the kubelet's union authenticator fails on such an error before it reaches
+ * the anonymous one). Concurrent requests with one token share one TokenReview.
  */
 import { createHash } from "node:crypto";
 import type { Clock, Logger } from "../lib/index.ts";
@@ -65,39 +67,60 @@ function withAuthenticatedGroup(u: UserInfo): UserInfo {
 
 export function createAuthenticator(opts: AuthenticatorOptions): Authenticator {
   const cache = new TtlCache<UserInfo | null>(opts.clock);
+  // Reviews under way, by token digest: a burst of requests with one token makes one review.
+  const inFlight = new Map<string, Promise<UserInfo | null>>();
   const reviewToken = async (token: string, signal: AbortSignal): Promise<UserInfo | undefined> => {
-    const webhook = opts.webhook!;
-    // Keyed by a digest, so the cache holds no usable token.
+    // Keyed by a digest, so neither map holds a usable token.
     const key = createHash("sha256").update(token).digest("hex");
     const cached = cache.get(key);
     if (cached !== undefined) return cached ?? undefined;
+    let review = inFlight.get(key);
+    if (!review) {
+      // Not tied to the first asker's signal: the others wait on it too; the client's timeout bounds it.
+      review = runReview(key, token).finally(() => inFlight.delete(key));
+      inFlight.set(key, review);
+    }
+    signal.throwIfAborted();
+    return (await review) ?? undefined;
+  };
+  const runReview = async (key: string, token: string): Promise<UserInfo | null> => {
+    const webhook = opts.webhook!;
     const review = await webhook.client.create<TokenReview>(
       "/apis/authentication.k8s.io/v1/tokenreviews",
       { apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec: { token } },
-      { signal },
     );
     const s = review.status;
     const user = s?.authenticated && s.user?.username ? { name: s.user.username, uid: s.user.uid, groups: s.user.groups ?? [], extra: s.user.extra } : null;
     if (!user && s?.error) opts.log.debug("Bearer token rejected by the TokenReview", { err: s.error }, 2);
     // The kubelet's token cache keeps both answers for cacheTTL.
     cache.set(key, user, webhook.cacheTtlMs);
-    return user ?? undefined;
+    return user;
   };
 
   return async (req, signal) => {
-    if (opts.x509 && req.cert?.verified && req.cert.commonName) {
-      return withAuthenticatedGroup({ name: req.cert.commonName, groups: [...req.cert.organizations] });
+    // What the client presented that one of the enabled methods reads.
+    let presented = false;
+    if (opts.x509 && req.cert) {
+      if (req.cert.verified && req.cert.commonName) {
+        return withAuthenticatedGroup({ name: req.cert.commonName, groups: [...req.cert.organizations] });
+      }
+      presented = true;
     }
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.authorization ?? "");
     if (bearer && opts.webhook) {
+      presented = true;
       try {
         const user = await reviewToken(bearer[1], signal);
         if (user) return withAuthenticatedGroup(user);
       } catch (err) {
         // The kubelet answers 401 when the authenticator fails, and logs why.
-        opts.log.error("Unable to authenticate the request due to an error", { err });
+        opts.log.error("Unable to authenticate the request due to an error", { err: err instanceof Error ? err.message : String(err) });
         return undefined;
       }
+    }
+    if (presented) {
+      opts.log.debug("Unable to authenticate the request: the credentials presented were not accepted", { x509: req.cert !== undefined, token: bearer !== null }, 4);
+      return undefined;
     }
     return opts.anonymous ? ANONYMOUS : undefined;
   };

@@ -9,17 +9,14 @@ import type { Registry } from "prom-client";
 import type { PodList } from "../api/index.ts";
 import type { Logger } from "../lib/index.ts";
 import { healthz, healthzOne, type HealthCheck, type HealthzResponse } from "./healthz.ts";
+import { textResponse } from "./respond.ts";
 
 export type RouteHandler = (url: URL) => Response | Promise<Response>;
 
 /** Path → handler; "/a/*" serves every path below "/a/". */
 export type Routes = Record<string, RouteHandler>;
 
-const text = (status: number, body: string, extra: Record<string, string> = {}) =>
-  new Response(body, {
-    status,
-    headers: { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff", ...extra },
-  });
+const text = textResponse;
 
 const notFound = () => text(404, "404 page not found\n");
 
@@ -82,10 +79,27 @@ function lookup(routes: Routes, path: string): RouteHandler | undefined {
   return best?.handler;
 }
 
-export function createHandler(routes: Routes, log: Logger): (req: Request) => Promise<Response> {
-  return async (req) => {
-    const url = new URL(req.url);
-    if (req.method !== "GET" && req.method !== "HEAD") {
+/**
+ * The request target parsed against a fixed base: the Host header is the client's to spell, so
+ * it never takes part ("Host: [" is no URL). undefined when the target itself is not a path.
+ */
+export function requestUrl(target: string): URL | undefined {
+  try {
+    if (target.startsWith("/")) return new URL(`http://localhost${target}`);
+    // The absolute form ("GET http://host/path"): only its path and query are used.
+    if (/^https?:\/\//i.test(target)) return new URL(target);
+    return undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** (method, request target) → Response; a target that is no path is a 400. */
+export function createHandler(routes: Routes, log: Logger): (method: string, target: string) => Promise<Response> {
+  return async (method, target) => {
+    const url = requestUrl(target);
+    if (!url) return text(400, "400 Bad Request\n");
+    if (method !== "GET" && method !== "HEAD") {
       return text(405, "405 method not allowed\n", { allow: "GET, HEAD" });
     }
     let res: Response;
@@ -93,9 +107,9 @@ export function createHandler(routes: Routes, log: Logger): (req: Request) => Pr
       const handler = lookup(routes, url.pathname);
       res = handler ? await handler(url) : notFound();
     } catch (err) {
-      log.error("HTTP request failed; answering 500", { path: url.pathname, err });
+      log.error("HTTP request failed; answering 500", { path: url.pathname, err: err instanceof Error ? err.message : String(err) });
       res = text(500, `internal server error: ${err instanceof Error ? err.message : String(err)}\n`);
     }
-    return req.method === "HEAD" ? new Response(null, { status: res.status, headers: res.headers }) : res;
+    return method === "HEAD" ? new Response(null, { status: res.status, headers: res.headers }) : res;
   };
 }

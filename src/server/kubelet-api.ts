@@ -8,18 +8,21 @@
  * /stats/summary, /spec/), /containerLogs, POST /run, and the streaming paths /exec, /attach,
  * /portForward, whose upgraded connections are proxied to the runtime's streaming server.
  */
-import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
-import { createServer as createTlsServer, type TLSSocket } from "node:tls";
+import type { TLSSocket } from "node:tls";
 import { isCriError, type CriClient } from "../cri/index.ts";
-import type { Logger } from "../lib/index.ts";
+import { realClock, type Clock, type Logger } from "../lib/index.ts";
 import type { Authenticator, AuthnRequest, PeerCertificate, UserInfo } from "./authn.ts";
 import type { Authorizer } from "./authz.ts";
 import { containerLogs, HttpError, type ContainerLogsDeps } from "./container-logs.ts";
-import { createHandler, type Routes } from "./handler.ts";
+import { defaultConnectionLimits, type ConnectionLimits } from "./connections.ts";
+import { createHandler, requestUrl, type Routes } from "./handler.ts";
+import { listenHttp, type RequestConnection } from "./http-listener.ts";
 import { requestAttributes } from "./request-attributes.ts";
-import { ServerError, type ServerHandle } from "./serve.ts";
+import { send, textResponse } from "./respond.ts";
+import type { ServerHandle } from "./serve.ts";
 import type { ServingCert } from "./serving-cert.ts";
 import { proxyUpgrade, streamingUrl, type StreamKind, type StreamingDeps } from "./streaming.ts";
 
@@ -39,10 +42,30 @@ export interface KubeletApiOptions {
   /** Pod lookup (with its API status) for logs, exec, attach, port-forward and run. */
   pods: ContainerLogsDeps & StreamingDeps;
   cri: CriClient;
+  /** The TLS versions and TLS 1.2 suites offered (--tls-min-version, --tls-cipher-suites). */
+  tls: TlsPolicy;
+  /** Timeouts and the cap on unauthenticated connections; the defaults unless a test shortens them. */
+  limits?: ConnectionLimits;
+  clock?: Clock;
   log: Logger;
 }
 
+/** node:tls's spelling of the kubelet's TLS options. */
+export interface TlsPolicy {
+  minVersion: "TLSv1" | "TLSv1.1" | "TLSv1.2" | "TLSv1.3";
+  /** An OpenSSL cipher list for TLS 1.2 and below (TLS 1.3's suites are not configurable, as in Go). */
+  ciphers: string;
+}
+
 type Decision = { ok: true; user: UserInfo } | { ok: false; status: number; body: string };
+
+/** Credentials a client sent to bunlet that the runtime's streaming server must not see. */
+const credentialHeaders = new Set(["authorization", "proxy-authorization", "cookie"]);
+
+function isFollow(query: URLSearchParams): boolean {
+  const v = query.get("follow");
+  return v === "true" || v === "1";
+}
 
 function peerCertificate(socket: Socket): PeerCertificate | undefined {
   const tls = socket as TLSSocket;
@@ -65,14 +88,15 @@ function errorStatus(err: unknown): { status: number; body: string } {
   return { status: 500, body: err instanceof Error ? err.message : String(err) };
 }
 
-export function listenKubeletApi(opts: KubeletApiOptions): Promise<ServerHandle> {
+export async function listenKubeletApi(opts: KubeletApiOptions): Promise<ServerHandle> {
   const log = opts.log.with({ server: "kubelet" });
   const getRoutes = createHandler(opts.routes, log);
 
-  const check = async (req: IncomingMessage, path: string, signal: AbortSignal): Promise<Decision> => {
+  const check = async (req: IncomingMessage, path: string, conn: RequestConnection, signal: AbortSignal): Promise<Decision> => {
     const authn: AuthnRequest = { cert: peerCertificate(req.socket), authorization: req.headers.authorization };
     const user = await opts.authenticate(authn, signal);
     if (!user) return { ok: false, status: 401, body: "Unauthorized" };
+    if (!user.groups.includes("system:unauthenticated")) conn.authenticated();
     const attrs = requestAttributes(req.method ?? "", path, opts.nodeName);
     for (const attr of attrs) {
       try {
@@ -102,7 +126,7 @@ export function listenKubeletApi(opts: KubeletApiOptions): Promise<ServerHandle>
       if (req.method !== "POST") return new Response("405: Method Not Allowed", { status: 405 });
       return run(path, url.searchParams, signal);
     }
-    return getRoutes(new Request(url.href, { method: req.method }));
+    return getRoutes(req.method ?? "GET", `${url.pathname}${url.search}`);
   };
 
   // POST /run/{ns}/{pod}/[{uid}/]{container}?cmd=...: ExecSync, stdout then stderr.
@@ -123,102 +147,78 @@ export function listenKubeletApi(opts: KubeletApiOptions): Promise<ServerHandle>
     return new Response(out, { headers: { "content-type": "application/json" } });
   };
 
-  const onRequest = async (req: IncomingMessage, res: ServerResponse) => {
+  const onRequest = async (req: IncomingMessage, res: ServerResponse, conn: RequestConnection) => {
     const ac = new AbortController();
     res.on("close", () => ac.abort(new Error("client went away")));
-    const url = new URL(req.url ?? "/", `https://${req.headers.host ?? "localhost"}`);
+    // Parsed inside the handler against a fixed base: a bad Host or target is a 400, not a crash.
+    const url = requestUrl(req.url ?? "");
     let response: Response;
-    try {
-      const decision = await check(req, url.pathname, ac.signal);
-      response = decision.ok
-        ? await serve(req, url, ac.signal)
-        : new Response(decision.body, { status: decision.status, headers: { "content-type": "text/plain; charset=utf-8" } });
-    } catch (err) {
-      const e = errorStatus(err);
-      if (e.status >= 500) log.error("HTTP request failed", { path: url.pathname, err });
-      response = new Response(e.body, { status: e.status, headers: { "content-type": "text/plain; charset=utf-8" } });
+    if (!url) response = textResponse(400, "400 Bad Request\n");
+    else {
+      try {
+        const decision = await check(req, url.pathname, conn, ac.signal);
+        if (decision.ok && url.pathname.startsWith("/containerLogs/") && isFollow(url.searchParams)) conn.streaming();
+        response = decision.ok ? await serve(req, url, ac.signal) : textResponse(decision.status, decision.body);
+      } catch (err) {
+        const e = errorStatus(err);
+        if (e.status >= 500) log.error("HTTP request failed", { path: url.pathname, err: e.body });
+        response = textResponse(e.status, e.body);
+      }
     }
     await send(res, response, req.method === "HEAD");
   };
 
-  const onUpgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+  const onUpgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer, conn: RequestConnection) => {
     const ac = new AbortController();
     socket.on("close", () => ac.abort(new Error("client went away")));
     socket.on("error", () => socket.destroy());
-    const url = new URL(req.url ?? "/", `https://${req.headers.host ?? "localhost"}`);
     const reject = (status: number, body: string) => {
       const reason = { 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 500: "Internal Server Error" }[status] ?? "Error";
       socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
     };
+    const url = requestUrl(req.url ?? "");
+    if (!url) return reject(400, "400 Bad Request\n");
     try {
-      const decision = await check(req, url.pathname, ac.signal);
+      const decision = await check(req, url.pathname, conn, ac.signal);
       if (!decision.ok) return reject(decision.status, decision.body);
       const kind = streamKind(url.pathname);
       if (!kind) return reject(404, "404 page not found\n");
       const target = await streamingUrl(opts.pods, kind, url.pathname, url.searchParams, ac.signal);
       log.debug("Proxying a streaming request to the runtime", { path: url.pathname, user: decision.user.name }, 4);
-      proxyUpgrade(req, socket, head, target, log);
+      conn.streaming();
+      proxyUpgrade(req, socket, head, target, log, credentialHeaders);
     } catch (err) {
       const e = errorStatus(err);
-      if (e.status >= 500) log.error("Streaming request failed", { path: url.pathname, err });
+      if (e.status >= 500) log.error("Streaming request failed", { path: url.pathname, err: e.body });
       reject(e.status, e.body);
     }
   };
 
-  const http = createHttpServer((req, res) => void onRequest(req, res));
-  http.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => void onUpgrade(req, socket, head));
-  const sockets = new Set<Socket>();
-  const tls = createTlsServer(
-    { key: opts.cert.key, cert: opts.cert.cert, ...(opts.clientCA && { ca: opts.clientCA, requestCert: true }), rejectUnauthorized: false },
-    (socket) => {
-      sockets.add(socket);
-      socket.on("close", () => sockets.delete(socket));
-      http.emit("connection", socket);
+  const server = await listenHttp({
+    name: "kubelet",
+    address: opts.address,
+    port: opts.port,
+    randomPort: opts.randomPort,
+    tls: {
+      key: opts.cert.key,
+      cert: opts.cert.cert,
+      ...(opts.clientCA && { ca: opts.clientCA, requestCert: true }),
+      rejectUnauthorized: false,
+      minVersion: opts.tls.minVersion,
+      ciphers: opts.tls.ciphers,
     },
-  );
-  tls.on("tlsClientError", (err) => log.debug("TLS handshake failed", { err }, 4));
-  return new Promise((resolve, reject) => {
-    tls.once("error", (err: NodeJS.ErrnoException) => reject(new ServerError(opts.address, opts.port, err.code ?? String(err))));
-    tls.listen(opts.randomPort ? 0 : opts.port, opts.address, () => {
-      const addr = tls.address();
-      const port = typeof addr === "object" && addr ? addr.port : opts.port;
-      log.info("serving HTTPS", { address: opts.address, port, x509: opts.clientCA !== undefined });
-      resolve({
-        port,
-        async stop() {
-          await new Promise<void>((done) => {
-            tls.close(() => done());
-            for (const s of sockets) s.destroy();
-          });
-          log.debug("HTTP server stopped", { port }, 2);
-        },
-      });
-    });
+    limits: opts.limits ?? defaultConnectionLimits,
+    clock: opts.clock ?? realClock,
+    log: opts.log,
+    onRequest,
+    onUpgrade,
   });
-}
-
-async function send(res: ServerResponse, r: Response, headOnly: boolean): Promise<void> {
-  const headers: Record<string, string> = {};
-  r.headers.forEach((v, k) => {
-    if (k !== "transfer-encoding" && k !== "content-length") headers[k] = v;
-  });
-  res.writeHead(r.status, headers);
-  if (headOnly || r.body === null) {
-    res.end();
-    return;
-  }
-  // A followed log may stay quiet: the client gets the headers now, not with the first line.
-  res.flushHeaders();
-  const reader = r.body.getReader();
-  res.on("close", () => void reader.cancel().catch(() => {}));
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done || res.destroyed) break;
-      res.write(value);
-    }
-  } catch {
-    // The body failed half-way (a log file vanished): end what was sent.
-  }
-  res.end();
+  log.info("serving HTTPS", { address: opts.address, port: server.port, x509: opts.clientCA !== undefined, tlsMinVersion: opts.tls.minVersion });
+  return {
+    port: server.port,
+    async stop() {
+      await server.close();
+      log.debug("HTTP server stopped", { port: server.port }, 2);
+    },
+  };
 }

@@ -1,10 +1,17 @@
 /**
- * Listening sockets (Bun.serve) for a route table: plain HTTP, or HTTPS when `tls` names a
- * certificate and key. The caller owns the returned handle and stops it on shutdown. A port of 0
- * means "off", as in the kubelet's configuration; tests ask for an ephemeral port with randomPort.
+ * The read-only and healthz ports: a route table served over plain HTTP (or HTTPS when `tls`
+ * names a certificate and key) with the same connection timeouts and limits as the kubelet API.
+ * The caller owns the returned handle and stops it on shutdown. A port of 0 means "off", as in
+ * the kubelet's configuration; tests ask for an ephemeral port with randomPort.
  */
-import type { Logger } from "../lib/index.ts";
+import { readFileSync } from "node:fs";
+import { realClock, type Clock, type Logger } from "../lib/index.ts";
+import { defaultConnectionLimits, type ConnectionLimits } from "./connections.ts";
 import { createHandler, type Routes } from "./handler.ts";
+import { listenHttp } from "./http-listener.ts";
+import { send } from "./respond.ts";
+
+export { ServerError } from "./http-listener.ts";
 
 export interface ListenOptions {
   /** Names the server in logs ("read-only", "healthz", ...). */
@@ -15,6 +22,9 @@ export interface ListenOptions {
   tls?: { certFile: string; keyFile: string };
   /** Listen on an ephemeral port (tests); the chosen port is in the handle. */
   randomPort?: boolean;
+  /** Timeouts and the connection cap; the defaults unless a test shortens them. */
+  limits?: ConnectionLimits;
+  clock?: Clock;
   log: Logger;
 }
 
@@ -24,46 +34,28 @@ export interface ServerHandle {
   stop(): Promise<void>;
 }
 
-/** The socket could not be opened (address in use, no such address, permission). */
-export class ServerError extends Error {
-  override readonly name = "ServerError";
-  constructor(
-    readonly address: string,
-    readonly port: number,
-    readonly code: string,
-  ) {
-    super(`cannot listen on ${address.includes(":") ? `[${address}]` : address}:${port}: ${code}`);
-  }
-}
-
-export function listen(opts: ListenOptions, routes: Routes): ServerHandle {
+export async function listen(opts: ListenOptions, routes: Routes): Promise<ServerHandle> {
   if (opts.port === 0 && !opts.randomPort) return { port: 0, stop: async () => {} };
   const log = opts.log.with({ server: opts.name });
-  let server: ReturnType<typeof Bun.serve>;
-  try {
-    server = Bun.serve({
-      hostname: opts.address,
-      port: opts.randomPort ? 0 : opts.port,
-      // The kubelet's server closes idle keep-alive connections after 90s.
-      idleTimeout: 90,
-      development: false,
-      // Bun shares a port between listeners unless told not to; a second bunlet (or a kubelet)
-      // on the same port must be an error, not a silent split of the traffic.
-      reusePort: false,
-      ...(opts.tls && { tls: { cert: Bun.file(opts.tls.certFile), key: Bun.file(opts.tls.keyFile) } }),
-      fetch: createHandler(routes, log),
-    });
-  } catch (err) {
-    const code = (err as { code?: unknown }).code;
-    throw new ServerError(opts.address, opts.port, typeof code === "string" ? code : String(err));
-  }
-  const port = server.port ?? 0;
+  const handle = createHandler(routes, log);
+  const server = await listenHttp({
+    name: opts.name,
+    address: opts.address,
+    port: opts.port,
+    randomPort: opts.randomPort,
+    ...(opts.tls && { tls: { cert: readFileSync(opts.tls.certFile), key: readFileSync(opts.tls.keyFile) } }),
+    limits: opts.limits ?? defaultConnectionLimits,
+    clock: opts.clock ?? realClock,
+    log: opts.log,
+    onRequest: async (req, res) => send(res, await handle(req.method ?? "GET", req.url ?? "/"), req.method === "HEAD"),
+  });
+  const port = server.port;
   const paths = Object.keys(routes).filter((p) => !p.endsWith("/*")).join(",");
   log.info(opts.tls ? "serving HTTPS" : "serving HTTP", { address: opts.address, port, paths });
   return {
     port,
     async stop() {
-      await server.stop(true);
+      await server.close();
       log.debug("HTTP server stopped", { port }, 2);
     },
   };

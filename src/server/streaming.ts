@@ -4,7 +4,11 @@
  * client's upgraded connection to it byte for byte (the kubelet's UpgradeAwareHandler, no
  * redirect since v1.20): the request line and headers are sent on with the runtime's path, the
  * runtime's answer (101 and then the SPDY/3.1 or WebSocket frames, or an error) comes back as
- * it is. bunlet reads none of the stream, so every protocol the runtime speaks passes.
+ * it is. bunlet reads none of the stream, so every protocol the runtime speaks passes. The
+ * client's credentials (Authorization and the like) stay with bunlet: the runtime's server
+ * authenticates nobody, and a token sent on would reach whatever listens there. Both directions
+ * are piped, so a side that stops reading stops the other side's reads (each socket holds at
+ * most its high-water mark) instead of bunlet buffering the stream.
  */
 import { connect as netConnect, type Socket } from "node:net";
 import { connect as tlsConnect } from "node:tls";
@@ -82,10 +86,10 @@ export async function streamingUrl(deps: StreamingDeps, kind: StreamKind, path: 
 
 /**
  * Sends the client's upgrade request to `target` and splices the two connections. The request
- * keeps its method, headers and query; only the path and Host change. `head` is what the client
- * sent after its headers.
+ * keeps its method, headers and query; only the path and Host change, and `dropHeaders` (lower
+ * case) are left out. `head` is what the client sent after its headers.
  */
-export function proxyUpgrade(req: IncomingMessage, client: Duplex, head: Buffer, target: URL, log: Logger): void {
+export function proxyUpgrade(req: IncomingMessage, client: Duplex, head: Buffer, target: URL, log: Logger, dropHeaders: ReadonlySet<string>): void {
   const port = Number(target.port || (target.protocol === "https:" ? 443 : 80));
   const upstream: Socket =
     target.protocol === "https:"
@@ -95,7 +99,8 @@ export function proxyUpgrade(req: IncomingMessage, client: Duplex, head: Buffer,
   const lines = [`${req.method} ${target.pathname}${target.search || ""} HTTP/1.1`];
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i];
-    if (name.toLowerCase() === "host") continue;
+    const lower = name.toLowerCase();
+    if (lower === "host" || dropHeaders.has(lower)) continue;
     lines.push(`${name}: ${req.rawHeaders[i + 1]}`);
   }
   lines.push(`Host: ${target.host}`);

@@ -54,6 +54,64 @@ describe("authentication: x509, then TokenReview, then anonymous only when enabl
   });
 });
 
+describe("anonymous applies only when no credentials were presented (the kubelet's union authenticator)", () => {
+  const tokens = reviews((b) => (b.spec.token === "good" ? { authenticated: true, user: { username: "alice" } } : { authenticated: false }));
+  const clock = new FakeClock(0);
+  const authn = createAuthenticator({ x509: true, webhook: { client: tokens.client, cacheTtlMs: 1000 }, anonymous: true, clock, log: silentLogger });
+
+  test("a certificate that does not verify (a foreign CA) is 401, not system:anonymous", async () => {
+    expect(await authn({ cert: { verified: false, commonName: "admin", organizations: ["system:masters"] } }, signal)).toBeUndefined();
+  });
+  test("a token the TokenReview rejects is 401, not system:anonymous", async () => {
+    expect(await authn({ authorization: "Bearer bad" }, signal)).toBeUndefined();
+  });
+  test("no credentials at all is system:anonymous", async () => {
+    expect(await authn({}, signal)).toEqual({ name: "system:anonymous", groups: ["system:unauthenticated"] });
+  });
+  test("a bearer token when token authentication is off is not read: anonymous", async () => {
+    const noWebhook = createAuthenticator({ x509: true, anonymous: true, clock, log: silentLogger });
+    expect(await noWebhook({ authorization: "Bearer whatever" }, signal)).toEqual({ name: "system:anonymous", groups: ["system:unauthenticated"] });
+  });
+});
+
+describe("TokenReviews are shared while in flight, and cached", () => {
+  test("a burst of 50 requests with one token makes one TokenReview; another token makes its own", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const calls: string[] = [];
+    const client: ReviewClient = {
+      create: async <T>(_path: string, body: T) => {
+        const token = (body as { spec: { token: string } }).spec.token;
+        calls.push(token);
+        await gate;
+        return { ...(body as object), status: { authenticated: true, user: { username: `u-${token}` } } } as T;
+      },
+    };
+    const authn = createAuthenticator({ x509: false, webhook: { client, cacheTtlMs: 60_000 }, anonymous: false, clock: new FakeClock(0), log: silentLogger });
+    const burst = Array.from({ length: 50 }, () => authn({ authorization: "Bearer t1" }, signal));
+    const other = authn({ authorization: "Bearer t2" }, signal);
+    await Bun.sleep(0);
+    expect(calls).toEqual(["t1", "t2"]);
+    release();
+    for (const u of await Promise.all(burst)) expect(u?.name).toBe("u-t1");
+    expect((await other)?.name).toBe("u-t2");
+    // Answered from the cache now.
+    await authn({ authorization: "Bearer t1" }, signal);
+    expect(calls).toEqual(["t1", "t2"]);
+  });
+
+  test("a failed review is shared by its waiters and not cached", async () => {
+    let n = 0;
+    const client: ReviewClient = { create: async () => Promise.reject(new Error(`apiserver down ${++n}`)) };
+    const authn = createAuthenticator({ x509: false, webhook: { client, cacheTtlMs: 60_000 }, anonymous: true, clock: new FakeClock(0), log: silentLogger });
+    const results = await Promise.all([authn({ authorization: "Bearer t" }, signal), authn({ authorization: "Bearer t" }, signal)]);
+    expect(results).toEqual([undefined, undefined]);
+    expect(n).toBe(1);
+    await authn({ authorization: "Bearer t" }, signal);
+    expect(n).toBe(2);
+  });
+});
+
 describe("authorization: a SubjectAccessReview with the kubelet's attributes, cached per answer", () => {
   const sar = reviews((b) => ({ allowed: b.spec.user === "admin" && b.spec.resourceAttributes.subresource === "proxy" }));
   const clock = new FakeClock(0);

@@ -21,7 +21,7 @@ function setup(extra: Partial<Options> = {}) {
   const opts: Options = { checks, pods: () => podList, metrics: registry, probeMetrics: probeRegistry, log, ...extra };
   const routes = opts.healthzOnly ? healthzRoutes(opts) : { ...healthzRoutes(opts), ...readOnlyRoutes(opts) };
   const handle = createHandler(routes, log);
-  const get = (path: string, method = "GET") => handle(new Request(`http://127.0.0.1:10255${path}`, { method }));
+  const get = (path: string, method = "GET") => handle(method, path);
   return { get, log };
 }
 

@@ -17,14 +17,14 @@ const routes = healthzRoutes({ checks: [], log: base.log });
 
 describe("listen", () => {
   test("port 0 means off: nothing listens and stop is harmless", async () => {
-    const s = listen({ ...base, port: 0 }, routes);
+    const s = await listen({ ...base, port: 0 }, routes);
     expect(s.port).toBe(0);
     await s.stop();
   });
 
   test("listens on the address, answers, logs where, and stops listening on stop()", async () => {
     const log = createMemoryLogger();
-    const s = listen({ ...base, log, port: 0, randomPort: true }, routes);
+    const s = await listen({ ...base, log, port: 0, randomPort: true }, routes);
     expect(s.port).toBeGreaterThan(0);
     const res = await fetch(`http://127.0.0.1:${s.port}/healthz`);
     expect(await res.text()).toBe("ok");
@@ -33,12 +33,12 @@ describe("listen", () => {
     expect(fetch(`http://127.0.0.1:${s.port}/healthz`)).rejects.toThrow();
   });
 
-  test("a port in use is a ServerError naming the address, port and code", () => {
-    const first = listen({ ...base, port: 0, randomPort: true }, routes);
+  test("a port in use is a ServerError naming the address, port and code", async () => {
+    const first = await listen({ ...base, port: 0, randomPort: true }, routes);
     started.push(first);
     let err: unknown;
     try {
-      started.push(listen({ ...base, port: first.port }, routes));
+      started.push(await listen({ ...base, port: first.port }, routes));
     } catch (e) {
       err = e;
     }
@@ -53,7 +53,7 @@ describe("listen", () => {
       const gen = Bun.spawnSync(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1", "-keyout", key, "-out", cert]);
       expect(gen.exitCode).toBe(0);
       const log = createMemoryLogger();
-      const s = listen({ ...base, name: "kubelet", log, port: 0, randomPort: true, tls: { certFile: cert, keyFile: key } }, routes);
+      const s = await listen({ ...base, name: "kubelet", log, port: 0, randomPort: true, tls: { certFile: cert, keyFile: key } }, routes);
       started.push(s);
       const res = await fetch(`https://127.0.0.1:${s.port}/healthz`, { tls: { rejectUnauthorized: false } } as RequestInit);
       expect(await res.text()).toBe("ok");

@@ -5,7 +5,7 @@ import { createHandler } from "../../../src/server/handler.ts";
 
 function setup(summary: (q: { onlyCpuAndMemory: boolean }) => Promise<string>) {
   const handle = createHandler(statsRoutes({ summary, spec: async () => '{"num_cores":2}' }), createMemoryLogger());
-  return (path: string) => handle(new Request(`http://127.0.0.1:10255${path}`));
+  return (path: string) => handle("GET", path);
 }
 
 describe("/stats/summary", () => {
