@@ -204,6 +204,8 @@ export interface PodSpec {
   hostNetwork?: boolean;
   hostPID?: boolean;
   hostIPC?: boolean;
+  /** false: the pod gets its own user namespace (the kubelet's hostUsers; unset = true). */
+  hostUsers?: boolean;
   shareProcessNamespace?: boolean;
   securityContext?: PodSecurityContext;
   imagePullSecrets?: { name: string }[];

@@ -59,7 +59,6 @@ export const ignoredKubeletFields: ReadonlySet<string> = new Set([
   "systemReservedCgroup",
   "kubeReservedCgroup",
   "enforceNodeAllocatable",
-  "allowedUnsafeSysctls",
   "volumePluginDir",
   "providerID",
   "kernelMemcgNotification",

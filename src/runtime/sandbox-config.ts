@@ -4,7 +4,7 @@
  * keep the node's), DNS, the pod log directory, port mappings and the Linux settings.
  */
 import { create } from "@bufbuild/protobuf";
-import type { ContainerPort, Pod } from "../api/index.ts";
+import { normalizeSysctlName, type ContainerPort, type Pod } from "../api/index.ts";
 import { PodSandboxConfigSchema, Protocol, type PodSandboxConfig } from "../cri/index.ts";
 import { newPodAnnotations, newPodLabels } from "../container/index.ts";
 import { podDnsConfig, type ClusterDns, type DnsConfig } from "./dns.ts";
@@ -48,17 +48,10 @@ function portMappings(pod: Pod) {
   return out;
 }
 
-/** runc wants dots: "net/ipv4/conf/eth0.100/x" becomes "net.ipv4.conf.eth0/100.x" (dots and slashes swap). */
-export function sysctlWithDots(name: string): string {
-  const first = name.search(/[./]/);
-  if (first < 0 || name[first] === ".") return name;
-  return name.replace(/[./]/g, (c) => (c === "." ? "/" : "."));
-}
-
 export function generatePodSandboxConfig(pod: Pod, attempt: number, opts: SandboxConfigOptions): PodSandboxConfig {
   const { name = "", namespace = "", uid = "" } = pod.metadata;
   const sysctls: Record<string, string> = {};
-  for (const s of pod.spec.securityContext?.sysctls ?? []) sysctls[sysctlWithDots(s.name)] = s.value;
+  for (const s of pod.spec.securityContext?.sysctls ?? []) sysctls[normalizeSysctlName(s.name)] = s.value;
   return create(PodSandboxConfigSchema, {
     metadata: { name, namespace, uid, attempt },
     hostname: pod.spec.hostNetwork ? "" : podHostname(pod),
