@@ -218,6 +218,8 @@ export interface PodSpec {
   enableServiceLinks?: boolean;
   hostAliases?: HostAlias[];
   setHostnameAsFQDN?: boolean;
+  /** The pod's hostname as given (a DNS subdomain), with no domain: neither the pod name nor the subdomain shows. */
+  hostnameOverride?: string;
   preemptionPolicy?: string;
   runtimeClassName?: string;
   resourceClaims?: unknown[];

@@ -5,7 +5,6 @@ import { expand, mappingFor } from "../../../src/runtime/expansion.ts";
 import { applyDefaultImageTag, effectivePullPolicy } from "../../../src/runtime/images.ts";
 import { terminationGracePeriod } from "../../../src/runtime/kill.ts";
 import { legacyLogSymlink, restartCountFromLogDir } from "../../../src/runtime/logs.ts";
-import { podHostname } from "../../../src/runtime/sandbox-config.ts";
 
 describe("$(VAR) expansion", () => {
   const mapping = mappingFor(new Map([["A", "1"], ["EMPTY", ""]]));
@@ -64,14 +63,6 @@ describe("termination grace period", () => {
 });
 
 describe("sandbox details", () => {
-  test.each([
-    ["p", undefined, "p"],
-    ["p", "host", "host"],
-    [`${"a".repeat(62)}-b`, undefined, "a".repeat(62)],
-  ])("hostname of %s (spec.hostname %s) is %s", (name, hostname, out) =>
-    expect(podHostname({ metadata: { name }, spec: { containers: [], hostname } })).toBe(out),
-  );
-
   test.each([
     ["net.ipv4.ip_forward", "net.ipv4.ip_forward"],
     ["net/ipv4/ip_forward", "net.ipv4.ip_forward"],
