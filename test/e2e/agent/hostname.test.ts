@@ -37,13 +37,14 @@ async function hostnames(name: string): Promise<string> {
   return new TextDecoder().decode(r.stdout).trim();
 }
 
+// A static pod's name (and so its default hostname) is `<name>-<node>`.
 const cases: [string, Partial<Pod["spec"]>, string][] = [
   ["a hostnameOverride that is a DNS subdomain", { hostnameOverride: "override.example.host" }, "override.example.host;override.example.host;"],
   ["hostname and hostnameOverride: the override", { hostname: "custom-host", hostnameOverride: "override-host" }, "override-host;override-host;"],
   ["only hostnameOverride", { hostnameOverride: "override-host" }, "override-host;override-host;"],
   ["subdomain and hostnameOverride: the override, no domain", { subdomain: "t", hostnameOverride: "override-host" }, "override-host;override-host;"],
-  ["a subdomain without override: short hostname, FQDN from /etc/hosts", { subdomain: "t" }, "sub;sub.t.default.svc.cluster.local;"],
-  ["setHostnameAsFQDN: the FQDN is the hostname", { subdomain: "t", setHostnameAsFQDN: true }, "fqdn.t.default.svc.cluster.local;fqdn.t.default.svc.cluster.local;"],
+  ["a subdomain without override: short hostname, FQDN from /etc/hosts", { subdomain: "t" }, `sub-${NODE};sub-${NODE}.t.default.svc.cluster.local;`],
+  ["setHostnameAsFQDN: the FQDN is the hostname", { subdomain: "t", setHostnameAsFQDN: true }, `fqdn-${NODE}.t.default.svc.cluster.local;fqdn-${NODE}.t.default.svc.cluster.local;`],
 ];
 const names = ["dns-sub", "both", "only", "with-sub", "sub", "fqdn"];
 
