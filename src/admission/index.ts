@@ -1,5 +1,7 @@
 /**
  * Pod admission: the kubelet's canAdmitPod predicates (OS, resources, node name, node affinity,
- * host ports, NoExecute taints), pure, over the node as admission sees it. Depends on api only.
+ * host ports, NoExecute taints) and its sysctl allowlist, pure, over the node as admission sees it.
+ * Depends on api only.
  */
 export { canAdmitPod, type AdmissionNode } from "./predicates.ts";
+export { createSysctlAllowlist, safeSysctls, SysctlPatternError, type SysctlAllowlist } from "./sysctls.ts";

@@ -4,3 +4,4 @@ export { Quantity, QuantityError, resourceQuantity, type QuantityFormat } from "
 export { computePodQOS, type QOSClass } from "./qos.ts";
 export { defaultImagePullPolicy, ImageNameError, parseImageName, type ImageName } from "./image.ts";
 export { kObj, ObjectRef } from "./object-ref.ts";
+export { normalizeSysctlName } from "./sysctl.ts";

@@ -204,6 +204,8 @@ export interface PodSpec {
   hostNetwork?: boolean;
   hostPID?: boolean;
   hostIPC?: boolean;
+  /** false: the pod gets its own user namespace (the kubelet's hostUsers; unset = true). */
+  hostUsers?: boolean;
   shareProcessNamespace?: boolean;
   securityContext?: PodSecurityContext;
   imagePullSecrets?: { name: string }[];
@@ -216,6 +218,8 @@ export interface PodSpec {
   enableServiceLinks?: boolean;
   hostAliases?: HostAlias[];
   setHostnameAsFQDN?: boolean;
+  /** The pod's hostname as given (a DNS subdomain), with no domain: neither the pod name nor the subdomain shows. */
+  hostnameOverride?: string;
   preemptionPolicy?: string;
   runtimeClassName?: string;
   resourceClaims?: unknown[];

@@ -127,6 +127,7 @@ const readers: Record<string, (x: unknown, layer: ConfigLayer, dir: string) => v
     }),
   clusterDNS: (x, l) => void (l.clusterDNS = v.clusterDNS(strList(x))),
   clusterDomain: (x, l) => void (l.clusterDomain = str(x)),
+  allowedUnsafeSysctls: (x, l) => void (l.allowedUnsafeSysctls = strList(x)),
 };
 
 /**

@@ -56,7 +56,6 @@ export const ignoredKubeletFields: ReadonlySet<string> = new Set([
   "systemReservedCgroup",
   "kubeReservedCgroup",
   "enforceNodeAllocatable",
-  "allowedUnsafeSysctls",
   "volumePluginDir",
   "providerID",
   "kernelMemcgNotification",

@@ -84,7 +84,6 @@ const rows: Row[] = [
   ["make-iptables-util-chains", "bool", "makeIPTablesUtilChains"],
   ["iptables-masquerade-bit", "int32", "iptablesMasqueradeBit"],
   ["iptables-drop-bit", "int32", "iptablesDropBit"],
-  ["allowed-unsafe-sysctls", "stringSlice", "allowedUnsafeSysctls"],
   ["node-status-max-images", "int32", "nodeStatusMaxImages"],
   ["kernel-memcg-notification", "bool", "kernelMemcgNotification"],
   ["local-storage-capacity-isolation", "bool", "localStorageCapacityIsolation"],

@@ -80,6 +80,11 @@ export interface BunletConfig extends EdgeConfig {
    */
   eventRecordQPS: number;
   eventBurst: number;
+  /**
+   * --allowed-unsafe-sysctls / allowedUnsafeSysctls: sysctls (or prefixes ending in `*`) pods may
+   * set beyond the safe ones; admission rejects any other with SysctlForbidden.
+   */
+  allowedUnsafeSysctls: string[];
   /** --address / address: where the read-only port listens. */
   address: string;
   /** Where the kubelet API (--port) listens: --address when given, else 0.0.0.0 as the kubelet. */
@@ -193,6 +198,7 @@ export const defaults = {
   kubeAPIBurst: 100,
   eventRecordQPS: 50,
   eventBurst: 100,
+  allowedUnsafeSysctls: [],
   clusterDNS: [],
   clusterDomain: "",
   // The kubelet binds 0.0.0.0; bunlet's read-only port has no authentication, so loopback.

@@ -20,6 +20,8 @@ export const EventReason = {
   FailedToInspectImage: "InspectFailed",
   ErrImageNeverPullPolicy: "ErrImageNeverPull",
   BackOffPullImage: "BackOff",
+  // Recorded by the kubelet's SyncPod (kubelet.go), not in events.go.
+  FailedToRetrieveImagePullSecret: "FailedToRetrieveImagePullSecret",
   // Pods and sandboxes
   FailedToKillPod: "FailedKillPod",
   NetworkNotReady: "NetworkNotReady",

@@ -1,5 +1,7 @@
 /**
- * Pod admission as HandlePodAdditions runs it: the pods already admitted and still active
+ * Pod admission as HandlePodAdditions runs it, in the kubelet's order of admit handlers: the
+ * sysctl allowlist (the safe sysctls this kernel namespaces and --allowed-unsafe-sysctls), then
+ * the predicates. For the predicates, the pods already admitted and still active
  * (filterOutInactivePods) are the others; a pod that does not fit is rejected (rejectPod): a
  * Warning event with the reason, and the status phase Failed, the reason and "Pod was rejected:
  * <message>", and no worker, so no container starts. The node is this node as bunlet knows it
@@ -7,10 +9,11 @@
  * from the machine (capacity less the hard eviction thresholds, pods = --max-pods).
  */
 import { existsSync } from "node:fs";
+import { release } from "node:os";
 import { dirname, resolve } from "node:path";
 import { Quantity, computePodQOS, podRef, podUID, type Pod } from "../api/index.ts";
-import { canAdmitPod, type AdmissionNode } from "../admission/index.ts";
-import type { BunletConfig } from "../config/index.ts";
+import { canAdmitPod, createSysctlAllowlist, safeSysctls, SysctlPatternError, type AdmissionNode, type SysctlAllowlist } from "../admission/index.ts";
+import { ConfigError, type BunletConfig } from "../config/index.ts";
 import { podReference, type EventRecorder } from "../events/index.ts";
 import type { Logger } from "../lib/index.ts";
 import { capacityAndAllocatable, goArch, readMachineInfo } from "../node/index.ts";
@@ -34,8 +37,23 @@ export function admissionNode(config: BunletConfig): AdmissionNode {
   };
 }
 
+/**
+ * The kubelet's sysctl admit handler: safe sysctls (as this kernel namespaces them) and the
+ * allowed unsafe ones. A pattern that is not a namespaced sysctl stops the start, as it stops the
+ * kubelet's, with exit 2 as for a bad flag.
+ */
+export function sysctlAllowlist(config: BunletConfig, kernelRelease = release()): SysctlAllowlist {
+  try {
+    return createSysctlAllowlist([...safeSysctls(kernelRelease), ...config.allowedUnsafeSysctls]);
+  } catch (err) {
+    if (err instanceof SysctlPatternError) throw new ConfigError("allowedUnsafeSysctls", `bunlet: --allowed-unsafe-sysctls: ${err.message}`);
+    throw err;
+  }
+}
+
 export interface PodAdmitterDeps {
   node: AdmissionNode;
+  sysctls: SysctlAllowlist;
   podWorkers: Pick<PodWorkers, "isPodKnownTerminated" | "isPodTerminationRequested">;
   statusManager: Pick<StatusManager, "getPodStatus" | "setPodStatus" | "terminatePod">;
   recorder: EventRecorder;
@@ -53,7 +71,8 @@ export function createPodAdmitter(deps: PodAdmitterDeps): (pod: Pod, existing: P
   return (pod, existing) => {
     // A pod another component asked to terminate is not admitted again.
     if (podWorkers.isPodTerminationRequested(podUID(pod))) return true;
-    const result = canAdmitPod(pod, existing.filter(isActive), deps.node);
+    const sysctls = deps.sysctls.admit(pod);
+    const result = sysctls.admit ? canAdmitPod(pod, existing.filter(isActive), deps.node) : sysctls;
     if (result.admit) return true;
     deps.log.debug("Pod was rejected", { pod: podRef(pod), podUID: podUID(pod), reason: result.reason, message: result.message }, 2);
     deps.recorder.event(podReference(pod), "Warning", result.reason, result.message);

@@ -10,7 +10,7 @@ import type { PodList, PodStatus } from "../api/index.ts";
 import type { BunletConfig } from "../config/index.ts";
 import type { ApiClient } from "../apiclient/index.ts";
 import { isStaticPod, podFullName, type Pod } from "../api/index.ts";
-import { admissionNode, createPodAdmitter } from "./admission.ts";
+import { admissionNode, createPodAdmitter, sysctlAllowlist } from "./admission.ts";
 import type { EventRecorder } from "../events/index.ts";
 import { createMirrorPods } from "../mirrorpods/index.ts";
 import { createPodWorkers, WorkQueue, type PodWorkers } from "../podworkers/index.ts";
@@ -124,7 +124,7 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
     podWorkers,
     sourcesReady,
     deleteAllContainers: (uid) => containerGC.deleteContainersInPod(uid, true),
-    admitPod: createPodAdmitter({ node: admissionNode(config), podWorkers, statusManager, recorder: opts.recorder, log }),
+    admitPod: createPodAdmitter({ node: admissionNode(config), sysctls: sysctlAllowlist(config), podWorkers, statusManager, recorder: opts.recorder, log }),
     clock,
     log,
   });

@@ -170,6 +170,8 @@ const podShape = {
     },
     imagePullSecrets: [{ name: s }],
     hostname: s,
+    hostnameOverride: s,
+    setHostnameAsFQDN: bool,
     subdomain: s,
     hostAliases: [{ ip: s, hostnames: [s] }],
     schedulerName: s,

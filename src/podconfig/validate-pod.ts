@@ -81,6 +81,7 @@ function validatePolicies(spec: PodSpec, errs: FieldError[]): void {
     const v = spec[key];
     if (v) for (const msg of isDNS1123Label(v)) errs.push(fe.invalid(`spec.${key}`, v, msg));
   }
+  validateHostnameOverride(spec, errs);
   (spec.tolerations ?? []).forEach((t, i) => {
     const path = `spec.tolerations[${i}]`;
     if (t.operator !== undefined && !tolerationOperators.includes(t.operator)) {
@@ -93,6 +94,17 @@ function validatePolicies(spec: PodSpec, errs: FieldError[]): void {
       errs.push(fe.invalid(`${path}.operator`, t.operator, "value must be empty when `operator` is 'Exists'"));
     }
   });
+}
+
+/** validateHostnameOverride: a DNS subdomain of at most 64 characters, not with setHostnameAsFQDN nor hostNetwork. */
+function validateHostnameOverride(spec: PodSpec, errs: FieldError[]): void {
+  const v = spec.hostnameOverride;
+  if (v === undefined) return;
+  const field = "spec.hostnameOverride";
+  if (spec.setHostnameAsFQDN === true) errs.push(fe.forbidden(field, "may not be specified when setHostnameAsFQDN is true"));
+  if (spec.hostNetwork === true) errs.push(fe.forbidden(field, "may not be specified when hostNetwork is true"));
+  if (v.length > 64) errs.push(fe.tooLong(field, 64));
+  for (const msg of isDNS1123Subdomain(v)) errs.push(fe.invalid(field, v, msg));
 }
 
 /** Every reason the apiserver would refuse to create this pod, in field order. */

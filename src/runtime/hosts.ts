@@ -2,13 +2,14 @@
  * The kubelet-managed /etc/hosts (kubelet_pods.go makeHostsMount, ensureHostsFile): written to
  * `<podDir>/etc-hosts` (0644) and bind-mounted into every container of a pod that has an IP,
  * unless the container mounts something at /etc/hosts itself. A pod network pod gets localhost
- * entries, its own IPs with its hostname (FQDN first when it has a subdomain) and its hostAliases;
+ * entries, its own IPs with its hostname (FQDN first when it has a subdomain; hostnameOverride
+ * alone) and its hostAliases;
  * a host-network pod gets the node's file with the aliases appended.
  */
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Container, HostAlias, Pod } from "../api/index.ts";
-import { podHostname } from "./sandbox-config.ts";
+import { generatePodHostnameAndDomain } from "./hostname.ts";
 
 export const ETC_HOSTS_PATH = "/etc/hosts";
 
@@ -37,12 +38,6 @@ export function nodeHostsFileContent(nodeHosts: string, aliases?: HostAlias[]): 
   return "# Kubernetes-managed hosts file (host network).\n" + nodeHosts + aliasEntries(aliases);
 }
 
-/** The pod's DNS domain (GeneratePodHostNameAndDomain): `<subdomain>.<ns>.svc.<clusterDomain>`, or "". */
-export function podHostDomain(pod: Pod, clusterDomain: string): string {
-  if (!pod.spec.subdomain) return "";
-  return `${pod.spec.subdomain}.${pod.metadata.namespace ?? ""}.svc.${clusterDomain}`;
-}
-
 /** Whether this container gets the managed file (a pod IP, and no mount of its own at /etc/hosts). */
 export function shouldMountHostsFile(container: Container, podIPs: string[]): boolean {
   return podIPs.length > 0 && !(container.volumeMounts ?? []).some((m) => m.mountPath === ETC_HOSTS_PATH);
@@ -53,9 +48,12 @@ export function ensureHostsFile(podDir: string, pod: Pod, podIPs: string[], clus
   // The pod directory is made before the sandbox; made here too for a runtime used on its own.
   mkdirSync(podDir, { recursive: true });
   const file = join(podDir, "etc-hosts");
-  const content = pod.spec.hostNetwork
-    ? nodeHostsFileContent(readFileSync(nodeHostsPath, "utf8"), pod.spec.hostAliases)
-    : managedHostsFileContent(podIPs, podHostname(pod), podHostDomain(pod, clusterDomain), pod.spec.hostAliases);
+  let content: string;
+  if (pod.spec.hostNetwork) content = nodeHostsFileContent(readFileSync(nodeHostsPath, "utf8"), pod.spec.hostAliases);
+  else {
+    const { hostname, domain } = generatePodHostnameAndDomain(pod, clusterDomain);
+    content = managedHostsFileContent(podIPs, hostname, domain, pod.spec.hostAliases);
+  }
   writeFileSync(file, content, { mode: 0o644 });
   chmodSync(file, 0o644);
   return file;

@@ -1,13 +1,17 @@
 /**
  * EnsureImageExists (pkg/kubelet/images/image_manager.go): resolve the image through ImageStatus,
  * pull it per pull policy, one pull at a time (serializeImagePulls), with a keyed backoff per
- * `<podUID>_<image>` (10 s doubling to 300 s). Failures carry the kubelet's waiting reasons.
+ * `<podUID>_<image>` (10 s doubling to 300 s). Failures carry the kubelet's waiting reasons. A
+ * pull sends the pod's pull-secret credentials for the image's registry (pull-secrets.ts), each
+ * in turn until one pulls, as kuberuntime's PullImage does.
  */
 import { defaultImagePullPolicy, ImageNameError, parseImageName, podRef, type Container, type Pod } from "../api/index.ts";
 import { isCriError, type CriClient, type PodSandboxConfig } from "../cri/index.ts";
-import { containerReference, EventReason, type EventRecorder, type EventType } from "../events/index.ts";
+import { containerReference, EventReason, podReference, type EventRecorder, type EventType } from "../events/index.ts";
 import { Backoff, formatGoDuration, type Clock, type Logger } from "../lib/index.ts";
 import { Reason, SyncError } from "./errors.ts";
+import { PullSecretError, type RegistryAuth } from "./keyring.ts";
+import { pullCredentialsFor, type PullSecretGetter } from "./pull-secrets.ts";
 
 const IMAGE_BACKOFF_INITIAL_MS = 10_000;
 const IMAGE_BACKOFF_MAX_MS = 300_000;
@@ -37,7 +41,22 @@ export interface ImageManager {
   gc(): void;
 }
 
-export function createImageManager(deps: { cri: CriClient; clock: Clock; log: Logger; recorder: EventRecorder }): ImageManager {
+/** utilerrors.NewAggregate's text: one message as it is, several (duplicates once) in brackets. */
+function aggregate(messages: string[]): string {
+  const unique = [...new Set(messages)];
+  return unique.length === 1 ? unique[0]! : `[${unique.join(", ")}]`;
+}
+
+export interface ImageManagerDeps {
+  cri: CriClient;
+  clock: Clock;
+  log: Logger;
+  recorder: EventRecorder;
+  /** Reads the pod's pull secrets; absent when standalone (a pod naming some pulls anonymously). */
+  pullSecret?: PullSecretGetter;
+}
+
+export function createImageManager(deps: ImageManagerDeps): ImageManager {
   const { cri, clock, log } = deps;
   const backoff = new Backoff(clock, { initialMs: IMAGE_BACKOFF_INITIAL_MS, maxMs: IMAGE_BACKOFF_MAX_MS });
   // serializeImagePulls: one pull at a time on the node.
@@ -52,6 +71,21 @@ export function createImageManager(deps: { cri: CriClient; clock: Clock; log: Lo
       log.debug("Could not read the pulled image's size for its event; it says 0", { image: imageRef, err }, 4);
       return "0";
     }
+  }
+
+  /** PullImage with each credential in turn until one pulls; without any, anonymously. */
+  async function pullWith(image: string, annotations: Record<string, string>, sandboxConfig: PodSandboxConfig, credentials: RegistryAuth[], signal?: AbortSignal): Promise<string> {
+    if (credentials.length === 0) return (await cri.image.pullImage({ image: { image, annotations }, sandboxConfig }, { signal })).imageRef;
+    const failures: string[] = [];
+    for (const { username, password } of credentials) {
+      try {
+        return (await cri.image.pullImage({ image: { image, annotations }, auth: { username, password }, sandboxConfig }, { signal })).imageRef;
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        failures.push(isCriError(err) ? err.detail : (err as Error).message);
+      }
+    }
+    throw new Error(aggregate(failures));
   }
 
   async function imageRefOf(image: string, annotations: Record<string, string>, signal?: AbortSignal): Promise<string> {
@@ -105,11 +139,20 @@ export function createImageManager(deps: { cri: CriClient; clock: Clock; log: Lo
       const fields = { pod: podRef(pod), image: requested };
       log.info("Pulling image", fields);
       event("Normal", EventReason.PullingImage, `Pulling image "${requested}"`);
+      let credentials: RegistryAuth[];
+      let missingSecrets: string[];
+      try {
+        ({ credentials, missing: missingSecrets } = await pullCredentialsFor(pod, parseImageName(image).repository, deps.pullSecret, log, signal));
+      } catch (err) {
+        if (!(err instanceof PullSecretError)) throw err;
+        event("Warning", EventReason.FailedToPullImage, `Failed to pull image "${requested}": ${err.message}`);
+        throw new SyncError(Reason.ErrImagePull, err.message);
+      }
       const queued = clock.now();
       const pull = pullQueue.then(async () => {
         const started = clock.now();
-        const res = await cri.image.pullImage({ image: { image, annotations }, sandboxConfig }, { signal });
-        return { imageRef: res.imageRef, pullMs: clock.now() - started, size: await imageSize(res.imageRef, signal) };
+        const imageRef = await pullWith(image, annotations, sandboxConfig, credentials, signal);
+        return { imageRef, pullMs: clock.now() - started, size: await imageSize(imageRef, signal) };
       });
       pullQueue = pull.catch(() => undefined);
       try {
@@ -128,6 +171,14 @@ export function createImageManager(deps: { cri: CriClient; clock: Clock; log: Lo
         const message = isCriError(err) ? err.detail : (err as Error).message;
         log.warn("Failed to pull image; bunlet backs off before the next attempt", { ...fields, err: message, backoffMs: backoff.get(key) });
         event("Warning", EventReason.FailedToPullImage, `Failed to pull image "${requested}": ${message}`);
+        if (missingSecrets.length > 0) {
+          deps.recorder.event(
+            podReference(pod),
+            "Warning",
+            EventReason.FailedToRetrieveImagePullSecret,
+            `Unable to retrieve some image pull secrets (${missingSecrets.join(", ")}); attempting to pull the image may not succeed.`,
+          );
+        }
         throw new SyncError(Reason.ErrImagePull, message);
       }
     },

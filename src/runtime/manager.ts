@@ -100,7 +100,8 @@ export function createRuntimeManager(deps: RuntimeManagerDeps): RuntimeManager {
   const crashLoopPrefixes = new Map<string, string>();
   const crashLoopBackoff = newCrashLoopBackoff(clock);
   const recorder: EventRecorder = deps.recorder ?? { event: () => undefined };
-  const images = createImageManager({ cri, clock, log, recorder });
+  const { envObjects } = deps;
+  const images = createImageManager({ cri, clock, log, recorder, pullSecret: envObjects && ((ns, name, signal) => envObjects.secret(ns, name, signal)) });
   const podIPs = async (uid: string, name: string, namespace: string, signal: AbortSignal) =>
     (await getPodStatus(cri, uid, name, namespace, { signal })).ips;
 

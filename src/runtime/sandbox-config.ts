@@ -1,17 +1,16 @@
 /**
  * The PodSandboxConfig the kubelet sends to RunPodSandbox (generatePodSandboxConfig): metadata with
- * the attempt, the kubelet's labels and annotations, hostname (not for host-network pods, which
- * keep the node's), DNS, the pod log directory, port mappings and the Linux settings.
+ * the attempt, the kubelet's labels and annotations, hostname (hostnameOverride, or the FQDN with
+ * setHostnameAsFQDN; none for host-network pods, which keep the node's), DNS, the pod log directory, port mappings and the Linux settings.
  */
 import { create } from "@bufbuild/protobuf";
-import type { ContainerPort, Pod } from "../api/index.ts";
+import { normalizeSysctlName, type ContainerPort, type Pod } from "../api/index.ts";
 import { PodSandboxConfigSchema, Protocol, type PodSandboxConfig } from "../cri/index.ts";
 import { newPodAnnotations, newPodLabels } from "../container/index.ts";
 import { podDnsConfig, type ClusterDns, type DnsConfig } from "./dns.ts";
+import { generatePodHostnameAndDomain, nodenameForKernel } from "./hostname.ts";
 import { podLogsDirectory } from "./logs.ts";
 import { sandboxSecurityContext } from "./security.ts";
-
-const MAX_HOSTNAME = 63;
 
 export interface SandboxConfigOptions {
   podLogsDir: string;
@@ -19,13 +18,6 @@ export interface SandboxConfigOptions {
   nodeDns: DnsConfig;
   /** --cluster-dns / --cluster-domain for ClusterFirst pods. */
   clusterDns: ClusterDns;
-}
-
-/** pod.spec.hostname or the pod name, cut to 63 characters without a trailing '-' or '.'. */
-export function podHostname(pod: Pod): string {
-  const name = pod.spec.hostname || pod.metadata.name || "";
-  if (name.length <= MAX_HOSTNAME) return name;
-  return name.slice(0, MAX_HOSTNAME).replace(/[-.]+$/, "");
 }
 
 function toProtocol(p: ContainerPort["protocol"]): Protocol {
@@ -48,20 +40,13 @@ function portMappings(pod: Pod) {
   return out;
 }
 
-/** runc wants dots: "net/ipv4/conf/eth0.100/x" becomes "net.ipv4.conf.eth0/100.x" (dots and slashes swap). */
-export function sysctlWithDots(name: string): string {
-  const first = name.search(/[./]/);
-  if (first < 0 || name[first] === ".") return name;
-  return name.replace(/[./]/g, (c) => (c === "." ? "/" : "."));
-}
-
 export function generatePodSandboxConfig(pod: Pod, attempt: number, opts: SandboxConfigOptions): PodSandboxConfig {
   const { name = "", namespace = "", uid = "" } = pod.metadata;
   const sysctls: Record<string, string> = {};
-  for (const s of pod.spec.securityContext?.sysctls ?? []) sysctls[sysctlWithDots(s.name)] = s.value;
+  for (const s of pod.spec.securityContext?.sysctls ?? []) sysctls[normalizeSysctlName(s.name)] = s.value;
   return create(PodSandboxConfigSchema, {
     metadata: { name, namespace, uid, attempt },
-    hostname: pod.spec.hostNetwork ? "" : podHostname(pod),
+    hostname: pod.spec.hostNetwork ? "" : nodenameForKernel(generatePodHostnameAndDomain(pod, opts.clusterDns.domain), pod.spec.setHostnameAsFQDN),
     logDirectory: podLogsDirectory(opts.podLogsDir, namespace, name, uid),
     dnsConfig: podDnsConfig(pod, opts.nodeDns, opts.clusterDns),
     portMappings: portMappings(pod),

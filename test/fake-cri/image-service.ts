@@ -1,7 +1,9 @@
 /**
  * ImageService handlers. A pull succeeds for images the test made pullable (or that are already
  * present and not made unpullable) and fails like containerd does when the registry has no such
- * reference. ImageStatus of a missing image is an empty response, not an error.
+ * reference; a reference the test put behind registry credentials pulls only with that user
+ * name and password in the request's AuthConfig, and otherwise fails as containerd does on a
+ * 401. ImageStatus of a missing image is an empty response, not an error.
  */
 import type { DescMessage, MessageInitShape, MessageShape } from "@bufbuild/protobuf";
 import type { ImageService } from "../../src/cri/index.ts";
@@ -20,7 +22,10 @@ export type ImageHandlers = { [K in keyof Methods]: (request: Req<K>, signal: Ab
 /** Explicit pullability per normalised reference; absent = pullable when already present. */
 export type Pullability = Map<string, boolean>;
 
-export function imageHandlers(store: FakeStore, pullable: Pullability, clock: Clock): ImageHandlers {
+/** The "username:password" a registry wants per normalised reference; absent = no authentication. */
+export type PullAuth = Map<string, string>;
+
+export function imageHandlers(store: FakeStore, pullable: Pullability, clock: Clock, pullAuth: PullAuth = new Map()): ImageHandlers {
   return {
     // containerd 1.6 ignores ListImages' filter and lists everything; so does the fake.
     listImages: () => ({ images: [...store.images.values()].map(toImage) }),
@@ -32,6 +37,13 @@ export function imageHandlers(store: FakeStore, pullable: Pullability, clock: Cl
       const ref = req.image?.image ?? "";
       const normalized = normalizeImageRef(ref);
       const present = findImage(store.images.values(), ref);
+      const wanted = pullAuth.get(normalized);
+      if (wanted !== undefined && `${req.auth?.username ?? ""}:${req.auth?.password ?? ""}` !== wanted) {
+        const host = normalized.split("/")[0];
+        throw unknown(
+          `failed to pull and unpack image "${normalized}": failed to resolve reference "${normalized}": unexpected status from HEAD request to https://${host}/v2/: 401 Unauthorized`,
+        );
+      }
       const allowed = pullable.get(normalized) ?? present !== undefined;
       if (!allowed) {
         throw unknown(

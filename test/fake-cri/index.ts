@@ -23,7 +23,7 @@ import { Condition } from "./condition.ts";
 import { buildEvent, EventHub, serveEvents, type EventsControl } from "./events.ts";
 import { FaultPlan } from "./faults.ts";
 import { cryptoRandom, type RandomBytes } from "./ids.ts";
-import { imageHandlers, type Pullability } from "./image-service.ts";
+import { imageHandlers, type PullAuth, type Pullability } from "./image-service.ts";
 import { addImage, normalizeImageRef, removeImage, type FakeImage, type ImageOptions } from "./images.ts";
 import { runtimeHandlers, type RuntimeConditions } from "./runtime-service.ts";
 import { GrpcListener, type CallHandler } from "./server.ts";
@@ -94,6 +94,8 @@ export interface FakeCri {
   removeImage(ref: string): boolean;
   /** Whether PullImage of `ref` succeeds (adding the image with a repo digest). Default: only when already present. */
   setPullable(ref: string, pullable: boolean): void;
+  /** The registry of `ref` answers PullImage only with this user name and password in its AuthConfig (401 otherwise). */
+  requirePullAuth(ref: string, username: string, password: string): void;
 
   // Behaviour of what runs inside containers.
   setContainerBehavior(matcher: ContainerMatcher, behavior: ContainerBehavior): void;
@@ -143,6 +145,7 @@ export async function startFakeCri(options: FakeCriOptions = {}): Promise<FakeCr
 
   const conditions: RuntimeConditions = { runtimeReady: true, networkReady: true };
   const pullable: Pullability = new Map();
+  const pullAuth: PullAuth = new Map();
   const faults = new FaultPlan();
   const control: EventsControl = { unimplemented: false };
   const calls: RecordedCall[] = [];
@@ -151,7 +154,7 @@ export async function startFakeCri(options: FakeCriOptions = {}): Promise<FakeCr
     callArrived.until(() => calls.filter((c) => c.method === method).length >= count, signal);
   const handlers: Record<string, (request: never, signal: AbortSignal) => unknown> = {
     ...runtimeHandlers(store, behaviors, conditions, clock),
-    ...imageHandlers(store, pullable, clock),
+    ...imageHandlers(store, pullable, clock, pullAuth),
   };
 
   /** Records the call, then applies the injected delay and failure; returns the failure, if any. */
@@ -216,6 +219,7 @@ export async function startFakeCri(options: FakeCriOptions = {}): Promise<FakeCr
     addImage: (ref, opts) => structuredClone(addImage(store.images, ref, opts)),
     removeImage: (ref) => removeImage(store.images, ref),
     setPullable: (ref, ok) => void pullable.set(normalizeImageRef(ref), ok),
+    requirePullAuth: (ref, username, password) => void pullAuth.set(normalizeImageRef(ref), `${username}:${password}`),
     setContainerBehavior: (matcher, behavior) => behaviors.setContainerBehavior(matcher, behavior),
     onCreate: (fn) => behaviors.onCreate(fn),
     setExecResult: (matcher, result) => behaviors.setExecResult(matcher, result),

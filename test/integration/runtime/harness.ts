@@ -6,7 +6,8 @@ import type { Container, Pod } from "../../../src/api/index.ts";
 import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
 import { createMetrics, type Metrics } from "../../../src/metrics/index.ts";
-import { createRuntimeManager, type RuntimeManager } from "../../../src/runtime/index.ts";
+import { createRuntimeManager, type EnvObjects, type RuntimeManager } from "../../../src/runtime/index.ts";
+import type { EventRecorder } from "../../../src/events/index.ts";
 import type { PodSyncResult } from "../../../src/runtime/result.ts";
 import type { ProbeResultsView } from "../../../src/runtime/actions-types.ts";
 import { startFakeCri, type FakeCri } from "../../fake-cri/index.ts";
@@ -32,7 +33,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(opts: { probeResults?: ProbeResultsView } = {}): Promise<Harness> {
+export async function startHarness(opts: { probeResults?: ProbeResultsView; envObjects?: EnvObjects; recorder?: EventRecorder } = {}): Promise<Harness> {
   const clock = new FakeClock();
   const fake = await startFakeCri({ clock });
   const cri = createCriClient({ endpoint: fake.endpoint });
@@ -52,6 +53,8 @@ export async function startHarness(opts: { probeResults?: ProbeResultsView } = {
     dnsConfig: { servers: ["10.0.0.10"], searches: ["example.org"], options: ["ndots:2"] },
     hostIPs: ["192.168.1.5"],
     probeResults: opts.probeResults,
+    envObjects: opts.envObjects,
+    recorder: opts.recorder,
   });
   const lifetime = new AbortController();
   const signal = lifetime.signal;

@@ -41,6 +41,11 @@ describe("canAdmitPod (the kubelet's predicate admit handler)", () => {
   const cases: [string, Pod, Pod[], string | undefined, string?][] = [
     ["a pod that fits is admitted", withRequests("p", { cpu: "1", memory: "1Gi" }), [withRequests("o", { cpu: "8" })], undefined],
     ["a pod without requests is admitted on a full node but for the pod count", pod("p"), [withRequests("o", { cpu: "10" })], undefined],
+    // Exact fit: requested == allocatable - used is admitted (the rule is requested > capacity - used).
+    ["a pod that takes exactly the cpu left is admitted", withRequests("p", { cpu: "2" }), [withRequests("o", { cpu: "8" })], undefined],
+    ["a pod that takes exactly the memory left is admitted", withRequests("p", { memory: "15Gi" }), [withRequests("o", { memory: "5Gi" })], undefined],
+    ["a pod that takes exactly the ephemeral storage left is admitted", withRequests("p", { "ephemeral-storage": "100Gi" }), [], undefined],
+    ["one millicore over the cpu left: OutOfcpu", withRequests("p", { cpu: "2001m" }), [withRequests("o", { cpu: "8" })], "OutOfcpu", "Node didn't have enough resource: cpu, requested: 2001, used: 8000, capacity: 10000"],
     ["more cpu than is left: OutOfcpu", withRequests("p", { cpu: "3" }), [withRequests("o", { cpu: "8" })], "OutOfcpu", "Node didn't have enough resource: cpu, requested: 3000, used: 8000, capacity: 10000"],
     ["more memory than allocatable: OutOfmemory", withRequests("p", { memory: "21Gi" }), [], "OutOfmemory", `Node didn't have enough resource: memory, requested: ${21 * 1024 ** 3}, used: 0, capacity: ${20 * 1024 ** 3}`],
     ["more pods than --max-pods: OutOfpods, before cpu", withRequests("p", { cpu: "20" }), [pod("a"), pod("b"), pod("c")], "OutOfpods", "Node didn't have enough resource: pods, requested: 1, used: 3, capacity: 3"],
@@ -99,6 +104,10 @@ describe("canAdmitPod (the kubelet's predicate admit handler)", () => {
     expect(canAdmitPod(pod("p"), [], tainted)).toMatchObject({ reason: "TaintToleration", message: "Predicate TaintToleration failed: node(s) had taints that the pod didn't tolerate" });
     expect(canAdmitPod(pod("p", { tolerations: [{ key: "dedicated", operator: "Equal", value: "db", effect: "NoExecute" }] }), [], tainted)).toEqual({ admit: true });
     expect(canAdmitPod(staticPod(pod("p")), [], tainted)).toEqual({ admit: true });
+    // The toleration's effect must match the taint's: the same key and value for NoSchedule do not tolerate NoExecute.
+    expect(canAdmitPod(pod("p", { tolerations: [{ key: "dedicated", operator: "Equal", value: "db", effect: "NoSchedule" }] }), [], tainted)).toMatchObject({ reason: "TaintToleration" });
+    // An empty effect matches every effect.
+    expect(canAdmitPod(pod("p", { tolerations: [{ key: "dedicated", operator: "Exists" }] }), [], tainted)).toEqual({ admit: true });
     // NoSchedule taints are the scheduler's business.
     expect(canAdmitPod(pod("p"), [], { ...node, taints: [{ key: "k", effect: "NoSchedule" }] })).toEqual({ admit: true });
   });

@@ -60,6 +60,13 @@ eventBurst: 7
     });
   });
 
+  test("allowedUnsafeSysctls is read from the file; the flag overrides it", () => {
+    expect(load(`${header}allowedUnsafeSysctls: ["kernel.msg*", net.core.somaxconn]
+`).config).toMatchObject({ allowedUnsafeSysctls: ["kernel.msg*", "net.core.somaxconn"] });
+    expect(load(`${header}allowedUnsafeSysctls: ["kernel.msg*"]
+`, "--allowed-unsafe-sysctls=kernel.sem").config).toMatchObject({ allowedUnsafeSysctls: ["kernel.sem"] });
+  });
+
   test("event limits: the file's eventBurst 0 is defaulted to 100 as the kubelet's defaulting does; the flags override, 0 included", () => {
     expect(load(`${header}eventBurst: 0
 `).config).toMatchObject({ eventRecordQPS: 50, eventBurst: 100 });

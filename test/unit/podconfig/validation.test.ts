@@ -142,6 +142,25 @@ const invalid: [string, (pod: Json) => void, ManifestErrorCode, string][] = [
     "Invalid",
     `metadata.namespace: Invalid value: "kube.system": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
   ],
+  [
+    "hostnameOverride is a DNS subdomain",
+    (p) => (p.spec.hostnameOverride = "Not-RFC1123"),
+    "Invalid",
+    `spec.hostnameOverride: Invalid value: "Not-RFC1123": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+  ],
+  [
+    "hostnameOverride is not allowed with setHostnameAsFQDN",
+    (p) => Object.assign(p.spec, { hostnameOverride: "override-host", setHostnameAsFQDN: true }),
+    "Forbidden",
+    "spec.hostnameOverride: Forbidden: may not be specified when setHostnameAsFQDN is true",
+  ],
+  [
+    "hostnameOverride is not allowed with hostNetwork",
+    (p) => Object.assign(p.spec, { hostnameOverride: "override-host", hostNetwork: true }),
+    "Forbidden",
+    "spec.hostnameOverride: Forbidden: may not be specified when hostNetwork is true",
+  ],
+  ["hostnameOverride is at most 64 characters", (p) => (p.spec.hostnameOverride = "a".repeat(65)), "TooLong", "spec.hostnameOverride: Too long: may not be more than 64 bytes"],
   ["a static pod needs a name", (p) => delete p.metadata.name, "Required", "metadata.name: Required value: a static pod needs a name"],
   [
     "label values are valid",

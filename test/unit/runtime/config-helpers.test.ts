@@ -1,11 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import type { Pod } from "../../../src/api/index.ts";
+import { normalizeSysctlName, type Pod } from "../../../src/api/index.ts";
 import { parseResolvConf, podDnsConfig } from "../../../src/runtime/dns.ts";
 import { expand, mappingFor } from "../../../src/runtime/expansion.ts";
 import { applyDefaultImageTag, effectivePullPolicy } from "../../../src/runtime/images.ts";
 import { terminationGracePeriod } from "../../../src/runtime/kill.ts";
 import { legacyLogSymlink, restartCountFromLogDir } from "../../../src/runtime/logs.ts";
-import { podHostname, sysctlWithDots } from "../../../src/runtime/sandbox-config.ts";
 
 describe("$(VAR) expansion", () => {
   const mapping = mappingFor(new Map([["A", "1"], ["EMPTY", ""]]));
@@ -65,18 +64,10 @@ describe("termination grace period", () => {
 
 describe("sandbox details", () => {
   test.each([
-    ["p", undefined, "p"],
-    ["p", "host", "host"],
-    [`${"a".repeat(62)}-b`, undefined, "a".repeat(62)],
-  ])("hostname of %s (spec.hostname %s) is %s", (name, hostname, out) =>
-    expect(podHostname({ metadata: { name }, spec: { containers: [], hostname } })).toBe(out),
-  );
-
-  test.each([
     ["net.ipv4.ip_forward", "net.ipv4.ip_forward"],
     ["net/ipv4/ip_forward", "net.ipv4.ip_forward"],
     ["net/ipv4/conf/eth0.100/rp_filter", "net.ipv4.conf.eth0/100.rp_filter"],
-  ])("sysctl %s is passed as %s", (name, out) => expect(sysctlWithDots(name)).toBe(out));
+  ])("sysctl %s is passed as %s", (name, out) => expect(normalizeSysctlName(name)).toBe(out));
 
   test("DNS: the node's resolver, the pod's additions, None drops the node's", () => {
     const node = parseResolvConf("# c\nnameserver 1.1.1.1\nnameserver 8.8.8.8\nsearch a.example b.example\noptions ndots:1 rotate\n");

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Pod } from "../../../src/api/index.ts";
 import { podDnsConfig } from "../../../src/runtime/dns.ts";
-import { ensureHostsFile, managedHostsFileContent, nodeHostsFileContent, podHostDomain, shouldMountHostsFile } from "../../../src/runtime/hosts.ts";
+import { ensureHostsFile, managedHostsFileContent, nodeHostsFileContent, shouldMountHostsFile } from "../../../src/runtime/hosts.ts";
 
 const localhost = [
   "# Kubernetes-managed hosts file.",
@@ -40,12 +40,6 @@ describe("managed /etc/hosts", () => {
     expect(shouldMountHostsFile({ name: "c" }, ["10.0.0.5"])).toBe(true);
     expect(shouldMountHostsFile({ name: "c" }, [])).toBe(false);
     expect(shouldMountHostsFile({ name: "c", volumeMounts: [{ name: "h", mountPath: "/etc/hosts" }] }, ["10.0.0.5"])).toBe(false);
-  });
-
-  test("the domain is <subdomain>.<ns>.svc.<cluster domain>", () => {
-    const pod: Pod = { metadata: { name: "p", namespace: "ns" }, spec: { containers: [], subdomain: "sub" } };
-    expect(podHostDomain(pod, "cluster.local")).toBe("sub.ns.svc.cluster.local");
-    expect(podHostDomain({ ...pod, spec: { containers: [] } }, "cluster.local")).toBe("");
   });
 
   test("the file is <podDir>/etc-hosts, mode 0644, named by spec.hostname", () => {

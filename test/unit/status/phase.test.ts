@@ -38,6 +38,8 @@ table("getPhase, restartPolicy Always", { containers: AB, restartPolicy: "Always
   { name: "mixed state #2 (one unknown)", regular: [running("containerA")], expected: "Pending" },
   { name: "mixed state #3 (one waiting)", regular: [running("containerA"), waiting("containerB")], expected: "Pending" },
   { name: "backoff crashloop container", regular: [running("containerA"), waitingWithLastTermination("containerB")], expected: "Running" },
+  // The failed one is restarted: neither Succeeded nor Failed.
+  { name: "one succeeded, one failed (restarting)", regular: [succeeded("containerA"), failed("containerB")], expected: "Running" },
 ]);
 
 table("getPhase, restartPolicy Always with an init container", { initContainers: [c("containerX")], containers: AB, restartPolicy: "Always" }, [
@@ -116,6 +118,10 @@ table("getPhase, restartPolicy Never", { containers: AB, restartPolicy: "Never" 
   { name: "mixed state #1", regular: [running("containerA"), succeeded("containerB")], expected: "Running" },
   { name: "mixed state #2", regular: [running("containerA")], expected: "Pending" },
   { name: "mixed state #3", regular: [running("containerA"), waiting("containerB")], expected: "Pending" },
+  // One failure among the exits fails the pod, whichever container it is (stopped != succeeded).
+  { name: "one succeeded, one failed", regular: [succeeded("containerA"), failed("containerB")], expected: "Failed" },
+  { name: "one failed, one succeeded", regular: [failed("containerA"), succeeded("containerB")], expected: "Failed" },
+  { name: "one succeeded, one failed, the pod is terminal", regular: [succeeded("containerA"), failed("containerB")], terminal: true, expected: "Failed" },
 ]);
 
 table("getPhase, restartPolicy Never with an init container", { initContainers: [c("containerX")], containers: AB, restartPolicy: "Never" }, [
@@ -164,6 +170,8 @@ table("getPhase, restartPolicy OnFailure", { containers: AB, restartPolicy: "OnF
   { name: "mixed state #2", regular: [running("containerA")], expected: "Pending" },
   { name: "mixed state #3", regular: [running("containerA"), waiting("containerB")], expected: "Pending" },
   { name: "backoff crashloop container", regular: [running("containerA"), waitingWithLastTermination("containerB")], expected: "Running" },
+  // The failed one is restarted: neither Succeeded nor Failed.
+  { name: "one succeeded, one failed (restarting)", regular: [succeeded("containerA"), failed("containerB")], expected: "Running" },
 ]);
 
 // Under OnFailure a failed init container is restarted: the pod stays Pending, it does not fail.
