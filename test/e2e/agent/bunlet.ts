@@ -7,6 +7,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
+import { unmountUnder } from "../../harness/cleanup.ts";
 import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
 import type { ContainerdVersion } from "../../harness/containerd-versions.ts";
 import { waitFor } from "../../harness/wait.ts";
@@ -249,6 +250,9 @@ export function agentFixture(opts: AgentFixtureOptions): AgentFixture {
     await bunlet?.exited;
     cri?.close();
     await ctd?.stop();
+    // What a killed bunlet left mounted (tmpfs volumes, subPath bind mounts) goes first, so the
+    // removal never reaches through a mount into a volume or a host directory.
+    if (dir) unmountUnder(dir);
     if (dir) rmSync(dir, { recursive: true, force: true });
   }, 120_000);
 
