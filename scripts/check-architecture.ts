@@ -33,7 +33,10 @@ const allowed: Record<string, readonly string[]> = {
   apiclient: ["lib"],
   container: ["api", "cri", "lib"],
   lifecycle: ["api", "container", "cri", "lib"],
-  runtime: ["api", "container", "cri", "events", "lib", "lifecycle", "metrics"],
+  runtime: ["api", "container", "cri", "events", "lib", "lifecycle", "metrics", "subpath"],
+  // subPath safety (the kubelet's pkg/volume/util/subpath): safe open, safe mkdir, bind mounts
+  // under the pod directory and their cleanup; used by makeMounts (runtime) and the volume teardown.
+  subpath: ["lib"],
   // The kubelet's event recorder and its apiserver sink.
   events: ["api", "apiclient", "lib"],
   // The kubelet's pod admission predicates: pure, over the v1 Pod.
@@ -53,7 +56,7 @@ const allowed: Record<string, readonly string[]> = {
   server: [...subsystem, "containerlogs"],
   // Container log files in the CRI format: files and bytes only.
   containerlogs: ["lib"],
-  volumes: [...subsystem],
+  volumes: [...subsystem, "subpath"],
   node: [...subsystem, "apiclient"],
   podworkers: [...subsystem, "runtime"],
   // The Summary API from CRI stats and the host; the servers get it through the wiring.

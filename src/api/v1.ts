@@ -140,6 +140,8 @@ export interface VolumeMount {
   mountPath: string;
   readOnly?: boolean;
   subPath?: string;
+  /** Expanded from the container's env ($(VAR)), then used as subPath; exclusive with subPath. */
+  subPathExpr?: string;
   mountPropagation?: string;
 }
 

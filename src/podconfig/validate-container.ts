@@ -86,6 +86,12 @@ function checkProbe(probe: Probe, kind: ProbeKind, path: string, errs: FieldErro
   }
 }
 
+/** validateLocalDescendingPath: relative, and no `..` element (one error however many). */
+function checkLocalDescendingPath(target: string, path: string, errs: FieldError[]): void {
+  if (target.startsWith("/")) errs.push(fe.invalid(path, target, "must be a relative path"));
+  if (target.split("/").includes("..")) errs.push(fe.invalid(path, target, "must not contain '..'"));
+}
+
 function checkContainer(c: Container, path: string, init: boolean, ctx: ContainerContext, errs: FieldError[]): void {
   if (!c.name) errs.push(fe.required(`${path}.name`));
   else {
@@ -120,6 +126,12 @@ function checkContainer(c: Container, path: string, init: boolean, ctx: Containe
     if (!m.mountPath) errs.push(fe.required(`${p}.mountPath`));
     else if (mountPaths.has(m.mountPath)) errs.push(fe.invalid(`${p}.mountPath`, m.mountPath, "must be unique"));
     else mountPaths.add(m.mountPath);
+    // The apiserver names these fields without the mount's index (fldPath.Child, not idxPath).
+    if (m.subPath) checkLocalDescendingPath(m.subPath, `${path}.volumeMounts.subPath`, errs);
+    if (m.subPathExpr) {
+      if (m.subPath) errs.push(fe.invalid(`${p}.subPathExpr`, m.subPathExpr, "subPathExpr and subPath are mutually exclusive"));
+      checkLocalDescendingPath(m.subPathExpr, `${path}.volumeMounts.subPathExpr`, errs);
+    }
   });
   const sidecar = init && c.restartPolicy === "Always";
   for (const kind of ["livenessProbe", "readinessProbe", "startupProbe"] as const) {

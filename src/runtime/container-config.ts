@@ -15,6 +15,8 @@ import { containerLogPath, containerLogsDirectory } from "./logs.ts";
 import { containerLinuxResources, containerOOMScoreAdjust } from "./resources.ts";
 import { containerSecurityContext, type ImageUser } from "./security.ts";
 import { makeMounts } from "./volumes.ts";
+import type { Logger } from "../lib/index.ts";
+import type { Subpather } from "../subpath/index.ts";
 
 export interface ContainerConfigInput {
   pod: Pod;
@@ -33,6 +35,9 @@ export interface ContainerConfigInput {
   randomHex: () => string;
   /** --cluster-domain, for the managed /etc/hosts of a pod with a subdomain. */
   clusterDomain: string;
+  /** subPath mounts (src/subpath). */
+  subpather: Subpather;
+  log: Logger;
 }
 
 export async function generateContainerConfig(input: ContainerConfigInput, signal?: AbortSignal): Promise<ContainerConfig> {
@@ -43,6 +48,14 @@ export async function generateContainerConfig(input: ContainerConfigInput, signa
   mkdirSync(containerLogsDirectory(input.podLogsDir, namespace, name, uid, container.name), { recursive: true, mode: 0o755 });
   const resources = containerLinuxResources(container.resources);
   const encoder = new TextEncoder();
+  const mounts = await makeMounts(pod, container, {
+    podsDir: input.podsDir,
+    randomHex: input.randomHex,
+    hosts: { podIPs: input.env.podIPs, clusterDomain: input.clusterDomain },
+    envs,
+    subpather: input.subpather,
+    log: input.log,
+  });
   return create(ContainerConfigSchema, {
     metadata: { name: container.name, attempt: restartCount },
     image: { image: input.imageRef, userSpecifiedImage: container.image ?? "" },
@@ -50,7 +63,7 @@ export async function generateContainerConfig(input: ContainerConfigInput, signa
     args: (container.args ?? []).map((a) => expand(a, mapping)),
     workingDir: container.workingDir ?? "",
     envs: envs.map((e) => ({ key: e.name, value: encoder.encode(e.value) })),
-    mounts: makeMounts(pod, container, input.podsDir, input.randomHex, { podIPs: input.env.podIPs, clusterDomain: input.clusterDomain }),
+    mounts,
     labels: newContainerLabels(container, pod, input.kind),
     annotations: newContainerAnnotations(container, pod, restartCount),
     logPath: containerLogPath(container.name, restartCount),

@@ -10,6 +10,7 @@ import type { Pod } from "../api/index.ts";
 import { isNotFound, labels as L, PodSandboxState, ContainerState, type CriClient } from "../cri/index.ts";
 import type { Logger } from "../lib/index.ts";
 import { containerInfoFromLabels, type RuntimePodStatus, type RuntimeContainerStatus } from "../container/index.ts";
+import { mountPointsUnder } from "../subpath/index.ts";
 import { legacyLogSymlink } from "./logs.ts";
 
 export interface GcDeps {
@@ -141,7 +142,13 @@ function removeGoneDirectories(deps: GcDeps, isPodGone: (uid: string) => boolean
     if (gone(name.slice(name.lastIndexOf("_") + 1))) rmSync(join(deps.podLogsDir, name), { recursive: true, force: true });
   }
   for (const uid of listDir(deps.podsDir)) {
-    if (gone(uid)) rmSync(join(deps.podsDir, uid), { recursive: true, force: true });
+    if (!gone(uid)) continue;
+    const dir = join(deps.podsDir, uid);
+    // A recursive removal would walk through a mount into what it holds (a tmpfs volume, or a
+    // host directory a subPath bind-mounts): a pod directory with mounts waits for the volume
+    // teardown, which housekeeping retries.
+    if (mountPointsUnder(dir).length > 0) continue;
+    rmSync(dir, { recursive: true, force: true });
   }
   // Links whose log file is gone (evictPodLogsDirectories).
   for (const name of listDir(deps.containerLogsDir)) {

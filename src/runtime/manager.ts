@@ -12,6 +12,7 @@ import type { CriClient } from "../cri/index.ts";
 import type { EventRecorder } from "../events/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
+import { createSubpather, type Subpather } from "../subpath/index.ts";
 import type { RuntimePodStatus, RuntimePod } from "../container/index.ts";
 import { probesAlwaysSucceed, type ProbeResultsView } from "./actions-types.ts";
 import { newCrashLoopBackoff } from "./crashloop.ts";
@@ -58,6 +59,8 @@ export interface RuntimeManagerDeps {
   clusterDns?: ClusterDns;
   /** ConfigMaps, Secrets and Services for env vars; absent when standalone. */
   envObjects?: EnvObjects;
+  /** subPath bind mounts; default: the real one (mount(8) under the pod directory). */
+  subpather?: Subpather;
 }
 
 /** Every call that reaches the runtime takes the caller's signal, so none can hold shutdown. */
@@ -130,6 +133,7 @@ export function createRuntimeManager(deps: RuntimeManagerDeps): RuntimeManager {
       objects: deps.envObjects,
     },
     clusterDomain: deps.clusterDns?.domain ?? "",
+    subpather: deps.subpather ?? createSubpather({ log }),
     sandbox: { podLogsDir: deps.podLogsDir, nodeDns: deps.dnsConfig ?? hostDnsConfig(deps.resolvConf), clusterDns: deps.clusterDns ?? { servers: [], domain: "" } },
     pendingStart: (uid) => (timelines.get(uid)?.pending ? timelines.get(uid) : undefined),
     recordTimeline: (uid, timeline) => timelines.set(uid, timeline),

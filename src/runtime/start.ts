@@ -18,6 +18,7 @@ import { recordContainerEvent } from "./events.ts";
 import { containerLogsDirectory, legacyLogSymlink, restartCountFromLogDir } from "./logs.ts";
 import { Reason, SyncError } from "./errors.ts";
 import type { StartTimeline } from "./timeline.ts";
+import type { Subpather } from "../subpath/index.ts";
 
 export interface StartDeps extends KillDeps {
   images: ImageManager;
@@ -31,6 +32,8 @@ export interface StartDeps extends KillDeps {
   env: Omit<EnvContext, "podIPs">;
   /** --cluster-domain (managed /etc/hosts). */
   clusterDomain: string;
+  /** subPath mounts (src/subpath). */
+  subpather: Subpather;
 }
 
 export interface StartTarget {
@@ -95,6 +98,8 @@ export async function startContainer(deps: StartDeps, t: StartTarget, container:
         cgroupV2: deps.cgroupV2,
         randomHex: deps.randomHex,
         clusterDomain: deps.clusterDomain,
+        subpather: deps.subpather,
+        log,
       },
       signal,
     );

@@ -6,14 +6,16 @@
  * (secret, downwardAPI and projected on a tmpfs, so secrets never reach the disk). Each pod sync
  * sets them up again, which is how a changed ConfigMap, Secret or label reaches the files and a
  * token is refreshed. A volume that fails gets a FailedMount event and the pod gets no sandbox;
- * its worker retries with backoff. After the pod's containers are gone its tmpfs mounts are
- * unmounted and its volume directories removed.
+ * its worker retries with backoff. After the pod's containers are gone its subPath bind mounts
+ * are cleaned up (src/subpath; they may hold a volume or a host directory), then its tmpfs mounts
+ * are unmounted and its volume directories removed.
  */
 import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { podRef, podUID, type ConfigMap, type Pod, type Secret, type Volume } from "../api/index.ts";
 import { pluginVolumeType, podVolumeDir, type NodeFacts } from "../container/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
+import { createSubpather, type Subpather } from "../subpath/index.ts";
 import { writeAtomically, type Payload } from "./atomic-writer.ts";
 import { emptyDirMemorySize, setUpDiskDir, setUpTmpfs } from "./emptydir.ts";
 import { realHostPathFs, setUpHostPath, type HostPathFs } from "./hostpath.ts";
@@ -67,12 +69,14 @@ export interface VolumeManagerDeps {
   log: Logger;
   mounter?: Mounter;
   hostPathFs?: HostPathFs;
+  /** subPath mounts to clean up at teardown; default: the real one. */
+  subpather?: Subpather;
 }
 
 export interface VolumeManager {
   /** Sets up every mounted volume of the pod; throws VolumeSetUpError naming each one that failed. */
   waitForAttachAndMount(pod: Pod, signal?: AbortSignal): Promise<void>;
-  /** Unmounts and removes the pod's volumes; its containers must be gone. */
+  /** Cleans up the pod's subPath mounts, then unmounts and removes its volumes; its containers must be gone. */
   unmountPodVolumes(uid: string): Promise<void>;
 }
 
@@ -82,6 +86,7 @@ const READ_ONLY = true;
 export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
   const mounter = deps.mounter ?? realMounter;
   const hostPathFs = deps.hostPathFs ?? realHostPathFs;
+  const subpather = deps.subpather ?? createSubpather({ log: deps.log });
   const { log } = deps;
 
   function objectsOrFail(kind: string, namespace: string, name: string): VolumeObjects {
@@ -225,6 +230,9 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
 
     async unmountPodVolumes(uid) {
       deps.objects?.tokens.deleteServiceAccountToken(uid);
+      // CleanSubPaths before TearDown: a bind mount of a subPath keeps its volume's tmpfs alive
+      // and must never be inside the directory a removal walks.
+      await subpather.cleanSubPaths(join(deps.podsDir, uid));
       const volumesDir = join(deps.podsDir, uid, "volumes");
       for (const point of mounter.mountsUnder(volumesDir)) {
         await mounter.unmount(point);

@@ -250,11 +250,10 @@ export function agentFixture(opts: AgentFixtureOptions): AgentFixture {
     await bunlet?.exited;
     cri?.close();
     await ctd?.stop();
-    if (dir) {
-      // A killed bunlet leaves its pods' tmpfs volumes (secret, downwardAPI, projected) mounted.
-      unmountUnder(dir);
-      rmSync(dir, { recursive: true, force: true });
-    }
+    // What a killed bunlet left mounted (tmpfs volumes, subPath bind mounts) goes first, so the
+    // removal never reaches through a mount into a volume or a host directory.
+    if (dir) unmountUnder(dir);
+    if (dir) rmSync(dir, { recursive: true, force: true });
   }, 120_000);
 
   return fx;

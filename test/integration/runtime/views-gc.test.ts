@@ -161,6 +161,28 @@ describe("garbage collection", () => {
     expect(readdirSync(h.dirs.containerLogsDir)).toEqual([]);
   });
 
+  test("a gone pod's directory that still has a mount is left for the volume teardown, never removed through the mount", async () => {
+    const pod = makePod({ containers: [c("a")] });
+    await h.sync(pod);
+    await h.rm.killPod(pod, runningPodFromStatus(await h.status(pod)), { signal: h.signal });
+    // A subPath bind mount of a host directory that the teardown could not unmount.
+    const hostDir = join(h.dirs.podsDir, "..", "host-data");
+    mkdirSync(hostDir, { recursive: true });
+    writeFileSync(join(hostDir, "keep"), "host");
+    const target = join(h.dirs.podsDir, pod.metadata.uid!, "volume-subpaths", "data", "a", "0");
+    mkdirSync(target, { recursive: true });
+    expect(Bun.spawnSync(["mount", "--bind", hostDir, target]).exitCode).toBe(0);
+    try {
+      await h.rm.garbageCollect((uid) => uid === pod.metadata.uid, { signal: h.signal });
+      expect(existsSync(join(hostDir, "keep"))).toBe(true);
+      expect(existsSync(target)).toBe(true);
+    } finally {
+      Bun.spawnSync(["umount", target]);
+    }
+    await h.rm.garbageCollect((uid) => uid === pod.metadata.uid, { signal: h.signal });
+    expect(existsSync(join(h.dirs.podsDir, pod.metadata.uid!))).toBe(false);
+  });
+
   test("a pod that still exists keeps its newest sandbox even when it is not ready", async () => {
     const pod = makePod({ restartPolicy: "Never", containers: [c("a", { image: BUSYBOX })] });
     await h.sync(pod);

@@ -106,6 +106,43 @@ const invalid: [string, (pod: Json) => void, ManifestErrorCode, string][] = [
     "NotFound",
     'spec.containers[0].volumeMounts[0].name: Not found: "missing"',
   ],
+  // validateLocalDescendingPath (CVE-2017-1002101): the apiserver's field path has no mount index.
+  [
+    "a subPath must be relative",
+    (p) => (c0(p).volumeMounts[0].subPath = "/etc"),
+    "Invalid",
+    'spec.containers[0].volumeMounts.subPath: Invalid value: "/etc": must be a relative path',
+  ],
+  [
+    "a subPath must not step up with ..",
+    (p) => (c0(p).volumeMounts[0].subPath = "a/../../../etc"),
+    "Invalid",
+    `spec.containers[0].volumeMounts.subPath: Invalid value: "a/../../../etc": must not contain '..'`,
+  ],
+  [
+    "an init container's subPath is checked too",
+    (p) => (p.spec.initContainers = [{ name: "init", image: "busybox:1.36", volumeMounts: [{ name: "data", mountPath: "/d", subPath: ".." }] }]),
+    "Invalid",
+    `spec.initContainers[0].volumeMounts.subPath: Invalid value: "..": must not contain '..'`,
+  ],
+  [
+    "a subPathExpr must not step up with ..",
+    (p) => (c0(p).volumeMounts[0].subPathExpr = "$(POD_NAME)/.."),
+    "Invalid",
+    `spec.containers[0].volumeMounts.subPathExpr: Invalid value: "$(POD_NAME)/..": must not contain '..'`,
+  ],
+  [
+    "a subPathExpr must be relative",
+    (p) => (c0(p).volumeMounts[0].subPathExpr = "/$(POD_NAME)"),
+    "Invalid",
+    `spec.containers[0].volumeMounts.subPathExpr: Invalid value: "/$(POD_NAME)": must be a relative path`,
+  ],
+  [
+    "subPath and subPathExpr are mutually exclusive",
+    (p) => Object.assign(c0(p).volumeMounts[0], { subPath: "a", subPathExpr: "b" }),
+    "Invalid",
+    `spec.containers[0].volumeMounts[0].subPathExpr: Invalid value: "b": subPathExpr and subPath are mutually exclusive`,
+  ],
   [
     "the pull policy is Always, IfNotPresent or Never",
     (p) => (c0(p).imagePullPolicy = "Sometimes"),
@@ -227,6 +264,26 @@ describe("validation errors name the source, the field path and what is wrong", 
 
   test("the valid base manifest decodes", () => {
     expect(decodeManifest(manifest(), origin).metadata.name).toBe("web-node-a");
+  });
+
+  test("relative subPaths and subPathExprs without .. are valid (a dot inside a name is no backstep)", () => {
+    const pod = decodeManifest(
+      manifest((p) => {
+        c0(p).volumeMounts = [
+          { name: "data", mountPath: "/a", subPath: "a/b..c/./d" },
+          { name: "data", mountPath: "/b", subPathExpr: "logs/$(POD_NAME)" },
+        ];
+      }),
+      origin,
+    );
+    expect(pod.spec.containers[0].volumeMounts?.map((m) => m.subPath ?? m.subPathExpr)).toEqual(["a/b..c/./d", "logs/$(POD_NAME)"]);
+  });
+
+  test("an absolute subPath with .. gets both errors", () => {
+    const err = errorOf(manifest((p) => (c0(p).volumeMounts[0].subPath = "/../x")));
+    expect(err.message).toBe(
+      `${source}: spec.containers[0].volumeMounts.subPath: Invalid value: "/../x": must be a relative path; spec.containers[0].volumeMounts.subPath: Invalid value: "/../x": must not contain '..'`,
+    );
   });
 
   test("several problems are all reported, the first one in field/detail", () => {
