@@ -1,4 +1,6 @@
-// A local plain-http registry (Debian's docker-registry) holding the busybox image, for pull tests.
+// A local plain-http registry (Debian's docker-registry) holding the busybox image, for pull tests;
+// with `auth`, it asks every client for that user and password (htpasswd, bcrypt), as a private
+// registry does.
 import { mkdtempSync, openSync, closeSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -16,6 +18,11 @@ export interface TestRegistry {
   stop(): Promise<void>;
 }
 
+export interface TestRegistryOptions {
+  /** Basic auth for every request (pushes and pulls alike). */
+  auth?: { username: string; password: string };
+}
+
 async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -24,16 +31,18 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function waitForV2(host: string, proc: { exitCode: number | null }, logFile: string): Promise<void> {
+async function waitForV2(host: string, proc: { exitCode: number | null }, logFile: string, auth: boolean): Promise<void> {
+  // An authenticating registry answers /v2/ with 401 once it serves.
+  const serving = (status: number) => status === 200 || (auth && status === 401);
   const outcome = await waitFor(
     `docker-registry to answer http://${host}/v2/`,
-    async () => (proc.exitCode !== null ? "exited" : (await fetch(`http://${host}/v2/`)).ok && "ready"),
+    async () => (proc.exitCode !== null ? "exited" : serving((await fetch(`http://${host}/v2/`)).status) && "ready"),
     { timeoutMs: 5_000, intervalMs: 50, detail: () => `see ${logFile}` },
   );
   if (outcome === "exited") throw new Error(`docker-registry exited with code ${proc.exitCode}; see ${logFile}`);
 }
 
-export async function startTestRegistry(): Promise<TestRegistry> {
+export async function startTestRegistry(opts: TestRegistryOptions = {}): Promise<TestRegistry> {
   requireE2e(["docker-registry", "skopeo"]);
   await ensureImages();
   reapAbandoned();
@@ -52,9 +61,11 @@ export async function startTestRegistry(): Promise<TestRegistry> {
       `    rootdirectory: ${join(dir, "data")}`,
       "http:",
       `  addr: ${host}`,
+      ...(opts.auth ? ["auth:", "  htpasswd:", "    realm: bunlet-test", `    path: ${join(dir, "htpasswd")}`] : []),
       "",
     ].join("\n"),
   );
+  if (opts.auth) writeFileSync(join(dir, "htpasswd"), `${opts.auth.username}:${await Bun.password.hash(opts.auth.password, { algorithm: "bcrypt", cost: 4 })}\n`);
   const logFile = join(dir, "registry.log");
   const logFd = openSync(logFile, "a");
   const proc = Bun.spawn(["docker-registry", "serve", config], { stdout: logFd, stderr: logFd });
@@ -69,8 +80,9 @@ export async function startTestRegistry(): Promise<TestRegistry> {
     })());
   const busyboxImage = `${host}/bunlet/busybox:1.36`;
   try {
-    await waitForV2(host, proc, logFile);
-    await runCommand(["skopeo", "copy", "--quiet", "--dest-tls-verify=false", `docker-archive:${BUSYBOX_TAR}`, `docker://${busyboxImage}`]);
+    await waitForV2(host, proc, logFile, opts.auth !== undefined);
+    const creds = opts.auth ? ["--dest-creds", `${opts.auth.username}:${opts.auth.password}`] : [];
+    await runCommand(["skopeo", "copy", "--quiet", "--dest-tls-verify=false", ...creds, `docker-archive:${BUSYBOX_TAR}`, `docker://${busyboxImage}`]);
   } catch (err) {
     await stop();
     throw err;

@@ -7,7 +7,7 @@ import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
 import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
 import { createMemoryLogger, realClock } from "../../../src/lib/index.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
-import { createRuntimeManager, type RuntimeManager } from "../../../src/runtime/index.ts";
+import { createRuntimeManager, type EnvObjects, type RuntimeManager } from "../../../src/runtime/index.ts";
 import type { PodSyncResult } from "../../../src/runtime/result.ts";
 import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
 import { waitFor } from "../../harness/wait.ts";
@@ -26,13 +26,13 @@ export interface E2eRuntime {
   stop(): Promise<void>;
 }
 
-export async function startE2eRuntime(name: string, registryHost?: string): Promise<E2eRuntime> {
+export async function startE2eRuntime(name: string, registryHost?: string, envObjects?: EnvObjects): Promise<E2eRuntime> {
   const ctd = await startTestContainerd({ name, registryHost });
   const cri = createCriClient({ endpoint: ctd.endpoint });
   const root = mkdtempSync(join(tmpdir(), `bunlet-rt-e2e-${name}-`));
   const dirs = { root, podLogsDir: join(root, "log-pods"), containerLogsDir: join(root, "log-containers"), podsDir: join(root, "pods") };
   const log = createMemoryLogger();
-  const rm = createRuntimeManager({ cri, clock: realClock, log, metrics: createMetrics(), ...dirs, nodeName: "e2e-node" });
+  const rm = createRuntimeManager({ cri, clock: realClock, log, metrics: createMetrics(), ...dirs, nodeName: "e2e-node", envObjects });
   const lifetime = new AbortController();
   const signal = lifetime.signal;
   const status = (pod: Pod) => rm.getPodStatus(pod.metadata.uid!, pod.metadata.name!, pod.metadata.namespace!, { signal });
