@@ -26,6 +26,11 @@ import { rfc3339 } from "./time.ts";
  */
 export type ProbeResult = (probe: "readiness" | "startup", containerName: string, containerID: string) => boolean | undefined;
 
+/** lifecycle.PodSyncHandler: asked at every status generation whether the pod must fail now. */
+export interface PodSyncHandler {
+  shouldEvict(pod: Pod): { evict: boolean; reason?: string; message?: string };
+}
+
 export interface GenerateOptions {
   /** The status last set for the pod (the status manager's), else pod.status is the base. */
   oldStatus?: PodStatus;
@@ -37,6 +42,8 @@ export interface GenerateOptions {
   hostIPs: string[];
   now: number;
   probeResult?: ProbeResult;
+  /** Modules that may ask for the pod to fail (lifecycle.PodSyncHandler: the active deadline). */
+  podSyncHandlers?: readonly PodSyncHandler[];
   /** containerID prefix; default "containerd". */
   runtimeName?: string;
 }
@@ -65,13 +72,23 @@ export function generateAPIPodStatus(pod: Pod, podStatus: RuntimePodStatus, opts
     if (isPodPhaseTerminal(old.phase)) phase = old.phase!;
     else if (isPodPhaseTerminal(apiPhase)) phase = apiPhase!;
   }
-  if (isPodPhaseTerminal(apiPhase) && phase !== apiPhase) phase = apiPhase!;
   let reason: string | undefined;
   let message: string | undefined;
   if (phase === old.phase) {
     reason = old.reason || pod.status?.reason || undefined;
     message = old.message || pod.status?.message || undefined;
   }
+  // A pod sync handler (the active deadline) that wants the pod gone makes it Failed, with its words.
+  for (const handler of opts.podSyncHandlers ?? []) {
+    const result = handler.shouldEvict(pod);
+    if (!result.evict) continue;
+    phase = "Failed";
+    reason = result.reason || undefined;
+    message = result.message || undefined;
+    break;
+  }
+  // The apiserver's terminal phase is final: no transition out of it.
+  if (isPodPhaseTerminal(apiPhase) && phase !== apiPhase) phase = apiPhase!;
 
   applyProbeResults(pod, containerStatuses, initContainerStatuses, opts.probeResult);
 

@@ -143,6 +143,21 @@ describe("generateAPIPodStatus", () => {
     expect([changed.reason, changed.message]).toEqual([undefined, undefined]);
   });
 
+  test("a pod sync handler that evicts (the active deadline) makes the pod Failed with its reason and message", () => {
+    const pod = podWith({ containers: [c("app")], activeDeadlineSeconds: 5 });
+    const evicting = { shouldEvict: () => ({ evict: true, reason: "DeadlineExceeded", message: "Pod was active on the node longer than the specified deadline" }) };
+    const keeping = { shouldEvict: () => ({ evict: false }) };
+    const old: PodStatus = { phase: "Running", reason: "Old", message: "old" };
+    const evicted = gen(pod, runtimeStatus([rc("app")]), { oldStatus: old, podSyncHandlers: [keeping, evicting] });
+    expect([evicted.phase, evicted.reason, evicted.message]).toEqual(["Failed", "DeadlineExceeded", "Pod was active on the node longer than the specified deadline"]);
+    expect(conditionsOf(evicted).Ready).toEqual(["False", "PodFailed", ""]);
+    const kept = gen(pod, runtimeStatus([rc("app")]), { oldStatus: old, podSyncHandlers: [keeping] });
+    expect([kept.phase, kept.reason]).toEqual(["Running", "Old"]);
+    // The apiserver's terminal phase is final, whatever a handler says.
+    pod.status = { phase: "Succeeded" };
+    expect(gen(pod, runtimeStatus([]), { podSyncHandlers: [evicting] }).phase).toBe("Succeeded");
+  });
+
   test("conditions the kubelet does not own are kept, and DisruptionTarget comes from the old status", () => {
     const pod = podWith({ containers: [c("app")] });
     pod.status = { conditions: [{ type: "example.com/gate", status: "True" }, { type: "Ready", status: "False" }] };

@@ -1,0 +1,29 @@
+// Pod lifecycle rules of the NodeConformance specs, through the whole agent on the fake CRI and
+// real time: the active deadline (pods.go "should allow activeDeadlineSeconds to be updated").
+import { describe, expect, test } from "bun:test";
+import { ContainerState } from "../../../src/cri/index.ts";
+import { busyboxPod, getPods, useAgentFixture, waitFor, writeManifest } from "./helpers.ts";
+
+const TIMEOUT_MS = 40_000;
+const fx = useAgentFixture();
+const running = (name: string) => fx.fake.state.containers.filter((c) => c.name === name && c.state === ContainerState.CONTAINER_RUNNING);
+
+describe("pod lifecycle on the fake CRI", () => {
+  test("a pod past its activeDeadlineSeconds is killed and Failed with DeadlineExceeded", async () => {
+    const pod = busyboxPod("deadline") as { spec: Record<string, unknown> };
+    pod.spec.activeDeadlineSeconds = 2;
+    writeManifest(fx.dirs, "deadline.json", pod);
+    const agent = await fx.start();
+    await waitFor("main running", () => running("main").length === 1);
+    const failed = await waitFor("the pod Failed in /pods", async () => {
+      const p = (await getPods(agent)).items.find((x) => x.metadata.name === "deadline-node1");
+      return p?.status?.phase === "Failed" ? p : undefined;
+    });
+    expect(failed.status?.reason).toBe("DeadlineExceeded");
+    expect(failed.status?.message).toBe("Pod was active on the node longer than the specified deadline");
+    await waitFor("main stopped", () => running("main").length === 0);
+    // Nothing is started again: the pod is terminal.
+    await Bun.sleep(1500);
+    expect(running("main").length).toBe(0);
+  }, TIMEOUT_MS);
+});
