@@ -285,6 +285,8 @@ export interface PodStatus {
   startTime?: string;
   initContainerStatuses?: ContainerStatus[];
   containerStatuses?: ContainerStatus[];
+  /** Never ready and never started: the prober does not look at ephemeral containers. */
+  ephemeralContainerStatuses?: ContainerStatus[];
   qosClass?: string;
 }
 

@@ -2,6 +2,7 @@
  * The pod's API status from the runtime's view (kubelet_pods.go generateAPIPodStatus), as a pure
  * function: pod IPs, QoS class, container statuses, phase (terminal phases are sticky), readiness
  * and startup (no probe → ready/started once running; a prober plugs in through probeResult),
+ * ephemeral container statuses (never ready, never started: the prober does not look at them),
  * conditions with transition times carried from the previous status, host IPs.
  */
 import { computePodQOS, type ContainerStatus, type Pod, type PodCondition, type PodStatus } from "../api/index.ts";
@@ -65,6 +66,8 @@ export function generateAPIPodStatus(pod: Pod, podStatus: RuntimePodStatus, opts
     });
   const containerStatuses = convert(pod.spec.containers, old.containerStatuses, false);
   const initContainerStatuses = convert(initContainers, old.initContainerStatuses, true);
+  // Ephemeral containers are reported like regular ones, but count for neither phase nor conditions.
+  const ephemeralContainerStatuses = convert(pod.spec.ephemeralContainers ?? [], old.ephemeralContainerStatuses, false);
 
   let phase = getPhase(pod, containerStatuses, initContainerStatuses, opts.podIsTerminal, hasActiveRegularContainer(pod, podStatus));
   // A terminal phase never goes back: the status manager's, then the API's, wins.
@@ -119,6 +122,7 @@ export function generateAPIPodStatus(pod: Pod, podStatus: RuntimePodStatus, opts
   if (old.startTime) status.startTime = old.startTime;
   if (initContainers.length > 0) status.initContainerStatuses = initContainerStatuses;
   status.containerStatuses = containerStatuses;
+  if (ephemeralContainerStatuses.length > 0) status.ephemeralContainerStatuses = ephemeralContainerStatuses;
   status.qosClass = computePodQOS(pod);
   return status;
 }

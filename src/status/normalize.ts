@@ -54,11 +54,13 @@ export function normalizeStatus(pod: Pod, status: PodStatus): void {
     if (c.lastTransitionTime) c.lastTransitionTime = normalizeTimestamp(c.lastTransitionTime);
     if (c.lastProbeTime) c.lastProbeTime = normalizeTimestamp(c.lastProbeTime);
   }
-  for (const cs of [...(status.containerStatuses ?? []), ...(status.initContainerStatuses ?? [])]) {
+  for (const cs of [...(status.containerStatuses ?? []), ...(status.initContainerStatuses ?? []), ...(status.ephemeralContainerStatuses ?? [])]) {
     normalizeState(cs.state);
     normalizeState(cs.lastState);
   }
-  status.containerStatuses?.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const byName = (a: ContainerStatus, b: ContainerStatus) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  status.containerStatuses?.sort(byName);
+  status.ephemeralContainerStatuses?.sort(byName);
   const order = new Map((pod.spec.initContainers ?? []).map((c, i) => [c.name, i]));
   status.initContainerStatuses?.sort((a, b) => (order.get(a.name) ?? 0) - (order.get(b.name) ?? 0));
 }

@@ -109,18 +109,21 @@ describe("status manager", () => {
 
   test("timestamps are normalised to whole seconds and statuses sorted", () => {
     const { manager } = setup();
-    const pod = podWith({ initContainers: [c("z"), c("a")], containers: [c("b"), c("a2")] });
+    const pod = podWith({ initContainers: [c("z"), c("a")], containers: [c("b"), c("a2")], ephemeralContainers: [c("e2"), c("e1")] });
     manager.setPodStatus(pod, {
       phase: "Pending",
       startTime: "2026-01-01T00:00:00.750Z",
       initContainerStatuses: [waiting("a"), { ...running("z"), state: { running: { startedAt: "2026-01-01T00:00:01.999Z" } } }],
       containerStatuses: [waiting("b"), waiting("a2")],
+      ephemeralContainerStatuses: [{ ...running("e2"), state: { running: { startedAt: "2026-01-01T00:00:02.250Z" } } }, waiting("e1")],
     });
     const s = manager.getPodStatus("uid-1")!;
     expect(s.startTime).toBe(iso(Date.UTC(2026, 0, 1)));
     expect(s.initContainerStatuses!.map((x) => x.name)).toEqual(["z", "a"]);
     expect(s.initContainerStatuses![0]!.state?.running?.startedAt).toBe("2026-01-01T00:00:01Z");
     expect(s.containerStatuses!.map((x) => x.name)).toEqual(["a2", "b"]);
+    expect(s.ephemeralContainerStatuses!.map((x) => x.name)).toEqual(["e1", "e2"]);
+    expect(s.ephemeralContainerStatuses![1]!.state?.running?.startedAt).toBe("2026-01-01T00:00:02Z");
   });
 
   test("getPodStatus returns a copy; orphaned and deleted statuses are forgotten", () => {
