@@ -67,6 +67,25 @@ describe("status manager", () => {
     expect(manager.getPodStatus("uid-2")?.containerStatuses?.[0]?.state?.running).toBeDefined();
   });
 
+  test("under pod Never a terminated container may come back when its own restart rule or policy restarts it", () => {
+    const { manager } = setup();
+    const exited = (name: string, exitCode: number) => ({ ...stopped(name), state: { terminated: { exitCode } } });
+    const pod = podWith({
+      containers: [c("ruled", { restartPolicy: "Never", restartPolicyRules: [{ action: "Restart", exitCodes: { operator: "In", values: [42] } }] }), c("own", { restartPolicy: "OnFailure" })],
+      initContainers: [c("init", { restartPolicy: "OnFailure" })],
+      restartPolicy: "Never",
+    });
+    manager.setPodStatus(pod, { phase: "Running", initContainerStatuses: [exited("init", 1)], containerStatuses: [exited("ruled", 42), exited("own", 2)] });
+    manager.setPodStatus(pod, { phase: "Running", initContainerStatuses: [running("init")], containerStatuses: [running("ruled"), running("own")] });
+    const s = manager.getPodStatus("uid-1")!;
+    expect([s.initContainerStatuses![0]!.state?.running, s.containerStatuses![0]!.state?.running, s.containerStatuses![1]!.state?.running].every((x) => x !== undefined)).toBe(true);
+    // Not on an exit code the rule does not cover.
+    const other = { ...pod, metadata: { name: "q", namespace: "ns", uid: "uid-2" } };
+    manager.setPodStatus(other, { phase: "Running", containerStatuses: [exited("ruled", 1), exited("own", 2)] });
+    manager.setPodStatus(other, { phase: "Running", containerStatuses: [running("ruled"), running("own")] });
+    expect(manager.getPodStatus("uid-2")!.containerStatuses!.find((x) => x.name === "ruled")!.state?.terminated?.exitCode).toBe(1);
+  });
+
   test("a terminal phase forces Ready and ContainersReady to False", () => {
     const { manager } = setup();
     const pod = podWith({ containers: [c("app")], restartPolicy: "Never" });
