@@ -139,6 +139,25 @@ interface Result {
   up: number;
   down: number;
   diskBytes: number;
+  /** The apiserver's request counts that grew during the window, by verb and resource. */
+  requests: Map<string, number>;
+}
+
+/**
+ * apiserver_request_total summed by verb, resource and subresource. Every client of the
+ * apiserver counts (the controllers' and the scheduler's leader-election Lease updates too), so
+ * the same background shows in both agents' windows.
+ */
+async function requestCounts(cluster: TestCluster): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  const metrics = await cluster.kubectl(["get", "--raw", "/metrics"]);
+  for (const line of metrics.stdout.split("\n")) {
+    if (!line.startsWith("apiserver_request_total{")) continue;
+    const label = (name: string) => line.match(new RegExp(`[{,]${name}="([^"]*)"`))?.[1] ?? "";
+    const key = `${label("verb")} ${label("resource")}${label("subresource") ? `/${label("subresource")}` : ""}`;
+    out.set(key, (out.get(key) ?? 0) + Number(line.slice(line.lastIndexOf(" ") + 1)));
+  }
+  return out;
 }
 
 async function measure(api: ApiClient, cluster: TestCluster, key: "bunlet" | "kubelet"): Promise<Result> {
@@ -179,11 +198,13 @@ async function measure(api: ApiClient, cluster: TestCluster, key: "bunlet" | "ku
     // The start-up's tail (the last status patches, the first full status resync) is not idling.
     await delay(realClock, 30_000, shutdown.signal);
     const pid = system.agent().pid;
+    const requests0 = await requestCounts(cluster);
     proxy.reset();
     const disk0 = writeBytes(pid);
     await delay(realClock, seconds * 1000, shutdown.signal);
     system.agent().alive("while idling");
-    const result = { key, up: proxy.up, down: proxy.down, diskBytes: writeBytes(pid) - disk0 };
+    const result = { key, up: proxy.up, down: proxy.down, diskBytes: writeBytes(pid) - disk0, requests: new Map<string, number>() };
+    for (const [what, n] of await requestCounts(cluster)) if (n > (requests0.get(what) ?? 0)) result.requests.set(what, n - (requests0.get(what) ?? 0));
     console.error(`bench-traffic: ${key}: ${result.up} bytes up, ${result.down} down, ${result.diskBytes} bytes written to disk in ${seconds} s`);
     return result;
   } finally {
@@ -230,4 +251,6 @@ function printTable(): void {
     const diskRatio = kubelet && kubelet.diskBytes > 0 ? (r.diskBytes / kubelet.diskBytes).toFixed(2) : "-";
     console.log(`${r.key} | ${r.up} | ${r.down} | ${total} | ${perDay(total)} | ${ratio} | ${perHour(r.diskBytes)} | ${diskRatio}`);
   }
+  console.log("\nRequests the apiserver served during each window (every client; the control plane's own Lease renewals show in both)");
+  for (const r of results) console.log(`${r.key}: ${[...r.requests].sort((a, b) => b[1] - a[1]).map(([what, n]) => `${what} ${n}`).join(", ")}`);
 }

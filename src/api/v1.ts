@@ -170,8 +170,20 @@ export interface Container {
   stdin?: boolean;
   stdinOnce?: boolean;
   tty?: boolean;
-  /** Only on init containers: "Always" makes it a sidecar (restartable init container). */
-  restartPolicy?: "Always";
+  /**
+   * On an init container "Always" makes it a sidecar (restartable init container). Otherwise the
+   * container's own restart policy (ContainerRestartRules), over the pod's.
+   */
+  restartPolicy?: RestartPolicy;
+  /** Evaluated in order on an exit before restartPolicy (ContainerRestartRules); needs restartPolicy. */
+  restartPolicyRules?: ContainerRestartRule[];
+}
+
+/** A container restart rule: the action taken when the exit code matches. */
+export interface ContainerRestartRule {
+  /** "Restart"; "RestartAllContainers" needs the RestartAllContainersOnContainerExits gate (off). */
+  action: string;
+  exitCodes?: { operator: "In" | "NotIn"; values?: number[] };
 }
 
 export interface Toleration {
@@ -291,6 +303,8 @@ export interface PodStatus {
   startTime?: string;
   initContainerStatuses?: ContainerStatus[];
   containerStatuses?: ContainerStatus[];
+  /** Never ready and never started: the prober does not look at ephemeral containers. */
+  ephemeralContainerStatuses?: ContainerStatus[];
   qosClass?: string;
 }
 

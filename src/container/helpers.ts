@@ -5,6 +5,7 @@
  * may come without API defaults applied, so the defaults are applied here.
  */
 import { kObj, type Container, type ObjectRef, type Pod, type RestartPolicy } from "../api/index.ts";
+import { containerShouldRestart } from "./restart-rules.ts";
 import { findContainerStatus, type RuntimePodStatus, type RuntimeContainerStatus } from "./types.ts";
 
 export function podRestartPolicy(pod: Pod): RestartPolicy {
@@ -60,8 +61,9 @@ export function podSandboxChanged(pod: Pod, podStatus: RuntimePodStatus): { chan
 
 /**
  * Whether a container that is not running should be started again (kubecontainer
- * ShouldContainerBeRestarted). An exited container follows its own restartPolicy when it has one
- * (a sidecar's Always; the ContainerRestartRules gate, on by default since 1.35), else the pod's.
+ * ShouldContainerBeRestarted). An exited container follows its restart rules, then its own
+ * restartPolicy (a sidecar's Always; ContainerRestartRules, on by default since 1.35), else the
+ * pod's (containerShouldRestart).
  */
 export function shouldContainerBeRestarted(container: Container, pod: Pod, podStatus: RuntimePodStatus): boolean {
   if (pod.metadata.deletionTimestamp) return false;
@@ -69,10 +71,7 @@ export function shouldContainerBeRestarted(container: Container, pod: Pod, podSt
   if (!status) return true;
   if (status.state === "running") return false;
   if (status.state === "unknown" || status.state === "created") return true;
-  const policy = container.restartPolicy ?? podRestartPolicy(pod);
-  if (policy === "Never") return false;
-  if (policy === "OnFailure" && status.exitCode === 0) return false;
-  return true;
+  return containerShouldRestart(container, pod, status.exitCode);
 }
 
 /**

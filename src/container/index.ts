@@ -25,6 +25,7 @@ export {
   shouldContainerBeRestarted,
   shouldRestartOnFailure,
 } from "./helpers.ts";
+export { containerShouldRestart, restartOnFailure } from "./restart-rules.ts";
 export { containerChanged, hashContainer } from "./hash.ts";
 export {
   containerInfoFromAnnotations,

@@ -6,6 +6,7 @@
 import { podRef, podUID, type Pod } from "../api/index.ts";
 import { isMirrorPod } from "../mirrorpods/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
+import { needToReconcilePodReadiness } from "../status/index.ts";
 import { sortByCreation, type PodManager } from "./pod-manager.ts";
 import type { SourcesReady } from "./sources-ready.ts";
 import type { PodWorkers } from "./types.ts";
@@ -74,10 +75,13 @@ export function createPodHandlers(deps: PodHandlersDeps): PodHandlers {
     },
 
     handlePodReconcile(pods) {
+      const start = clock.now();
       for (const pod of pods.filter((p) => !isMirrorPod(p))) {
         podManager.upsert(pod);
-        // Status-only change: nothing to sync (bunlet has no readiness gates). An evicted pod's
-        // containers can all go.
+        // A status-only change needs no sync, unless a client moved a readiness gate's condition:
+        // then Ready must be generated anew from the pod's new status.
+        if (needToReconcilePodReadiness(pod)) podWorkers.updatePod({ updateType: "sync", pod, startTime: start });
+        // An evicted pod's containers can all go.
         if (pod.status?.phase === "Failed" && pod.status.reason === "Evicted") deps.deleteAllContainers(podUID(pod));
       }
     },

@@ -8,7 +8,7 @@
  * PLEG's own buffer fill, as in the kubelet). A tick pump sends one tick and waits for it to be
  * taken before timing the next, so ticks coalesce while the loop is busy, like a Go ticker.
  */
-import { podRef } from "../api/index.ts";
+import { podRef, podUID, type Pod } from "../api/index.ts";
 import { Channel, ChannelClosedError, delay, type Clock, type Logger } from "../lib/index.ts";
 import type { PodLifecycleEvent } from "../pleg/index.ts";
 import type { PodUpdate } from "../podconfig/index.ts";
@@ -48,7 +48,9 @@ export interface SyncLoopDeps {
   probeUpdates?: Record<ProbeType, ProbeUpdateSource>;
   sourcesReady: SourcesReady;
   handlers: PodHandlers;
-  podManager: Pick<PodManager, "get">;
+  podManager: Pick<PodManager, "get" | "pods">;
+  /** Modules that may want a pod synced at a sync tick although no work is due (the active deadline). */
+  podSyncLoopHandlers?: readonly { shouldSync(pod: Pod): boolean }[];
   workQueue: WorkQueue;
   housekeeping: { run(signal: AbortSignal): Promise<void> };
   containerDeletor: { deleteContainersInPod(uid: string, removeAll: boolean): boolean };
@@ -188,10 +190,7 @@ async function dispatch(deps: SyncLoopDeps, event: LoopEvent, signal: AbortSigna
       return;
     }
     case "sync": {
-      const pods = deps.workQueue
-        .getWork()
-        .map((uid) => deps.podManager.get(uid))
-        .filter((p) => p !== undefined);
+      const pods = getPodsToSync(deps);
       if (pods.length > 0) handlers.handlePodSyncs(pods);
       return;
     }
@@ -207,6 +206,13 @@ async function dispatch(deps: SyncLoopDeps, event: LoopEvent, signal: AbortSigna
       }
       return;
   }
+}
+
+/** getPodsToSync: the desired pods whose work is due, and those a sync loop handler asks for. */
+function getPodsToSync(deps: SyncLoopDeps): Pod[] {
+  const due = new Set(deps.workQueue.getWork());
+  const handlers = deps.podSyncLoopHandlers ?? [];
+  return deps.podManager.pods().filter((pod) => due.has(podUID(pod)) || handlers.some((h) => h.shouldSync(pod)));
 }
 
 async function pumpConfig(

@@ -17,6 +17,7 @@ import { createPodWorkers, WorkQueue, type PodWorkers } from "../podworkers/inde
 import { syncLoopHealthCheck, type HealthCheck } from "../server/index.ts";
 import { createStatusGenerator, type StatusManager } from "../status/index.ts";
 import type { VolumeManager } from "../volumes/index.ts";
+import { createActiveDeadlineHandler } from "./active-deadline.ts";
 import { ContainerGC } from "./container-gc.ts";
 import { createPodHandlers } from "./handlers.ts";
 import { createHousekeeping } from "./housekeeping.ts";
@@ -64,6 +65,7 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
   // A pod's directory goes only after its volumes are torn down (tmpfs mounts unmounted).
   const podDirs = { ...dirs, remove: async (uid: string) => (await opts.volumes.unmountPodVolumes(uid), await dirs.remove(uid)) };
   const workQueue = new WorkQueue(clock);
+  const activeDeadline = createActiveDeadlineHandler({ podStatus: (uid) => statusManager.getPodStatus(uid), recorder: opts.recorder, clock });
 
   // The workers call the syncer, and the syncer asks the workers whether a pod is terminating:
   // the cycle is closed by binding the question late.
@@ -81,6 +83,7 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
       waitingReason: (uid, name) => runtime.getContainerWaitingReason(uid, name),
       probeResult: (uid) => probeManager.statusLookup(uid),
       hostIPs: opts.hostIPs,
+      podSyncHandlers: [activeDeadline],
       clock,
     }),
     podDirs,
@@ -199,6 +202,7 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
               handlers,
               podManager,
               workQueue,
+              podSyncLoopHandlers: [activeDeadline],
               housekeeping,
               containerDeletor: containerGC,
               shouldPodContentBeRemoved: (uid) => podWorkers.shouldPodContentBeRemoved(uid),

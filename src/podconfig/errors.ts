@@ -18,7 +18,8 @@ export type ManifestErrorCode =
   | "Duplicate"
   | "NotFound"
   | "Forbidden"
-  | "TooLong";
+  | "TooLong"
+  | "TooMany";
 
 /** One problem at one field path ("" when it concerns the whole manifest). */
 export interface FieldError {
@@ -96,6 +97,11 @@ export const fieldErrors = {
     code: "TooLong",
     field,
     detail: `Too long: may not be more than ${max} bytes`,
+  }),
+  tooMany: (field: string, actual: number, max: number): FieldError => ({
+    code: "TooMany",
+    field,
+    detail: `Too many: ${actual}: must have at most ${max} items`,
   }),
   typeInvalid: (field: string, value: unknown, expected: string): FieldError => ({
     code: "TypeInvalid",

@@ -102,6 +102,7 @@ const container = {
   stdinOnce: bool,
   tty: bool,
   restartPolicy: s,
+  restartPolicyRules: [{ action: s, exitCodes: { operator: s, values: [int] } }],
 } as const;
 
 const downwardAPIFile = {

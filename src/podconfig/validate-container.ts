@@ -5,6 +5,7 @@
  * mounts, probes and lifecycle hooks.
  */
 import type { Container, ContainerPort, LifecycleHandler, PodSpec, Probe } from "../api/index.ts";
+import { validateContainerRestartPolicy } from "./validate-restart.ts";
 import { fieldErrors as fe, type FieldError } from "./errors.ts";
 import { isDNS1123Label, isEnvVarName, isValidPortName } from "./names.ts";
 import { validateResourceFieldRef, validateResourceRequirements } from "./validate-resources.ts";
@@ -142,10 +143,7 @@ function checkContainer(c: Container, path: string, init: boolean, ctx: Containe
   }
   if (c.lifecycle?.postStart) checkHandler(c.lifecycle.postStart, `${path}.lifecycle.postStart`, errs);
   if (c.lifecycle?.preStop) checkHandler(c.lifecycle.preStop, `${path}.lifecycle.preStop`, errs);
-  if (c.restartPolicy !== undefined) {
-    if (!init) errs.push(fe.forbidden(`${path}.restartPolicy`, "may not be set for non-init containers"));
-    else if (c.restartPolicy !== "Always") errs.push(fe.notSupported(`${path}.restartPolicy`, c.restartPolicy, ["Always"]));
-  }
+  validateContainerRestartPolicy(c, path, init, errs);
 }
 
 interface ContainerContext {

@@ -12,7 +12,7 @@ import type { CriClient } from "../cri/index.ts";
 import { containerReference, type EventRecorder } from "../events/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
-import type { RuntimePodStatus } from "../container/index.ts";
+import { containerShouldRestart, type RuntimePodStatus } from "../container/index.ts";
 import type { ContainerChecker, ProbeType } from "./probe-check.ts";
 import type { ProbeResult, ResultsManager } from "./results.ts";
 
@@ -232,7 +232,8 @@ export class ProbeWorker {
     if (status.state !== "running") {
       await this.#set("Failure");
       // An exited container that will not be restarted needs no more probing.
-      return status.state !== "exited" || this.#deps.sidecar || view.pod.spec.restartPolicy !== "Never";
+      // (Its restart rules on the exit code, its own policy, else the pod's: ContainerRestartRules.)
+      return status.state !== "exited" || this.#deps.sidecar || containerShouldRestart(container, view.pod, status.exitCode);
     }
 
     if (view.pod.metadata.deletionTimestamp && (probeType === "liveness" || probeType === "startup")) {

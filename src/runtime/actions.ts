@@ -3,12 +3,13 @@
  * says whether to (re)create the sandbox, which containers to kill (with why) and which init,
  * regular and ephemeral containers to start. Nothing here touches the runtime.
  */
-import type { Pod } from "../api/index.ts";
+import type { Container, Pod } from "../api/index.ts";
 import {
   containerChanged,
   containerSucceeded,
   podRestartPolicy,
   podSandboxChanged,
+  restartOnFailure,
   shouldContainerBeRestarted,
   shouldRestartOnFailure,
   findContainerStatus,
@@ -55,7 +56,8 @@ export function computePodActions(pod: Pod, podStatus: RuntimePodStatus, probes:
     }
     let message: string;
     let reason: KillReason = "";
-    let restart = shouldRestartOnFailure(pod);
+    // A running container has no exit code for its rules: only its own policy, else the pod's.
+    let restart = restartOnFailure(pod, container);
     if (containerChanged(container, status.hash)) {
       message = `Container ${container.name} definition changed`;
       restart = true; // a new definition runs whatever the restart policy
@@ -92,8 +94,9 @@ function planNewSandbox(pod: Pod, podStatus: RuntimePodStatus, changes: PodActio
     changes.createSandbox = false;
     return changes;
   }
-  const onFailure = podRestartPolicy(pod) === "OnFailure";
-  const toStart = pod.spec.containers.flatMap((c, i) => (onFailure && containerSucceeded(c, podStatus) ? [] : [i]));
+  // A container that runs until it succeeds (its own OnFailure, else the pod's) and did, stays done.
+  const runOnce = (c: Container) => (c.restartPolicy ?? podRestartPolicy(pod)) === "OnFailure";
+  const toStart = pod.spec.containers.flatMap((c, i) => (runOnce(c) && containerSucceeded(c, podStatus) ? [] : [i]));
   if (toStart.length === 0 && hasAnyRegularContainerCreated(pod, podStatus)) {
     // Initialized, and every container succeeded: nothing needs a sandbox any more.
     changes.createSandbox = false;

@@ -9,7 +9,8 @@ import {
   containerChanged,
   isInitContainerFailed,
   isRestartableInitContainer,
-  shouldRestartOnFailure,
+  restartOnFailure,
+  shouldContainerBeRestarted,
   findContainerStatus,
   type RuntimePodStatus,
 } from "../container/index.ts";
@@ -29,7 +30,6 @@ export function computeInitContainerActions(pod: Pod, podStatus: RuntimePodStatu
     return s !== undefined && (s.state === "created" || s.state === "running");
   });
   let previouslyInitialized = podHasInitialized;
-  const restartOnFailure = shouldRestartOnFailure(pod);
   const last = inits.length - 1;
   const toStart: number[] = [];
 
@@ -86,7 +86,8 @@ export function computeInitContainerActions(pod: Pod, podStatus: RuntimePodStatu
           // Sidecars are restarted whatever the pod's restartPolicy.
           toStart.push(i);
         } else if (isInitContainerFailed(status)) {
-          if (!restartOnFailure) return failPod(changes);
+          // Its rules and own policy on the exit code, else the pod's policy.
+          if (!shouldContainerBeRestarted(container, pod, podStatus)) return failPod(changes);
           toStart.push(i);
         } else if (i === last) {
           podHasInitialized = true;
@@ -95,7 +96,8 @@ export function computeInitContainerActions(pod: Pod, podStatus: RuntimePodStatu
         }
         break;
       default: // unknown
-        if (!sidecar && !restartOnFailure) return failPod(changes);
+        // No exit code to judge: its own policy, else the pod's.
+        if (!sidecar && !restartOnFailure(pod, container)) return failPod(changes);
         addKill(changes, status, `Init container is in "unknown" state, try killing it before restart`, "Unknown");
         toStart.push(i);
     }

@@ -31,9 +31,6 @@ export const kubeletOwnedConditions: ReadonlySet<string> = new Set([
   PodReadyToStartContainers,
 ]);
 
-/** spec.readinessGates is not in bunlet's PodSpec type yet; manifests keep it as written. */
-type ReadinessGates = { readinessGates?: { conditionType: string }[] };
-
 function condition(type: string, ok: boolean, reason = "", message = ""): PodCondition {
   const c: PodCondition = { type, status: ok ? "True" : "False" };
   if (reason) c.reason = reason;
@@ -88,7 +85,7 @@ export function generatePodReadyCondition(
   const containersReady = generateContainersReadyCondition(pod, statuses, phase);
   if (containersReady.status !== "True") return { ...containersReady, type: PodReady };
   const messages: string[] = [];
-  for (const gate of (pod.spec as ReadinessGates).readinessGates ?? []) {
+  for (const gate of pod.spec.readinessGates ?? []) {
     const c = conditions.find((x) => x.type === gate.conditionType);
     if (c === undefined) messages.push(`corresponding condition of pod readiness gate "${gate.conditionType}" does not exist.`);
     else if (c.status !== "True") messages.push(`the status of pod readiness gate "${gate.conditionType}" is not "True", but ${c.status}`);
@@ -134,4 +131,20 @@ export function generatePodScheduledCondition(): PodCondition {
 /** Ready / ContainersReady of a pod in a terminal phase: always False, with the phase as reason. */
 export function terminalPhaseReadyConditions(phase: PodPhase): PodCondition[] {
   return [condition(PodReady, false, terminalReason(phase)), condition(ContainersReady, false, terminalReason(phase))];
+}
+
+/**
+ * Whether the pod's Ready condition, as the apiserver holds it, disagrees with what its readiness
+ * gates say now (status_manager.go NeedToReconcilePodReadiness). A client setting a gate's
+ * condition changes only the pod's status, which reaches the kubelet as a RECONCILE; this is what
+ * makes that RECONCILE sync the pod so Ready is generated anew. Only a Ready condition already
+ * present counts: before the first status there is nothing to reconcile.
+ */
+export function needToReconcilePodReadiness(pod: Pod): boolean {
+  if ((pod.spec.readinessGates ?? []).length === 0) return false;
+  const status = pod.status ?? {};
+  const current = status.conditions?.find((c) => c.type === PodReady);
+  if (current === undefined) return false;
+  const expected = generatePodReadyCondition(pod, status.conditions ?? [], status.containerStatuses, status.phase ?? "Pending");
+  return current.status !== expected.status || (current.message ?? "") !== (expected.message ?? "");
 }

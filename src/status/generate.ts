@@ -2,6 +2,7 @@
  * The pod's API status from the runtime's view (kubelet_pods.go generateAPIPodStatus), as a pure
  * function: pod IPs, QoS class, container statuses, phase (terminal phases are sticky), readiness
  * and startup (no probe → ready/started once running; a prober plugs in through probeResult),
+ * ephemeral container statuses (never ready, never started: the prober does not look at them),
  * conditions with transition times carried from the previous status, host IPs.
  */
 import { computePodQOS, type ContainerStatus, type Pod, type PodCondition, type PodStatus } from "../api/index.ts";
@@ -26,6 +27,11 @@ import { rfc3339 } from "./time.ts";
  */
 export type ProbeResult = (probe: "readiness" | "startup", containerName: string, containerID: string) => boolean | undefined;
 
+/** lifecycle.PodSyncHandler: asked at every status generation whether the pod must fail now. */
+export interface PodSyncHandler {
+  shouldEvict(pod: Pod): { evict: boolean; reason?: string; message?: string };
+}
+
 export interface GenerateOptions {
   /** The status last set for the pod (the status manager's), else pod.status is the base. */
   oldStatus?: PodStatus;
@@ -37,6 +43,8 @@ export interface GenerateOptions {
   hostIPs: string[];
   now: number;
   probeResult?: ProbeResult;
+  /** Modules that may ask for the pod to fail (lifecycle.PodSyncHandler: the active deadline). */
+  podSyncHandlers?: readonly PodSyncHandler[];
   /** containerID prefix; default "containerd". */
   runtimeName?: string;
 }
@@ -58,6 +66,8 @@ export function generateAPIPodStatus(pod: Pod, podStatus: RuntimePodStatus, opts
     });
   const containerStatuses = convert(pod.spec.containers, old.containerStatuses, false);
   const initContainerStatuses = convert(initContainers, old.initContainerStatuses, true);
+  // Ephemeral containers are reported like regular ones, but count for neither phase nor conditions.
+  const ephemeralContainerStatuses = convert(pod.spec.ephemeralContainers ?? [], old.ephemeralContainerStatuses, false);
 
   let phase = getPhase(pod, containerStatuses, initContainerStatuses, opts.podIsTerminal, hasActiveRegularContainer(pod, podStatus));
   // A terminal phase never goes back: the status manager's, then the API's, wins.
@@ -65,13 +75,23 @@ export function generateAPIPodStatus(pod: Pod, podStatus: RuntimePodStatus, opts
     if (isPodPhaseTerminal(old.phase)) phase = old.phase!;
     else if (isPodPhaseTerminal(apiPhase)) phase = apiPhase!;
   }
-  if (isPodPhaseTerminal(apiPhase) && phase !== apiPhase) phase = apiPhase!;
   let reason: string | undefined;
   let message: string | undefined;
   if (phase === old.phase) {
     reason = old.reason || pod.status?.reason || undefined;
     message = old.message || pod.status?.message || undefined;
   }
+  // A pod sync handler (the active deadline) that wants the pod gone makes it Failed, with its words.
+  for (const handler of opts.podSyncHandlers ?? []) {
+    const result = handler.shouldEvict(pod);
+    if (!result.evict) continue;
+    phase = "Failed";
+    reason = result.reason || undefined;
+    message = result.message || undefined;
+    break;
+  }
+  // The apiserver's terminal phase is final: no transition out of it.
+  if (isPodPhaseTerminal(apiPhase) && phase !== apiPhase) phase = apiPhase!;
 
   applyProbeResults(pod, containerStatuses, initContainerStatuses, opts.probeResult);
 
@@ -102,6 +122,7 @@ export function generateAPIPodStatus(pod: Pod, podStatus: RuntimePodStatus, opts
   if (old.startTime) status.startTime = old.startTime;
   if (initContainers.length > 0) status.initContainerStatuses = initContainerStatuses;
   status.containerStatuses = containerStatuses;
+  if (ephemeralContainerStatuses.length > 0) status.ephemeralContainerStatuses = ephemeralContainerStatuses;
   status.qosClass = computePodQOS(pod);
   return status;
 }

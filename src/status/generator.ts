@@ -7,7 +7,7 @@
 import { podUID, type Pod, type PodStatus } from "../api/index.ts";
 import type { RuntimePodStatus } from "../container/index.ts";
 import type { Clock } from "../lib/index.ts";
-import { generateAPIPodStatus, type ProbeResult } from "./generate.ts";
+import { generateAPIPodStatus, type PodSyncHandler, type ProbeResult } from "./generate.ts";
 import type { StatusManager } from "./manager.ts";
 
 export type StatusGenerator = (pod: Pod, podStatus: RuntimePodStatus, opts: { podIsTerminal: boolean }) => PodStatus;
@@ -20,6 +20,8 @@ export interface StatusGeneratorDeps {
   probeResult(uid: string): ProbeResult;
   /** The node's IPs, primary first. */
   hostIPs: string[];
+  /** Modules that may fail the pod (the active deadline). */
+  podSyncHandlers?: readonly PodSyncHandler[];
   clock: Clock;
 }
 
@@ -33,6 +35,7 @@ export function createStatusGenerator(deps: StatusGeneratorDeps): StatusGenerato
       hostIPs: deps.hostIPs,
       now: deps.clock.now(),
       probeResult: deps.probeResult(uid),
+      podSyncHandlers: deps.podSyncHandlers,
     });
   };
 }

@@ -1,11 +1,11 @@
 /**
  * Rules the status manager applies to every new status (status_manager.go): containers must not
- * leave Terminated unless the pod may restart them, timestamps have whole seconds, termination
+ * leave Terminated unless the pod, or their own restart rules and policy, may restart them, timestamps have whole seconds, termination
  * messages share a 12 KiB budget, statuses are sorted, and two statuses that differ only in
  * conditions the kubelet does not own are the same.
  */
-import type { ContainerState, ContainerStatus, Pod, PodStatus } from "../api/index.ts";
-import { isRestartableInitContainer } from "../container/index.ts";
+import type { Container, ContainerState, ContainerStatus, Pod, PodStatus } from "../api/index.ts";
+import { containerShouldRestart, isRestartableInitContainer } from "../container/index.ts";
 import { DisruptionTarget, kubeletOwnedConditions } from "./conditions.ts";
 import { normalizeTimestamp } from "./time.ts";
 
@@ -16,13 +16,17 @@ const maxPodTerminationMessageLogLength = 1024 * 12;
 export function illegalContainerTransition(old: PodStatus, next: PodStatus, pod: Pod): string | undefined {
   const policy = pod.spec.restartPolicy ?? "Always";
   if (policy === "Always") return undefined;
-  const stuck = (status: ContainerStatus) => {
+  // A terminated container stays terminated unless the pod's policy or its own restart rules
+  // and policy restart it.
+  const stuck = (status: ContainerStatus, specs: Container[]) => {
     const terminated = status.state?.terminated;
     if (terminated === undefined) return false;
-    return !(terminated.exitCode !== 0 && policy === "OnFailure");
+    if (terminated.exitCode !== 0 && policy === "OnFailure") return false;
+    const spec = specs.find((c) => c.name === status.name);
+    return spec === undefined || !containerShouldRestart(spec, pod, terminated.exitCode);
   };
   for (const before of old.containerStatuses ?? []) {
-    if (!stuck(before)) continue;
+    if (!stuck(before, pod.spec.containers)) continue;
     const after = next.containerStatuses?.find((s) => s.name === before.name);
     if (after && after.state?.terminated === undefined) return `terminated container ${after.name} attempted illegal transition to non-terminated state`;
   }
@@ -30,7 +34,7 @@ export function illegalContainerTransition(old: PodStatus, next: PodStatus, pod:
   for (const before of old.initContainerStatuses ?? []) {
     const spec = initSpecs.find((c) => c.name === before.name);
     if (spec === undefined) return `found mismatch between pod spec and status, container: ${before.name}`;
-    if (isRestartableInitContainer(spec) || !stuck(before)) continue;
+    if (isRestartableInitContainer(spec) || !stuck(before, initSpecs)) continue;
     const after = next.initContainerStatuses?.find((s) => s.name === before.name);
     if (after && after.state?.terminated === undefined) return `terminated init container ${after.name} attempted illegal transition to non-terminated state`;
   }
@@ -54,11 +58,13 @@ export function normalizeStatus(pod: Pod, status: PodStatus): void {
     if (c.lastTransitionTime) c.lastTransitionTime = normalizeTimestamp(c.lastTransitionTime);
     if (c.lastProbeTime) c.lastProbeTime = normalizeTimestamp(c.lastProbeTime);
   }
-  for (const cs of [...(status.containerStatuses ?? []), ...(status.initContainerStatuses ?? [])]) {
+  for (const cs of [...(status.containerStatuses ?? []), ...(status.initContainerStatuses ?? []), ...(status.ephemeralContainerStatuses ?? [])]) {
     normalizeState(cs.state);
     normalizeState(cs.lastState);
   }
-  status.containerStatuses?.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const byName = (a: ContainerStatus, b: ContainerStatus) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  status.containerStatuses?.sort(byName);
+  status.ephemeralContainerStatuses?.sort(byName);
   const order = new Map((pod.spec.initContainers ?? []).map((c, i) => [c.name, i]));
   status.initContainerStatuses?.sort((a, b) => (order.get(a.name) ?? 0) - (order.get(b.name) ?? 0));
 }

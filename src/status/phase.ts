@@ -2,10 +2,11 @@
  * The pod phase (kubelet_pods.go getPhase): a pure function of the pod spec and its API
  * container statuses. Regular init containers gate the start; sidecars (restartable init
  * containers) count as running but their exits do not end the pod; regular containers decide
- * Running / Succeeded / Failed according to the restart policy.
+ * Running / Succeeded / Failed by whether each stopped one is to be restarted: its restart rules,
+ * its own restartPolicy, else the pod's (ContainerRestartRules, on by default since 1.35).
  */
 import { isStaticPod, type ContainerStatus, type Pod, type PodPhase } from "../api/index.ts";
-import { isRestartableInitContainer } from "../container/index.ts";
+import { containerShouldRestart, isRestartableInitContainer } from "../container/index.ts";
 
 export function isPodPhaseTerminal(phase: PodPhase | undefined): boolean {
   return phase === "Succeeded" || phase === "Failed";
@@ -39,12 +40,13 @@ export function getPhase(
   const initContainers = spec.initContainers ?? [];
   let pendingRegularInit = 0;
   let pendingSidecars = 0;
-  let failedInit = 0;
+  let failedInitNotRestartable = 0;
   let unknown = 0;
   let running = 0;
   let waiting = 0;
   let stopped = 0;
   let succeeded = 0;
+  let stoppedNotRestartable = 0;
 
   for (const container of initContainers) {
     const status = find(initStatuses, container.name);
@@ -68,13 +70,16 @@ export function getPhase(
       }
       continue;
     }
+    // A failed init container ends the pod unless its rules or policy (else the pod's) restart it.
+    const failed = (exitCode: number) => {
+      if (exitCode !== 0 && !containerShouldRestart(container, pod, exitCode)) failedInitNotRestartable++;
+    };
     if (status === undefined || state?.running) pendingRegularInit++;
-    else if (state?.terminated) {
-      if (state.terminated.exitCode !== 0) failedInit++;
-    } else if (state?.waiting) {
+    else if (state?.terminated) failed(state.terminated.exitCode);
+    else if (state?.waiting) {
       const last = status.lastState?.terminated;
       if (last === undefined) pendingRegularInit++;
-      else if (last.exitCode !== 0) failedInit++;
+      else failed(last.exitCode);
     } else pendingRegularInit++;
   }
 
@@ -85,15 +90,18 @@ export function getPhase(
     else if (state?.running) running++;
     else if (state?.terminated) {
       stopped++;
+      if (!containerShouldRestart(container, pod, state.terminated.exitCode)) stoppedNotRestartable++;
       if (state.terminated.exitCode === 0) succeeded++;
     } else if (state?.waiting) {
-      if (status.lastState?.terminated !== undefined) stopped++;
-      else waiting++;
+      const last = status.lastState?.terminated;
+      if (last !== undefined) {
+        stopped++;
+        if (!containerShouldRestart(container, pod, last.exitCode)) stoppedNotRestartable++;
+      } else waiting++;
     } else unknown++;
   }
 
-  const restartPolicy = spec.restartPolicy ?? "Always";
-  if (failedInit > 0 && restartPolicy === "Never") return "Failed";
+  if (failedInitNotRestartable > 0) return "Failed";
 
   const initialized = podHasInitialized ?? hasAnyRegularContainerStarted(pod, containerStatuses);
   if (pendingRegularInit > 0 || (pendingSidecars > 0 && !initialized) || waiting > 0) return "Pending";
@@ -101,10 +109,9 @@ export function getPhase(
   if (running === 0 && stopped > 0 && unknown === 0) {
     // Static pods never get a terminal phase this way (kubernetes#116484).
     if (podIsTerminal && !isStaticPod(pod)) return stopped === succeeded ? "Succeeded" : "Failed";
-    if (restartPolicy === "Always") return "Running";
-    if (stopped === succeeded) return "Succeeded";
-    if (restartPolicy === "Never") return "Failed";
-    return "Running";
+    // Some container is on its way back (the pod's policy or the container's own rules say so).
+    if (stopped !== stoppedNotRestartable) return "Running";
+    return stopped === succeeded ? "Succeeded" : "Failed";
   }
   return "Pending";
 }

@@ -70,6 +70,30 @@ describe("pod handlers", () => {
     expect(h.deletedAll).toEqual([]);
   });
 
+  test("a status-only change that moves a readiness gate syncs the pod, so Ready is generated anew", () => {
+    const h = harness(true);
+    const pod = makePod("a");
+    pod.spec.readinessGates = [{ conditionType: "gate1" }];
+    const ready = (gate: "True" | "False", readyStatus: "True" | "False") => ({
+      ...pod,
+      status: {
+        phase: "Running" as const,
+        conditions: [
+          { type: "Ready", status: readyStatus, ...(readyStatus === "False" && { message: 'the status of pod readiness gate "gate1" is not "True", but False' }) },
+          { type: "gate1", status: gate },
+        ],
+        containerStatuses: [{ name: "c", ready: true, restartCount: 0, image: "", imageID: "" }],
+      },
+    });
+    h.handlers.handlePodReconcile([ready("False", "False")]);
+    expect(h.podWorkers.updates).toEqual([]);
+    const flipped = ready("True", "False");
+    h.handlers.handlePodReconcile([flipped]);
+    expect(h.podWorkers.summary()).toEqual(["sync:a"]);
+    expect(h.podWorkers.updates[0]!.pod).toBe(flipped);
+    expect(h.podWorkers.updates[0]!.startTime).toBe(h.clock.now());
+  });
+
   test("an evicted pod's containers are all removed on reconcile", () => {
     const h = harness(true);
     h.handlers.handlePodReconcile([{ ...makePod("a"), status: { phase: "Failed", reason: "Evicted" } }]);

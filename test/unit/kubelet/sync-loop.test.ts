@@ -23,7 +23,9 @@ function recordingHandlers(calls: string[], failingAdditions = false): PodHandle
   };
 }
 
-function harness(opts: { sources?: string[]; runtimeError?: (clock: FakeClock) => string | undefined; failingAdditions?: boolean } = {}) {
+function harness(
+  opts: { sources?: string[]; runtimeError?: (clock: FakeClock) => string | undefined; failingAdditions?: boolean; shouldSync?: (pod: Pod) => boolean } = {},
+) {
   const clock = new FakeClock();
   const calls: string[] = [];
   const config = new Channel<PodUpdate>(10);
@@ -42,6 +44,7 @@ function harness(opts: { sources?: string[]; runtimeError?: (clock: FakeClock) =
     handlers: recordingHandlers(calls, opts.failingAdditions),
     podManager,
     workQueue: { getWork: () => due.splice(0) },
+    podSyncLoopHandlers: opts.shouldSync ? [{ shouldSync: opts.shouldSync }] : undefined,
     housekeeping: {
       run: async () => {
         housekeepings++;
@@ -183,6 +186,21 @@ describe("sync loop: ticks", () => {
     expect(h.calls).toEqual([]);
     await h.clock.advance(1);
     expect(h.calls).toEqual(["sync:a,b"]);
+    await h.stop();
+  });
+
+  test("a pod a sync loop handler asks for (past its active deadline) is synced at the tick with no work due", async () => {
+    const past = new Set<string>();
+    const h = harness({ shouldSync: (pod) => past.has(pod.metadata.name ?? "") });
+    h.podManager.upsert(makePod("a"));
+    h.podManager.upsert(makePod("b"));
+    h.podManager.upsert(makePod("c"));
+    await h.clock.advance(1000);
+    expect(h.calls).toEqual([]);
+    past.add("b");
+    h.due.push("uid-c");
+    await h.clock.advance(1000);
+    expect(h.calls).toEqual(["sync:b,c"]);
     await h.stop();
   });
 

@@ -224,6 +224,42 @@ const invalid: [string, (pod: Json) => void, ManifestErrorCode, string][] = [
     "spec.initContainers[0].readinessProbe: Forbidden: may not be set for init containers without restartPolicy=Always",
   ],
   [
+    "a regular container's own restartPolicy is one of Always, Never, OnFailure (ContainerRestartRules)",
+    (p) => (c0(p).restartPolicy = "Sometimes"),
+    "NotSupported",
+    'spec.containers[0].restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "Never", "OnFailure"',
+  ],
+  [
+    "restart rules need a container restartPolicy",
+    (p) => (c0(p).restartPolicyRules = [{ action: "Restart", exitCodes: { operator: "In", values: [42] } }]),
+    "Required",
+    "spec.containers[0].restartPolicy: Required value: must specify restartPolicy when restart rules are used",
+  ],
+  [
+    "a restart rule's action is Restart (RestartAllContainers needs a gate that is off)",
+    (p) => Object.assign(c0(p), { restartPolicy: "Never", restartPolicyRules: [{ action: "RestartAllContainers", exitCodes: { operator: "In", values: [42] } }] }),
+    "NotSupported",
+    'spec.containers[0].restartPolicyRules[0].action: Unsupported value: "RestartAllContainers": supported values: "Restart"',
+  ],
+  [
+    "a restart rule needs exitCodes",
+    (p) => Object.assign(c0(p), { restartPolicy: "Never", restartPolicyRules: [{ action: "Restart" }] }),
+    "Required",
+    "spec.containers[0].restartPolicyRules[0].exitCodes: Required value: must be specified",
+  ],
+  [
+    "a restart rule's operator is In or NotIn",
+    (p) => Object.assign(c0(p), { restartPolicy: "Never", restartPolicyRules: [{ action: "Restart", exitCodes: { operator: "Is", values: [1] } }] }),
+    "NotSupported",
+    'spec.containers[0].restartPolicyRules[0].exitCodes.operator: Unsupported value: "Is": supported values: "In", "NotIn"',
+  ],
+  [
+    "a sidecar has no restart rules",
+    (p) => (p.spec.initContainers = [{ name: "side", image: "busybox:1.36", restartPolicy: "Always", restartPolicyRules: [{ action: "Restart", exitCodes: { operator: "In", values: [1] } }] }]),
+    "Forbidden",
+    "spec.initContainers[0].restartPolicyRules: Forbidden: restartPolicyRules are not allowed for init containers with restart policy Always",
+  ],
+  [
     "ephemeral containers cannot be set on create",
     (p) => (p.spec.ephemeralContainers = [{ name: "debug", image: "busybox:1.36" }]),
     "Forbidden",
@@ -284,6 +320,19 @@ describe("validation errors name the source, the field path and what is wrong", 
     expect(err.message).toBe(
       `${source}: spec.containers[0].volumeMounts.subPath: Invalid value: "/../x": must be a relative path; spec.containers[0].volumeMounts.subPath: Invalid value: "/../x": must not contain '..'`,
     );
+  });
+
+  test("container restart policies and rules decode (ContainerRestartRules): regular and init containers", () => {
+    const pod = decodeManifest(
+      manifest((p) => {
+        Object.assign(c0(p), { restartPolicy: "Never", restartPolicyRules: [{ action: "Restart", exitCodes: { operator: "In", values: [42] } }] });
+        p.spec.restartPolicy = "Never";
+        p.spec.initContainers = [{ name: "init", image: "busybox:1.36", restartPolicy: "OnFailure" }];
+      }),
+      origin,
+    );
+    expect(pod.spec.containers[0]!.restartPolicyRules).toEqual([{ action: "Restart", exitCodes: { operator: "In", values: [42] } }]);
+    expect(pod.spec.initContainers![0]!.restartPolicy).toBe("OnFailure");
   });
 
   test("several problems are all reported, the first one in field/detail", () => {

@@ -143,6 +143,57 @@ describe("generateAPIPodStatus", () => {
     expect([changed.reason, changed.message]).toEqual([undefined, undefined]);
   });
 
+  test("a pod sync handler that evicts (the active deadline) makes the pod Failed with its reason and message", () => {
+    const pod = podWith({ containers: [c("app")], activeDeadlineSeconds: 5 });
+    const evicting = { shouldEvict: () => ({ evict: true, reason: "DeadlineExceeded", message: "Pod was active on the node longer than the specified deadline" }) };
+    const keeping = { shouldEvict: () => ({ evict: false }) };
+    const old: PodStatus = { phase: "Running", reason: "Old", message: "old" };
+    const evicted = gen(pod, runtimeStatus([rc("app")]), { oldStatus: old, podSyncHandlers: [keeping, evicting] });
+    expect([evicted.phase, evicted.reason, evicted.message]).toEqual(["Failed", "DeadlineExceeded", "Pod was active on the node longer than the specified deadline"]);
+    expect(conditionsOf(evicted).Ready).toEqual(["False", "PodFailed", ""]);
+    const kept = gen(pod, runtimeStatus([rc("app")]), { oldStatus: old, podSyncHandlers: [keeping] });
+    expect([kept.phase, kept.reason]).toEqual(["Running", "Old"]);
+    // The apiserver's terminal phase is final, whatever a handler says.
+    pod.status = { phase: "Succeeded" };
+    expect(gen(pod, runtimeStatus([]), { podSyncHandlers: [evicting] }).phase).toBe("Succeeded");
+  });
+
+  test("ephemeral containers get their own statuses: waiting, running, exited; never ready or started, and no weight in phase or conditions", () => {
+    const pod = podWith({ containers: [c("app")], ephemeralContainers: [c("debugger"), c("debugger2"), c("done")] });
+    const status = gen(pod, runtimeStatus([rc("app"), rc("debugger", { id: "dbg-id" }), exited("done", 0, { id: "done-id" })]), { oldStatus: { startTime: iso(T0) } });
+    expect(status.phase).toBe("Running");
+    expect(conditionsOf(status).Ready).toEqual(["True", "", ""]);
+    expect(status.containerStatuses!.map((s) => s.name)).toEqual(["app"]);
+    expect(status.ephemeralContainerStatuses).toEqual([
+      {
+        name: "debugger",
+        state: { running: { startedAt: iso(T0 + 1_000) } },
+        ready: false,
+        restartCount: 0,
+        image: "docker.io/library/busybox:1.36",
+        imageID: "docker.io/library/busybox@sha256:abc",
+        containerID: "containerd://dbg-id",
+      },
+      { name: "debugger2", state: { waiting: { reason: "ContainerCreating" } }, ready: false, restartCount: 0, image: "busybox", imageID: "" },
+      {
+        name: "done",
+        state: {
+          terminated: { exitCode: 0, reason: "Completed", startedAt: iso(T0 + 1_000), finishedAt: iso(T0 + 5_000), containerID: "containerd://done-id" },
+        },
+        ready: false,
+        restartCount: 0,
+        image: "docker.io/library/busybox:1.36",
+        imageID: "docker.io/library/busybox@sha256:abc",
+        containerID: "containerd://done-id",
+      },
+    ]);
+    // An ephemeral container that exited keeps its terminated status once its record is gone.
+    const later = gen(pod, runtimeStatus([rc("app"), rc("debugger", { id: "dbg-id" })]), { oldStatus: status });
+    expect(later.ephemeralContainerStatuses!.find((s) => s.name === "done")!.state?.terminated?.exitCode).toBe(0);
+    // A pod without ephemeral containers reports none.
+    expect(gen(podWith({ containers: [c("app")] }), runtimeStatus([rc("app")])).ephemeralContainerStatuses).toBeUndefined();
+  });
+
   test("conditions the kubelet does not own are kept, and DisruptionTarget comes from the old status", () => {
     const pod = podWith({ containers: [c("app")] });
     pod.status = { conditions: [{ type: "example.com/gate", status: "True" }, { type: "Ready", status: "False" }] };

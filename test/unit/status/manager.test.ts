@@ -67,6 +67,25 @@ describe("status manager", () => {
     expect(manager.getPodStatus("uid-2")?.containerStatuses?.[0]?.state?.running).toBeDefined();
   });
 
+  test("under pod Never a terminated container may come back when its own restart rule or policy restarts it", () => {
+    const { manager } = setup();
+    const exited = (name: string, exitCode: number) => ({ ...stopped(name), state: { terminated: { exitCode } } });
+    const pod = podWith({
+      containers: [c("ruled", { restartPolicy: "Never", restartPolicyRules: [{ action: "Restart", exitCodes: { operator: "In", values: [42] } }] }), c("own", { restartPolicy: "OnFailure" })],
+      initContainers: [c("init", { restartPolicy: "OnFailure" })],
+      restartPolicy: "Never",
+    });
+    manager.setPodStatus(pod, { phase: "Running", initContainerStatuses: [exited("init", 1)], containerStatuses: [exited("ruled", 42), exited("own", 2)] });
+    manager.setPodStatus(pod, { phase: "Running", initContainerStatuses: [running("init")], containerStatuses: [running("ruled"), running("own")] });
+    const s = manager.getPodStatus("uid-1")!;
+    expect([s.initContainerStatuses![0]!.state?.running, s.containerStatuses![0]!.state?.running, s.containerStatuses![1]!.state?.running].every((x) => x !== undefined)).toBe(true);
+    // Not on an exit code the rule does not cover.
+    const other = { ...pod, metadata: { name: "q", namespace: "ns", uid: "uid-2" } };
+    manager.setPodStatus(other, { phase: "Running", containerStatuses: [exited("ruled", 1), exited("own", 2)] });
+    manager.setPodStatus(other, { phase: "Running", containerStatuses: [running("ruled"), running("own")] });
+    expect(manager.getPodStatus("uid-2")!.containerStatuses!.find((x) => x.name === "ruled")!.state?.terminated?.exitCode).toBe(1);
+  });
+
   test("a terminal phase forces Ready and ContainersReady to False", () => {
     const { manager } = setup();
     const pod = podWith({ containers: [c("app")], restartPolicy: "Never" });
@@ -109,18 +128,21 @@ describe("status manager", () => {
 
   test("timestamps are normalised to whole seconds and statuses sorted", () => {
     const { manager } = setup();
-    const pod = podWith({ initContainers: [c("z"), c("a")], containers: [c("b"), c("a2")] });
+    const pod = podWith({ initContainers: [c("z"), c("a")], containers: [c("b"), c("a2")], ephemeralContainers: [c("e2"), c("e1")] });
     manager.setPodStatus(pod, {
       phase: "Pending",
       startTime: "2026-01-01T00:00:00.750Z",
       initContainerStatuses: [waiting("a"), { ...running("z"), state: { running: { startedAt: "2026-01-01T00:00:01.999Z" } } }],
       containerStatuses: [waiting("b"), waiting("a2")],
+      ephemeralContainerStatuses: [{ ...running("e2"), state: { running: { startedAt: "2026-01-01T00:00:02.250Z" } } }, waiting("e1")],
     });
     const s = manager.getPodStatus("uid-1")!;
     expect(s.startTime).toBe(iso(Date.UTC(2026, 0, 1)));
     expect(s.initContainerStatuses!.map((x) => x.name)).toEqual(["z", "a"]);
     expect(s.initContainerStatuses![0]!.state?.running?.startedAt).toBe("2026-01-01T00:00:01Z");
     expect(s.containerStatuses!.map((x) => x.name)).toEqual(["a2", "b"]);
+    expect(s.ephemeralContainerStatuses!.map((x) => x.name)).toEqual(["e1", "e2"]);
+    expect(s.ephemeralContainerStatuses![1]!.state?.running?.startedAt).toBe("2026-01-01T00:00:02Z");
   });
 
   test("getPodStatus returns a copy; orphaned and deleted statuses are forgotten", () => {
