@@ -4,7 +4,7 @@
  * ShouldContainerBeRestarted (kubecontainer helpers) and container port references. Pod specs
  * may come without API defaults applied, so the defaults are applied here.
  */
-import { kObj, type Container, type ObjectRef, type Pod, type RestartPolicy } from "../api/index.ts";
+import { kObj, type Container, type ContainerStatus, type ObjectRef, type Pod, type RestartPolicy } from "../api/index.ts";
 import { containerShouldRestart } from "./restart-rules.ts";
 import { findContainerStatus, type RuntimePodStatus, type RuntimeContainerStatus } from "./types.ts";
 
@@ -15,6 +15,21 @@ export function podRestartPolicy(pod: Pod): RestartPolicy {
 /** restartPolicy != Never: failed containers come back. */
 export function shouldRestartOnFailure(pod: Pod): boolean {
   return podRestartPolicy(pod) !== "Never";
+}
+
+/**
+ * The API statuses of every container of the pod, regular, init and ephemeral, in the order the
+ * kubelet's log and exec lookups search them (validateContainerLogStatus).
+ */
+export function allContainerStatuses(pod: Pod): ContainerStatus[] {
+  const s = pod.status ?? {};
+  return [...(s.containerStatuses ?? []), ...(s.initContainerStatuses ?? []), ...(s.ephemeralContainerStatuses ?? [])];
+}
+
+/** Whether the pod's spec has a container of that name: regular, init or ephemeral. */
+export function podHasContainer(pod: Pod, name: string): boolean {
+  const spec = pod.spec;
+  return [...(spec?.containers ?? []), ...(spec?.initContainers ?? []), ...(spec?.ephemeralContainers ?? [])].some((c) => c.name === name);
 }
 
 /** A sidecar: an init container with restartPolicy Always. */

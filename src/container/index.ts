@@ -13,11 +13,13 @@ export {
 } from "./types.ts";
 export { containerRef, nanosToMs, runningPodFromStatus, sandboxIPs, sandboxRef, toContainerStatus, toSandboxStatus } from "./convert.ts";
 export {
+  allContainerStatuses,
   containerSucceeded,
   hasRestartableInitContainer,
   isHostNetwork,
   isInitContainerFailed,
   isRestartableInitContainer,
+  podHasContainer,
   podRestartPolicy,
   podSandboxChanged,
   resolveContainerPort,

@@ -3,9 +3,9 @@
  * startNodeAgent runs the status loop and the lease controller until the signal aborts; neither
  * ever touches a pod, so an apiserver that is away only delays what the cluster sees.
  */
-import type { Taint } from "kubernetes-types/core/v1";
+import type { Node, Taint } from "kubernetes-types/core/v1";
 import type { Clock, Logger } from "../lib/index.ts";
-import type { ApiClient } from "../apiclient/index.ts";
+import { createReflector, ObjectStore, type ApiClient, type KubeObject } from "../apiclient/index.ts";
 import { createLeaseController, type LeaseController } from "./lease.ts";
 import { createNodeStatusLoop, type NodeStatusLoop } from "./status-loop.ts";
 import type { NodeStatusInputs } from "./setters.ts";
@@ -47,8 +47,20 @@ export interface NodeAgent {
 
 export function startNodeAgent(deps: NodeAgentDeps, opts: NodeAgentOptions, signal: AbortSignal): NodeAgent {
   const log = deps.log.with({ node: opts.nodeName });
+  // The kubelet's node informer: a watch of this one Node (nothing flows at rest but bookmarks).
+  const nodes = new ObjectStore<Node & KubeObject>();
+  const nodeWatch = createReflector<Node & KubeObject>({
+    client: deps.client,
+    path: "/api/v1/nodes",
+    fieldSelector: `metadata.name=${opts.nodeName}`,
+    store: nodes,
+    clock: deps.clock,
+    random: deps.random,
+    log,
+    name: "*v1.Node",
+  });
   const status = createNodeStatusLoop(
-    { client: deps.client, heartbeatClient: deps.heartbeatClient, statusInputs: deps.statusInputs, clock: deps.clock, random: deps.random, log },
+    { client: deps.client, heartbeatClient: deps.heartbeatClient, statusInputs: deps.statusInputs, cachedNode: () => nodes.list()[0], clock: deps.clock, random: deps.random, log },
     {
       nodeName: opts.nodeName,
       hostname: opts.hostname,
@@ -63,6 +75,6 @@ export function startNodeAgent(deps: NodeAgentDeps, opts: NodeAgentOptions, sign
     { client: deps.heartbeatClient, clock: deps.clock, random: deps.random, log },
     { nodeName: opts.nodeName, leaseDurationSeconds: opts.nodeLeaseDurationSeconds },
   );
-  const done = Promise.all([status.run(signal), lease.run(signal)]).then(() => undefined);
+  const done = Promise.all([status.run(signal), lease.run(signal), nodeWatch.run(signal)]).then(() => undefined);
   return { status, lease, done };
 }

@@ -1,7 +1,8 @@
 /**
  * The node status loop (kubelet syncNodeStatus / updateNodeStatus / tryUpdateNodeStatus): every
  * nodeStatusUpdateFrequency (+ up to 4 % jitter) it registers the node if that has not happened
- * yet, reads the Node (first try from the apiserver's cache), runs the setters, and patches
+ * yet, reads the Node (first try from the node informer's copy, else the apiserver's cache), runs
+ * the setters, and patches
  * nodes/<name>/status when the status changed or nodeStatusReportFrequency has passed since the
  * last report; up to 5 tries per round. The apiserver being away only costs log lines: the next
  * round tries again, and nothing here touches pods.
@@ -46,6 +47,12 @@ export interface NodeStatusLoopDeps {
   heartbeatClient: Pick<ApiClient, "get" | "patch">;
   /** What the setters need, gathered now. */
   statusInputs(): Promise<NodeStatusInputs>;
+  /**
+   * The Node as this node's own watch last delivered it (the kubelet's node informer), if it has
+   * one yet. A first try reads it instead of a GET: the kubelet GETs the Node from the
+   * apiserver's cache every round, a whole Node object each 10 s for nothing at rest.
+   */
+  cachedNode?(): Node | undefined;
   clock: Clock;
   random: () => number;
   log: Logger;
@@ -73,8 +80,10 @@ export function createNodeStatusLoop(deps: NodeStatusLoopDeps, opts: NodeStatusL
   let failing = false;
 
   const tryUpdateNodeStatus = async (tryNumber: number, signal: AbortSignal) => {
-    // The first try reads the apiserver's cache (resourceVersion 0): cheap for etcd.
-    const node = await deps.heartbeatClient.get<Node>(path, { resourceVersion: tryNumber === 0 ? "0" : undefined, signal });
+    // The first try reads the watched copy, or the apiserver's cache (resourceVersion 0): cheap
+    // for etcd; a retry reads etcd itself.
+    const cached = tryNumber === 0 ? deps.cachedNode?.() : undefined;
+    const node = cached ? structuredClone(cached) : await deps.heartbeatClient.get<Node>(path, { resourceVersion: tryNumber === 0 ? "0" : undefined, signal });
     const original = structuredClone(node.status);
     const inputs = await deps.statusInputs();
     setNodeStatus(node, inputs);

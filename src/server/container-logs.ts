@@ -8,7 +8,8 @@
  */
 import { constants } from "node:fs";
 import { access } from "node:fs/promises";
-import type { ContainerStatus, Pod } from "../api/index.ts";
+import type { Pod } from "../api/index.ts";
+import { allContainerStatuses, podHasContainer } from "../container/index.ts";
 import { readContainerLog, type LogOptions } from "../containerlogs/index.ts";
 import { ContainerState, type CriClient } from "../cri/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
@@ -86,20 +87,11 @@ export function logOptionsFromQuery(query: URLSearchParams, nowMs: number): LogO
   };
 }
 
-function allStatuses(pod: Pod): ContainerStatus[] {
-  const s = pod.status ?? {};
-  return [...(s.containerStatuses ?? []), ...(s.initContainerStatuses ?? [])];
-}
-
-function hasContainer(pod: Pod, name: string): boolean {
-  const spec = pod.spec;
-  return [...(spec?.containers ?? []), ...(spec?.initContainers ?? [])].some((c) => c.name === name);
-}
 
 /** The kubelet's validateContainerLogStatus: the CRI id whose log to read, or why there is none. */
 export function logContainerId(pod: Pod, containerName: string, previous: boolean): string {
   const podName = pod.metadata?.name ?? "";
-  const status = allStatuses(pod).find((c) => c.name === containerName);
+  const status = allContainerStatuses(pod).find((c) => c.name === containerName);
   const fail = (why: string): never => {
     throw new HttpError(400, `container "${containerName}" in pod "${podName}" ${why}`);
   };
@@ -136,7 +128,7 @@ export async function containerLogs(deps: ContainerLogsDeps, path: string, query
   const opts = logOptionsFromQuery(query, deps.clock.now());
   const pod = deps.pod(namespace, podName);
   if (!pod) throw new HttpError(404, `pod "${podName}" does not exist`);
-  if (!hasContainer(pod, containerName)) throw new HttpError(404, `container "${containerName}" not found in pod "${podName}"`);
+  if (!podHasContainer(pod, containerName)) throw new HttpError(404, `container "${containerName}" not found in pod "${podName}"`);
   const id = logContainerId(pod, containerName, opts.previous);
   const res = await deps.cri.runtime.containerStatus({ containerId: id }, { signal });
   const logPath = res.status?.logPath ?? "";

@@ -12,6 +12,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import type { TLSSocket } from "node:tls";
+import { allContainerStatuses } from "../container/index.ts";
 import { isCriError, type CriClient } from "../cri/index.ts";
 import { realClock, type Clock, type Logger } from "../lib/index.ts";
 import type { Authenticator, AuthnRequest, PeerCertificate, UserInfo } from "./authn.ts";
@@ -136,7 +137,7 @@ export async function listenKubeletApi(opts: KubeletApiOptions): Promise<ServerH
     const containerName = parts.length >= 4 ? parts[3] : parts[2];
     const pod = namespace && podName ? opts.pods.pod(namespace, podName) : undefined;
     if (!pod || !containerName) throw new HttpError(404, "pod does not exist");
-    const status = [...(pod.status?.containerStatuses ?? []), ...(pod.status?.initContainerStatuses ?? [])].find((c) => c.name === containerName);
+    const status = allContainerStatuses(pod).find((c) => c.name === containerName);
     const id = status?.state?.running ? status.containerID : undefined;
     if (!id) throw new HttpError(500, `container not found ("${containerName}")`);
     const cmd = (query.get("cmd") ?? "").split(" ");

@@ -15,6 +15,7 @@ import { connect as tlsConnect } from "node:tls";
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Pod } from "../api/index.ts";
+import { allContainerStatuses } from "../container/index.ts";
 import { labels, PodSandboxState, type CriClient } from "../cri/index.ts";
 import type { Logger } from "../lib/index.ts";
 import { HttpError } from "./container-logs.ts";
@@ -43,8 +44,7 @@ export function streamOptions(query: URLSearchParams): { stdin: boolean; stdout:
 }
 
 function runningContainerId(pod: Pod, containerName: string): string {
-  const s = pod.status ?? {};
-  const status = [...(s.containerStatuses ?? []), ...(s.initContainerStatuses ?? [])].find((c) => c.name === containerName);
+  const status = allContainerStatuses(pod).find((c) => c.name === containerName);
   const id = status?.state?.running ? status.containerID : undefined;
   if (!id) throw new HttpError(500, `container not found ("${containerName}")`);
   return id.includes("://") ? id.slice(id.indexOf("://") + 3) : id;

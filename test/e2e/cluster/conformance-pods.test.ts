@@ -9,10 +9,21 @@
 import { describe, expect, test } from "bun:test";
 import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
 import { kubectlApply, kubectlJson as kubectlJsonOf } from "./kubectl.ts";
+import { freePort } from "../agent/bunlet.ts";
 import { clusterNodeFixture } from "./fixture.ts";
 
 const NODE = "bunlet-confpods";
-const fx = clusterNodeFixture({ name: "confpods", node: NODE, waitTimeoutMs: 120_000 });
+let port = 0;
+// The kubelet API with the cluster's client CA: the apiserver's logs and exec requests reach the node.
+const fx = clusterNodeFixture({
+  name: "confpods",
+  node: NODE,
+  waitTimeoutMs: 120_000,
+  beforeStart: async () => {
+    port = await freePort();
+  },
+  flags: (fx) => [`--port=${port}`, `--client-ca-file=${fx.cluster.clientCaFile}`],
+});
 const waitFor = fx.waitFor;
 const kubectlJson = <T = any>(args: string[]) => kubectlJsonOf<T>(fx.cluster, args);
 const getPod = (name: string) => kubectlJson(["get", "pod", name]);
@@ -86,6 +97,10 @@ describe("pod lifecycle conformance on a bunlet node", () => {
     }, 60_000);
     expect(p.status.ephemeralContainerStatuses[0]).toMatchObject({ name: "debugger", ready: false, containerID: expect.stringMatching(/^containerd:\/\//) });
     expect(condition(p, "Ready")?.status).toBe("True");
+    // The upstream spec then reads the ephemeral container's log and execs into it.
+    await waitFor("the ephemeral container's log through the apiserver", async () => (await fx.cluster.kubectl(["logs", "target", "-c", "debugger"])).stdout.includes("polo"), 30_000);
+    const exec = await fx.cluster.kubectl(["exec", "target", "-c", "debugger", "--", "echo", "marco"]);
+    expect(exec).toMatchObject({ code: 0, stdout: "marco\n" });
     const debugger2 = { name: "debugger2", image: BUSYBOX_IMAGE, imagePullPolicy: "Never", command: ["sleep", "3600"] };
     await kubectl(["patch", "pod", "target", "--subresource=ephemeralcontainers", "--type=strategic", "-p", JSON.stringify({ spec: { ephemeralContainers: [debugger1, debugger2] } })]);
     await waitFor("two ephemeral containers running", async () => {

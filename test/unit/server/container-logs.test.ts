@@ -55,6 +55,15 @@ describe("which container's log (the kubelet's validateContainerLogStatus)", () 
       else expect(logContainerId(p, "app", previous)).toBe(want);
     });
   }
+  test("an ephemeral container's log (kubectl debug, then kubectl logs -c)", () => {
+    const p = {
+      metadata: { name: "web" },
+      spec: { containers: [{ name: "app" }], ephemeralContainers: [{ name: "debugger" }] },
+      status: { ephemeralContainerStatuses: [{ name: "debugger", image: "x", imageID: "", ready: false, restartCount: 0, state: { running: { startedAt: "t" } }, containerID: "containerd://eph" }] },
+    } as Pod;
+    expect(logContainerId(p, "debugger", false)).toBe("eph");
+  });
+
   test("no status for the container yet", () => {
     const p = { metadata: { name: "web" }, spec: { containers: [{ name: "app" }] }, status: {} } as Pod;
     expect(() => logContainerId(p, "app", false)).toThrow(/container "app" in pod "web" is not available/);
