@@ -8,6 +8,7 @@ import { volumeSourceKeys } from "./defaults.ts";
 import { fieldErrors as fe, type FieldError } from "./errors.ts";
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from "./names.ts";
 import { validateContainers } from "./validate-container.ts";
+import { validateSeccomp } from "./validate-security.ts";
 
 const restartPolicies = ["Always", "Never", "OnFailure"];
 const dnsPolicies = ["ClusterFirst", "ClusterFirstWithHostNet", "Default", "None"];
@@ -99,6 +100,7 @@ export function validatePod(pod: Pod): FieldError[] {
   validateMetadata(pod, errs);
   const volumeNames = validateVolumes(pod.spec, errs);
   validateContainers(pod.spec, volumeNames, errs);
+  validateSeccomp(pod.metadata.annotations, pod.spec, errs);
   validatePolicies(pod.spec, errs);
   return errs;
 }

@@ -3,6 +3,7 @@
  * pkg/securitycontext): the container's context overrides the pod's for user, group, non-root
  * and seccomp; namespaces follow hostNetwork/hostPID/hostIPC/shareProcessNamespace.
  */
+import { join } from "node:path";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { Container, Pod } from "../api/index.ts";
 import {
@@ -44,7 +45,10 @@ function seccompProfile(profile: { type: string; localhostProfile?: string } | u
     case "RuntimeDefault":
       return { profileType: SecurityProfile_ProfileType.RuntimeDefault };
     case "Localhost":
-      return { profileType: SecurityProfile_ProfileType.Localhost, localhostRef: `${seccompRoot}/${profile.localhostProfile ?? ""}` };
+      // An empty name would hand the runtime the profile directory itself, which ran the
+      // container unconfined (CVE-2023-2431); the kubelet refuses the container.
+      if (!profile.localhostProfile) throw containerConfigError("localhostProfile must be set if seccompProfile type is Localhost.");
+      return { profileType: SecurityProfile_ProfileType.Localhost, localhostRef: join(seccompRoot, profile.localhostProfile) };
     default:
       // The kubelet's seccompDefault is off: no profile means unconfined.
       return { profileType: SecurityProfile_ProfileType.Unconfined };

@@ -7,6 +7,8 @@
  * - runAsNonRoot: busybox names no user, so it would run as root: CreateContainerConfigError
  *   with the kubelet's message and no container created; the same for an explicit runAsUser 0;
  *   an image with a numeric non-root USER starts.
+ * - CVE-2023-2431: a Localhost seccomp profile with an empty name is CreateContainerConfigError,
+ *   never an unconfined container.
  */
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -110,5 +112,16 @@ describe("dist/bunlet: the container's user (CVE-2019-11245, runAsNonRoot)", () 
   test("runAsNonRoot with an image whose USER is a non-root uid: the container runs", async () => {
     writePod("nonroot-image", { image: USER_IMAGE, command: ["sleep", "3600"] }, { runAsNonRoot: true });
     await waitFor("nonroot-image running", async () => (await mainStatus("nonroot-image"))?.state?.running);
+  }, STEP_MS);
+});
+
+describe("dist/bunlet: seccomp (CVE-2023-2431)", () => {
+  test.each([
+    ["container", { seccompProfile: { type: "Localhost", localhostProfile: "" } }, undefined],
+    ["pod", undefined, { seccompProfile: { type: "Localhost", localhostProfile: "" } }],
+  ] as const)("a %s-level Localhost profile with an empty name is CreateContainerConfigError, never unconfined", async (level, containerSc, podSc) => {
+    const name = `seccomp-empty-${level}`;
+    writePod(name, { image: BUSYBOX, command: ["sleep", "3600"], securityContext: containerSc }, podSc);
+    await expectConfigError(name, () => "localhostProfile must be set if seccompProfile type is Localhost.");
   }, STEP_MS);
 });

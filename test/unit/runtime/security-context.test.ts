@@ -1,10 +1,12 @@
 /**
  * The container security context against the kubelet's own CVEs and conformance specs:
  * runAsNonRoot with an image that names no user (it runs as root, so it is refused: "Security
- * Context: runAsNonRoot should not run without a specified user ID").
+ * Context: runAsNonRoot should not run without a specified user ID"), and a Localhost seccomp
+ * profile with an empty name (CVE-2023-2431: it ran unconfined), at pod and container level.
  */
 import { describe, expect, test } from "bun:test";
 import type { Container, Pod } from "../../../src/api/index.ts";
+import { SecurityProfile_ProfileType } from "../../../src/cri/index.ts";
 import { SyncError } from "../../../src/runtime/errors.ts";
 import { containerSecurityContext, type ImageUser } from "../../../src/runtime/security.ts";
 
@@ -68,5 +70,26 @@ describe("runAsNonRoot checks the image's user (verifyRunAsNonRoot)", () => {
   test("without runAsNonRoot a root image starts", () => {
     const plain: Container = { name: "c" };
     expect(() => containerSecurityContext(pod(plain), plain, { username: "" }, "/s")).not.toThrow();
+  });
+});
+
+describe("a Localhost seccomp profile needs a name (CVE-2023-2431)", () => {
+  const localhost = (localhostProfile?: string) => ({ type: "Localhost", ...(localhostProfile !== undefined && { localhostProfile }) });
+
+  test.each([
+    ["container level, empty name", pod({ name: "c", securityContext: { seccompProfile: localhost("") } })],
+    ["container level, no name", pod({ name: "c", securityContext: { seccompProfile: localhost() } })],
+    ["pod level, empty name", pod({ name: "c" }, { seccompProfile: localhost("") })],
+    ["pod level, no name", pod({ name: "c" }, { seccompProfile: localhost() })],
+  ])("%s: CreateContainerConfigError, never an unconfined container", (_name, p) => {
+    const err = configError(p, { username: "" });
+    expect(err.reason).toBe("CreateContainerConfigError");
+    expect(err.message).toBe("localhostProfile must be set if seccompProfile type is Localhost.");
+  });
+
+  test("a named profile is the file under the seccomp root; the container's profile wins over the pod's", () => {
+    const p = pod({ name: "c", securityContext: { seccompProfile: localhost("profiles/audit.json") } }, { seccompProfile: localhost("") });
+    const sc = containerSecurityContext(p, p.spec.containers[0]!, { username: "" }, "/var/lib/bunlet/seccomp");
+    expect(sc.seccomp).toEqual({ profileType: SecurityProfile_ProfileType.Localhost, localhostRef: "/var/lib/bunlet/seccomp/profiles/audit.json" });
   });
 });
