@@ -12,6 +12,7 @@
 import { kObj, type Pod, type PodStatus } from "../api/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import { evaluate, hasNodeLevelReclaim, initialState, SIGNAL_RESOURCE, thresholdsMet, type EvictionState, type NodeCondition } from "./policy.ts";
+import { localStorageViolation } from "./local-storage.ts";
 import { evictionMessage, isCriticalPod, rankForEviction, type PodUsage } from "./rank.ts";
 import { makeSignalObservations, type NodeSummary, type Observations } from "./signals.ts";
 import { formatThresholdValue, type Threshold } from "./thresholds.ts";
@@ -53,6 +54,8 @@ export interface EvictionOptions {
   maxPodGracePeriodSeconds: number;
   /** bunlet: evict static pods too (standalone nodes, where every pod is static). */
   evictStaticPods: boolean;
+  /** Evict pods past their ephemeral-storage limits (the kubelet's localStorageCapacityIsolation, default on). */
+  localStorageCapacityIsolation: boolean;
 }
 
 export class EvictionManager {
@@ -73,7 +76,7 @@ export class EvictionManager {
 
   async run(signal: AbortSignal): Promise<void> {
     const { clock, log } = this.#deps;
-    if (this.#opts.thresholds.length === 0) {
+    if (this.#opts.thresholds.length === 0 && !this.#opts.localStorageCapacityIsolation) {
       log.info("Eviction manager: no eviction thresholds configured; not monitoring resources");
       return;
     }
@@ -100,6 +103,11 @@ export class EvictionManager {
     const round = evaluate(this.#opts.thresholds, observations, this.#state, clock.now(), this.#opts.pressureTransitionPeriodMs);
     this.#state = round.state;
     this.#conditions = round.conditions;
+    // Limits first: a round that evicts for them does nothing else (as the kubelet's).
+    if (this.#opts.localStorageCapacityIsolation) {
+      const evicted = await this.#localStorageEviction(summary);
+      if (evicted) return evicted;
+    }
     if (round.actOn.length === 0) {
       log.debug("Eviction manager: no resources are starved", {}, 3);
       return undefined;
@@ -137,6 +145,26 @@ export class EvictionManager {
     return undefined;
   }
 
+  /** Evicts every pod past an ephemeral-storage limit at once (grace 1 s, no DisruptionTarget); returns the first. */
+  async #localStorageEviction(summary: EvictionSummary): Promise<Pod | undefined> {
+    const statsByUid = new Map(summary.pods.map((p) => [p.podRef.uid, p]));
+    let first: Pod | undefined;
+    for (const pod of this.#deps.activePods()) {
+      const stats = statsByUid.get(pod.metadata.uid ?? "");
+      const violation = stats && localStorageViolation(pod, stats);
+      if (!violation) continue;
+      if (isCriticalPod(pod, this.#deps.isStatic(pod) && !this.#opts.evictStaticPods)) {
+        this.#deps.log.error("Eviction manager: cannot evict a critical pod", { pod: kObj(pod.metadata) });
+        continue;
+      }
+      this.#deps.podWarning(pod, EVICTED, violation.message, {});
+      await this.#evict(pod, IMMEDIATE_GRACE_PERIOD_SECONDS, violation.message, false);
+      this.#deps.onEvicted(violation.signal);
+      first ??= pod;
+    }
+    return first;
+  }
+
   /** Removes dead containers and unused images, then asks whether the thresholds acted on are still met. */
   async #reclaimNodeLevel(signal: AbortSignal): Promise<boolean> {
     const { reclaim, log } = this.#deps;
@@ -166,7 +194,7 @@ export class EvictionManager {
     return undefined;
   }
 
-  async #evict(pod: Pod, gracePeriodSeconds: number, message: string): Promise<void> {
+  async #evict(pod: Pod, gracePeriodSeconds: number, message: string, disruptionTarget = true): Promise<void> {
     const { log, clock } = this.#deps;
     const ref = kObj(pod.metadata);
     log.debug("Evicting pod", { pod: ref, podUID: pod.metadata.uid ?? "", message }, 3);
@@ -174,6 +202,7 @@ export class EvictionManager {
       status.phase = "Failed";
       status.reason = EVICTED;
       status.message = message;
+      if (!disruptionTarget) return;
       const conditions = (status.conditions ?? []).filter((c) => c.type !== "DisruptionTarget");
       conditions.push({ type: "DisruptionTarget", status: "True", reason: "TerminationByKubelet", message, lastTransitionTime: new Date(clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z") });
       status.conditions = conditions;

@@ -91,6 +91,8 @@ export function wireUpkeep(
       pressureTransitionPeriodMs: config.evictionPressureTransitionPeriodMs,
       maxPodGracePeriodSeconds: config.evictionMaxPodGracePeriod,
       evictStaticPods: config.evictStaticPods,
+      // The kubelet's default; bunlet does not read localStorageCapacityIsolation: false.
+      localStorageCapacityIsolation: true,
     },
   );
   const shutdown = new ShutdownManager(

@@ -36,6 +36,18 @@ export function goDialError(network: "unix" | "tcp", address: string, err: unkno
  * the URL's host and port (Go prints the resolved IP). Errors without a known errno keep their
  * message.
  */
+/** net/http's stripPassword: a URL's password never appears in a request error. */
+function stripPassword(url: string): string {
+  try {
+    const u = new URL(url);
+    if (!u.password) return url;
+    u.password = "***";
+    return u.href;
+  } catch {
+    return url;
+  }
+}
+
 export function goHttpGetError(url: string, err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   let dial: string | undefined;
@@ -48,5 +60,5 @@ export function goHttpGetError(url: string, err: unknown): string {
   } catch {
     dial = undefined;
   }
-  return `Get ${JSON.stringify(url)}: ${dial ?? message}`;
+  return `Get ${JSON.stringify(stripPassword(url))}: ${dial ?? message}`;
 }

@@ -54,9 +54,27 @@ async function readAtMost(res: Response, max: number): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/**
+ * The URL as logs, errors and /healthz show it: a password in its user info masked as Go's
+ * url.Redacted does, so basic-auth credentials never reach a log line at any verbosity.
+ */
+function redactedUrl(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return url;
+  }
+  if (!u.password) return url;
+  u.password = "xxxxx";
+  return u.href;
+}
+
 export class HttpSource implements PodSource {
   readonly name = HTTPSourceName;
   readonly #opts: HttpSourceOptions;
+  /** The URL for everything but the request itself. */
+  readonly #shown: string;
   readonly #timeoutMs: number;
   readonly #fetch: typeof fetch;
   #data?: Buffer;
@@ -66,30 +84,32 @@ export class HttpSource implements PodSource {
 
   constructor(opts: HttpSourceOptions) {
     this.#opts = opts;
+    this.#shown = redactedUrl(opts.url);
     this.#timeoutMs = opts.timeoutMs ?? 10_000;
     this.#fetch = opts.fetch ?? fetch;
   }
 
   get url(): string {
-    return this.#opts.url;
+    return this.#shown;
   }
 
   /** The decode error of the body last read, if it did not decode. */
   manifestErrors(): Map<string, ManifestError> {
-    return this.#error ? new Map([[this.#opts.url, this.#error]]) : new Map();
+    return this.#error ? new Map([[this.#shown, this.#error]]) : new Map();
   }
 
   /** Polls every periodMs (the first at once) until the signal aborts. */
   async run(signal: AbortSignal): Promise<void> {
-    this.#opts.log.info("Watching manifest URL", { url: this.#opts.url, periodMs: this.#opts.periodMs });
+    this.#opts.log.info("Watching manifest URL", { url: this.#shown, periodMs: this.#opts.periodMs });
     await runEvery(this.#opts.clock, () => this.#opts.periodMs, signal, async () => void (await this.poll(signal)), (err) => {
-      if (!isAbortError(err, signal)) this.#opts.log.error("Manifest URL poll failed", { url: this.#opts.url, err });
+      if (!isAbortError(err, signal)) this.#opts.log.error("Manifest URL poll failed", { url: this.#shown, err });
     });
   }
 
   /** One GET and what came of it. */
   async poll(signal?: AbortSignal): Promise<PollResult> {
-    const { url, nodeName } = this.#opts;
+    const { nodeName } = this.#opts;
+    const url = this.#shown;
     let status: number;
     let body: Buffer;
     try {
@@ -134,7 +154,7 @@ export class HttpSource implements PodSource {
   async #get(signal?: AbortSignal): Promise<[number, Buffer]> {
     const deadline = new AbortController();
     const timer = this.#opts.clock.setTimer(this.#timeoutMs, () =>
-      deadline.abort(new DOMException(`no answer from ${this.#opts.url} within ${this.#timeoutMs} ms`, "TimeoutError")),
+      deadline.abort(new DOMException(`no answer from ${this.#shown} within ${this.#timeoutMs} ms`, "TimeoutError")),
     );
     const headers = new Headers();
     for (const [name, values] of Object.entries(this.#opts.headers ?? {})) {
@@ -162,7 +182,7 @@ export class HttpSource implements PodSource {
   #failed(err: unknown): "failed" {
     this.#failures++;
     const now = this.#opts.clock.now();
-    const fields = { url: this.#opts.url, err, failures: this.#failures, retryInMs: this.#opts.periodMs };
+    const fields = { url: this.#shown, err, failures: this.#failures, retryInMs: this.#opts.periodMs };
     if (this.#failures <= loudFailures || now - this.#lastLoudLogAt >= quietLogIntervalMs) {
       this.#lastLoudLogAt = now;
       this.#opts.log.warn("Failed to read pods from manifest URL; will retry", fields);

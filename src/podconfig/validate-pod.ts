@@ -10,6 +10,7 @@ import { fieldErrors as fe, type FieldError } from "./errors.ts";
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from "./names.ts";
 import { validateContainers } from "./validate-container.ts";
 import { validateMountPropagations, validateVolumePaths } from "./validate-paths.ts";
+import { validateSeccomp } from "./validate-security.ts";
 
 const restartPolicies = ["Always", "Never", "OnFailure"];
 const dnsPolicies = ["ClusterFirst", "ClusterFirstWithHostNet", "Default", "None"];
@@ -115,6 +116,7 @@ export function validatePod(pod: Pod): FieldError[] {
   validateVolumePaths(pod.spec, errs);
   validateContainers(pod.spec, volumeNames, errs);
   validateMountPropagations(pod.spec, errs);
+  validateSeccomp(pod.metadata.annotations, pod.spec, errs);
   validatePolicies(pod.spec, errs);
   return errs;
 }

@@ -3,6 +3,7 @@
  * pkg/securitycontext): the container's context overrides the pod's for user, group, non-root
  * and seccomp; namespaces follow hostNetwork/hostPID/hostIPC/shareProcessNamespace.
  */
+import { join } from "node:path";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { Container, Pod } from "../api/index.ts";
 import {
@@ -44,7 +45,10 @@ function seccompProfile(profile: { type: string; localhostProfile?: string } | u
     case "RuntimeDefault":
       return { profileType: SecurityProfile_ProfileType.RuntimeDefault };
     case "Localhost":
-      return { profileType: SecurityProfile_ProfileType.Localhost, localhostRef: `${seccompRoot}/${profile.localhostProfile ?? ""}` };
+      // An empty name would hand the runtime the profile directory itself, which ran the
+      // container unconfined (CVE-2023-2431); the kubelet refuses the container.
+      if (!profile.localhostProfile) throw containerConfigError("localhostProfile must be set if seccompProfile type is Localhost.");
+      return { profileType: SecurityProfile_ProfileType.Localhost, localhostRef: join(seccompRoot, profile.localhostProfile) };
     default:
       // The kubelet's seccompDefault is off: no profile means unconfined.
       return { profileType: SecurityProfile_ProfileType.Unconfined };
@@ -64,7 +68,10 @@ function effective(pod: Pod, container: Container) {
   };
 }
 
-/** What the image says about its user (ImageStatus uid/username). */
+/** validation.IsValidUserID's upper bound (math.MaxInt32). */
+const MAX_USER_ID = 2147483647n;
+
+/** What the image says about its user (ImageStatus uid/username); neither set means root. */
 export interface ImageUser {
   uid?: bigint;
   username: string;
@@ -118,10 +125,17 @@ function verifyRunAsNonRoot(pod: Pod, container: Container, sc: ReturnType<typeo
     if (sc.runAsUser === 0) throw containerConfigError(`container's runAsUser breaks non-root policy ${where}`);
     return;
   }
-  if (image.uid === 0n) throw containerConfigError(`container has runAsNonRoot and image will run as root ${where}`);
   if (image.uid === undefined && image.username) {
     throw containerConfigError(
       `container has runAsNonRoot and image has non-numeric user (${image.username}), cannot verify user is non-root ${where}`,
+    );
+  }
+  // An image that names no user at all runs as root (the kubelet's getImageUser answers uid 0).
+  const uid = image.uid ?? 0n;
+  if (uid === 0n) throw containerConfigError(`container has runAsNonRoot and image will run as root ${where}`);
+  if (uid < 0n || uid > MAX_USER_ID) {
+    throw containerConfigError(
+      `container has runAsNonRoot and image has an invalid user id (${uid}). (Must be 1-(${MAX_USER_ID})): must be between 0 and ${MAX_USER_ID}, inclusive ${where}`,
     );
   }
 }

@@ -25,6 +25,8 @@ export interface PodStatsSources {
   fsInfo(mountpoint: string): FsInfo | undefined;
   /** What a container's log directory takes on disk, if it exists. */
   logUsage(pod: PodStats["podRef"], container: string): DiskUsage | undefined;
+  /** What the pod's managed /etc/hosts (`<pod dir>/etc-hosts`) takes on disk, if it exists. */
+  etcHostsUsage?(podUid: string): DiskUsage | undefined;
   /** Unix ms: the time of stats that carry none. */
   nowMs: number;
 }
@@ -103,10 +105,15 @@ function sum<T extends { time: string }>(parts: readonly (T | undefined)[], fiel
 
 const memoryFields = ["availableBytes", "usageBytes", "workingSetBytes", "rssBytes", "pageFaults", "majorPageFaults"] as const;
 
-/** The pod's ephemeral storage: its containers' writable layers and logs on the root filesystem. */
-function ephemeralStorage(containers: readonly ContainerStats[], sources: PodStatsSources): FsStats | undefined {
+/**
+ * The pod's ephemeral storage (calcEphemeralStorage): its containers' writable layers and logs,
+ * and its managed /etc/hosts, which a container can write to like any file (CVE-2020-8557: left
+ * out, a pod filled the node's disk through it unseen by eviction).
+ */
+function ephemeralStorage(podUid: string, containers: readonly ContainerStats[], sources: PodStatsSources): FsStats | undefined {
+  const etcHosts = sources.etcHostsUsage?.(podUid);
   const used = sum(
-    containers.flatMap((c) => [c.rootfs, c.logs]),
+    [...containers.flatMap((c) => [c.rootfs, c.logs]), etcHosts && { time: metaTime(sources.nowMs), ...etcHosts }],
     ["usedBytes", "inodesUsed"],
   );
   if (!used && !sources.rootFs) return undefined;
@@ -167,7 +174,7 @@ export function podStatsFromCri(listing: CriListing, sources: PodStatsSources): 
           containerStats.map((c) => c.memory),
           memoryFields,
         ),
-        "ephemeral-storage": ephemeralStorage(containerStats, sources),
+        "ephemeral-storage": ephemeralStorage(pod.podRef.uid, containerStats, sources),
       });
     })
     .sort((a, b) => compare(`${a.podRef.namespace}/${a.podRef.name}`, `${b.podRef.namespace}/${b.podRef.name}`));

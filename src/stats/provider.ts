@@ -110,6 +110,7 @@ export function createStatsProvider(deps: StatsProviderDeps): StatsProvider {
       // Filesystem numbers the pure conversion looks up: statfs of writable layers' mountpoints, du of log dirs.
       const fsInfos = new Map<string, FsInfo | undefined>();
       const logUsages = new Map<string, DiskUsage | undefined>();
+      const etcHostsUsages = new Map<string, DiskUsage | undefined>();
       const logDir = (pod: PodStats["podRef"], container: string) => join(deps.podLogsDir, `${pod.namespace}_${pod.name}_${pod.uid}`, container);
       if (withFs) {
         for (const s of stats.stats) {
@@ -117,6 +118,9 @@ export function createStatsProvider(deps: StatsProviderDeps): StatsProvider {
           if (mountpoint && !fsInfos.has(mountpoint)) fsInfos.set(mountpoint, await statfsOf(mountpoint));
         }
         const podOf = new Map(sandboxes.items.map((s) => [s.id, s.metadata]));
+        for (const meta of podOf.values()) {
+          if (meta?.uid && !etcHostsUsages.has(meta.uid)) etcHostsUsages.set(meta.uid, await diskUsage(join(deps.rootDir, "pods", meta.uid, "etc-hosts")));
+        }
         for (const c of containers.containers) {
           const meta = podOf.get(c.podSandboxId);
           if (!meta || !c.metadata) continue;
@@ -132,6 +136,7 @@ export function createStatsProvider(deps: StatsProviderDeps): StatsProvider {
           ...(withFs && { rootFs: await statfsOf(deps.rootDir) }),
           fsInfo: (mountpoint) => fsInfos.get(mountpoint),
           logUsage: (pod, container) => logUsages.get(logDir(pod, container)),
+          etcHostsUsage: (uid) => etcHostsUsages.get(uid),
         },
       );
       cpu.prune();

@@ -24,6 +24,10 @@ import { fsUserFrom, setVolumeOwnership } from "./ownership.ts";
 import { configMapPayload, DEFAULT_MODE, downwardAPIPayload, secretPayload } from "./payload.ts";
 import type { TokenManager } from "./tokens.ts";
 
+/** git_repo.go's SetUp error. */
+const GIT_REPO_DISABLED =
+  "git-repo volume plugin has been disabled; if necessary, it may be re-enabled by enabling the feature-gate `GitRepoVolumeDriver`";
+
 /** One volume's failed SetUp, worded as the kubelet's FailedMount event. */
 export interface VolumeFailure {
   volume: string;
@@ -178,6 +182,9 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
 
   async function setUp(pod: Pod, volume: Volume, signal?: AbortSignal): Promise<void> {
     if (volume.hostPath) return setUpHostPath(volume.hostPath.path, volume.hostPath.type ?? "", hostPathFs);
+    // Cloning runs git on pod-supplied input on the host (CVE-2024-10220): bunlet never does,
+    // and words the refusal as the kubelet with GitRepoVolumeDriver off (locked off since 1.36).
+    if (volume.gitRepo) throw new Error(GIT_REPO_DISABLED);
     const type = pluginVolumeType(volume);
     // Other types fail the container with CreateContainerConfigError when it is created (src/runtime).
     if (type === undefined) return;

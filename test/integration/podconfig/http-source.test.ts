@@ -200,3 +200,24 @@ describe("HTTP source", () => {
     expect(await result).toBe("failed");
   });
 });
+
+describe("HTTP source credentials (CVE-2019-11250 class: credentials in logs)", () => {
+  test("a password in the URL's user info is sent but never logged, nor put in errors or the source name", async () => {
+    const server = manifestServer({ status: 500, body: "no" });
+    const withPassword = server.url.replace("http://", "http://node:s3cr3t-pw@");
+    const { src, log } = source(withPassword);
+    expect(await src.poll()).toBe("failed");
+    // Sent as basic auth, as Go's client does with user info.
+    expect(server.requests[0]!.headers.get("authorization")).toBe(`Basic ${btoa("node:s3cr3t-pw")}`);
+    expect(src.url).toBe(server.url.replace("http://", "http://node:xxxxx@"));
+    const logged = JSON.stringify(log.lines, (_k, v) => (v instanceof Error ? v.message : v));
+    expect(logged).toContain("node:xxxxx@127.0.0.1");
+    expect(logged).not.toContain("s3cr3t-pw");
+
+    // A transport error names the URL as net/http does, its password stripped.
+    const unreachable = source("http://node:s3cr3t-pw@127.0.0.1:1/pods");
+    expect(await unreachable.src.poll()).toBe("failed");
+    const err = (unreachable.log.lines.find((l) => l.err)?.err as Error).message;
+    expect(err).toStartWith('Get "http://node:***@127.0.0.1:1/pods": dial tcp 127.0.0.1:1: connect: connection refused');
+  });
+});

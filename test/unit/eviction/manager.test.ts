@@ -12,7 +12,7 @@ function pod(name: string): Pod {
   return { metadata: { name, namespace: "default", uid: name }, spec: { containers: [{ name: "app", image: "busybox" }] } } as Pod;
 }
 
-function setup(summary: EvictionSummary, active: Pod[]) {
+function setup(summary: EvictionSummary, active: Pod[], localStorageCapacityIsolation = false) {
   const calls: string[] = [];
   const events: { about: string; reason: string; message: string; annotations?: Record<string, string> }[] = [];
   const statuses: PodStatus[] = [];
@@ -45,6 +45,7 @@ function setup(summary: EvictionSummary, active: Pod[]) {
       pressureTransitionPeriodMs: 300_000,
       maxPodGracePeriodSeconds: 0,
       evictStaticPods: false,
+      localStorageCapacityIsolation,
     },
   );
   return { manager, calls, events, statuses };
@@ -87,5 +88,43 @@ describe("events of an eviction round", () => {
     expect(await manager.synchronize(new AbortController().signal)).toBeUndefined();
     expect(events.map((e) => `${e.about} ${e.reason}`)).toEqual(["node EvictionThresholdMet"]);
     expect(calls.filter((c) => c.startsWith("kill"))).toEqual([]);
+  });
+});
+
+describe("local storage limits (localStorageEviction; CVE-2020-8557)", () => {
+  const limited = (limit: string): Pod =>
+    ({
+      metadata: { name: "writer", namespace: "default", uid: "writer" },
+      spec: { containers: [{ name: "app", image: "busybox", resources: { limits: { "ephemeral-storage": limit } } }] },
+    }) as Pod;
+  const calm = { memory: { availableBytes: 500n * MI, workingSetBytes: 500n * MI } };
+  // The Summary's pod ephemeral storage counts the pod's /etc/hosts: here 20Mi of it, beside 1Mi of layer and logs.
+  const writing: EvictionSummary = {
+    node: calm,
+    pods: [{ podRef: { uid: "writer" }, "ephemeral-storage": { usedBytes: 21n * MI }, containers: [{ name: "app", rootfs: { usedBytes: MI / 2n }, logs: { usedBytes: MI / 2n } }] }],
+  };
+
+  test("a pod whose ephemeral storage (its /etc/hosts included) passes its limit is evicted with no node pressure at all", async () => {
+    const { manager, calls, events, statuses } = setup(writing, [limited("10Mi")], true);
+    expect((await manager.synchronize(new AbortController().signal))?.metadata.name).toBe("writer");
+    const message = "Pod ephemeral local storage usage exceeds the total limit of containers 10Mi. ";
+    expect(calls).toEqual(["event pod writer Evicted", "kill writer grace=1", "evicted ephemeralpodfs.limit"]);
+    expect(events).toEqual([{ about: "writer", reason: "Evicted", message, annotations: {} }]);
+    expect(statuses[0]).toEqual({ phase: "Failed", reason: "Evicted", message });
+  });
+
+  test("a container past its own limit (writable layer and logs) is evicted with the kubelet's message", async () => {
+    const summary: EvictionSummary = { node: calm, pods: [{ ...writing.pods[0]!, "ephemeral-storage": { usedBytes: 3n * MI }, containers: [{ name: "app", rootfs: { usedBytes: 3n * MI } }] }] };
+    const pod = limited("2Mi");
+    pod.spec.containers.push({ name: "other", image: "busybox", resources: { limits: { "ephemeral-storage": "10Mi" } } });
+    const { manager, calls, events } = setup(summary, [pod], true);
+    await manager.synchronize(new AbortController().signal);
+    expect(calls.at(-1)).toBe("evicted ephemeralcontainerfs.limit");
+    expect(events[0]!.message).toBe('Container app exceeded its local ephemeral storage limit "2Mi". ');
+  });
+
+  test("within its limit, or without localStorageCapacityIsolation, nothing happens", async () => {
+    expect(await setup(writing, [limited("30Mi")], true).manager.synchronize(new AbortController().signal)).toBeUndefined();
+    expect(await setup(writing, [limited("10Mi")], false).manager.synchronize(new AbortController().signal)).toBeUndefined();
   });
 });

@@ -167,4 +167,14 @@ describe("CRI stats → Summary pods", () => {
     expect(pod!.containers[0]!.rootfs).toEqual({ time: "2026-01-01T12:00:00Z", usedBytes: 100n, inodesUsed: 10n });
     expect(pod!["ephemeral-storage"]).toEqual({ time: "2026-01-01T12:00:00Z", usedBytes: 100n, inodesUsed: 10n });
   });
+
+  test("CVE-2020-8557: the pod's managed /etc/hosts counts in its ephemeral storage (a container can fill the disk through it)", () => {
+    const listing = { sandboxes: [sandbox("s1", "db", "u2", T0)], containers: [container("c1", "s1", "pg", T0)], stats: [stats("c1", "pg", T0, 1n, 1n, { layer: 100n })] };
+    const etcHosts = { usedBytes: 50_000_000n, inodesUsed: 1n };
+    const [pod] = podStatsFromCri(listing, sources(new FakeClock(T0), { etcHostsUsage: (uid) => (uid === "u2" ? etcHosts : undefined) }));
+    expect(pod!["ephemeral-storage"]).toMatchObject({ usedBytes: 50_000_100n, inodesUsed: 11n });
+    // A pod whose file is gone (host network with its own /etc/hosts mount) counts its containers only.
+    const [without] = podStatsFromCri(listing, sources(new FakeClock(T0), { etcHostsUsage: () => undefined }));
+    expect(without!["ephemeral-storage"]).toMatchObject({ usedBytes: 100n, inodesUsed: 10n });
+  });
 });
