@@ -50,14 +50,17 @@ interface CountingProxy {
   port: number;
   up: number;
   down: number;
+  /** TCP connections the agent opened. */
+  connections: number;
   reset(): void;
   close(): void;
 }
 
 function startProxy(host: string, targetPort: number): Promise<CountingProxy> {
   const sockets = new Set<import("node:net").Socket>();
-  const counts = { up: 0, down: 0 };
+  const counts = { up: 0, down: 0, connections: 0 };
   const server: Server = createServer((client) => {
+    counts.connections++;
     const upstream = createConnection({ host, port: targetPort });
     sockets.add(client).add(upstream);
     client.on("data", (b) => {
@@ -90,9 +93,13 @@ function startProxy(host: string, targetPort: number): Promise<CountingProxy> {
         get down() {
           return counts.down;
         },
+        get connections() {
+          return counts.connections;
+        },
         reset() {
           counts.up = 0;
           counts.down = 0;
+          counts.connections = 0;
         },
         close() {
           for (const s of sockets) s.destroy();
@@ -139,6 +146,8 @@ interface Result {
   up: number;
   down: number;
   diskBytes: number;
+  /** New TCP connections to the apiserver during the window. */
+  connections: number;
   /** The apiserver's request counts that grew during the window, by verb and resource. */
   requests: Map<string, number>;
 }
@@ -203,9 +212,9 @@ async function measure(api: ApiClient, cluster: TestCluster, key: "bunlet" | "ku
     const disk0 = writeBytes(pid);
     await delay(realClock, seconds * 1000, shutdown.signal);
     system.agent().alive("while idling");
-    const result = { key, up: proxy.up, down: proxy.down, diskBytes: writeBytes(pid) - disk0, requests: new Map<string, number>() };
+    const result = { key, up: proxy.up, down: proxy.down, connections: proxy.connections, diskBytes: writeBytes(pid) - disk0, requests: new Map<string, number>() };
     for (const [what, n] of await requestCounts(cluster)) if (n > (requests0.get(what) ?? 0)) result.requests.set(what, n - (requests0.get(what) ?? 0));
-    console.error(`bench-traffic: ${key}: ${result.up} bytes up, ${result.down} down, ${result.diskBytes} bytes written to disk in ${seconds} s`);
+    console.error(`bench-traffic: ${key}: ${result.up} bytes up, ${result.down} down over ${result.connections} new connection(s), ${result.diskBytes} bytes written to disk in ${seconds} s`);
     return result;
   } finally {
     await api.delete(`/api/v1/namespaces/${namespace}`).catch(() => {});
@@ -243,13 +252,13 @@ function printTable(): void {
   const kubelet = results.find((r) => r.key === "kubelet");
   console.log(`\nIdle node, ${podCount} pods (one ConfigMap volume, one Secret env), ${seconds} s measured after a 30 s settle`);
   console.log(`(${cpus().length} CPUs; load average at start ${loadStart}, at end ${loadavg()[0]!.toFixed(2)})`);
-  console.log("agent | API bytes up | API bytes down | total | MB/day | vs kubelet | disk writes kB/hour | vs kubelet");
-  console.log("---|---|---|---|---|---|---|---");
+  console.log("agent | API bytes up | API bytes down | total | MB/day | vs kubelet | new connections | disk writes kB/hour | vs kubelet");
+  console.log("---|---|---|---|---|---|---|---|---");
   for (const r of results) {
     const total = r.up + r.down;
     const ratio = kubelet ? (total / (kubelet.up + kubelet.down)).toFixed(2) : "-";
     const diskRatio = kubelet && kubelet.diskBytes > 0 ? (r.diskBytes / kubelet.diskBytes).toFixed(2) : "-";
-    console.log(`${r.key} | ${r.up} | ${r.down} | ${total} | ${perDay(total)} | ${ratio} | ${perHour(r.diskBytes)} | ${diskRatio}`);
+    console.log(`${r.key} | ${r.up} | ${r.down} | ${total} | ${perDay(total)} | ${ratio} | ${r.connections} | ${perHour(r.diskBytes)} | ${diskRatio}`);
   }
   console.log("\nRequests the apiserver served during each window (every client; the control plane's own Lease renewals show in both)");
   for (const r of results) console.log(`${r.key}: ${[...r.requests].sort((a, b) => b[1] - a[1]).map(([what, n]) => `${what} ${n}`).join(", ")}`);

@@ -6,6 +6,11 @@
  * Lease, creating it if missing, with a backoff of 200 ms doubling to 7 s while the apiserver
  * fails. The Lease points at its Node (ownerReferences) once the Node exists. Failing to renew
  * only costs log lines; pods keep running.
+ *
+ * Beyond the kubelet: a renewal that changes only renewTime is sent as a merge patch of that
+ * field with the last resourceVersion as precondition (the apiserver answers 409 Conflict to a
+ * stale one, as it does to a stale update), instead of the whole Lease: the same guarantee for
+ * a tenth of the request bytes, six times a minute, on every edge link.
  */
 import type { Lease } from "kubernetes-types/coordination/v1";
 import type { Node } from "kubernetes-types/core/v1";
@@ -27,7 +32,7 @@ export function microTime(ms: number): string {
 
 export interface LeaseControllerDeps {
   /** The kubelet's heartbeat client. */
-  client: Pick<ApiClient, "get" | "create" | "update">;
+  client: Pick<ApiClient, "get" | "create" | "update" | "patch">;
   clock: Clock;
   random: () => number;
   log: Logger;
@@ -60,6 +65,19 @@ export function newLease(base: Lease | undefined, opts: LeaseOptions, now: numbe
     meta.ownerReferences = [{ apiVersion: "v1", kind: "Node", name: opts.nodeName, uid: node.metadata.uid }];
   }
   return lease;
+}
+
+/**
+ * The merge patch that turns base into next when they differ in spec.renewTime alone, with
+ * base's resourceVersion as the optimistic-concurrency precondition; undefined otherwise (a
+ * holder, duration or owner change goes as a whole update).
+ */
+export function renewalPatch(base: Lease, next: Lease): Record<string, unknown> | undefined {
+  const resourceVersion = base.metadata?.resourceVersion;
+  if (!resourceVersion || next.spec?.renewTime === undefined) return undefined;
+  const withoutRenew = (l: Lease) => JSON.stringify({ ...l, spec: { ...l.spec, renewTime: undefined } });
+  if (withoutRenew(base) !== withoutRenew(next)) return undefined;
+  return { metadata: { resourceVersion }, spec: { renewTime: next.spec.renewTime } };
 }
 
 export function createLeaseController(deps: LeaseControllerDeps, opts: LeaseOptions): LeaseController {
@@ -111,7 +129,8 @@ export function createLeaseController(deps: LeaseControllerDeps, opts: LeaseOpti
     for (let i = 0; i < MAX_UPDATE_RETRIES; i++) {
       try {
         const lease = newLease(base, opts, clock.now(), await nodeForOwner(base, signal));
-        latest = await client.update<Lease>(leasePath, lease, { signal });
+        const patch = renewalPatch(base, lease);
+        latest = patch ? await client.patch<Lease>(leasePath, patch, "merge", { signal }) : await client.update<Lease>(leasePath, lease, { signal });
         return;
       } catch (err) {
         if (signal.aborted) throw err;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { microTime, newLease } from "../../../src/node/lease.ts";
+import { microTime, newLease, renewalPatch } from "../../../src/node/lease.ts";
 import { defaultLabelsPatch } from "../../../src/node/register.ts";
 import { aggregateMessage } from "../../../src/node/setters.ts";
 import { statusPatch } from "../../../src/node/status-loop.ts";
@@ -65,6 +65,18 @@ describe("the node lease", () => {
       ownerReferences: [{ apiVersion: "v1", kind: "Node", name: "n1", uid: "uid-1" }],
     });
     expect(base.metadata).not.toHaveProperty("ownerReferences");
+  });
+  const owned = {
+    metadata: { name: "n1", namespace: "kube-node-lease", resourceVersion: "7", ownerReferences: [{ apiVersion: "v1", kind: "Node", name: "n1", uid: "uid-1" }] },
+    spec: { holderIdentity: "n1", leaseDurationSeconds: 40, renewTime: "2026-01-01T00:00:00.000000Z" },
+  };
+  test.each([
+    ["renewTime alone: a merge patch with the resourceVersion as precondition", owned, undefined, { metadata: { resourceVersion: "7" }, spec: { renewTime: "2026-01-01T00:00:10.000000Z" } }],
+    ["the owner reference added at the same time: the whole Lease", { ...owned, metadata: { ...owned.metadata, ownerReferences: undefined } }, { metadata: { uid: "uid-1" } }, undefined],
+    ["a Lease without a resourceVersion (never stored): the whole Lease", { ...owned, metadata: { ...owned.metadata, resourceVersion: undefined } }, undefined, undefined],
+  ])("renewal: %s", (_name, base, node, want) => {
+    const next = newLease(base as never, opts, Date.UTC(2026, 0, 1, 0, 0, 10), node as never);
+    expect(renewalPatch(base as never, next)).toEqual(want as never);
   });
 });
 
