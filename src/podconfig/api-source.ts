@@ -7,6 +7,13 @@
  * never touched by a broken watch. Nothing is sent before the first list has succeeded, so the
  * source (and with it every source) counts as seen only then, and bunlet deletes nothing before.
  *
+ * Beyond the kubelet (issue 27): with a checkpoint of the pods the apiserver last gave, those pods
+ * are this source's first snapshot, sent at once, so a node started while the apiserver is
+ * unreachable runs them (same UIDs, same specs) and the source counts as seen. They are provisional:
+ * the first list replaces them as every snapshot replaces the one before (a pod gone from it is
+ * removed, a changed one updated, an unchanged one left alone), and only the apiserver's own
+ * snapshots are written to the checkpoint.
+ *
  * Snapshots are coalesced: while one is being delivered (the pod config's channel may be full),
  * later changes replace each other and only the newest is sent next, as each is the whole truth.
  */
@@ -17,6 +24,14 @@ import { Mailbox, type Clock, type Logger } from "../lib/index.ts";
 import type { ManifestError } from "./errors.ts";
 import type { PodSource } from "./source.ts";
 
+/** The node's record of its desired state, as this source uses it. */
+export interface PodCheckpoint {
+  /** The pods of the checkpoint found at start; undefined when there is none. */
+  readonly startPods: Pod[] | undefined;
+  /** Records a snapshot of the apiserver's pods. */
+  recordPods(pods: readonly Pod[]): void;
+}
+
 export interface ApiserverSourceOptions {
   client: Pick<ApiClient, "list" | "watch">;
   nodeName: string;
@@ -24,6 +39,7 @@ export interface ApiserverSourceOptions {
   random: () => number;
   log: Logger;
   onSnapshot: (pods: Pod[]) => Promise<void>;
+  checkpoint?: PodCheckpoint;
 }
 
 export class ApiserverSource implements PodSource {
@@ -41,9 +57,22 @@ export class ApiserverSource implements PodSource {
 
   async run(signal: AbortSignal): Promise<void> {
     const { client, nodeName, clock, random, log } = this.#opts;
+    const { checkpoint } = this.#opts;
     const pending = new Mailbox<Pod[]>();
+    const provisional = checkpoint?.startPods;
+    let listed = false;
+    const onChange = (pods: Pod[]) => {
+      if (!listed && provisional !== undefined) log.info("The apiserver answered: its pods replace the checkpointed ones", { pods: pods.length, checkpointed: provisional.length });
+      listed = true;
+      checkpoint?.recordPods(pods);
+      void pending.put(pods);
+    };
     // bunlet's Pod is the subset of the wire type it reads; the apiserver's objects pass through whole.
-    const store = new ObjectStore<WirePod>({ onChange: (pods) => void pending.put(pods as unknown as Pod[]) });
+    const store = new ObjectStore<WirePod>({ onChange: (pods) => onChange(pods as unknown as Pod[]) });
+    if (provisional !== undefined) {
+      log.info("Starting the checkpointed pods until the apiserver answers", { pods: provisional.length });
+      void pending.put(provisional);
+    }
     const reflector = createReflector<WirePod>({
       client,
       path: "/api/v1/pods",
