@@ -18,6 +18,8 @@ export interface StatusGeneratorDeps {
   waitingReason(uid: string, containerName: string): { reason: string; message: string } | undefined;
   /** The prober's results for one pod (the probe manager's statusLookup). */
   probeResult(uid: string): ProbeResult;
+  /** The probe manager's ranBeforeRestart: a container bunlet found running when it started. */
+  ranBeforeRestart?(startedAtMs: number): boolean;
   /** The node's IPs, primary first. */
   hostIPs: string[];
   clock: Clock;
@@ -33,6 +35,7 @@ export function createStatusGenerator(deps: StatusGeneratorDeps): StatusGenerato
       hostIPs: deps.hostIPs,
       now: deps.clock.now(),
       probeResult: deps.probeResult(uid),
+      ranBeforeRestart: deps.ranBeforeRestart,
     });
   };
 }
