@@ -1,0 +1,69 @@
+import { describe, expect, test } from "bun:test";
+import type { Pod } from "../../../src/api/index.ts";
+import { FakeClock, flushMicrotasks, silentLogger } from "../../../src/lib/index.ts";
+import { ApiserverSource } from "../../../src/podconfig/api-source.ts";
+
+const pod = (name: string, rv = "1"): Pod => ({ metadata: { name, namespace: "default", uid: `uid-${name}`, resourceVersion: rv }, spec: { containers: [] } }) as unknown as Pod;
+
+/** An apiserver whose list answers only when the test says so (frozen until then). */
+function frozenApiserver() {
+  let answer: (pods: Pod[]) => void = () => {};
+  const listed = new Promise<Pod[]>((resolve) => (answer = resolve));
+  const client = {
+    async list<T>(_path: string, opts: { signal?: AbortSignal } = {}) {
+      const aborted = new Promise<never>((_r, reject) => opts.signal?.addEventListener("abort", () => reject(opts.signal!.reason)));
+      return { metadata: { resourceVersion: "5" }, items: (await Promise.race([listed, aborted])) as T[] };
+    },
+    async *watch<T>(_path: string, opts: { signal?: AbortSignal }): AsyncIterable<never> {
+      await new Promise((_r, reject) => opts.signal?.addEventListener("abort", () => reject(opts.signal!.reason)));
+      yield undefined as never as T as never;
+    },
+  };
+  return { client, answer };
+}
+
+async function run(checkpointPods: Pod[] | undefined) {
+  const api = frozenApiserver();
+  const snapshots: string[][] = [];
+  const recorded: string[][] = [];
+  const source = new ApiserverSource({
+    client: api.client as never,
+    nodeName: "edge-1",
+    clock: new FakeClock(),
+    random: () => 0,
+    log: silentLogger,
+    onSnapshot: async (pods) => void snapshots.push(pods.map((p) => p.metadata.name!)),
+    checkpoint: checkpointPods && { startPods: checkpointPods, recordPods: (pods) => void recorded.push(pods.map((p) => p.metadata.name!)) },
+  });
+  const stop = new AbortController();
+  const running = source.run(stop.signal);
+  await flushMicrotasks();
+  return { api, snapshots, recorded, stop: async () => (stop.abort(), await running.catch(() => {})) };
+}
+
+describe("the apiserver source with a checkpoint", () => {
+  test("the checkpointed pods are the first snapshot, sent before the apiserver answers, and are not recorded", async () => {
+    const t = await run([pod("web"), pod("db")]);
+    expect(t.snapshots).toEqual([["web", "db"]]);
+    expect(t.recorded).toEqual([]);
+    await t.stop();
+  });
+
+  test("the first list replaces them and is recorded, even when it is empty", async () => {
+    const t = await run([pod("web")]);
+    t.api.answer([]);
+    for (let i = 0; i < 10; i++) await flushMicrotasks();
+    expect(t.snapshots).toEqual([["web"], []]);
+    expect(t.recorded).toEqual([[]]);
+    await t.stop();
+  });
+
+  test("without a checkpoint nothing is sent before the first list (the kubelet's behaviour)", async () => {
+    const t = await run(undefined);
+    expect(t.snapshots).toEqual([]);
+    t.api.answer([pod("web")]);
+    for (let i = 0; i < 10; i++) await flushMicrotasks();
+    expect(t.snapshots).toEqual([["web"]]);
+    await t.stop();
+  });
+});
