@@ -160,9 +160,7 @@ export function wireApiObjects(config: BunletConfig, base: WireBase, checkpoint?
       async services() {
         if (servicesSynced()) return services.list() as Service[];
         // Before the Services were listed (the apiserver unreachable at start), the checkpoint's.
-        const kept = checkpoint?.services();
-        if (kept) return kept;
-        throw new Error("services have not yet been read at least once, cannot construct envvars");
+        return checkpoint?.services();
       },
     },
     volumes: {
