@@ -26,10 +26,11 @@ async function run(checkpointPods: Pod[] | undefined) {
   const api = frozenApiserver();
   const snapshots: string[][] = [];
   const recorded: string[][] = [];
+  const clock = new FakeClock();
   const source = new ApiserverSource({
     client: api.client as never,
     nodeName: "edge-1",
-    clock: new FakeClock(),
+    clock,
     random: () => 0,
     log: silentLogger,
     onSnapshot: async (pods) => void snapshots.push(pods.map((p) => p.metadata.name!)),
@@ -38,19 +39,34 @@ async function run(checkpointPods: Pod[] | undefined) {
   const stop = new AbortController();
   const running = source.run(stop.signal);
   await flushMicrotasks();
-  return { api, snapshots, recorded, stop: async () => (stop.abort(), await running.catch(() => {})) };
+  return { api, clock, snapshots, recorded, stop: async () => (stop.abort(), await running.catch(() => {})) };
 }
 
 describe("the apiserver source with a checkpoint", () => {
-  test("the checkpointed pods are the first snapshot, sent before the apiserver answers, and are not recorded", async () => {
+  test("the checkpointed pods are the first snapshot when the apiserver has not listed within 3 s, and are not recorded", async () => {
     const t = await run([pod("web"), pod("db")]);
+    await t.clock.advance(2_999);
+    expect(t.snapshots).toEqual([]);
+    await t.clock.advance(1);
     expect(t.snapshots).toEqual([["web", "db"]]);
     expect(t.recorded).toEqual([]);
     await t.stop();
   });
 
+  test("an apiserver that lists within the grace is the first snapshot: the checkpoint (without statuses) is never sent", async () => {
+    const t = await run([pod("web")]);
+    await t.clock.advance(500);
+    t.api.answer([pod("web", "7")]);
+    for (let i = 0; i < 10; i++) await flushMicrotasks();
+    await t.clock.advance(5_000);
+    expect(t.snapshots).toEqual([["web"]]);
+    expect(t.recorded).toEqual([["web"]]);
+    await t.stop();
+  });
+
   test("the first list replaces them and is recorded, even when it is empty", async () => {
     const t = await run([pod("web")]);
+    await t.clock.advance(3_000);
     t.api.answer([]);
     for (let i = 0; i < 10; i++) await flushMicrotasks();
     expect(t.snapshots).toEqual([["web"], []]);
