@@ -43,6 +43,8 @@ const allowed: Record<string, readonly string[]> = {
   admission: ["api"],
   // RuntimeClass names to CRI runtime handlers, from the apiserver's RuntimeClasses.
   runtimeclass: ["apiclient", "lib"],
+  // The node's record of its desired state (issue 27): files over the v1 model, nothing else.
+  checkpoint: ["api", "lib"],
   // Mirror pods: the apiserver's copies of static pods, kept by the wiring's pod syncer and housekeeping.
   mirrorpods: ["api", "apiclient", "lib"],
   // The subsystems below use the container view and may use each other's index.ts.
@@ -69,7 +71,7 @@ const allowed: Record<string, readonly string[]> = {
   eviction: ["api", "lib"],
   // Graceful node shutdown on systemd-logind (busctl, gdbus, systemd-inhibit); pods are stopped through the wiring.
   shutdown: ["api", "lib"],
-  kubelet: ["admission", "api", "apiclient", "config", "container", "containerd", "cri", "events", "eviction", "imagegc", "lib", "logs", "metrics", "mirrorpods", "node", "pleg", "podconfig", "podworkers", "prober", "runtime", "runtimeclass", "server", "shutdown", "stats", "status", "volumes"],
+  kubelet: ["admission", "api", "apiclient", "checkpoint", "config", "container", "containerd", "cri", "events", "eviction", "imagegc", "lib", "logs", "metrics", "mirrorpods", "node", "pleg", "podconfig", "podworkers", "prober", "runtime", "runtimeclass", "server", "shutdown", "stats", "status", "volumes"],
   // Subcommands beside the agent (`bunlet crictl`): the CRI client and the embedded containerd's paths.
   cli: ["containerd", "cri", "lib"],
 };

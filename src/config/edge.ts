@@ -49,6 +49,12 @@ export interface EdgeConfig {
   evictStaticPods: boolean;
   shutdownGracePeriodMs: number;
   shutdownGracePeriodCriticalPodsMs: number;
+  /**
+   * offlineStart (bunlet): keep a checkpoint of this node's API pods and the objects they
+   * reference, and start them from it while the apiserver is unreachable. false = the kubelet's
+   * behaviour (API pods wait for the apiserver) and no checkpoint on disk.
+   */
+  offlineStart: boolean;
 }
 
 const MI = 1024 * 1024;
@@ -76,6 +82,7 @@ export const edgeDefaults: Omit<EdgeConfig, "evictionHard"> = {
   evictStaticPods: false,
   shutdownGracePeriodMs: 0,
   shutdownGracePeriodCriticalPodsMs: 0,
+  offlineStart: true,
 };
 
 /** A byte size as a resource quantity ("10Mi", "50M", "1048576"), or a plain number in the file. */
@@ -178,6 +185,10 @@ export const edgeReaders: Record<string, (x: unknown, layer: ConfigLayer) => voi
     if (typeof x !== "boolean") throw new v.ValueError(`expected true or false, found ${describe(x)}`);
     l.evictStaticPods = x;
   },
+  offlineStart: (x, l) => {
+    if (typeof x !== "boolean") throw new v.ValueError(`expected true or false, found ${describe(x)}`);
+    l.offlineStart = x;
+  },
   shutdownGracePeriod: (x, l) => void (l.shutdownGracePeriodMs = v.durationMs(fileStr(x))),
   shutdownGracePeriodCriticalPods: (x, l) => void (l.shutdownGracePeriodCriticalPodsMs = v.durationMs(fileStr(x))),
 };
@@ -259,4 +270,7 @@ export const edgeFlagDefs: readonly FlagDef[] = [
   { name: "evict-static-pods", bool: true, type: "", group: GROUP, field: "evictStaticPods", defaultText: "false",
     usage: "Let the eviction manager evict static pods (bunlet flag): on a standalone node every pod is static, and the kubelet never evicts those.",
     set: (s, raw) => void (s.layer.evictStaticPods = v.boolFromString(raw)) },
+  { name: "offline-start", bool: true, type: "", group: GROUP, field: "offlineStart", defaultText: "true",
+    usage: "Keep a checkpoint of this node's API pods and the ConfigMaps, Secrets, tokens and Services they reference under <root-dir>/checkpoint, and run them from it when bunlet starts while the apiserver is unreachable (bunlet flag); false waits for the apiserver as the kubelet does.",
+    set: (s, raw) => void (s.layer.offlineStart = v.boolFromString(raw)) },
 ];

@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import type { PodList } from "../api/index.ts";
 import type { ApiClient } from "../apiclient/index.ts";
+import type { Checkpoint } from "../checkpoint/index.ts";
 import type { BunletConfig } from "../config/index.ts";
 import { createPodConfig, type PodConfig } from "../podconfig/index.ts";
 import { annotateManifestErrors, manifestErrorDetail } from "./manifest-errors.ts";
@@ -22,8 +23,11 @@ export interface SourceParts extends AsyncDisposable {
   detail(): Record<string, unknown>;
 }
 
-/** apiClient: the node area's rate-limited client when bunlet joins a cluster (the apiserver source). */
-export function wirePodSources(config: BunletConfig, base: WireBase, apiClient?: ApiClient): SourceParts {
+/**
+ * apiClient: the node area's rate-limited client when bunlet joins a cluster (the apiserver
+ * source); checkpoint: its pods are the apiserver source's first snapshot (--offline-start).
+ */
+export function wirePodSources(config: BunletConfig, base: WireBase, apiClient?: ApiClient, checkpoint?: Checkpoint): SourceParts {
   const { clock, log, metrics, random, signal } = base;
   const stack = new AsyncDisposableStack();
   const podConfig = createPodConfig({
@@ -34,7 +38,7 @@ export function wirePodSources(config: BunletConfig, base: WireBase, apiClient?:
     nodeName: config.nodeName,
     fileCheckFrequencyMs: config.fileCheckFrequencyMs,
     httpCheckFrequencyMs: config.httpCheckFrequencyMs,
-    apiserver: apiClient ? { client: apiClient, random } : undefined,
+    apiserver: apiClient ? { client: apiClient, random, checkpoint } : undefined,
     clock,
     log,
     metrics,

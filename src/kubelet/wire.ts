@@ -16,6 +16,7 @@ import { chooseNodeIPs } from "../node/index.ts";
 import { createStatusManager } from "../status/index.ts";
 import { PodManager } from "./pod-manager.ts";
 import { deferLogged } from "./teardown.ts";
+import { wireCheckpoint } from "./wire-checkpoint.ts";
 import { wireKubeletApi } from "./wire-kubelet-api.ts";
 import { wireEvents } from "./wire-events.ts";
 import { wireRuntimeClass } from "./wire-runtimeclass.ts";
@@ -81,9 +82,12 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
 
   const { recorder } = adopt("events", wireEvents(config, base));
   const { runtimeHandler } = adopt("runtime classes", wireRuntimeClass(config, base));
+  // The node's record of its desired state: pods and objects to start from while the apiserver
+  // is unreachable (--offline-start).
+  const checkpoint = wireCheckpoint(config, base);
   // ConfigMaps, Secrets, Services and tokens for pods: handed to the runtime now, bound to the
   // node area's API client once it exists.
-  const apiObjects = adopt("API objects", wireApiObjects(config, base));
+  const apiObjects = adopt("API objects", wireApiObjects(config, base, checkpoint));
   const runtime = adopt(
     "runtime",
     await wireRuntime(config, base, {
@@ -106,7 +110,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
     wireNode(config, base, { nodeIPs, cri: runtime.cri, runtimeState: runtime.runtimeState, pleg: runtime.pleg, kubeletPort: kubeletApi.port, pressure, shutdownStatus }),
   );
   apiObjects.bind(node.client);
-  const sources = adopt("pod sources", wirePodSources(config, base, node.client));
+  const sources = adopt("pod sources", wirePodSources(config, base, node.client, checkpoint));
   const volumes = wireVolumes(config, base, apiObjects, hostIPs, recorder);
   const pods = adopt("pods", wirePods(config, base, runtime, sources, { podManager, statusManager, hostIPs, recorder, apiClient: node.client, volumes }));
   adopt("pod status sync", wireStatusSync(base, node.client, { statusManager, podManager, mirrorPodOf: pods.mirrorPodOf }));

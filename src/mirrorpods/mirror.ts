@@ -146,6 +146,19 @@ export function createMirrorPods(deps: MirrorPodsDeps): MirrorPods {
     async sync(pod, signal) {
       const fullName = podFullName(pod);
       const fields = { pod: podRef(pod) };
+      const retryShortly = () => {
+        retries.get(fullName)?.cancel();
+        retries.set(fullName, clock.setTimer(NODE_MISSING_RETRY_MS, () => (retries.delete(fullName), changed(fullName))));
+      };
+      // Until the mirror pods are listed bunlet cannot know whether one exists, and a request to
+      // an apiserver that does not answer (stopped, or a link that drops packets) would hold the
+      // static pod's start for as long: the kubelet reads the Node from its informer cache here
+      // and skips the mirror pod until that cache has synced. Try again shortly.
+      if (!reflector.hasSynced()) {
+        log.debug("No need to create a mirror pod yet: the mirror pods have not been listed", fields, 4);
+        retryShortly();
+        return;
+      }
       try {
         let mirror = mirrors.get(fullName);
         if (mirror && (mirror.metadata.deletionTimestamp || !isMirrorPodOf(mirror, pod))) {
@@ -160,8 +173,7 @@ export function createMirrorPods(deps: MirrorPodsDeps): MirrorPods {
         const uid = await getNodeUID(signal);
         if (!uid) {
           // The Node is not registered yet (or is being deleted): try again shortly.
-          retries.get(fullName)?.cancel();
-          retries.set(fullName, clock.setTimer(NODE_MISSING_RETRY_MS, () => (retries.delete(fullName), changed(fullName))));
+          retryShortly();
           return;
         }
         log.debug("Creating a mirror pod for static pod", fields, 4);

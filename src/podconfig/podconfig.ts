@@ -11,7 +11,7 @@
 import { FileSource as FileSourceName, HTTPSource as HTTPSourceName, type Pod } from "../api/index.ts";
 import type { ApiClient } from "../apiclient/index.ts";
 import { anySignal, Channel, type Clock, type Logger } from "../lib/index.ts";
-import { ApiserverSource } from "./api-source.ts";
+import { ApiserverSource, type PodCheckpoint } from "./api-source.ts";
 import type { ManifestError } from "./errors.ts";
 import { FileSource, type ManifestErrorMetrics } from "./file-source.ts";
 import { HttpSource } from "./http-source.ts";
@@ -37,9 +37,10 @@ export interface PodConfigOptions {
   httpCheckFrequencyMs?: number;
   /**
    * When bunlet joins a cluster (--kubeconfig): the API client of the apiserver source, and the
-   * random source of its backoff and watch-timeout jitter.
+   * random source of its backoff and watch-timeout jitter; with --offline-start, the checkpoint
+   * whose pods are the source's first snapshot and which records the apiserver's.
    */
-  apiserver?: { client: Pick<ApiClient, "list" | "watch">; random: () => number };
+  apiserver?: { client: Pick<ApiClient, "list" | "watch">; random: () => number; checkpoint?: PodCheckpoint };
   clock: Clock;
   log: Logger;
   metrics: ManifestErrorMetrics;
@@ -108,6 +109,7 @@ function configuredSources(opts: PodConfigOptions, log: Logger, send: (source: s
         random: opts.apiserver.random,
         log: log.with({ source: "api" }),
         onSnapshot: (pods) => send("api", pods),
+        checkpoint: opts.apiserver.checkpoint,
       }),
     );
   }

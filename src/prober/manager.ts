@@ -12,7 +12,7 @@ import type { CriClient } from "../cri/index.ts";
 import type { EventRecorder } from "../events/index.ts";
 import type { Channel, Clock, Logger } from "../lib/index.ts";
 import { checkContainer, type ContainerChecker, type ProbeType } from "./probe-check.ts";
-import { ProbeWorker, type ProbeMetrics, type StatusProvider } from "./probe-worker.ts";
+import { ProbeWorker, ranBeforeRestart, type ProbeMetrics, type StatusProvider } from "./probe-worker.ts";
 import { parseContainerId, ResultsManager, type ProbeResult, type ProbeUpdate } from "./results.ts";
 
 export interface ProbeManagerDeps {
@@ -43,8 +43,10 @@ export interface ProbeManager {
   /** Stops the workers of pods not in desired (housekeeping). */
   cleanupPods(desired: Iterable<string>): void;
   readonly updates: { liveness: Channel<ProbeUpdate>; readiness: Channel<ProbeUpdate>; startup: Channel<ProbeUpdate> };
-  /** Has the container's readiness probe passed? When not, its worker probes at once. */
-  readiness(uid: string, containerName: string, containerId: string): boolean;
+  /** Has the container's readiness probe passed (undefined: no result yet)? When not, its worker probes at once. */
+  readiness(uid: string, containerName: string, containerId: string): boolean | undefined;
+  /** Did a container that started at this time (ms) run before bunlet started (10 s before the prober)? */
+  ranBeforeRestart(containerStartedAtMs: number): boolean;
   /** Has the container started as far as probes go (no startup worker and no result → true)? */
   startup(uid: string, containerName: string, containerId: string): boolean;
   /** readiness/startup bound to one pod, in the shape generateAPIPodStatus takes. */
@@ -116,14 +118,16 @@ export function createProbeManager(deps: ProbeManagerDeps): ProbeManager {
     for (const [key, worker] of workers) if (match(uidOf(key), worker.probeType)) worker.stop();
   };
 
-  const readiness = (uid: string, name: string, containerId: string): boolean => {
+  const readiness = (uid: string, name: string, containerId: string): boolean | undefined => {
     const id = parseContainerId(containerId);
-    if (managers.readiness.get(id) === "Success") return true;
-    // Only asked for containers that define a readiness probe. Without a worker (not added yet,
-    // e.g. the first status after a bunlet restart, or already stopped) nothing has passed: the
-    // kubelet reports ready then, and flips back once its worker starts; we wait for a result.
+    const result = managers.readiness.get(id);
+    if (result === "Success") return true;
+    // Only asked for containers that define a readiness probe. Without a result (no worker yet,
+    // e.g. the first status after a bunlet restart, or the probe has not run) the status
+    // generator decides: not ready, unless the container ran before this bunlet started and the
+    // apiserver's copy of the pod says Ready (the kubelet's setReadyStateOnKubeletRestart).
     workers.get(keyOf(uid, name, "readiness"))?.trigger(); // ask for a result now, not a period later
-    return false;
+    return result === undefined ? undefined : false;
   };
   const startup = (uid: string, name: string, containerId: string) => isStarted(uid, name, parseContainerId(containerId));
 
@@ -146,6 +150,7 @@ export function createProbeManager(deps: ProbeManagerDeps): ProbeManager {
     updates: { liveness: managers.liveness.updates, readiness: managers.readiness.updates, startup: managers.startup.updates },
     readiness,
     startup,
+    ranBeforeRestart: (at) => ranBeforeRestart(at, startedAt),
     statusLookup: (uid) => (probe, name, containerId) => (probe === "readiness" ? readiness(uid, name, containerId) : startup(uid, name, containerId)),
     results: {
       liveness: (id) => managers.liveness.get(id),

@@ -62,6 +62,11 @@ const PROBE_TYPE_LABEL: Record<ProbeType, string> = { liveness: "Liveness", read
 const RESULT_LABEL: Record<ProbeResult, string> = { Success: "successful", Failure: "failed", Unknown: "unknown" };
 
 /** The kubelet's value before the first result: not ready, alive, not yet known to have started. */
+/** The kubelet's kubeletRestartGracePeriod: started more than 10 s before the prober = found running by a restart. */
+export function ranBeforeRestart(startedAtMs: number, proberStartedAtMs: number): boolean {
+  return startedAtMs > 0 && startedAtMs < proberStartedAtMs - 10_000;
+}
+
 const INITIAL_RESULT: Record<ProbeType, ProbeResult> = { readiness: "Failure", liveness: "Success", startup: "Unknown" };
 
 export interface ProbeWorkerDeps {
@@ -225,7 +230,10 @@ export class ProbeWorker {
       this.#lastResult = undefined;
       this.#resultRun = 0;
       this.#onHold = false;
-      await this.#set(INITIAL_RESULT[probeType]);
+      // A container that ran before bunlet (re)started keeps what it had until its probe says
+      // otherwise: an initial Failure would flip a Ready pod to not-Ready at every restart
+      // (the kubelet's isRestart, kubernetes#100277).
+      if (!(status.state === "running" && ranBeforeRestart(status.startedAt, this.#deps.managerStartedAt))) await this.#set(INITIAL_RESULT[probeType]);
     }
     if (this.#onHold) return true; // until a new container replaces the failed one
 

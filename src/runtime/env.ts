@@ -6,7 +6,7 @@
  * or key that is not optional fails the container with CreateContainerConfigError and the
  * kubelet's message. Without an API client (standalone) any ConfigMap or Secret reference fails.
  */
-import type { ConfigMap, Container, EnvVar, Pod, Secret, Service } from "../api/index.ts";
+import { isStaticPod, type ConfigMap, type Container, type EnvVar, type Pod, type Secret, type Service } from "../api/index.ts";
 import { containerResourceValue, DownwardAPIError, podFieldValue, type NodeFacts } from "../container/index.ts";
 import { containerConfigError } from "./errors.ts";
 import { expand, mappingFor } from "./expansion.ts";
@@ -16,8 +16,8 @@ import { serviceEnvVars } from "./service-env.ts";
 export interface EnvObjects {
   configMap(namespace: string, name: string, signal?: AbortSignal): Promise<ConfigMap>;
   secret(namespace: string, name: string, signal?: AbortSignal): Promise<Secret>;
-  /** Every Service of the cluster the kubelet's service lister holds (service links). */
-  services(signal?: AbortSignal): Promise<Service[]>;
+  /** Every Service of the cluster the kubelet's service lister holds (service links); undefined until they were read once. */
+  services(signal?: AbortSignal): Promise<Service[] | undefined>;
 }
 
 /** A ConfigMap or Secret the apiserver does not have; the message is the apiserver's. */
@@ -63,13 +63,24 @@ function decodeSecret(data: Record<string, string> | undefined): Record<string, 
   return out;
 }
 
+/**
+ * The Services for service-link variables. Only an API pod waits for them to have been read once
+ * (the kubelet's makeEnvironmentVariables): a static pod must start while the apiserver is away.
+ */
+async function servicesFor(pod: Pod, objects: EnvObjects, signal?: AbortSignal): Promise<Service[]> {
+  const services = await objects.services(signal);
+  if (services !== undefined) return services;
+  if (isStaticPod(pod)) return [];
+  throw new Error("services have not yet been read at least once, cannot construct envvars");
+}
+
 export async function makeEnvironmentVariables(
   pod: Pod,
   container: Container,
   ctx: EnvContext,
   signal?: AbortSignal,
 ): Promise<{ name: string; value: string }[]> {
-  const serviceEnv = ctx.objects ? serviceEnvVars(await ctx.objects.services(signal), pod.metadata.namespace ?? "", pod.spec.enableServiceLinks ?? true) : new Map<string, string>();
+  const serviceEnv = ctx.objects ? serviceEnvVars(await servicesFor(pod, ctx.objects, signal), pod.metadata.namespace ?? "", pod.spec.enableServiceLinks ?? true) : new Map<string, string>();
   const get = objectCache(pod, ctx, signal);
   const env = new Map<string, string>();
   for (const from of container.envFrom ?? []) {

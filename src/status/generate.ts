@@ -45,6 +45,11 @@ export interface GenerateOptions {
   probeResult?: ProbeResult;
   /** Modules that may ask for the pod to fail (lifecycle.PodSyncHandler: the active deadline). */
   podSyncHandlers?: readonly PodSyncHandler[];
+  /**
+   * Did a container started at this time (ms) run before bunlet started? Such a container without
+   * a readiness result yet keeps the apiserver's Ready (the kubelet's setReadyStateOnKubeletRestart).
+   */
+  ranBeforeRestart?: (startedAtMs: number) => boolean;
   /** containerID prefix; default "containerd". */
   runtimeName?: string;
 }
@@ -93,7 +98,7 @@ export function generateAPIPodStatus(pod: Pod, podStatus: RuntimePodStatus, opts
   // The apiserver's terminal phase is final: no transition out of it.
   if (isPodPhaseTerminal(apiPhase) && phase !== apiPhase) phase = apiPhase!;
 
-  applyProbeResults(pod, containerStatuses, initContainerStatuses, opts.probeResult);
+  applyProbeResults(pod, containerStatuses, initContainerStatuses, opts.probeResult, opts.ranBeforeRestart);
 
   const conditions = (pod.status?.conditions ?? []).filter((c) => !kubeletOwnedConditions.has(c.type) && c.type !== DisruptionTarget);
   const disruption = old.conditions?.find((c) => c.type === DisruptionTarget) ?? pod.status?.conditions?.find((c) => c.type === DisruptionTarget);
@@ -138,16 +143,31 @@ export function withTransitionTime(c: PodCondition, previous: PodCondition[] | u
 }
 
 /** Started and ready, as the probe manager reports them (prober/prober_manager.go UpdatePodStatus). */
-function applyProbeResults(pod: Pod, regular: ContainerStatus[], init: ContainerStatus[], probeResult: ProbeResult | undefined): void {
+function applyProbeResults(
+  pod: Pod,
+  regular: ContainerStatus[],
+  init: ContainerStatus[],
+  probeResult: ProbeResult | undefined,
+  ranBeforeRestart: ((startedAtMs: number) => boolean) | undefined,
+): void {
   const specOf = (name: string) => [...pod.spec.containers, ...(pod.spec.initContainers ?? [])].find((c) => c.name === name);
   const passed = (probe: "readiness" | "startup", status: ContainerStatus, defined: boolean) =>
     !defined || probeResult?.(probe, status.name, status.containerID ?? "") === true;
+  // The apiserver's copy of the pod (the status bunlet reported before it restarted).
+  const readyInApiserver = pod.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
+  const ready = (status: ContainerStatus, defined: boolean): boolean => {
+    if (!defined) return true;
+    const result = probeResult?.("readiness", status.name, status.containerID ?? "");
+    if (result !== undefined) return result;
+    const startedAt = Date.parse(status.state?.running?.startedAt ?? "");
+    return Number.isFinite(startedAt) && ranBeforeRestart?.(startedAt) === true && readyInApiserver;
+  };
   const fill = (status: ContainerStatus, canBeReady: boolean) => {
     const spec = specOf(status.name);
     const running = status.state?.running !== undefined;
     const started = running && passed("startup", status, spec?.startupProbe !== undefined);
     status.started = started;
-    status.ready = canBeReady && started && passed("readiness", status, spec?.readinessProbe !== undefined);
+    status.ready = canBeReady && started && ready(status, spec?.readinessProbe !== undefined);
   };
   for (const status of regular) fill(status, true);
   for (const status of init) {

@@ -18,6 +18,8 @@ export interface StatusGeneratorDeps {
   waitingReason(uid: string, containerName: string): { reason: string; message: string } | undefined;
   /** The prober's results for one pod (the probe manager's statusLookup). */
   probeResult(uid: string): ProbeResult;
+  /** The probe manager's ranBeforeRestart: a container bunlet found running when it started. */
+  ranBeforeRestart?(startedAtMs: number): boolean;
   /** The node's IPs, primary first. */
   hostIPs: string[];
   /** Modules that may fail the pod (the active deadline). */
@@ -36,6 +38,7 @@ export function createStatusGenerator(deps: StatusGeneratorDeps): StatusGenerato
       now: deps.clock.now(),
       probeResult: deps.probeResult(uid),
       podSyncHandlers: deps.podSyncHandlers,
+      ranBeforeRestart: deps.ranBeforeRestart,
     });
   };
 }

@@ -26,6 +26,16 @@ function problem(argv: string[], text?: string): string {
   throw new Error("expected a ConfigError");
 }
 
+describe("--offline-start / offlineStart (the checkpoint)", () => {
+  test("on by default; the flag and the config field turn it off; a non-boolean field is refused", () => {
+    expect(run([]).config.offlineStart).toBe(true);
+    expect(run(["--offline-start=false"]).config.offlineStart).toBe(false);
+    expect(run([], `${header}offlineStart: false\n`).config.offlineStart).toBe(false);
+    expect(run(["--offline-start=true"], `${header}offlineStart: false\n`).config.offlineStart).toBe(true);
+    expect(problem([], `${header}offlineStart: "no"\n`)).toContain("offlineStart");
+  });
+});
+
 describe("node upkeep settings from the config file, with the kubelet's names", () => {
   test("logs, images, eviction and shutdown fields are read and acted on (not listed as ignored)", () => {
     const { config, notices } = run(

@@ -166,6 +166,7 @@ describe("defaults without --config (the kubelet's legacy defaults)", () => {
       evictStaticPods: false,
       shutdownGracePeriodMs: 0,
       shutdownGracePeriodCriticalPodsMs: 0,
+      offlineStart: true,
     });
   });
 });

@@ -37,7 +37,13 @@ class FakeApi {
   nodeExists = true;
   pods: Pod[] = [];
   createError?: ApiError;
-  async get<T>(path: string): Promise<T> {
+  /** An apiserver stopped with SIGSTOP: every request waits until the caller gives up. */
+  frozen = false;
+  #hang(opts: any): Promise<never> {
+    return new Promise((_r, reject) => opts?.signal?.addEventListener("abort", () => reject(opts.signal.reason)));
+  }
+  async get<T>(path: string, opts?: any): Promise<T> {
+    if (this.frozen) return this.#hang(opts);
     this.calls.push(`GET ${path}`);
     if (!this.nodeExists) throw new ApiError("not found", { code: 404, reason: "NotFound" });
     return { metadata: { name: "node-1", uid: "node-uid" } } as T;
@@ -51,7 +57,8 @@ class FakeApi {
     this.calls.push(`DELETE ${path} grace=${opts.gracePeriodSeconds} uid=${opts.preconditions?.uid ?? ""}`);
     return {};
   }
-  async list<T>() {
+  async list<T>(_path?: string, opts?: any) {
+    if (this.frozen) return this.#hang(opts);
     return { metadata: { resourceVersion: "1" }, items: this.pods as T[] };
   }
   async *watch<T>(_path: string, opts: any): AsyncIterable<{ type: "ADDED"; object: T }> {
@@ -71,9 +78,13 @@ function setup() {
 describe("mirror pod sync", () => {
   test("a static pod without a mirror pod gets one, made once", async () => {
     const t = setup();
+    const running = t.start();
+    await t.clock.settle();
     await t.m.sync(staticPod(), t.signal);
     await t.m.sync(staticPod(), t.signal);
     expect(t.api.calls).toEqual(["GET /api/v1/nodes/node-1", "POST /api/v1/namespaces/kube-system/pods"]);
+    t.stop();
+    await running;
   });
 
   test("a mirror pod with another hash is deleted (grace 0, its UID) and made again", async () => {
@@ -105,18 +116,42 @@ describe("mirror pod sync", () => {
 
   test("without the Node no mirror pod is made, and the static pod is synced again shortly", async () => {
     const t = setup();
+    const running = t.start();
+    await t.clock.settle();
     t.api.nodeExists = false;
     await t.m.sync(staticPod(), t.signal);
     expect(t.api.calls).toEqual(["GET /api/v1/nodes/node-1"]);
     await t.clock.advance(2000);
     expect(t.resynced).toEqual(["etcd-node-1_kube-system"]);
+    t.stop();
+    await running;
+  });
+
+  test("before the mirror pods are listed (an apiserver that does not answer) no call is made, so the static pod starts at once, and it is synced again shortly", async () => {
+    const t = setup();
+    t.api.frozen = true;
+    const running = t.start();
+    await t.clock.settle();
+    let done = false;
+    void t.m.sync(staticPod(), t.signal).then(() => (done = true));
+    await t.clock.settle();
+    expect(done).toBe(true);
+    expect(t.api.calls).toEqual([]);
+    await t.clock.advance(2000);
+    expect(t.resynced).toEqual(["etcd-node-1_kube-system"]);
+    t.stop();
+    await running.catch(() => {});
   });
 
   test("an AlreadyExists answer is not an error", async () => {
     const t = setup();
+    const running = t.start();
+    await t.clock.settle();
     t.api.createError = new ApiError("exists", { code: 409, reason: "AlreadyExists" });
     await t.m.sync(staticPod(), t.signal);
     expect(t.api.calls.at(-1)).toBe("POST /api/v1/namespaces/kube-system/pods");
+    t.stop();
+    await running;
   });
 
   test("housekeeping deletes the mirror pods whose static pod is gone, and only those", async () => {

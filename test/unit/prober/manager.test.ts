@@ -6,7 +6,8 @@ import { ResultsManager, parseContainerId } from "../../../src/prober/results.ts
 import { containerStatus, FakeProvider, log, makePod, newClock, podStatus, probe, ScriptedChecker, START, UID } from "./fixtures.ts";
 
 /** A manager on the test clock: its start time is the clock's now. */
-function setupOnClock(pod: Pod, status = podStatus(containerStatus("id1", "running", START - 60_000)), random = 0) {
+/** By default the container started 5 s before the manager: a new one, not one a restart found running. */
+function setupOnClock(pod: Pod, status = podStatus(containerStatus("id1", "running", START - 5_000)), random = 0) {
   const clock = newClock();
   const provider = new FakeProvider(pod, status);
   const checker = new ScriptedChecker();
@@ -88,10 +89,26 @@ describe("workers per container and probe type", () => {
 });
 
 describe("lookups for status generation and computePodActions", () => {
-  test("readiness: false without a readiness worker, false until the probe succeeds, true after", async () => {
+  test("a container a restart found running gets no initial Failure: no readiness result until its probe runs; a new one starts not ready", async () => {
+    const pod = makePod({ readinessProbe: probe({ initialDelaySeconds: 60 }) });
+    const found = setupOnClock(pod, podStatus(containerStatus("id1", "running", START - 15_000)));
+    found.pm.addPod(pod);
+    await found.clock.advance(0);
+    expect(found.pm.readiness(UID, "c", "containerd://id1")).toBeUndefined();
+    expect(found.pm.ranBeforeRestart(START - 15_000)).toBe(true);
+    await found.pm.stop();
+    const fresh = setupOnClock(pod, podStatus(containerStatus("id1", "running", START - 5_000)));
+    fresh.pm.addPod(pod);
+    await fresh.clock.advance(0);
+    expect(fresh.pm.readiness(UID, "c", "containerd://id1")).toBe(false);
+    expect(fresh.pm.ranBeforeRestart(START - 5_000)).toBe(false);
+    await fresh.pm.stop();
+  });
+
+  test("readiness: no result without a readiness worker, false until the probe succeeds, true after", async () => {
     const pod = makePod({ readinessProbe: probe() });
     const { pm, checker, clock } = setupOnClock(pod);
-    expect(pm.readiness(UID, "c", "containerd://id1")).toBe(false);
+    expect(pm.readiness(UID, "c", "containerd://id1")).toBeUndefined();
     checker.fallback = "Failure";
     pm.addPod(pod);
     await clock.advance(0);

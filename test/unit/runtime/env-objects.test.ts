@@ -79,6 +79,15 @@ describe("env from API objects", () => {
 });
 
 describe("service links", () => {
+  test("before the Services were read once an API pod waits (the kubelet's error); a static pod starts without them", async () => {
+    const unread = { ...ctx, objects: { ...objects, services: async () => undefined } };
+    const c: Container = { name: "c", env: [{ name: "X", value: "1" }] };
+    const apiPod = { ...pod(c), metadata: { ...pod(c).metadata, annotations: { "kubernetes.io/config.source": "api" } } };
+    await expect(makeEnvironmentVariables(apiPod, c, unread)).rejects.toThrow("services have not yet been read at least once, cannot construct envvars");
+    const staticPod = { ...pod(c), metadata: { ...pod(c).metadata, annotations: { "kubernetes.io/config.source": "file" } } };
+    expect(await makeEnvironmentVariables(staticPod, c, unread)).toEqual([{ name: "X", value: "1" }]);
+  });
+
   test("the kubernetes Service always, the namespace's Services only with enableServiceLinks", async () => {
     expect(await env({ name: "c" })).toEqual(k8sVars);
     expect(await env({ name: "c" }, true)).toEqual({

@@ -100,6 +100,25 @@ describe("generateAPIPodStatus", () => {
     expect(gen(pod, runtimeStatus([rc("app")])).containerStatuses![0]!.ready).toBe(false);
   });
 
+  // The kubelet's setReadyStateOnKubeletRestart (kubernetes#100277): after a restart, a running
+  // container with a readiness probe but no result yet keeps the apiserver's Ready.
+  test.each([
+    // ran before the restart, apiserver Ready, probe result → ready
+    [true, "True", undefined, true],
+    [true, "False", undefined, false],
+    [true, undefined, undefined, false],
+    [false, "True", undefined, false],
+    [true, "True", false, false],
+    [false, "False", true, true],
+  ] as const)("readiness after a restart: ran before=%p, apiserver Ready=%p, probe result=%p → ready %p", (before, apiReady, result, want) => {
+    const pod = podWith({ containers: [c("app", { readinessProbe: { exec: { command: ["true"] } } })] });
+    if (apiReady) pod.status = { phase: "Running", conditions: [{ type: "Ready", status: apiReady }] };
+    const probeResult = (probe: "readiness" | "startup") => (probe === "readiness" ? result : undefined);
+    const status = gen(pod, runtimeStatus([rc("app")]), { probeResult, ranBeforeRestart: (at) => before && at === T0 + 1_000 });
+    expect(status.containerStatuses![0]!.ready).toBe(want);
+    expect(conditionsOf(status).Ready[0]).toBe(want ? "True" : "False");
+  });
+
   test("a terminal phase is sticky: the status manager's, then the API's", () => {
     const pod = podWith({ containers: [c("app")] });
     expect(gen(pod, runtimeStatus([rc("app")]), { oldStatus: { phase: "Succeeded" } }).phase).toBe("Succeeded");

@@ -1,0 +1,108 @@
+/**
+ * One kind of object in the checkpoint (pods, ConfigMaps, Secrets, tokens, Services): the copy in
+ * memory, keyed, and the file it is persisted to. persist() writes the file only when its bytes
+ * change, keeps only what `keep` says the pods reference, and drops the largest objects first when
+ * the file would pass its size limit, naming them in one log line (only when what is dropped
+ * changes, not at every write).
+ */
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import type { Logger } from "../lib/index.ts";
+import { checkpointText, readCheckpointFile, writeFileAtomic } from "./files.ts";
+
+export interface CollectionOptions<T> {
+  path: string;
+  /** The document kind in the file. */
+  kind: string;
+  /** The key of an item read back from the file. */
+  keyOf(item: T): string;
+  maxBytes: number;
+  log: Logger;
+}
+
+/** 0600 files in 0700 directories: Secrets and tokens are in here, and pods carry env values. */
+const FILE_MODE = 0o600;
+const DIR_MODE = 0o700;
+
+export class Collection<T> {
+  readonly #opts: CollectionOptions<T>;
+  readonly #items = new Map<string, T>();
+  /** The bytes the file holds (as read at start or last written); undefined = no file. */
+  #written: string | undefined;
+  #lastDropped = "";
+  /** True once a file was read or written: distinguishes "no checkpoint" from "checkpoint of nothing". */
+  #present = false;
+
+  constructor(opts: CollectionOptions<T>) {
+    this.#opts = opts;
+    const read = readCheckpointFile(opts.path, opts.kind, opts.log);
+    if (read === undefined) return;
+    for (const item of read.items) this.#items.set(opts.keyOf(item as T), item as T);
+    this.#written = read.text;
+    this.#present = true;
+  }
+
+  get present(): boolean {
+    return this.#present;
+  }
+
+  get(key: string): T | undefined {
+    return this.#items.get(key);
+  }
+
+  values(): T[] {
+    return [...this.#items.values()];
+  }
+
+  set(key: string, item: T | undefined): void {
+    if (item === undefined) this.#items.delete(key);
+    else this.#items.set(key, item);
+  }
+
+  /** Replaces every item (a full snapshot, as the apiserver source sends). */
+  replaceAll(items: Map<string, T>): void {
+    this.#items.clear();
+    for (const [k, v] of items) this.#items.set(k, v);
+  }
+
+  /**
+   * Drops what `keep` rejects, bounds the size, and writes the file if its bytes changed. A write
+   * that fails is logged: the previous file stays, and the next change tries again.
+   */
+  persist(keep: (key: string, item: T) => boolean): void {
+    const { path, kind, maxBytes, log } = this.#opts;
+    for (const [key, item] of this.#items) if (!keep(key, item)) this.#items.delete(key);
+    const sorted = [...this.#items.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const sizes = new Map(sorted.map(([key, item]) => [key, JSON.stringify(item).length + 1]));
+    const envelope = checkpointText(kind, []).length;
+    let total = envelope + [...sizes.values()].reduce((a, b) => a + b, 0);
+    const dropped: string[] = [];
+    // Largest first: one oversized object must not push out many small ones.
+    for (const [key] of [...sorted].sort(([a], [b]) => sizes.get(b)! - sizes.get(a)!)) {
+      if (total <= maxBytes) break;
+      total -= sizes.get(key)!;
+      dropped.push(key);
+      this.#items.delete(key);
+    }
+    const droppedText = dropped.sort().join(",");
+    if (droppedText !== this.#lastDropped && dropped.length > 0) {
+      log.warn("Checkpoint size limit reached: these objects are not kept, so they are not available when bunlet starts without the apiserver", {
+        kind,
+        limitBytes: maxBytes,
+        dropped: droppedText,
+      });
+    }
+    this.#lastDropped = droppedText;
+    const text = checkpointText(kind, sorted.filter(([key]) => this.#items.has(key)).map(([, item]) => item));
+    if (text === this.#written) return;
+    try {
+      mkdirSync(dirname(path), { recursive: true, mode: DIR_MODE });
+      writeFileAtomic(path, text, FILE_MODE);
+      this.#written = text;
+      this.#present = true;
+      log.debug("Wrote checkpoint file", { path, items: this.#items.size, bytes: text.length }, 4);
+    } catch (err) {
+      log.error("Could not write a checkpoint file; the previous one stays, and the next change tries again", { path, err });
+    }
+  }
+}
