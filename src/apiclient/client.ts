@@ -12,6 +12,7 @@ import { anySignal, realClock, type Clock } from "../lib/index.ts";
 import { createCredentials, CredentialError, type ExecRunner, type TlsOptions } from "./credentials.ts";
 import { ApiError, errorFromResponse, errorFromStatus } from "./errors.ts";
 import type { ApiClientConfig } from "./kubeconfig.ts";
+import { protobufResourceVersion, ProtobufError } from "./protobuf-meta.ts";
 import { createRateLimiter } from "./rate-limiter.ts";
 import { decodeWatchBody, type WatchEventType } from "./watch-decoder.ts";
 
@@ -31,6 +32,9 @@ const patchContentType: Record<PatchType, string> = {
 };
 
 export type Query = Record<string, string | number | boolean | undefined>;
+
+/** The apiserver's protobuf encoding, asked for with JSON as the fallback (CRDs have no protobuf). */
+const PROTOBUF = "application/vnd.kubernetes.protobuf";
 
 export interface RequestOptions {
   signal?: AbortSignal;
@@ -83,6 +87,11 @@ export interface ApiClient {
   /** PUT: an optimistic update (the body's metadata.resourceVersion must be current, else Conflict). */
   update<T>(path: string, body: T, opts?: RequestOptions): Promise<T>;
   patch<T>(path: string, patch: unknown, type: PatchType, opts?: RequestOptions): Promise<T>;
+  /**
+   * A patch whose answer is read for the object's new resourceVersion only, asked for in the
+   * protobuf encoding (a third of the JSON bytes): for writes repeated at rest (the Lease).
+   */
+  patchResourceVersion(path: string, patch: unknown, type: PatchType, opts?: RequestOptions): Promise<string>;
   delete(path: string, opts?: DeleteOptions): Promise<Status>;
   /** Events until the server ends the watch; an ERROR event is thrown as an ApiError (410 = relist). */
   watch<T>(path: string, opts?: WatchOptions): AsyncIterable<WatchEvent<T>>;
@@ -109,6 +118,8 @@ interface Call {
   query?: Query;
   body?: string;
   contentType?: string;
+  /** The Accept header; JSON unless given. */
+  accept?: string;
   signal?: AbortSignal;
   timeoutMs?: number;
 }
@@ -150,7 +161,7 @@ export function createApiClient(config: ApiClientConfig, opts: ApiClientOptions 
           if (err instanceof CredentialError) throw new ApiError(`${what}: ${err.message}`, { code: 0, reason: "Unauthorized", cause: err });
           throw err;
         }
-        const headers: Record<string, string> = { Accept: "application/json", "User-Agent": userAgent };
+        const headers: Record<string, string> = { Accept: call.accept ?? "application/json", "User-Agent": userAgent };
         if (authorization) headers.Authorization = authorization;
         if (call.contentType) headers["Content-Type"] = call.contentType;
         res = await fetch(url(call.path, call.query), {
@@ -174,7 +185,8 @@ export function createApiClient(config: ApiClientConfig, opts: ApiClientOptions 
         });
       }
       if (res.ok) return { res, release: () => timer?.cancel() };
-      const text = await res.text().catch(() => "");
+      // A Status in protobuf is not read: the code gives the reason.
+      const text = isProtobuf(res) ? `(a ${PROTOBUF} Status)` : await res.text().catch(() => "");
       timer?.cancel();
       const err = errorFromResponse(what, res.status, text, res.headers.get("Retry-After"));
       if (res.status === 401 && !retriedAuth && credentials.invalidate()) {
@@ -244,6 +256,24 @@ export function createApiClient(config: ApiClientConfig, opts: ApiClientOptions 
     create: (path, body, o) => json(bodyCall("POST", path, body, "application/json", o)),
     update: (path, body, o) => json(bodyCall("PUT", path, body, "application/json", o)),
     patch: (path, patch, type, o) => json(bodyCall("PATCH", path, patch, patchContentType[type], o)),
+    patchResourceVersion: async (path, patch, type, o) => {
+      const call = { ...bodyCall("PATCH", path, patch, patchContentType[type], o), accept: `${PROTOBUF}, application/json` };
+      const { res, release } = await send(call);
+      try {
+        const body = new Uint8Array(await res.arrayBuffer());
+        if (isProtobuf(res)) return protobufResourceVersion(body);
+        const rv = (JSON.parse(new TextDecoder().decode(body)) as KubeObjectLike).metadata?.resourceVersion;
+        if (!rv) throw new ProtobufError("the answer's metadata has no resourceVersion");
+        return rv;
+      } catch (err) {
+        if (err instanceof ProtobufError || err instanceof SyntaxError) {
+          throw new ApiError(`PATCH ${path}: cannot read the answer from ${config.server}: ${err.message}`, { code: res.status, reason: "Unknown", cause: err });
+        }
+        throw err;
+      } finally {
+        release();
+      }
+    },
     delete: (path, o = {}) => {
       const body: Record<string, unknown> = { kind: "DeleteOptions", apiVersion: "v1" };
       if (o.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = o.gracePeriodSeconds;
@@ -299,4 +329,12 @@ async function* watchEvents<T>(send: (c: Call) => Promise<Sent>, call: Call, cli
   } finally {
     release();
   }
+}
+
+interface KubeObjectLike {
+  metadata?: { resourceVersion?: string };
+}
+
+function isProtobuf(res: Response): boolean {
+  return (res.headers.get("Content-Type") ?? "").startsWith(PROTOBUF);
 }

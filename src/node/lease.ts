@@ -9,8 +9,9 @@
  *
  * Beyond the kubelet: a renewal that changes only renewTime is sent as a merge patch of that
  * field with the last resourceVersion as precondition (the apiserver answers 409 Conflict to a
- * stale one, as it does to a stale update), instead of the whole Lease: the same guarantee for
- * a tenth of the request bytes, six times a minute, on every edge link.
+ * stale one, as it does to a stale update), instead of the whole Lease, and only the new
+ * resourceVersion is read from the answer, asked for in protobuf: the same guarantee for a
+ * fraction of the bytes, six times a minute, on every edge link.
  */
 import type { Lease } from "kubernetes-types/coordination/v1";
 import type { Node } from "kubernetes-types/core/v1";
@@ -32,7 +33,7 @@ export function microTime(ms: number): string {
 
 export interface LeaseControllerDeps {
   /** The kubelet's heartbeat client. */
-  client: Pick<ApiClient, "get" | "create" | "update" | "patch">;
+  client: Pick<ApiClient, "get" | "create" | "update" | "patchResourceVersion">;
   clock: Clock;
   random: () => number;
   log: Logger;
@@ -130,7 +131,11 @@ export function createLeaseController(deps: LeaseControllerDeps, opts: LeaseOpti
       try {
         const lease = newLease(base, opts, clock.now(), await nodeForOwner(base, signal));
         const patch = renewalPatch(base, lease);
-        latest = patch ? await client.patch<Lease>(leasePath, patch, "merge", { signal }) : await client.update<Lease>(leasePath, lease, { signal });
+        if (patch) {
+          // Only the new resourceVersion is read back: the Lease is what was sent.
+          const resourceVersion = await client.patchResourceVersion(leasePath, patch, "merge", { signal });
+          latest = { ...lease, metadata: { ...lease.metadata, resourceVersion } };
+        } else latest = await client.update<Lease>(leasePath, lease, { signal });
         return;
       } catch (err) {
         if (signal.aborted) throw err;
