@@ -5,7 +5,7 @@
  * filesystem and image filesystem; and cadvisor's /spec/.
  */
 import { expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import type { PodList } from "../../../src/api/index.ts";
@@ -95,7 +95,10 @@ test("/stats/summary shows the static pod with its container's CPU, memory, root
   // One container: the pod's sums are its numbers (sampled in the same request).
   expect(pod.cpu?.usageCoreNanoSeconds).toBe(worker.cpu!.usageCoreNanoSeconds!);
   expect(pod.memory?.workingSetBytes).toBe(worker.memory!.workingSetBytes!);
-  expect(pod["ephemeral-storage"]?.usedBytes).toBe((worker.rootfs?.usedBytes ?? 0) + worker.logs!.usedBytes!);
+  // ...and the managed /etc/hosts, which the kubelet counts since CVE-2020-8557 (its blocks on disk).
+  const etcHosts = statSync(join(fx.dir, "state", "pods", pod.podRef.uid, "etc-hosts")).blocks * 512;
+  expect(etcHosts).toBeGreaterThan(0);
+  expect(pod["ephemeral-storage"]?.usedBytes).toBe((worker.rootfs?.usedBytes ?? 0) + worker.logs!.usedBytes! + etcHosts);
 }, 90_000);
 
 test("a later request carries usageNanoCores, computed from the previous sample", async () => {
