@@ -27,8 +27,6 @@ async function main(argv: string[]): Promise<number> {
   const { config } = parsed;
   const log = createLogger({ format: config.loggingFormat, verbosity: config.verbosity });
   logConfigNotices(log, parsed.notices);
-  // Before any server or pod opens a file, as the kubelet's RunKubelet does.
-  setMaxOpenFiles(config.maxOpenFiles, log);
 
   const shutdown = new AbortController();
   let signals = 0;
@@ -65,6 +63,9 @@ async function main(argv: string[]): Promise<number> {
     return 1;
   }
   void lock.contended.then(() => shutdown.abort(new Error("another bunlet asked for the root directory lock")));
+  // Once the root dir is ours, before any server or pod opens a file, as the kubelet's
+  // RunKubelet does after its lock file: a bunlet refused the lock says only that.
+  setMaxOpenFiles(config.maxOpenFiles, log);
 
   try {
     const agent = await startAgent(config, { log, signal: shutdown.signal });
