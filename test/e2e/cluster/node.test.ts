@@ -122,20 +122,13 @@ describe("bunlet joins a real cluster", () => {
     const logsBefore = fx.bunlet!.lines.length;
     process.kill(apiserverPid, "SIGSTOP");
     try {
-      await waitFor("bunlet logging a failed node status update", () =>
-        fx.bunlet!.lines.slice(logsBefore).some((l) => l.msg === "Unable to update node status; trying again at the next update period, pods keep running"),
-      120_000);
-      await waitFor("bunlet logging a failed lease renewal", () => fx.bunlet!.lines.slice(logsBefore).some((l) => String(l.msg).includes("lease")), 120_000);
+      // The Lease is the heartbeat that notices first: the status round reads the watched Node
+      // and, with nothing changed, has nothing to send for up to 5 minutes.
+      await waitFor("bunlet logging a failed lease renewal", () => fx.bunlet!.lines.slice(logsBefore).some((l) => l.msg === "Failed to update the node lease"), 120_000);
     } finally {
       process.kill(apiserverPid, "SIGCONT");
     }
     const resumedAt = Date.now();
-    const logsResumed = fx.bunlet!.lines.length;
-    // As the kubelet, the status loop patches only a changed status (or every 5 min), so after a
-    // short outage the sign that it caught up is its next successful update, and the Lease.
-    await waitFor("the node status loop succeeding after the apiserver came back", () =>
-      fx.bunlet!.lines.slice(logsResumed).some((l) => l.msg === "Node status updated again after failures"),
-    120_000);
     await waitFor("a lease renewal after the apiserver came back", async () => {
       const l = await kubectlJson(["-n", "kube-node-lease", "get", "lease", NODE]);
       return Date.parse(l.spec.renewTime) >= resumedAt;
