@@ -1,13 +1,13 @@
 /**
  * The servers area of the wiring: the read-only port (/healthz with every area's checks, /pods,
- * /metrics, /metrics/probes, /stats/summary and /spec/ from the stats provider) and the healthz port, which serves the same /healthz (the kubelet's
+ * /metrics, /metrics/probes, /stats/summary, /spec/ and /metrics/resource from the stats provider) and the healthz port, which serves the same /healthz (the kubelet's
  * 10248 only pings; bunlet's names the failing check there too, so a node's health can be probed
  * without exposing /pods). The agent stops both on shutdown.
  */
 import type { PodList } from "../api/index.ts";
 import type { BunletConfig } from "../config/index.ts";
 import { healthzRoutes, listen, readOnlyRoutes, statsRoutes, type HealthCheck, type ListenOptions, type Routes } from "../server/index.ts";
-import { statsJson, type StatsProvider } from "../stats/index.ts";
+import { PROMETHEUS_TEXT, resourceMetrics, statsJson, type StatsProvider } from "../stats/index.ts";
 import { deferLogged } from "./teardown.ts";
 import type { WireBase } from "./wire-runtime.ts";
 
@@ -36,6 +36,14 @@ export async function wireServers(config: BunletConfig, base: WireBase, opts: Se
   const stats = statsRoutes({
     summary: async (query) => statsJson(await opts.stats.summary({ ...query, signal: base.signal })),
     spec: async () => statsJson(await opts.stats.machineInfo()),
+    resourceMetrics: async () => {
+      const summary = await opts.stats.summary({ onlyCpuAndMemory: true, signal: base.signal }).catch((err: unknown) => {
+        log.error("Error getting summary for resourceMetric prometheus endpoint", { err });
+        return err instanceof Error ? err : new Error(String(err));
+      });
+      return resourceMetrics(summary);
+    },
+    metricsContentType: PROMETHEUS_TEXT,
   });
   const serve = async (options: ListenOptions, routes: Routes) => {
     const handle = await listen(options, routes);

@@ -12,7 +12,7 @@ import type { CriClient } from "../cri/index.ts";
 import type { Clock } from "../lib/index.ts";
 import { podStatsFromCri } from "./convert.ts";
 import { CpuUsageCache } from "./cpu-usage.ts";
-import { diskUsage, fsInfoOf, nodeMemory, parseKeyValues, parseProcStat, readProc } from "./host.ts";
+import { diskUsage, fsInfoOf, nodeMemory, nodeSwap, parseKeyValues, parseProcStat, readProc } from "./host.ts";
 import { machineInfo, type MachineInfo } from "./machine.ts";
 import { metaTime, type DiskUsage, type FsInfo, type FsStats, type NodeStats, type PodStats, type Summary } from "./types.ts";
 
@@ -61,8 +61,11 @@ export function createStatsProvider(deps: StatsProviderDeps): StatsProvider {
     const node: NodeStats = { nodeName: deps.nodeName, startTime: metaTime(proc.bootTime * 1000) };
     const usageNanoCores = cpu.update(NODE_CPU_KEY, { timestampNs: 0n, usageCoreNanoSeconds: proc.usageCoreNanoSeconds });
     node.cpu = { time: metaTime(nowMs), ...(usageNanoCores !== undefined && { usageNanoCores }), usageCoreNanoSeconds: proc.usageCoreNanoSeconds };
-    const memory = nodeMemory(parseKeyValues(meminfo), parseKeyValues(vmstat), nowMs);
+    const memInfo = parseKeyValues(meminfo);
+    const memory = nodeMemory(memInfo, parseKeyValues(vmstat), nowMs);
     if (memory) node.memory = memory;
+    const swap = nodeSwap(memInfo, nowMs);
+    if (swap) node.swap = swap;
     if (!withFs) return node;
     node.fs = fsStats(await fsInfoOf(deps.rootDir, nowMs));
     if (imageFs) node.runtime = { imageFs };

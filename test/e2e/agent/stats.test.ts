@@ -145,3 +145,37 @@ test("/spec/ gives the machine's cores, memory and identities", async () => {
   expect(spec.memory_capacity).toBe(totalmem());
   expect(spec.boot_id).toBe(readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim());
 });
+
+/** The series of a Prometheus text: name{labels} → [value, timestamp ms]. */
+function series(text: string): Map<string, [number, number | undefined]> {
+  const out = new Map<string, [number, number | undefined]>();
+  for (const line of text.split("\n")) {
+    const m = /^(\S+?(?:\{.*\})?) (\S+)(?: (\d+))?$/.exec(line);
+    if (m && !line.startsWith("#")) out.set(m[1]!, [Number(m[2]), m[3] === undefined ? undefined : Number(m[3])]);
+  }
+  return out;
+}
+
+test("/metrics/resource gives the Summary's CPU and working sets as the kubelet's families, with the stats' timestamps", async () => {
+  const res = await fetch(`http://127.0.0.1:${fx.bunlet!.readOnlyPort}/metrics/resource`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get("content-type")).toContain("text/plain; version=0.0.4");
+  const text = await res.text();
+  const s = series(text);
+  const labels = '{container="worker",namespace="default",pod="stats-e2e-node"}';
+  const cpu = s.get(`container_cpu_usage_seconds_total${labels}`);
+  const mem = s.get(`container_memory_working_set_bytes${labels}`);
+  expect(cpu?.[0]).toBeGreaterThan(0);
+  expect(mem?.[0]).toBeGreaterThan(0);
+  // Timestamps are the stats' own, within the last minute.
+  expect(Math.abs(Date.now() - cpu![1]!)).toBeLessThan(60_000);
+  expect(s.get('pod_cpu_usage_seconds_total{namespace="default",pod="stats-e2e-node"}')?.[0]).toBe(cpu![0]);
+  expect(s.get(`container_start_time_seconds${labels}`)?.[1]).toBeUndefined();
+  expect(s.get("node_cpu_usage_seconds_total")?.[0]).toBeGreaterThan(cpu![0]);
+  expect(s.get("node_memory_working_set_bytes")?.[0]).toBeGreaterThan(mem![0]);
+  expect(s.get("resource_scrape_error")).toEqual([0, undefined]);
+  expect(text).toContain("# TYPE container_cpu_usage_seconds_total counter");
+  // Against the Summary taken right after: the same container's counter, not more than a few seconds apart.
+  const w = statsPod(await summary("?only_cpu_and_memory=true"))?.containers.find((c) => c.name === "worker");
+  expect(w?.cpu?.usageCoreNanoSeconds! / 1e9).toBeGreaterThanOrEqual(cpu![0]);
+});

@@ -10,6 +10,8 @@ describe("the kubelet's request attributes (auth.go GetRequestAttributes, fine-g
     ["GET", "/metrics", "get", ["metrics"]],
     ["GET", "/metrics/probes", "get", ["metrics"]],
     ["GET", "/metrics/cadvisor", "get", ["metrics"]],
+    ["GET", "/metrics/resource", "get", ["metrics"]],
+    ["GET", "/metricsx", "get", ["proxy"]],
     ["GET", "/logs/", "get", ["log"]],
     ["GET", "/logs/syslog", "get", ["log"]],
     ["POST", "/checkpoint/ns/pod/c", "create", ["checkpoint"]],
