@@ -1,6 +1,6 @@
 /**
  * The servers area of the wiring: the read-only port (/healthz with every area's checks, /pods,
- * /metrics, /metrics/probes, /stats/summary, /spec/ and /metrics/resource from the stats provider) and the healthz port, which serves the same /healthz (the kubelet's
+ * /metrics, /metrics/probes, /stats/summary, /spec/, /metrics/resource and /metrics/cadvisor from the stats provider) and the healthz port, which serves the same /healthz (the kubelet's
  * 10248 only pings; bunlet's names the failing check there too, so a node's health can be probed
  * without exposing /pods). The agent stops both on shutdown.
  */
@@ -43,6 +43,7 @@ export async function wireServers(config: BunletConfig, base: WireBase, opts: Se
       });
       return resourceMetrics(summary);
     },
+    cadvisorMetrics: () => opts.stats.cadvisorMetrics(base.signal),
     metricsContentType: PROMETHEUS_TEXT,
   });
   const serve = async (options: ListenOptions, routes: Routes) => {

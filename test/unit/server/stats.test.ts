@@ -5,7 +5,7 @@ import { createHandler } from "../../../src/server/handler.ts";
 
 function setup(summary: (q: { onlyCpuAndMemory: boolean }) => Promise<string>) {
   const handle = createHandler(
-    statsRoutes({ summary, spec: async () => '{"num_cores":2}', resourceMetrics: async () => "resource_scrape_error 0\n", metricsContentType: "text/plain; version=0.0.4" }),
+    statsRoutes({ summary, spec: async () => '{"num_cores":2}', resourceMetrics: async () => "resource_scrape_error 0\n", cadvisorMetrics: async () => "container_scrape_error 0\n", metricsContentType: "text/plain; version=0.0.4" }),
     createMemoryLogger(),
   );
   return (path: string) => handle("GET", path);
@@ -48,6 +48,7 @@ test("/spec/ (and /spec) answer the machine info", async () => {
 test("/metrics/resource and /metrics/cadvisor answer their metrics as Prometheus text", async () => {
   for (const [path, body] of [
     ["/metrics/resource", "resource_scrape_error 0\n"],
+    ["/metrics/cadvisor", "container_scrape_error 0\n"],
   ]) {
     const res = await setup(async () => "{}")(path!);
     expect(res.status).toBe(200);
