@@ -5,8 +5,9 @@
  * without exposing /pods). The agent stops both on shutdown.
  */
 import type { PodList } from "../api/index.ts";
-import type { BunletConfig } from "../config/index.ts";
-import { healthzRoutes, listen, readOnlyRoutes, statsRoutes, type HealthCheck, type ListenOptions, type Routes } from "../server/index.ts";
+import { kubeletConfigz, type BunletConfig } from "../config/index.ts";
+import type { CriClient } from "../cri/index.ts";
+import { apiRoutes, healthzRoutes, listen, readOnlyRoutes, statsRoutes, type HealthCheck, type ListenOptions, type Routes } from "../server/index.ts";
 import { PROMETHEUS_TEXT, resourceMetrics, statsJson, type StatsProvider } from "../stats/index.ts";
 import { deferLogged } from "./teardown.ts";
 import type { WireBase } from "./wire-runtime.ts";
@@ -17,6 +18,8 @@ export interface ServerParts extends AsyncDisposable {
   readonly healthzPort: number;
   /** The read-only port's table (/healthz, /pods, /metrics, /metrics/probes, /stats/summary, /spec/), also served on the kubelet API port. */
   readonly routes: Routes;
+  /** What only the kubelet API port adds: /configz, /runningpods/, /logs/. */
+  readonly apiRoutes: Routes;
 }
 
 export interface ServerOptions {
@@ -26,6 +29,7 @@ export interface ServerOptions {
   pods: () => PodList;
   detail: () => Record<string, unknown>;
   stats: StatsProvider;
+  cri: Pick<CriClient, "runtime">;
 }
 
 export async function wireServers(config: BunletConfig, base: WireBase, opts: ServerOptions): Promise<ServerParts> {
@@ -65,6 +69,11 @@ export async function wireServers(config: BunletConfig, base: WireBase, opts: Se
       readOnlyPort: readOnly.port,
       healthzPort: healthz.port,
       routes,
+      apiRoutes: apiRoutes({
+        configz: () => kubeletConfigz(config),
+        cri: opts.cri,
+        logs: config.enableSystemLogHandler && { query: config.enableSystemLogQuery },
+      }),
       [Symbol.asyncDispose]: () => stack.disposeAsync(),
     };
   } catch (err) {
