@@ -8,7 +8,7 @@
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { VERSION } from "../config/index.ts";
-import { registerBuildInfo, registerProcessMetrics } from "./process.ts";
+import { registerBuildInfo, registerProcessMetrics, registerProcessStartTime } from "./process.ts";
 
 /** prometheus.DefBuckets, which component-base's histograms take when they name none. */
 const defaultBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -20,6 +20,7 @@ export function createMetrics(registry = new Registry(), probeRegistry = new Reg
   const probes = [probeRegistry];
   registerProcessMetrics(registry);
   registerBuildInfo(registry, VERSION);
+  registerProcessStartTime(probeRegistry);
   return {
     registry,
     probeRegistry,
