@@ -10,7 +10,8 @@
  *   cgroup named after the pod's UID): its CPU and memory, and the pod's network;
  * - the machine's cores and memory.
  * The verbose statuses are cached per container and sandbox (a cgroup, pid and image do not
- * change); a container or sandbox that cannot be read is left out and container_scrape_error is 1.
+ * change); a container or sandbox whose status cannot be read is left out and
+ * container_scrape_error is 1 (one without stats yet is left out for this scrape only).
  */
 import { readFile } from "node:fs/promises";
 import { basename, dirname } from "node:path";
@@ -104,9 +105,11 @@ export function createCadvisorSource(deps: CadvisorSourceDeps) {
         const pod = podLabels.get(c.podSandboxId);
         if (!pod) continue;
         seen.add(c.id);
-        const info = await infoOf(c.id, false, signal).catch(failed);
+        // A container started since the runtime listed its stats has none yet: shown at the next scrape.
         const s = statsOf.get(c.id);
-        if (!info || !s) {
+        if (!s) continue;
+        const info = await infoOf(c.id, false, signal).catch(failed);
+        if (!info) {
           error = true;
           continue;
         }
