@@ -11,7 +11,9 @@
 #
 # After `up`: DIR/admin.kubeconfig (O=system:masters), DIR/client-ca.crt (the CA of the client
 # certificates, a node's --client-ca-file), DIR/server-ca.crt (the apiserver's CA), logs in
-# DIR/logs. `up` on a DIR that was up before reuses its certificates, etcd data and, when free, its
+# DIR/logs. The aggregation layer is on (front-proxy CA and client, requestheader flags,
+# --enable-aggregator-routing): an APIService may point at a Service whose endpoints are outside
+# the cluster, as the tests run metrics-server. `up` on a DIR that was up before reuses its certificates, etcd data and, when free, its
 # ports. Two clusters in two DIRs do not clash: ports are chosen free, derived from DIR. kube-proxy
 # owns the host's KUBE-* iptables chains, so one cluster at a time runs it: a second cluster's
 # kube-proxy waits in the background until the first one's `down`, and `up` says who holds it.
@@ -239,6 +241,9 @@ cmd_up() {
 
   new_ca server-ca kubernetes-server-ca
   new_ca client-ca kubernetes-client-ca
+  # The aggregation layer's own CA: the apiserver proxies to extension apiservers (metrics-server)
+  # with a client certificate of it, which they trust through --requestheader-client-ca-file.
+  new_ca front-proxy-ca kubernetes-front-proxy-ca
   cp "$PKI/server-ca.crt" "$DIR/server-ca.crt"
   cp "$PKI/client-ca.crt" "$DIR/client-ca.crt"
   local svc_ip
@@ -251,6 +256,7 @@ cmd_up() {
   new_cert scheduler client-ca "/CN=system:kube-scheduler" clientAuth
   new_cert kube-proxy client-ca "/CN=system:kube-proxy" clientAuth
   new_cert apiserver-kubelet-client client-ca "/CN=kube-apiserver" clientAuth
+  new_cert front-proxy-client front-proxy-ca "/CN=front-proxy-client" clientAuth
   new_key "$PKI/sa.key"
   openssl pkey -in "$PKI/sa.key" -pubout -out "$PKI/sa.pub" 2>/dev/null
   write_kubeconfig "$DIR/admin.kubeconfig" admin "$PKI/admin.crt" "$PKI/admin.key"
@@ -278,6 +284,11 @@ cmd_up() {
     --service-cluster-ip-range="$SERVICE_CLUSTER_IP_RANGE" --allow-privileged=true \
     --kubelet-client-certificate="$PKI/apiserver-kubelet-client.crt" --kubelet-client-key="$PKI/apiserver-kubelet-client.key" \
     --kubelet-preferred-address-types=InternalIP,ExternalIP,Hostname \
+    --requestheader-client-ca-file="$PKI/front-proxy-ca.crt" --requestheader-allowed-names=front-proxy-client \
+    --requestheader-username-headers=X-Remote-User --requestheader-group-headers=X-Remote-Group \
+    --requestheader-extra-headers-prefix=X-Remote-Extra- \
+    --proxy-client-cert-file="$PKI/front-proxy-client.crt" --proxy-client-key-file="$PKI/front-proxy-client.key" \
+    --enable-aggregator-routing=true \
     --profiling=false --v=1
   wait_for "kube-apiserver /readyz" 120 kube-apiserver https_ok "$SERVER/readyz"
   # The apiserver's client certificate (CN=kube-apiserver) may use the kubelet API: logs, exec, port-forward.

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: installs what is missing (Debian packages, npm packages),
-# builds the local images, dist/bunlet and the upstream Kubernetes binaries (scripts/k8s/build.sh,
-# cached), type-checks (tsc --noEmit), then runs unit, contract, integration and e2e tests, and
-# then unit and integration once more with every core kept busy (see "under load" below). Ends
+# builds the local images, dist/bunlet and the upstream Kubernetes binaries (scripts/k8s/build.sh
+# and build-metrics-server.sh, cached), type-checks (tsc --noEmit), then runs unit, contract,
+# integration and e2e tests, and then unit and integration once more with every core kept busy
+# (see "under load" below). Ends
 # with one line "N passed, N failed" that counts both runs (a type error counts as one failure).
 # Needs root (e2e tests start containerd).
 #
@@ -18,6 +19,8 @@ bash scripts/build.sh || { echo "build failed"; echo "0 passed, 1 failed"; exit 
 # The upstream control plane for the cluster tests: a cold build takes most of an hour on 2 cores,
 # later runs reuse /var/cache/bunlet-k8s.
 bash scripts/k8s/build.sh >&2 || { echo "k8s build failed"; echo "0 passed, 1 failed"; exit 1; }
+# metrics-server for the observability cluster test (kubectl top): a few minutes cold, then cached.
+bash scripts/k8s/build-metrics-server.sh >&2 || { echo "metrics-server build failed"; echo "0 passed, 1 failed"; exit 1; }
 
 BUN=node_modules/.bin/bun
 # A guard against hangs, not a speed limit: bun's default (5 s per test, and bunfig.toml cannot

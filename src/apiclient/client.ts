@@ -110,6 +110,8 @@ export interface ApiClientOptions {
   /** Runs exec credential plugins (tests). */
   exec?: ExecRunner;
   env?: Record<string, string | undefined>;
+  /** Each attempt's outcome, as client-go's rest_client metrics see it: the method, the server's host:port, the status code ("<error>" when there was no answer), the seconds to the answer's headers. */
+  onRequest?: (r: { method: string; host: string; code: string; seconds: number }) => void;
 }
 
 interface Call {
@@ -130,6 +132,8 @@ export function createApiClient(config: ApiClientConfig, opts: ApiClientOptions 
   const credentials = createCredentials(config, { clock, exec: opts.exec, env: opts.env });
   const userAgent = opts.userAgent ?? "bunlet";
 
+  // client-go's metrics name the server by the URL's host:port.
+  const serverHost = URL.canParse(config.server) ? new URL(config.server).host : config.server;
   const url = (path: string, query?: Query) => {
     const u = new URL(config.server + path);
     for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== "") u.searchParams.set(k, String(v));
@@ -151,6 +155,8 @@ export function createApiClient(config: ApiClientConfig, opts: ApiClientOptions 
       const timer = timeoutMs > 0 ? clock.setTimer(timeoutMs, () => deadline.abort()) : undefined;
       const requestSignal = anySignal(signal, deadline.signal);
       let res: Response;
+      const started = clock.now();
+      const observe = (code: string) => opts.onRequest?.({ method: call.verb, host: serverHost, code, seconds: (clock.now() - started) / 1000 });
       try {
         let tls: TlsOptions;
         let authorization: string | undefined;
@@ -173,6 +179,7 @@ export function createApiClient(config: ApiClientConfig, opts: ApiClientOptions 
         } as RequestInit);
       } catch (err) {
         timer?.cancel();
+        if (!(err instanceof ApiError)) observe("<error>");
         if (signal.aborted) throw signal.reason ?? err;
         if (err instanceof ApiError) throw err;
         if (deadline.signal.aborted) {
@@ -184,6 +191,7 @@ export function createApiClient(config: ApiClientConfig, opts: ApiClientOptions 
           cause: err,
         });
       }
+      observe(String(res.status));
       if (res.ok) return { res, release: () => timer?.cancel() };
       // A Status in protobuf is not read: the code gives the reason.
       const text = isProtobuf(res) ? `(a ${PROTOBUF} Status)` : await res.text().catch(() => "");

@@ -99,6 +99,8 @@ const readers: Record<string, (x: unknown, layer: ConfigLayer, dir: string) => v
   eventBurst: (x, l) => void (l.eventBurst = v.nonNegativeInt32(int(x)) || defaults.eventBurst),
   ...edgeReaders,
   enableServer: (x, l) => void (l.enableServer = bool(x)),
+  enableSystemLogHandler: (x, l) => void (l.enableSystemLogHandler = bool(x)),
+  enableSystemLogQuery: (x, l) => void (l.enableSystemLogQuery = bool(x)),
   port: (x, l) => void (l.port = v.port(int(x))),
   tlsCertFile: (x, l) => void (l.tlsCertFile = str(x)),
   tlsPrivateKeyFile: (x, l) => void (l.tlsPrivateKeyFile = str(x)),

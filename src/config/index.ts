@@ -9,6 +9,7 @@ export { parseArgs } from "./parse.ts";
 export { ConfigError, type BunletConfig } from "./types.ts";
 export { VERSION } from "./version.ts";
 export { tlsPolicy } from "./tls.ts";
+export { kubeletConfigz } from "./configz.ts";
 
 /** Logs what parseArgs noticed before a logger existed (ignored kubelet fields, inert gates). */
 export function logConfigNotices(log: Logger, notices: readonly ConfigNotice[]): void {

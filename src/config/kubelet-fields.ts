@@ -59,8 +59,6 @@ export const ignoredKubeletFields: ReadonlySet<string> = new Set([
   "volumePluginDir",
   "providerID",
   "kernelMemcgNotification",
-  "enableSystemLogHandler",
-  "enableSystemLogQuery",
   "shutdownGracePeriodByPodPriority",
   "crashLoopBackOff",
   "reservedMemory",

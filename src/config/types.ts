@@ -91,6 +91,10 @@ export interface BunletConfig extends EdgeConfig {
   kubeletAddress: string;
   /** --enable-server / enableServer: serve the kubelet API on --port. */
   enableServer: boolean;
+  /** enableSystemLogHandler: serve /var/log on /logs/ of the kubelet API (default true). */
+  enableSystemLogHandler: boolean;
+  /** enableSystemLogQuery: the node log query (/logs/?query=…, journalctl) (default false, as the kubelet). */
+  enableSystemLogQuery: boolean;
   /** --port / port: the kubelet API (TLS, authenticated and authorized). */
   port: number;
   /** --tls-cert-file / tlsCertFile and --tls-private-key-file; both "" = a self-signed pair under certDir. */
@@ -205,6 +209,8 @@ export const defaults = {
   address: "127.0.0.1",
   healthzPort: 10248,
   enableServer: true,
+  enableSystemLogHandler: true,
+  enableSystemLogQuery: false,
   port: 10250,
   tlsCertFile: "",
   tlsPrivateKeyFile: "",

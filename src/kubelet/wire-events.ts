@@ -9,6 +9,7 @@ import type { BunletConfig } from "../config/index.ts";
 import { apiEventSink, createEventBroadcaster, type EventRecorder } from "../events/index.ts";
 import { deferLogged } from "./teardown.ts";
 import type { WireBase } from "./wire-runtime.ts";
+import { restClientObserver } from "../metrics/index.ts";
 
 export interface EventParts extends AsyncDisposable {
   recorder: EventRecorder;
@@ -20,7 +21,7 @@ export function wireEvents(config: BunletConfig, base: WireBase): EventParts {
   if (config.kubeconfig === "") {
     log.info("No api server defined - no events will be sent to API server.");
   } else {
-    const client = createApiClient(loadKubeconfig(config.kubeconfig), { clock, signal, qps: config.eventRecordQPS, burst: config.eventBurst || 10, userAgent: "bunlet/events" });
+    const client = createApiClient(loadKubeconfig(config.kubeconfig), { clock, onRequest: restClientObserver(base.metrics), signal, qps: config.eventRecordQPS, burst: config.eventBurst || 10, userAgent: "bunlet/events" });
     sink = apiEventSink(client);
   }
   const broadcaster = createEventBroadcaster({ clock, log, random, sink }, { component: "kubelet", host: config.nodeName });

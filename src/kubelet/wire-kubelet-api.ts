@@ -14,6 +14,7 @@ import type { CriClient } from "../cri/index.ts";
 import { alwaysAllow, createAuthenticator, createWebhookAuthorizer, listenKubeletApi, loadServingCert, type ReviewClient, type Routes } from "../server/index.ts";
 import { deferLogged } from "./teardown.ts";
 import type { WireBase } from "./wire-runtime.ts";
+import { restClientObserver } from "../metrics/index.ts";
 
 export interface KubeletApiParts extends AsyncDisposable {
   /** The port served; 0 when the kubelet API is off. */
@@ -45,6 +46,7 @@ export async function wireKubeletApi(config: BunletConfig, base: WireBase, input
   let client: ReviewClient | undefined;
   if (config.kubeconfig !== "") {
     client = createApiClient(loadKubeconfig(config.kubeconfig), {
+      onRequest: restClientObserver(base.metrics),
       clock,
       signal,
       qps: config.kubeAPIQPS,

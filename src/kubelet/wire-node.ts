@@ -13,6 +13,7 @@ import type { Pleg } from "../pleg/index.ts";
 import type { RuntimeState } from "./runtime-state.ts";
 import { deferLogged } from "./teardown.ts";
 import type { WireBase } from "./wire-runtime.ts";
+import { restClientObserver } from "../metrics/index.ts";
 
 /** The Kubernetes release whose kubelet bunlet follows; reported as kubeletVersion. */
 const KUBELET_COMPAT_VERSION = "v1.37.2";
@@ -47,8 +48,9 @@ export function wireNode(config: BunletConfig, base: WireBase, inputs: NodeWirin
   // A bad kubeconfig stops the start, as it stops the kubelet's.
   const apiConfig = loadKubeconfig(config.kubeconfig);
   const userAgent = `bunlet/v${VERSION} (linux/${goArch(process.arch)}) kubelet-compatible/${KUBELET_COMPAT_VERSION}`;
-  const client = createApiClient(apiConfig, { clock, signal, qps: config.kubeAPIQPS || 5, burst: config.kubeAPIBurst || 10, userAgent });
+  const client = createApiClient(apiConfig, { clock, onRequest: restClientObserver(base.metrics), signal, qps: config.kubeAPIQPS || 5, burst: config.kubeAPIBurst || 10, userAgent });
   const heartbeatClient = createApiClient(apiConfig, {
+      onRequest: restClientObserver(base.metrics),
     clock,
     signal,
     qps: -1,

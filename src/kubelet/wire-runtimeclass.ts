@@ -10,6 +10,7 @@ import type { BunletConfig } from "../config/index.ts";
 import { createRuntimeClassManager } from "../runtimeclass/index.ts";
 import { deferLogged } from "./teardown.ts";
 import type { WireBase } from "./wire-runtime.ts";
+import { restClientObserver } from "../metrics/index.ts";
 
 export interface RuntimeClassParts extends AsyncDisposable {
   /** undefined when standalone. */
@@ -19,7 +20,7 @@ export interface RuntimeClassParts extends AsyncDisposable {
 export function wireRuntimeClass(config: BunletConfig, base: WireBase): RuntimeClassParts {
   const { clock, log, random, signal } = base;
   if (config.kubeconfig === "") return { [Symbol.asyncDispose]: async () => {} };
-  const client = createApiClient(loadKubeconfig(config.kubeconfig), { clock, signal, qps: config.kubeAPIQPS || 5, burst: config.kubeAPIBurst || 10, userAgent: "bunlet/runtimeclass" });
+  const client = createApiClient(loadKubeconfig(config.kubeconfig), { clock, onRequest: restClientObserver(base.metrics), signal, qps: config.kubeAPIQPS || 5, burst: config.kubeAPIBurst || 10, userAgent: "bunlet/runtimeclass" });
   const manager = createRuntimeClassManager({ client, clock, random, log });
   const stop = new AbortController();
   const running = manager.run(AbortSignal.any([signal, stop.signal]));

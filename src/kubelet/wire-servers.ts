@@ -1,13 +1,14 @@
 /**
  * The servers area of the wiring: the read-only port (/healthz with every area's checks, /pods,
- * /metrics, /metrics/probes, /stats/summary and /spec/ from the stats provider) and the healthz port, which serves the same /healthz (the kubelet's
+ * /metrics, /metrics/probes, /stats/summary, /spec/, /metrics/resource and /metrics/cadvisor from the stats provider) and the healthz port, which serves the same /healthz (the kubelet's
  * 10248 only pings; bunlet's names the failing check there too, so a node's health can be probed
  * without exposing /pods). The agent stops both on shutdown.
  */
 import type { PodList } from "../api/index.ts";
-import type { BunletConfig } from "../config/index.ts";
-import { healthzRoutes, listen, readOnlyRoutes, statsRoutes, type HealthCheck, type ListenOptions, type Routes } from "../server/index.ts";
-import { statsJson, type StatsProvider } from "../stats/index.ts";
+import { kubeletConfigz, type BunletConfig } from "../config/index.ts";
+import type { CriClient } from "../cri/index.ts";
+import { apiRoutes, healthzRoutes, listen, readOnlyRoutes, statsRoutes, type HealthCheck, type ListenOptions, type Routes } from "../server/index.ts";
+import { PROMETHEUS_TEXT, resourceMetrics, statsJson, type StatsProvider } from "../stats/index.ts";
 import { deferLogged } from "./teardown.ts";
 import type { WireBase } from "./wire-runtime.ts";
 
@@ -17,6 +18,8 @@ export interface ServerParts extends AsyncDisposable {
   readonly healthzPort: number;
   /** The read-only port's table (/healthz, /pods, /metrics, /metrics/probes, /stats/summary, /spec/), also served on the kubelet API port. */
   readonly routes: Routes;
+  /** What only the kubelet API port adds: /configz, /runningpods/, /logs/. */
+  readonly apiRoutes: Routes;
 }
 
 export interface ServerOptions {
@@ -26,6 +29,7 @@ export interface ServerOptions {
   pods: () => PodList;
   detail: () => Record<string, unknown>;
   stats: StatsProvider;
+  cri: Pick<CriClient, "runtime">;
 }
 
 export async function wireServers(config: BunletConfig, base: WireBase, opts: ServerOptions): Promise<ServerParts> {
@@ -36,6 +40,15 @@ export async function wireServers(config: BunletConfig, base: WireBase, opts: Se
   const stats = statsRoutes({
     summary: async (query) => statsJson(await opts.stats.summary({ ...query, signal: base.signal })),
     spec: async () => statsJson(await opts.stats.machineInfo()),
+    resourceMetrics: async () => {
+      const summary = await opts.stats.summary({ onlyCpuAndMemory: true, signal: base.signal }).catch((err: unknown) => {
+        log.error("Error getting summary for resourceMetric prometheus endpoint", { err });
+        return err instanceof Error ? err : new Error(String(err));
+      });
+      return resourceMetrics(summary);
+    },
+    cadvisorMetrics: () => opts.stats.cadvisorMetrics(base.signal),
+    metricsContentType: PROMETHEUS_TEXT,
   });
   const serve = async (options: ListenOptions, routes: Routes) => {
     const handle = await listen(options, routes);
@@ -56,6 +69,11 @@ export async function wireServers(config: BunletConfig, base: WireBase, opts: Se
       readOnlyPort: readOnly.port,
       healthzPort: healthz.port,
       routes,
+      apiRoutes: apiRoutes({
+        configz: () => kubeletConfigz(config),
+        cri: opts.cri,
+        logs: config.enableSystemLogHandler && { query: config.enableSystemLogQuery },
+      }),
       [Symbol.asyncDispose]: () => stack.disposeAsync(),
     };
   } catch (err) {

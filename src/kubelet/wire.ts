@@ -123,9 +123,10 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
       pods: podList,
       detail: () => ({ ...runtime.detail(), ...sources.detail() }),
       stats: runtime.stats,
+      cri: runtime.cri,
     }),
   );
-  kubeletApi.bind({ routes: servers.routes, pods: podList });
+  kubeletApi.bind({ routes: { ...servers.routes, ...servers.apiRoutes }, pods: podList });
   pods.start();
   upkeep = adopt("node upkeep", wireUpkeep(config, base, runtime, pods, thresholds, recorder));
   upkeep.start();

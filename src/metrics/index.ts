@@ -3,11 +3,12 @@
  * the kubelet has one, and a `bunlet_` prefix for what is ours. One registry per agent, so tests
  * can run several agents in one process without sharing counters. The probe metrics live in a
  * registry of their own, served on /metrics/probes as the kubelet does (not on /metrics). The
- * process metrics and kubernetes_build_info every Kubernetes component has are in process.ts.
+ * process metrics and kubernetes_build_info every Kubernetes component has are in process.ts;
+ * client-go's rest_client_* families are fed by every API client through rest-client.ts.
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { VERSION } from "../config/index.ts";
-import { registerBuildInfo, registerProcessMetrics } from "./process.ts";
+import { registerBuildInfo, registerProcessMetrics, registerProcessStartTime } from "./process.ts";
 
 /** prometheus.DefBuckets, which component-base's histograms take when they name none. */
 const defaultBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -19,6 +20,7 @@ export function createMetrics(registry = new Registry(), probeRegistry = new Reg
   const probes = [probeRegistry];
   registerProcessMetrics(registry);
   registerBuildInfo(registry, VERSION);
+  registerProcessStartTime(probeRegistry);
   return {
     registry,
     probeRegistry,
@@ -171,6 +173,20 @@ export function createMetrics(registry = new Registry(), probeRegistry = new Reg
       labelNames: ["source"],
       registers: r,
     }),
+    // client-go's (component-base/metrics/prometheus/restclient), fed by every API client of the agent.
+    restClientRequests: new Counter({
+      name: "rest_client_requests_total",
+      help: "[ALPHA] Number of HTTP requests, partitioned by status code, method, and host.",
+      labelNames: ["code", "method", "host"],
+      registers: r,
+    }),
+    restClientRequestDuration: new Histogram({
+      name: "rest_client_request_duration_seconds",
+      help: "[ALPHA] Request latency in seconds. Broken down by verb, and host.",
+      labelNames: ["verb", "host"],
+      buckets: [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60],
+      registers: r,
+    }),
     podStartStepDuration: new Histogram({
       name: "bunlet_pod_start_step_duration_seconds",
       help: "Time spent in each step of a pod start (pull, sandbox, create, start), by step.",
@@ -182,3 +198,4 @@ export function createMetrics(registry = new Registry(), probeRegistry = new Reg
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
+export { restClientObserver } from "./rest-client.ts";

@@ -58,14 +58,7 @@ export function registerProcessMetrics(registry: Registry): void {
       this.set(selfStat()(23));
     },
   });
-  new Gauge({
-    name: "process_start_time_seconds",
-    help: "Start time of the process since unix epoch in seconds.",
-    registers,
-    collect() {
-      this.set(bootTimeSeconds() + selfStat()(22) / userHZ);
-    },
-  });
+  registerProcessStartTime(registry, "Start time of the process since unix epoch in seconds.");
   new Gauge({
     name: "process_open_fds",
     help: "Number of open file descriptors.",
@@ -112,4 +105,19 @@ export function registerBuildInfo(registry: Registry, version: string): void {
     },
     1,
   );
+}
+
+/**
+ * process_start_time_seconds alone, as component-base's RegisterProcessStartTime puts it on the
+ * kubelet's /metrics/probes (with its stability annotation there).
+ */
+export function registerProcessStartTime(registry: Registry, help = "[ALPHA] Start time of the process since unix epoch in seconds."): void {
+  new Gauge({
+    name: "process_start_time_seconds",
+    help,
+    registers: [registry],
+    collect() {
+      this.set(bootTimeSeconds() + selfStat()(22) / userHZ);
+    },
+  });
 }

@@ -12,6 +12,7 @@ export { statsRoutes } from "./stats.ts";
 export type { HealthCheck } from "./healthz.ts";
 export { syncLoopHealthCheck } from "./checks.ts";
 export { listenKubeletApi } from "./kubelet-api.ts";
+export { apiRoutes } from "./api-routes.ts";
 export { createAuthenticator, type ReviewClient } from "./authn.ts";
 export { alwaysAllow, createWebhookAuthorizer } from "./authz.ts";
 export { loadServingCert } from "./serving-cert.ts";

@@ -1,6 +1,7 @@
 /**
- * /stats/summary, the kubelet's Summary API, and /spec/, cadvisor's machine info: on the read-only
- * port now, and the same table on the kubelet API port once it exists. `?only_cpu_and_memory=true`
+ * /stats/summary, the kubelet's Summary API, /spec/, cadvisor's machine info, and
+ * /metrics/resource and /metrics/cadvisor, the metrics made from the same stats: on the read-only port and
+ * the kubelet API port, as the kubelet serves them on both. `?only_cpu_and_memory=true`
  * asks for CPU and memory only, as metrics-server's older releases did. The stats provider writes
  * the JSON; this side only routes.
  */
@@ -11,6 +12,12 @@ export interface StatsRoutesOptions {
   summary: (query: { onlyCpuAndMemory: boolean }) => Promise<string>;
   /** The machine info as JSON text. */
   spec: () => Promise<string>;
+  /** /metrics/resource as Prometheus text; a failed Summary is in it (resource_scrape_error 1), not a 500. */
+  resourceMetrics: () => Promise<string>;
+  /** /metrics/cadvisor as Prometheus text. */
+  cadvisorMetrics: () => Promise<string>;
+  /** The content type of the metric texts. */
+  metricsContentType: string;
 }
 
 const json = (body: string) => new Response(body, { headers: { "content-type": "application/json" } });
@@ -23,5 +30,7 @@ export function statsRoutes(opts: StatsRoutesOptions): Routes {
     },
     "/spec/": async () => json(await opts.spec()),
     "/spec": async () => json(await opts.spec()),
+    "/metrics/resource": async () => new Response(await opts.resourceMetrics(), { headers: { "content-type": opts.metricsContentType } }),
+    "/metrics/cadvisor": async () => new Response(await opts.cadvisorMetrics(), { headers: { "content-type": opts.metricsContentType } }),
   };
 }

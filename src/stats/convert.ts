@@ -9,7 +9,7 @@
 import { nanosToMs } from "../container/index.ts";
 import { ContainerState, PodSandboxState, type Container, type ContainerStats as CriContainerStats, type PodSandbox } from "../cri/index.ts";
 import type { CpuUsageCache } from "./cpu-usage.ts";
-import { metaTime, type ContainerStats, type CpuStats, type DiskUsage, type FsInfo, type FsStats, type MemoryStats, type PodStats } from "./types.ts";
+import { metaTime, timeMs, type ContainerStats, type CpuStats, type DiskUsage, type FsInfo, type FsStats, type MemoryStats, type PodStats, type SwapStats } from "./types.ts";
 
 export interface CriListing {
   sandboxes: readonly PodSandbox[];
@@ -69,6 +69,16 @@ function memoryStats(s: CriContainerStats, nowMs: number): MemoryStats | undefin
   });
 }
 
+function swapStats(s: CriContainerStats, nowMs: number): SwapStats | undefined {
+  const w = s.swap;
+  if (!w) return undefined;
+  return defined({
+    time: metaTime(w.timestamp > 0n ? nanosToMs(w.timestamp) : nowMs),
+    swapAvailableBytes: w.swapAvailableBytes?.value,
+    swapUsageBytes: w.swapUsageBytes?.value,
+  });
+}
+
 /** Capacity fields from statfs; usage fields come from the caller. */
 const capacityOf = (fs: FsInfo | undefined) =>
   fs && { availableBytes: fs.availableBytes, capacityBytes: fs.capacityBytes, inodesFree: fs.inodesFree, inodes: fs.inodes };
@@ -95,7 +105,8 @@ function logStats(podRef: PodStats["podRef"], container: string, sources: PodSta
 function sum<T extends { time: string }>(parts: readonly (T | undefined)[], fields: readonly (keyof T)[]): T | undefined {
   const present = parts.filter((p): p is T => p !== undefined);
   if (present.length === 0) return undefined;
-  const out: Record<string, unknown> = { time: present.map((p) => p.time).sort().at(-1) };
+  const newest = present.reduce((a, b) => (timeMs(b.time) > timeMs(a.time) ? b : a));
+  const out: Record<string, unknown> = { time: newest.time };
   for (const field of fields) {
     const values = present.map((p) => p[field]).filter((v): v is T[keyof T] & bigint => typeof v === "bigint");
     if (values.length > 0) out[field as string] = values.reduce((a, b) => a + b, 0n);
@@ -158,6 +169,7 @@ export function podStatsFromCri(listing: CriListing, sources: PodStatsSources): 
         memory: memoryStats(s, sources.nowMs),
         rootfs: rootfsStats(s, sources),
         logs: logStats(pod.podRef, name, sources),
+        swap: swapStats(s, sources.nowMs),
       }),
     );
   }
@@ -173,6 +185,10 @@ export function podStatsFromCri(listing: CriListing, sources: PodStatsSources): 
         memory: sum(
           containerStats.map((c) => c.memory),
           memoryFields,
+        ),
+        swap: sum(
+          containerStats.map((c) => c.swap),
+          ["swapAvailableBytes", "swapUsageBytes"],
         ),
         "ephemeral-storage": ephemeralStorage(pod.podRef.uid, containerStats, sources),
       });

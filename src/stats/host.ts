@@ -6,7 +6,7 @@
  */
 import { lstat, readdir, readFile, statfs } from "node:fs/promises";
 import { join } from "node:path";
-import { metaTime, type DiskUsage, type FsInfo, type MemoryStats } from "./types.ts";
+import { metaTime, type DiskUsage, type FsInfo, type MemoryStats, type SwapStats } from "./types.ts";
 
 /** USER_HZ, the unit of /proc/stat: 100 on every Linux architecture bunlet runs on. */
 const NS_PER_TICK = 10_000_000n;
@@ -56,6 +56,18 @@ export function nodeMemory(meminfo: Map<string, bigint>, vmstat: Map<string, big
   const major = vmstat.get("pgmajfault");
   if (major !== undefined) out.majorPageFaults = major;
   return out;
+}
+
+/**
+ * The node's swap from /proc/meminfo (what cadvisor reports for the root container): used is
+ * SwapTotal − SwapFree, available SwapFree. A node without swap configured still has the lines
+ * (zeros), as the kubelet still reports node_swap_usage_bytes 0.
+ */
+export function nodeSwap(meminfo: Map<string, bigint>, nowMs: number): SwapStats | undefined {
+  const total = meminfo.get("SwapTotal");
+  const free = meminfo.get("SwapFree");
+  if (total === undefined || free === undefined) return undefined;
+  return { time: metaTime(nowMs), swapAvailableBytes: free, swapUsageBytes: total > free ? total - free : 0n };
 }
 
 export const readProc = (name: string): Promise<string> => readFile(join("/proc", name), "utf8");

@@ -1,5 +1,5 @@
 /**
- * The stats provider behind /stats/summary and /spec/: one Summary per request from the CRI (sandboxes,
+ * The stats provider behind /stats/summary, /spec/ and /metrics/cadvisor (cadvisor-source.ts): one Summary per request from the CRI (sandboxes,
  * containers, container stats, image filesystem) and the host (/proc, statfs). The containerd
  * releases bunlet supports have no ListPodSandboxStats (and bunlet's CRI proto leaves it out), so
  * pod CPU and memory are the sums of their containers', the kubelet's fallback. Each request
@@ -11,8 +11,9 @@ import { nanosToMs } from "../container/index.ts";
 import type { CriClient } from "../cri/index.ts";
 import type { Clock } from "../lib/index.ts";
 import { podStatsFromCri } from "./convert.ts";
+import { createCadvisorSource } from "./cadvisor-source.ts";
 import { CpuUsageCache } from "./cpu-usage.ts";
-import { diskUsage, fsInfoOf, nodeMemory, parseKeyValues, parseProcStat, readProc } from "./host.ts";
+import { diskUsage, fsInfoOf, nodeMemory, nodeSwap, parseKeyValues, parseProcStat, readProc } from "./host.ts";
 import { machineInfo, type MachineInfo } from "./machine.ts";
 import { metaTime, type DiskUsage, type FsInfo, type FsStats, type NodeStats, type PodStats, type Summary } from "./types.ts";
 
@@ -36,6 +37,8 @@ export interface StatsProvider {
   summary(opts?: SummaryOptions): Promise<Summary>;
   /** cadvisor's MachineInfo for /spec/ (the parts bunlet reads). */
   machineInfo(): Promise<MachineInfo>;
+  /** /metrics/cadvisor's Prometheus text. */
+  cadvisorMetrics(signal?: AbortSignal): Promise<string>;
 }
 
 const NODE_CPU_KEY = "node";
@@ -61,8 +64,11 @@ export function createStatsProvider(deps: StatsProviderDeps): StatsProvider {
     const node: NodeStats = { nodeName: deps.nodeName, startTime: metaTime(proc.bootTime * 1000) };
     const usageNanoCores = cpu.update(NODE_CPU_KEY, { timestampNs: 0n, usageCoreNanoSeconds: proc.usageCoreNanoSeconds });
     node.cpu = { time: metaTime(nowMs), ...(usageNanoCores !== undefined && { usageNanoCores }), usageCoreNanoSeconds: proc.usageCoreNanoSeconds };
-    const memory = nodeMemory(parseKeyValues(meminfo), parseKeyValues(vmstat), nowMs);
+    const memInfo = parseKeyValues(meminfo);
+    const memory = nodeMemory(memInfo, parseKeyValues(vmstat), nowMs);
     if (memory) node.memory = memory;
+    const swap = nodeSwap(memInfo, nowMs);
+    if (swap) node.swap = swap;
     if (!withFs) return node;
     node.fs = fsStats(await fsInfoOf(deps.rootDir, nowMs));
     if (imageFs) node.runtime = { imageFs };
@@ -84,8 +90,11 @@ export function createStatsProvider(deps: StatsProviderDeps): StatsProvider {
     return Object.fromEntries(Object.entries(stats).filter(([, v]) => v !== undefined)) as FsStats;
   }
 
+  const cadvisor = createCadvisorSource({ cri, clock, machineInfo: () => machineInfo(clock.now()) });
+
   return {
     machineInfo: () => machineInfo(clock.now()),
+    cadvisorMetrics: (signal) => cadvisor.metrics(signal),
     async summary(opts = {}) {
       const { signal } = opts;
       const nowMs = clock.now();

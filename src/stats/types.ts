@@ -2,7 +2,9 @@
  * The kubelet's Summary API (k8s.io/kubelet/pkg/apis/stats/v1alpha1, types.go) as JSON shapes.
  * Counters and sizes are uint64 in Go and stay bigint here, so a node's cumulative CPU time keeps
  * every digit (summaryJson writes them as JSON numbers). A field bunlet cannot compute is left out,
- * as the kubelet leaves out a nil pointer; times are metav1.Time strings (RFC 3339, seconds).
+ * as the kubelet leaves out a nil pointer. Times are RFC 3339 strings that keep the sample's
+ * milliseconds (the metric endpoints' timestamps and metrics-server's rates need them); statsJson
+ * writes them as metav1.Time does, in whole seconds.
  */
 export interface Summary {
   node: NodeStats;
@@ -17,6 +19,13 @@ export interface NodeStats {
   fs?: FsStats;
   runtime?: { imageFs?: FsStats };
   rlimit?: RlimitStats;
+  swap?: SwapStats;
+}
+
+export interface SwapStats {
+  time: string;
+  swapAvailableBytes?: bigint;
+  swapUsageBytes?: bigint;
 }
 
 export interface RlimitStats {
@@ -31,6 +40,7 @@ export interface PodStats {
   containers: ContainerStats[];
   cpu?: CpuStats;
   memory?: MemoryStats;
+  swap?: SwapStats;
   "ephemeral-storage"?: FsStats;
 }
 
@@ -41,6 +51,7 @@ export interface ContainerStats {
   memory?: MemoryStats;
   rootfs?: FsStats;
   logs?: FsStats;
+  swap?: SwapStats;
 }
 
 export interface CpuStats {
@@ -86,13 +97,23 @@ export interface DiskUsage {
   inodesUsed: bigint;
 }
 
-/** metav1.Time's JSON: RFC 3339 in UTC with whole seconds. */
+/** A stats time: RFC 3339 in UTC, with milliseconds when there are any. */
 export function metaTime(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z");
+  return new Date(Math.floor(ms)).toISOString().replace(".000Z", "Z");
 }
 
-/** A Summary (or MachineInfo) as the kubelet writes it: uint64 fields as exact JSON numbers. */
+/** Unix ms of a stats time. */
+export const timeMs = (time: string): number => Date.parse(time);
+
+/** metav1.Time's JSON: whole seconds. */
+const wholeSeconds = (time: string) => time.replace(/\.\d+Z$/, "Z");
+
+/** A Summary (or MachineInfo) as the kubelet writes it: uint64 fields as exact JSON numbers, times in whole seconds. */
 export function statsJson(value: object): string {
   const raw = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
-  return JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? raw(v.toString()) : v));
+  return JSON.stringify(value, (key, v: unknown) => {
+    if (typeof v === "bigint") return raw(v.toString());
+    if ((key === "time" || key === "startTime") && typeof v === "string") return wholeSeconds(v);
+    return v;
+  });
 }

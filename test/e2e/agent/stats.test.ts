@@ -2,7 +2,7 @@
  * Issue 18 item 9: dist/bunlet serves the kubelet's /stats/summary on the read-only port from a
  * real containerd's CRI stats: the static pod with its container, that container's CPU time and
  * working set, its writable layer and log usage, the pod's sums, and the node's CPU, memory,
- * filesystem and image filesystem; and cadvisor's /spec/.
+ * filesystem and image filesystem; cadvisor's /spec/; /metrics/resource and /metrics/cadvisor.
  */
 import { expect, test } from "bun:test";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
@@ -147,4 +147,61 @@ test("/spec/ gives the machine's cores, memory and identities", async () => {
   expect(spec.num_cores).toBe(cpus().length);
   expect(spec.memory_capacity).toBe(totalmem());
   expect(spec.boot_id).toBe(readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim());
+});
+
+/** The series of a Prometheus text: name{labels} → [value, timestamp ms]. */
+function series(text: string): Map<string, [number, number | undefined]> {
+  const out = new Map<string, [number, number | undefined]>();
+  for (const line of text.split("\n")) {
+    const m = /^(\S+?(?:\{.*\})?) (\S+)(?: (\d+))?$/.exec(line);
+    if (m && !line.startsWith("#")) out.set(m[1]!, [Number(m[2]), m[3] === undefined ? undefined : Number(m[3])]);
+  }
+  return out;
+}
+
+test("/metrics/resource gives the Summary's CPU and working sets as the kubelet's families, with the stats' timestamps", async () => {
+  const res = await fetch(`http://127.0.0.1:${fx.bunlet!.readOnlyPort}/metrics/resource`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get("content-type")).toContain("text/plain; version=0.0.4");
+  const text = await res.text();
+  const s = series(text);
+  const labels = '{container="worker",namespace="default",pod="stats-e2e-node"}';
+  const cpu = s.get(`container_cpu_usage_seconds_total${labels}`);
+  const mem = s.get(`container_memory_working_set_bytes${labels}`);
+  expect(cpu?.[0]).toBeGreaterThan(0);
+  expect(mem?.[0]).toBeGreaterThan(0);
+  // Timestamps are the stats' own, within the last minute.
+  expect(Math.abs(Date.now() - cpu![1]!)).toBeLessThan(60_000);
+  expect(s.get('pod_cpu_usage_seconds_total{namespace="default",pod="stats-e2e-node"}')?.[0]).toBe(cpu![0]);
+  expect(s.get(`container_start_time_seconds${labels}`)?.[1]).toBeUndefined();
+  expect(s.get("node_cpu_usage_seconds_total")?.[0]).toBeGreaterThan(cpu![0]);
+  expect(s.get("node_memory_working_set_bytes")?.[0]).toBeGreaterThan(mem![0]);
+  expect(s.get("resource_scrape_error")).toEqual([0, undefined]);
+  expect(text).toContain("# TYPE container_cpu_usage_seconds_total counter");
+  // Against the Summary taken right after: the same container's counter, not more than a few seconds apart.
+  const w = statsPod(await summary("?only_cpu_and_memory=true"))?.containers.find((c) => c.name === "worker");
+  expect(w?.cpu?.usageCoreNanoSeconds! / 1e9).toBeGreaterThanOrEqual(cpu![0]);
+});
+
+test("/metrics/cadvisor shows the container, its pod sandbox with the pod's network, and the machine, labelled as cAdvisor labels them", async () => {
+  const res = await fetch(`http://127.0.0.1:${fx.bunlet!.readOnlyPort}/metrics/cadvisor`);
+  expect(res.status).toBe(200);
+  const text = await res.text();
+  const lines = text.split("\n");
+  const worker = lines.find((l) => l.startsWith("container_cpu_usage_seconds_total{") && l.includes('container="worker"') && l.includes('pod="stats-e2e-node"'));
+  expect(worker).toBeDefined();
+  const labels = Object.fromEntries([...worker!.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+  expect(labels).toMatchObject({ cpu: "total", namespace: "default", image: "docker.io/library/busybox:1.36" });
+  expect(labels.name).toMatch(/^[0-9a-f]{64}$/);
+  // The cgroup containerd put the container in, as cAdvisor names it.
+  expect(labels.id).toContain(labels.name!);
+  expect(lines.some((l) => l.startsWith("container_memory_working_set_bytes{") && l.includes(`name="${labels.name}"`))).toBe(true);
+  expect(lines.some((l) => l.startsWith("container_memory_rss{") && l.includes(`name="${labels.name}"`))).toBe(true);
+  // The sandbox: container="", the pause image, its own id; the pod's network from its namespace
+  // (a static pod on the host network, so the host's interfaces).
+  const sandboxCpu = lines.find((l) => l.startsWith("container_cpu_usage_seconds_total{") && l.includes('container=""') && l.includes('pod="stats-e2e-node"'));
+  expect(sandboxCpu).toContain('image="docker.io/bunlet/pause:3.9"');
+  expect(lines.some((l) => l.startsWith("container_network_receive_bytes_total{") && l.includes('container=""') && l.includes('pod="stats-e2e-node"'))).toBe(true);
+  expect(lines.some((l) => /^machine_cpu_cores\{boot_id="[^"]+",machine_id="[^"]*",system_uuid="[^"]*"\} \d+ \d+$/.test(l))).toBe(true);
+  expect(lines).toContain("container_scrape_error 0");
 });

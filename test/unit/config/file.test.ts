@@ -345,6 +345,8 @@ describe("the kubelet API's fields (port, TLS, authentication, authorization)", 
 tlsCertFile: /pki/kubelet.crt
 tlsPrivateKeyFile: /pki/kubelet.key
 enableServer: true
+enableSystemLogHandler: false
+enableSystemLogQuery: true
 authentication:
   anonymous: {enabled: true}
   webhook: {enabled: false, cacheTTL: 10s}
@@ -358,6 +360,8 @@ authorization:
       tlsCertFile: "/pki/kubelet.crt",
       tlsPrivateKeyFile: "/pki/kubelet.key",
       enableServer: true,
+      enableSystemLogHandler: false,
+      enableSystemLogQuery: true,
       anonymousAuth: true,
       authenticationWebhookEnabled: false,
       authenticationWebhookCacheTTLMs: 10_000,

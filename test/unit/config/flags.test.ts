@@ -120,6 +120,8 @@ describe("defaults without --config (the kubelet's legacy defaults)", () => {
       address: "127.0.0.1",
       kubeletAddress: "0.0.0.0",
       enableServer: true,
+      enableSystemLogHandler: true,
+      enableSystemLogQuery: false,
       port: 10250,
       tlsCertFile: "",
       tlsPrivateKeyFile: "",

@@ -36,3 +36,13 @@ describe("the metrics every Kubernetes component exposes", () => {
     expect((await scrape()).get(`kubernetes_build_info{${labels}}`)).toBe(1);
   });
 });
+
+test("/metrics/probes carries process_start_time_seconds, as the kubelet's RegisterProcessStartTime puts it there", async () => {
+  const probes = new Registry();
+  createMetrics(new Registry(), probes);
+  const text = await probes.metrics();
+  expect(text).toContain("# HELP process_start_time_seconds [ALPHA] Start time of the process since unix epoch in seconds.");
+  const value = Number(/^process_start_time_seconds (\S+)$/m.exec(text)?.[1]);
+  expect(value).toBeLessThanOrEqual(Date.now() / 1000 + 0.01);
+  expect(value).toBeGreaterThan(Date.now() / 1000 - process.uptime() - 1);
+});

@@ -4,7 +4,10 @@ import { statsRoutes } from "../../../src/server/index.ts";
 import { createHandler } from "../../../src/server/handler.ts";
 
 function setup(summary: (q: { onlyCpuAndMemory: boolean }) => Promise<string>) {
-  const handle = createHandler(statsRoutes({ summary, spec: async () => '{"num_cores":2}' }), createMemoryLogger());
+  const handle = createHandler(
+    statsRoutes({ summary, spec: async () => '{"num_cores":2}', resourceMetrics: async () => "resource_scrape_error 0\n", cadvisorMetrics: async () => "container_scrape_error 0\n", metricsContentType: "text/plain; version=0.0.4" }),
+    createMemoryLogger(),
+  );
   return (path: string) => handle("GET", path);
 }
 
@@ -39,5 +42,17 @@ test("/spec/ (and /spec) answer the machine info", async () => {
     const res = await get(path);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ num_cores: 2 });
+  }
+});
+
+test("/metrics/resource and /metrics/cadvisor answer their metrics as Prometheus text", async () => {
+  for (const [path, body] of [
+    ["/metrics/resource", "resource_scrape_error 0\n"],
+    ["/metrics/cadvisor", "container_scrape_error 0\n"],
+  ]) {
+    const res = await setup(async () => "{}")(path!);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/plain; version=0.0.4");
+    expect(await res.text()).toBe(body!);
   }
 });

@@ -6,6 +6,7 @@ import {
   ContainerStatsSchema,
   PodSandboxSchema,
   PodSandboxState,
+  SwapUsageSchema,
   type Container,
   type ContainerStats,
   type PodSandbox,
@@ -176,5 +177,26 @@ describe("CRI stats → Summary pods", () => {
     // A pod whose file is gone (host network with its own /etc/hosts mount) counts its containers only.
     const [without] = podStatsFromCri(listing, sources(new FakeClock(T0), { etcHostsUsage: () => undefined }));
     expect(without!["ephemeral-storage"]).toMatchObject({ usedBytes: 100n, inodesUsed: 10n });
+  });
+
+  test("swap: each container's from the CRI, the pod's the sum, the time the newest sample's (milliseconds kept)", () => {
+    const withSwap = (id: string, name: string, atMs: number, used: bigint, available: bigint) => {
+      const s = stats(id, name, atMs, 1n, 1n);
+      s.swap = create(SwapUsageSchema, { timestamp: ns(atMs), swapUsageBytes: { value: used }, swapAvailableBytes: { value: available } });
+      return s;
+    };
+    const [pod] = podStatsFromCri(
+      {
+        sandboxes: [sandbox("s1", "web", "u1", T0)],
+        containers: [container("c1", "s1", "a", T0), container("c2", "s1", "b", T0)],
+        stats: [withSwap("c1", "a", T0 + 250, 100n, 900n), withSwap("c2", "b", T0 + 1500, 50n, 950n)],
+      },
+      sources(new FakeClock(T0)),
+    );
+    expect(pod!.containers.map((c) => c.swap)).toEqual([
+      { time: "2026-01-01T12:00:00.250Z", swapUsageBytes: 100n, swapAvailableBytes: 900n },
+      { time: "2026-01-01T12:00:01.500Z", swapUsageBytes: 50n, swapAvailableBytes: 950n },
+    ]);
+    expect(pod!.swap).toEqual({ time: "2026-01-01T12:00:01.500Z", swapUsageBytes: 150n, swapAvailableBytes: 1850n });
   });
 });

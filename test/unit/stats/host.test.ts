@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { nodeMemory, parseKeyValues, parseProcStat } from "../../../src/stats/host.ts";
+import { nodeMemory, nodeSwap, parseKeyValues, parseProcStat } from "../../../src/stats/host.ts";
 import { metaTime, statsJson } from "../../../src/stats/types.ts";
 
 describe("the node's numbers from /proc", () => {
@@ -24,13 +24,21 @@ describe("the node's numbers from /proc", () => {
     });
     expect(nodeMemory(new Map(), vmstat, 0)).toBeUndefined();
   });
+
+  test("swap: used is SwapTotal − SwapFree, available SwapFree; zeros without swap", () => {
+    const kv = (text: string) => parseKeyValues(text);
+    expect(nodeSwap(kv("SwapTotal: 1024 kB\nSwapFree: 256 kB\n"), 0)).toEqual({ time: "1970-01-01T00:00:00Z", swapUsageBytes: 786_432n, swapAvailableBytes: 262_144n });
+    expect(nodeSwap(kv("SwapTotal: 0 kB\nSwapFree: 0 kB\n"), 0)).toMatchObject({ swapUsageBytes: 0n });
+    expect(nodeSwap(kv("MemTotal: 1 kB\n"), 0)).toBeUndefined();
+  });
 });
 
 describe("the Summary's JSON", () => {
   test("times are whole seconds in UTC, and uint64 counters keep every digit", () => {
-    expect(metaTime(Date.UTC(2026, 0, 1, 12, 0, 0, 999))).toBe("2026-01-01T12:00:00Z");
+    expect(metaTime(Date.UTC(2026, 0, 1, 12, 0, 0, 999))).toBe("2026-01-01T12:00:00.999Z");
+    expect(metaTime(Date.UTC(2026, 0, 1, 12, 0, 0))).toBe("2026-01-01T12:00:00Z");
     const json = statsJson({
-      node: { nodeName: "n", startTime: "2026-01-01T00:00:00Z", cpu: { time: "2026-01-01T00:00:00Z", usageCoreNanoSeconds: 18_446_744_073_709_551_615n } },
+      node: { nodeName: "n", startTime: "2026-01-01T00:00:00.5Z", cpu: { time: metaTime(Date.UTC(2026, 0, 1, 0, 0, 0, 999)), usageCoreNanoSeconds: 18_446_744_073_709_551_615n } },
       pods: [],
     });
     expect(json).toBe('{"node":{"nodeName":"n","startTime":"2026-01-01T00:00:00Z","cpu":{"time":"2026-01-01T00:00:00Z","usageCoreNanoSeconds":18446744073709551615}},"pods":[]}');

@@ -1,0 +1,106 @@
+/**
+ * A cgroup's CPU and memory from cgroupfs, as cadvisor reads them, for what the CRI does not
+ * report: the pod sandbox's (pause) container and a pod cgroup. v2 (cpu.stat usage_usec,
+ * memory.current, memory.stat anon and inactive_file) and v1 (cpuacct.usage,
+ * memory.usage_in_bytes, memory.stat total_rss and total_inactive_file). The working set is
+ * usage − inactive file, floored at 0, as cadvisor computes it. And cadvisor's container name
+ * (its `id` label) of an OCI cgroupsPath: a path as is, a systemd "slice:prefix:name" expanded
+ * to the slice's nesting as systemd lays it out.
+ */
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+
+export interface CgroupStats {
+  usageCoreNanoSeconds: bigint;
+  usageBytes: bigint;
+  workingSetBytes: bigint;
+  rssBytes: bigint;
+}
+
+const read = (path: string) => readFile(path, "utf8").then((t) => t.trim());
+
+function keyValues(text: string): Map<string, bigint> {
+  const out = new Map<string, bigint>();
+  for (const line of text.split("\n")) {
+    const [k, v] = line.trim().split(/\s+/);
+    if (k && v && /^\d+$/.test(v)) out.set(k, BigInt(v));
+  }
+  return out;
+}
+
+const workingSet = (usage: bigint, inactiveFile: bigint) => (usage > inactiveFile ? usage - inactiveFile : 0n);
+
+/** The stats of the cgroup `name` ("/k8s.io/abc") under `root` (/sys/fs/cgroup); undefined when it is not there. */
+export async function cgroupStats(name: string, root = "/sys/fs/cgroup"): Promise<CgroupStats | undefined> {
+  try {
+    const v2 = join(root, name);
+    const cpu = keyValues(await read(join(v2, "cpu.stat")));
+    const usage = BigInt(await read(join(v2, "memory.current")));
+    const mem = keyValues(await read(join(v2, "memory.stat")));
+    return {
+      usageCoreNanoSeconds: (cpu.get("usage_usec") ?? 0n) * 1000n,
+      usageBytes: usage,
+      workingSetBytes: workingSet(usage, mem.get("inactive_file") ?? 0n),
+      rssBytes: mem.get("anon") ?? 0n,
+    };
+  } catch {
+    // Not v2 (or gone): try the v1 hierarchies.
+  }
+  try {
+    const cpu = BigInt(await read(join(root, "cpuacct", name, "cpuacct.usage")));
+    const usage = BigInt(await read(join(root, "memory", name, "memory.usage_in_bytes")));
+    const mem = keyValues(await read(join(root, "memory", name, "memory.stat")));
+    return {
+      usageCoreNanoSeconds: cpu,
+      usageBytes: usage,
+      workingSetBytes: workingSet(usage, mem.get("total_inactive_file") ?? 0n),
+      rssBytes: mem.get("total_rss") ?? 0n,
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** "kubepods-besteffort-pod1.slice" → "/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod1.slice". */
+function expandSlice(slice: string): string {
+  if (slice === "-.slice" || slice === "") return "";
+  const parts = slice.replace(/\.slice$/, "").split("-");
+  return parts.map((_, i) => `/${parts.slice(0, i + 1).join("-")}.slice`).join("");
+}
+
+/** cadvisor's name of the cgroup an OCI runtime spec's cgroupsPath puts a container in. */
+export function cgroupName(cgroupsPath: string): string {
+  const systemd = /^([^:/]*\.slice):([^:]*):([^:]+)$/.exec(cgroupsPath);
+  if (!systemd) return cgroupsPath.startsWith("/") ? cgroupsPath : `/${cgroupsPath}`;
+  const [, slice, prefix, name] = systemd;
+  const unit = name!.endsWith(".slice") ? name! : `${prefix ? `${prefix}-` : ""}${name}.scope`;
+  return `${expandSlice(slice!)}/${unit}`;
+}
+
+/** The non-loopback interfaces of a network namespace, from /proc/<pid>/net/dev. */
+export interface InterfaceStats {
+  name: string;
+  rxBytes: bigint;
+  rxPackets: bigint;
+  rxErrors: bigint;
+  rxDropped: bigint;
+  txBytes: bigint;
+  txPackets: bigint;
+  txErrors: bigint;
+  txDropped: bigint;
+}
+
+/** cadvisor leaves out the loopback and the host side of other containers' links. */
+const ignoredInterfaces = /^(lo|veth|docker|nerdctl)/;
+
+export function parseNetDev(text: string): InterfaceStats[] {
+  const out: InterfaceStats[] = [];
+  for (const line of text.split("\n").slice(2)) {
+    const m = /^\s*([^:]+):\s*(.*)$/.exec(line);
+    if (!m || ignoredInterfaces.test(m[1]!)) continue;
+    const f = m[2]!.trim().split(/\s+/).map((v) => BigInt(v));
+    if (f.length < 16) continue;
+    out.push({ name: m[1]!, rxBytes: f[0]!, rxPackets: f[1]!, rxErrors: f[2]!, rxDropped: f[3]!, txBytes: f[8]!, txPackets: f[9]!, txErrors: f[10]!, txDropped: f[11]! });
+  }
+  return out;
+}

@@ -1,0 +1,211 @@
+/**
+ * Issue 26: the cluster's own tools on a bunlet node. The real metrics-server
+ * (sigs.k8s.io/metrics-server, built by scripts/k8s/build-metrics-server.sh) runs outside the
+ * cluster as a process with the admin kubeconfig, registered as the v1beta1.metrics.k8s.io
+ * APIService (cluster.sh sets up the aggregation layer), and scrapes bunlet's /metrics/resource:
+ * `kubectl top node` and `kubectl top pod` then show what /proc says, within 20 %, for a container
+ * held at 0.2 cores by its CPU limit and one holding 64 MiB. And /configz and /logs/ answer
+ * through the apiserver's node proxy (its client certificate authenticated and its
+ * SubjectAccessReview made by bunlet), with the node log query enabled by the config file.
+ */
+import { expect, test } from "bun:test";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
+import { REPO_ROOT } from "../../harness/images.ts";
+import { freePort } from "../agent/bunlet.ts";
+import { clusterNodeFixture } from "./fixture.ts";
+import { kubectlApply } from "./kubectl.ts";
+
+const NODE = "bunlet-observe";
+const LOG_NAME = `bunlet-e2e-observe-${process.pid}`;
+const LOG_FILE = `/var/log/${LOG_NAME}.log`;
+let metricsServer: ReturnType<typeof Bun.spawn> | undefined;
+
+const fx = clusterNodeFixture({
+  name: "observe",
+  node: NODE,
+  waitTimeoutMs: 180_000,
+  // The cluster's client CA: metrics-server and the apiserver present client certificates of it.
+  flags: (f) => [`--config=${join(f.dir, "config.yaml")}`, `--client-ca-file=${f.cluster.clientCaFile}`],
+  beforeStart: async (f) => {
+    // The node log query is off by default, as in the kubelet.
+    writeFileSync(join(f.dir, "config.yaml"), "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nenableSystemLogQuery: true\n");
+    writeFileSync(LOG_FILE, "a line for the node log query\n");
+    await startMetricsServer(f.cluster.env.API_ADDRESS!, f.cluster.adminKubeconfig, f.dir);
+  },
+  beforeRemove: () => {
+    metricsServer?.kill("SIGKILL");
+    rmSync(LOG_FILE, { force: true });
+  },
+});
+const waitFor = fx.waitFor;
+const apply = (obj: unknown) => kubectlApply(fx.cluster, obj);
+
+async function startMetricsServer(address: string, kubeconfig: string, dir: string): Promise<void> {
+  const build = Bun.spawnSync(["bash", join(REPO_ROOT, "scripts/k8s/build-metrics-server.sh")], { stdout: "pipe", stderr: "pipe" });
+  if (build.exitCode !== 0) throw new Error(`build-metrics-server.sh failed: ${build.stderr.toString()}`);
+  const binary = build.stdout.toString().trim().split("\n").pop()!;
+  const port = await freePort();
+  const log = Bun.file(join(dir, "metrics-server.log"));
+  metricsServer = Bun.spawn(
+    [
+      binary,
+      `--kubeconfig=${kubeconfig}`,
+      `--authentication-kubeconfig=${kubeconfig}`,
+      `--authorization-kubeconfig=${kubeconfig}`,
+      `--bind-address=${address}`,
+      `--secure-port=${port}`,
+      `--cert-dir=${join(dir, "metrics-server-certs")}`,
+      "--kubelet-insecure-tls",
+      "--kubelet-preferred-address-types=InternalIP",
+      "--kubelet-use-node-status-port",
+      "--metric-resolution=15s",
+      "--v=2",
+    ],
+    { stdout: log, stderr: log },
+  );
+  // An APIService backed by a Service whose endpoint is this process (--enable-aggregator-routing).
+  const labels = { "kubernetes.io/service-name": "metrics-server" };
+  for (const obj of [
+    { apiVersion: "v1", kind: "Service", metadata: { name: "metrics-server", namespace: "kube-system" }, spec: { ports: [{ name: "https", port: 443, targetPort: port }] } },
+    { apiVersion: "v1", kind: "Endpoints", metadata: { name: "metrics-server", namespace: "kube-system" }, subsets: [{ addresses: [{ ip: address }], ports: [{ name: "https", port }] }] },
+    {
+      apiVersion: "discovery.k8s.io/v1",
+      kind: "EndpointSlice",
+      metadata: { name: "metrics-server-outside", namespace: "kube-system", labels: { ...labels, "endpointslice.kubernetes.io/managed-by": "bunlet-e2e" } },
+      addressType: "IPv4",
+      endpoints: [{ addresses: [address], conditions: { ready: true } }],
+      ports: [{ name: "https", port, protocol: "TCP" }],
+    },
+    {
+      apiVersion: "apiregistration.k8s.io/v1",
+      kind: "APIService",
+      metadata: { name: "v1beta1.metrics.k8s.io" },
+      spec: { service: { name: "metrics-server", namespace: "kube-system", port: 443 }, group: "metrics.k8s.io", version: "v1beta1", insecureSkipTLSVerify: true, groupPriorityMinimum: 100, versionPriority: 100 },
+    },
+  ]) {
+    await kubectlApply(fx.cluster, obj);
+  }
+}
+
+/** Busy CPU time (user + system, in seconds) of a process, from /proc/<pid>/stat. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Resident memory of a process and its children (the container's), from /proc/<pid>/status. */
+function rssBytes(pids: number[]): number {
+  return pids.reduce((sum, pid) => sum + Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024, 0);
+}
+
+function childrenOf(pid: number): number[] {
+  const out: number[] = [];
+  for (const task of readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean)) out.push(Number(task), ...childrenOf(Number(task)));
+  return out;
+}
+
+async function containerPid(pod: string, container: string): Promise<number> {
+  const c = (await fx.cri.runtime.listContainers({})).containers.find((x) => x.labels["io.kubernetes.pod.name"] === pod && x.metadata?.name === container && x.state === 1);
+  if (!c) throw new Error(`no running container ${container} of ${pod}`);
+  const status = await fx.cri.runtime.containerStatus({ containerId: c.id, verbose: true });
+  return (JSON.parse(status.info.info ?? "{}") as { pid: number }).pid;
+}
+
+/** "200m" → 0.2, "1" → 1; "64Mi" → bytes. */
+const cores = (q: string) => (q.endsWith("m") ? Number(q.slice(0, -1)) / 1000 : Number(q));
+const bytes = (q: string) => Number(/^(\d+)(Ki|Mi|Gi)?$/.exec(q)![1]) * { Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, "": 1 }[/^(\d+)(Ki|Mi|Gi)?$/.exec(q)![2] ?? ""]!;
+const within = (actual: number, expected: number, share = 0.2) => Math.abs(actual - expected) <= share * expected;
+
+test("kubectl top pod: the containers' CPU and memory within 20 % of /proc", async () => {
+  await apply({
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: "burner", namespace: "default" },
+    spec: {
+      nodeName: NODE,
+      terminationGracePeriodSeconds: 1,
+      tolerations: [{ operator: "Exists" }],
+      automountServiceAccountToken: false,
+      containers: [
+        // A busy loop the CFS quota holds at 0.2 cores.
+        { name: "cpu", image: BUSYBOX_IMAGE, imagePullPolicy: "Never", command: ["sh", "-c", "while :; do :; done"], resources: { limits: { cpu: "200m" } } },
+        // 64 MiB held in awk's memory, then asleep.
+        {
+          name: "mem",
+          image: BUSYBOX_IMAGE,
+          imagePullPolicy: "Never",
+          command: ["awk", 'BEGIN { s = "x"; for (i = 0; i < 26; i++) s = s s; system("sleep 100000") }'],
+        },
+      ],
+    },
+  });
+  const top = await waitFor(
+    "kubectl top pod burner --containers",
+    async () => {
+      const r = await fx.cluster.kubectl(["top", "pod", "burner", "--containers", "--no-headers"]);
+      const rows = r.code === 0 ? r.stdout.trim().split("\n").map((l) => l.trim().split(/\s+/)) : [];
+      return rows.length === 2 ? Object.fromEntries(rows.map(([, name, cpu, mem]) => [name!, { cpu: cores(cpu!), memory: bytes(mem!) }])) : undefined;
+    },
+    240_000,
+  );
+  // /proc over 15 s, metrics-server's window: the loop's busy share, and the memory container's resident set.
+  const cpuPid = await containerPid("burner", "cpu");
+  const memPid = await containerPid("burner", "mem");
+  const before = cpuSeconds(cpuPid);
+  const t0 = performance.now();
+  await Bun.sleep(15_000);
+  const procCores = (cpuSeconds(cpuPid) - before) / ((performance.now() - t0) / 1000);
+  const procMemory = rssBytes([memPid, ...childrenOf(memPid)]);
+  console.log(`kubectl top pod: ${JSON.stringify(top)}; /proc: cpu ${procCores.toFixed(3)} cores, mem ${procMemory} bytes`);
+  // The quota holds the loop at 0.2 cores at most (less when the machine is busy).
+  expect(procCores).toBeGreaterThan(0.05);
+  expect(procCores).toBeLessThan(0.2 * 1.1);
+  expect(within(top.cpu!.cpu, procCores)).toBe(true);
+  expect(within(top.mem!.memory, procMemory)).toBe(true);
+  expect(top.mem!.memory).toBeGreaterThan(60 * 1024 * 1024);
+}, 300_000);
+
+test("kubectl top node: the node's CPU and memory working set within 20 % of /proc", async () => {
+  // The node's CPU moves with everything else on the machine: /proc/stat sampled each second over
+  // 45 s, and kubectl top's figure must be within 20 % of the rate over some 15 s window of it.
+  const busy = () => {
+    const f = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+    return (f[0]! + f[1]! + f[2]! + f[5]! + f[6]! + f[7]!) / 100;
+  };
+  const samples: { t: number; busy: number }[] = [];
+  let top: { cpu: number; memory: number } | undefined;
+  for (let i = 0; i < 45; i++) {
+    samples.push({ t: performance.now() / 1000, busy: busy() });
+    if (i === 40) {
+      const r = await fx.cluster.kubectl(["top", "node", NODE, "--no-headers"]);
+      expect(r.code).toBe(0);
+      const [, cpu, , mem] = r.stdout.trim().split(/\s+/);
+      top = { cpu: cores(cpu!), memory: bytes(mem!) };
+    }
+    await Bun.sleep(1000);
+  }
+  const rates: number[] = [];
+  for (let i = 0; i + 15 < samples.length; i++) rates.push((samples[i + 15]!.busy - samples[i]!.busy) / (samples[i + 15]!.t - samples[i]!.t));
+  const meminfo = Object.fromEntries(readFileSync("/proc/meminfo", "utf8").split("\n").map((l) => [l.split(":")[0], Number(/(\d+) kB/.exec(l)?.[1] ?? 0) * 1024]));
+  const workingSet = meminfo.MemTotal! - meminfo.MemFree! - meminfo["Inactive(file)"]!;
+  console.log(`kubectl top node: ${JSON.stringify(top)}; /proc: cpu ${Math.min(...rates).toFixed(3)}..${Math.max(...rates).toFixed(3)} cores, working set ${workingSet}`);
+  expect(top!.cpu).toBeGreaterThanOrEqual(Math.min(...rates) * 0.8);
+  expect(top!.cpu).toBeLessThanOrEqual(Math.max(...rates) * 1.2);
+  expect(within(top!.memory, workingSet)).toBe(true);
+}, 120_000);
+
+test("/configz and /logs/ through the apiserver's node proxy", async () => {
+  const configz = await fx.cluster.kubectl(["get", "--raw", `/api/v1/nodes/${NODE}/proxy/configz`]);
+  expect(configz.code).toBe(0);
+  const c = JSON.parse(configz.stdout).kubeletconfig;
+  expect(c).toMatchObject({ kind: "KubeletConfiguration", apiVersion: "kubelet.config.k8s.io/v1beta1", enableSystemLogQuery: true, authorization: { mode: "Webhook" } });
+  expect(c.port).toBe(fx.bunlet!.kubeletPort);
+  const listing = await fx.cluster.kubectl(["get", "--raw", `/api/v1/nodes/${NODE}/proxy/logs/`]);
+  expect(listing.stdout).toContain(`<a href="${LOG_NAME}.log">${LOG_NAME}.log</a>`);
+  const query = await fx.cluster.kubectl(["get", "--raw", `/api/v1/nodes/${NODE}/proxy/logs/?query=${LOG_NAME}`]);
+  expect(query.stdout).toBe("a line for the node log query\n");
+  const running = await fx.cluster.kubectl(["get", "--raw", `/api/v1/nodes/${NODE}/proxy/runningpods/`]);
+  expect(JSON.parse(running.stdout).items.map((p: { metadata: { name: string } }) => p.metadata.name)).toContain("burner");
+});
