@@ -4,13 +4,13 @@
 # skopeo and the KUBE_TEST_REPO_LIST file written that points the suite at it.
 #
 #   scripts/conformance-images.sh build E2E_BIN OUT     # tarballs into OUT (kept while up to date)
-#   scripts/conformance-images.sh push OUT REGISTRY     # push them to REGISTRY (host:port, plain
-#                                                       # http), write OUT/repo-list.yaml
+#   scripts/conformance-images.sh push OUT REGISTRY LIST  # push them to REGISTRY (host:port, plain
+#                                                       # http), write the KUBE_TEST_REPO_LIST file LIST
 #
 # E2E_BIN is scripts/k8s/build-e2e.sh's cache dir (agnhost, nnp, pause). What each image is made of
 # (the upstream images are Alpine or Debian bases with packages; these are the nearest this host
 # gives without a package manager in a container):
-#   busybox 1.37.0-2        Debian busybox-static, every applet linked in /bin as upstream has them
+#   busybox 1.37.0-2, 1.36.1-1  Debian busybox-static, every applet linked in /bin as upstream has them
 #   agnhost 2.66.1, 2.55    that busybox plus the static agnhost, the host's curl, ip and bash with
 #                           the libraries they load, porter's certificate, the user and group the
 #                           upstream image defines, and /var/registry holding pause:testing for
@@ -29,7 +29,7 @@ die() { log "$*"; exit 1; }
 
 path_env='"Env":["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"]'
 # name:tag, the tarball's file name, as the suite asks for them (e2e.test --list-images).
-IMAGES=(busybox:1.37.0-2 agnhost:2.66.1 agnhost:2.55 glibc-dns-testing:2.1.1 nginx:1.27.0-2
+IMAGES=(busybox:1.37.0-2 busybox:1.36.1-1 agnhost:2.66.1 agnhost:2.55 glibc-dns-testing:2.1.1 nginx:1.27.0-2
   nginx:1.28.0-2 nonewprivs:1.4 nonroot:1.5 pause:3.10.2)
 
 # --- rootfs helpers -----------------------------------------------------------------------------
@@ -116,6 +116,7 @@ cmd_build() {
 
   r="$work/busybox"; busybox_root "$r"
   write_archive "$r" busybox:1.37.0-2 "{$path_env,\"Cmd\":[\"sh\"]}" "$out/busybox_1.37.0-2.tar"
+  cp "$out/busybox_1.37.0-2.tar" "$out/busybox_1.36.1-1.tar"
 
   r="$work/nonroot"; busybox_root "$r"
   write_archive "$r" nonroot:1.5 "{$path_env,\"Cmd\":[\"sh\"],\"User\":\"1234\"}" "$out/nonroot_1.5.tar"
@@ -173,7 +174,7 @@ EOF
 }
 
 cmd_push() {
-  local out="$1" reg="$2" image
+  local out="$1" reg="$2" list="$3" image
   for image in "${IMAGES[@]}"; do
     local path="e2e-test-images/$image"
     [ "${image%%:*}" = pause ] && path="$image" # gcRegistry: registry.k8s.io/pause
@@ -182,7 +183,7 @@ cmd_push() {
   done
   # Every registry the suite may name points at the local one, but invalidRegistry (a spec
   # expects its pulls to fail) and privateRegistry (the "without secret" specs must fail to pull).
-  cat >"$out/repo-list.yaml" <<EOF
+  cat >"$list" <<EOF
 promoterE2eRegistry: $reg/e2e-test-images
 e2eRegistry: $reg/e2e-test-images
 buildImageRegistry: $reg/build-image
@@ -194,11 +195,11 @@ dockerLibraryRegistry: $reg/library
 cloudProviderGcpRegistry: $reg/cloud-provider-gcp
 microsoftRegistry: $reg/microsoft
 EOF
-  log "pushed ${#IMAGES[@]} images to $reg; KUBE_TEST_REPO_LIST=$out/repo-list.yaml"
+  log "pushed ${#IMAGES[@]} images to $reg; KUBE_TEST_REPO_LIST=$list"
 }
 
 case "${1:-}" in
   build) [ $# -eq 3 ] || die "usage: $0 build E2E_BIN OUT"; cmd_build "$2" "$3" ;;
-  push) [ $# -eq 3 ] || die "usage: $0 push OUT REGISTRY"; cmd_push "$2" "$3" ;;
-  *) die "usage: $0 build E2E_BIN OUT | push OUT REGISTRY" ;;
+  push) [ $# -eq 4 ] || die "usage: $0 push OUT REGISTRY LIST"; cmd_push "$2" "$3" "$4" ;;
+  *) die "usage: $0 build E2E_BIN OUT | push OUT REGISTRY LIST" ;;
 esac

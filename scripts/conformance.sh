@@ -106,7 +106,7 @@ EOF
 setsid docker-registry serve "$work/registry/config.yml" >"$out/registry.log" 2>&1 </dev/null &
 registry_pid=$!
 wait_until "docker-registry on $registry" 30 curl -fsS "http://$registry/v2/"
-bash "$repo/scripts/conformance-images.sh" push "$e2e/images" "$registry"
+bash "$repo/scripts/conformance-images.sh" push "$e2e/images" "$registry" "$out/repo-list.yaml"
 
 log "starting the control plane (scripts/cluster.sh up)"
 cluster_up=1
@@ -171,7 +171,7 @@ args=(--nodes="$nodes" --timeout=24h --no-color -v --seed=1 --label-filter="$lab
 [ -z "$skip" ] || args+=(--skip="$skip")
 start=$SECONDS
 rc=0
-KUBE_TEST_REPO_LIST="$e2e/images/repo-list.yaml" "$e2e/ginkgo" "${args[@]}" "$e2e/e2e.test" -- \
+KUBE_TEST_REPO_LIST="$out/repo-list.yaml" "$e2e/ginkgo" "${args[@]}" "$e2e/e2e.test" -- \
   --provider=local --kubeconfig="$work/cluster/admin.kubeconfig" --disable-log-dump=true \
   --kubectl-path="$k8s/kubectl" --report-dir="$out/e2e" >"$out/ginkgo.log" 2>&1 || rc=$?
 log "ginkgo exited $rc after $((SECONDS - start)) s"

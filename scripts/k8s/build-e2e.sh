@@ -62,7 +62,7 @@ build() { # name, then the command that writes $tmp
 
 export GOFLAGS=-mod=mod CGO_ENABLED=0
 gobuild() { nice -n 19 go build -v -trimpath -ldflags "$ldflags" -o "$tmp" "$1"; }
-e2etest() { nice -n 19 go test -c -v -trimpath -ldflags "$ldflags" -o "$tmp" k8s.io/kubernetes/test/e2e; }
+e2etest() { nice -n 19 go test -c -trimpath -ldflags "$ldflags" -o "$tmp" k8s.io/kubernetes/test/e2e; }
 pause() {
   # The module zip holds build/pause (it has no go.mod of its own); the same
   # flags as upstream's build/pause/Makefile, with the version of the image
