@@ -49,15 +49,19 @@ bun="$repo/node_modules/.bin/bun"
 # --- binaries and images (cached; a warm start takes seconds) -----------------------------------
 log "building or reusing e2e.test, ginkgo, agnhost, nnp, pause (scripts/k8s/build-e2e.sh)"
 e2e="$(bash "$repo/scripts/k8s/build-e2e.sh" | tail -1)"
-log "building or reusing the control plane (scripts/k8s/build.sh${kind/bunlet/})"
-if [ "$kind" = kubelet ]; then k8s="$(bash "$repo/scripts/k8s/build.sh" kubelet | tail -1)"
-else k8s="$(bash "$repo/scripts/k8s/build.sh" | tail -1)"; fi
+if [ "$kind" = kubelet ]; then
+  log "building or reusing the control plane and the kubelet (scripts/k8s/build.sh kubelet)"
+  k8s="$(bash "$repo/scripts/k8s/build.sh" kubelet | tail -1)"
+else
+  log "building or reusing the control plane (scripts/k8s/build.sh)"
+  k8s="$(bash "$repo/scripts/k8s/build.sh" | tail -1)"
+fi
 if [ "$kind" = bunlet ] && [ ! -x "$repo/dist/bunlet" ]; then bash "$repo/scripts/build.sh"; fi
 bash "$repo/scripts/conformance-images.sh" build "$e2e" "$e2e/images"
 
 # --- everything below is stopped by cleanup ------------------------------------------------------
 work="$(mktemp -d /tmp/bunlet-conformance.XXXXXX)"
-registry_pid="" containerd_pid="" node_pid="" cluster_up=""
+registry_pid="" containerd_pid="" node_pid="" cluster_up="" ginkgo_pid=""
 stop_pid() { # pid, seconds: SIGTERM, then SIGKILL when it outlives the grace
   local pid="$1" i
   [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
@@ -68,6 +72,14 @@ stop_pid() { # pid, seconds: SIGTERM, then SIGKILL when it outlives the grace
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
+  if [ -n "$ginkgo_pid" ] && kill -0 "$ginkgo_pid" 2>/dev/null; then
+    # ginkgo interrupts its processes, runs their cleanup (namespaces) and writes the reports.
+    log "interrupting ginkgo"
+    kill -INT "$ginkgo_pid" 2>/dev/null || true
+    local i
+    for ((i = 0; i < 600; i++)); do kill -0 "$ginkgo_pid" 2>/dev/null || break; sleep 0.1; done
+    stop_pid "$ginkgo_pid" 5
+  fi
   log "stopping the node, containerd, the cluster and the registry"
   stop_pid "$node_pid" 30
   stop_pid "$containerd_pid" 120 # it removes every pod sandbox and container first
@@ -171,9 +183,13 @@ args=(--nodes="$nodes" --timeout=24h --no-color -v --seed=1 --label-filter="$lab
 [ -z "$skip" ] || args+=(--skip="$skip")
 start=$SECONDS
 rc=0
+# In the background, so an interrupt reaches the traps at once rather than after the suite.
 KUBE_TEST_REPO_LIST="$out/repo-list.yaml" "$e2e/ginkgo" "${args[@]}" "$e2e/e2e.test" -- \
   --provider=local --kubeconfig="$work/cluster/admin.kubeconfig" --disable-log-dump=true \
-  --kubectl-path="$k8s/kubectl" --report-dir="$out/e2e" >"$out/ginkgo.log" 2>&1 || rc=$?
+  --kubectl-path="$k8s/kubectl" --report-dir="$out/e2e" >"$out/ginkgo.log" 2>&1 </dev/null &
+ginkgo_pid=$!
+wait "$ginkgo_pid" || rc=$?
+ginkgo_pid=""
 log "ginkgo exited $rc after $((SECONDS - start)) s"
 if [ -f "$out/report.json" ]; then
   "$bun" "$repo/scripts/lib/conformance-table.ts" "$out/report.json" | tee "$out/summary.txt"
