@@ -10,7 +10,8 @@
 # E2E_BIN is scripts/k8s/build-e2e.sh's cache dir (agnhost, nnp, pause). What each image is made of
 # (the upstream images are Alpine or Debian bases with packages; these are the nearest this host
 # gives without a package manager in a container):
-#   busybox 1.37.0-2, 1.36.1-1  Debian busybox-static, every applet linked in /bin as upstream has them
+#   busybox 1.37.0-2, 1.36.1-1  Debian busybox-static, every applet linked in /bin as upstream has them,
+#                           and the host's bash as /bin/sh (busybox's sh drops env names with `-`)
 #   agnhost 2.66.1, 2.55    that busybox plus the static agnhost, the host's curl, ip and bash with
 #                           the libraries they load, porter's certificate, the user and group the
 #                           upstream image defines, and /var/registry holding pause:testing for
@@ -115,6 +116,10 @@ cmd_build() {
   write_archive "$r" pause:3.10.2 '{"Entrypoint":["/pause"],"User":"65535:65535"}' "$out/pause_3.10.2.tar"
 
   r="$work/busybox"; busybox_root "$r"
+  # Debian's busybox sh (and dash) drop environment names that are not shell identifiers
+  # (`data-1`, which the envFrom specs set and read back with `sh -c env`); bash keeps them.
+  host_bin "$r" "$(readlink -f /bin/bash)"
+  ln -sfn "$(readlink -f /bin/bash)" "$r/bin/sh"
   write_archive "$r" busybox:1.37.0-2 "{$path_env,\"Cmd\":[\"sh\"]}" "$out/busybox_1.37.0-2.tar"
   cp "$out/busybox_1.37.0-2.tar" "$out/busybox_1.36.1-1.tar"
 
