@@ -72,10 +72,12 @@ stop_pid() { # pid, seconds: SIGTERM, then SIGKILL when it outlives the grace
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
+  set +e # every step of the teardown runs, whatever failed before it
   if [ -n "$ginkgo_pid" ] && kill -0 "$ginkgo_pid" 2>/dev/null; then
-    # ginkgo interrupts its processes, runs their cleanup (namespaces) and writes the reports.
+    # As a Ctrl-C does: SIGINT to ginkgo and its suite processes, which then run their cleanup
+    # (the test namespaces) and write the reports; ginkgo alone would wait for the suite to end.
     log "interrupting ginkgo"
-    kill -INT "$ginkgo_pid" 2>/dev/null || true
+    kill -INT "$ginkgo_pid" $(pgrep -P "$ginkgo_pid") 2>/dev/null || true
     local i
     for ((i = 0; i < 600; i++)); do kill -0 "$ginkgo_pid" 2>/dev/null || break; sleep 0.1; done
     stop_pid "$ginkgo_pid" 5
@@ -89,7 +91,7 @@ cleanup() {
   fi
   stop_pid "$registry_pid" 10
   # What a node leaves mounted under its root dir (secret and projected volumes are tmpfs).
-  grep -o " $work/[^ ]*" /proc/mounts | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
+  { grep -o " $work/[^ ]*" /proc/mounts || true; } | sort -r | while read -r m; do umount -l "$m" 2>/dev/null; done
   rm -rf "$work"
   log "logs, JUnit and the summary in $out"
   exit "$rc"
