@@ -1,0 +1,200 @@
+#!/usr/bin/env bash
+# The upstream Kubernetes NodeConformance suite against a node of this host: the tool a bunlet user
+# runs to judge their node (as sonobuoy or hydrophone users do). docs/conformance.md says more.
+#
+#   scripts/conformance.sh [--kubelet] [--focus RE] [--skip RE] [--label-filter EXPR] [--nodes N] [--out DIR]
+#
+#   --kubelet         the node is the upstream kubelet (scripts/k8s/build.sh kubelet), not
+#                     dist/bunlet: the baseline that tells this machine's failures from bunlet's
+#   --focus, --skip   ginkgo regexps on the spec's full name (repeatable in ginkgo; once here)
+#   --label-filter    default 'NodeConformance && !Slow && !Flaky'
+#   --nodes           parallel ginkgo processes (default 3)
+#   --out             JUnit (junit.xml), ginkgo's JSON report, the summary table and every log
+#                     (default .tmp/conformance/<date>-<node kind>)
+#
+# It builds or reuses e2e.test, ginkgo and the test images' programs (scripts/k8s/build-e2e.sh, ~20
+# minutes cold), the test images (scripts/conformance-images.sh), the control plane
+# (scripts/k8s/build.sh); starts a local registry holding the images, a control plane
+# (scripts/cluster.sh), a containerd (scripts/lib/conformance-containerd.ts) and the node; runs
+# the suite; prints passed/failed/skipped per area; and stops everything, on an interrupt too.
+# Run it alone: other clusters' kube-proxy takes turns with ours (see scripts/cluster.sh), and the
+# suite wants the machine. On a shared machine: flock /tmp/bunlet-e2e.lock bash scripts/conformance.sh
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+log() { echo "conformance: $*" >&2; }
+die() { log "$*"; exit 1; }
+usage() { sed -n '5,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+
+kind=bunlet focus="" skip="" label='NodeConformance && !Slow && !Flaky' nodes=3 out=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --kubelet) kind=kubelet; shift ;;
+    --focus) [ $# -ge 2 ] || usage; focus="$2"; shift 2 ;;
+    --skip) [ $# -ge 2 ] || usage; skip="$2"; shift 2 ;;
+    --label-filter) [ $# -ge 2 ] || usage; label="$2"; shift 2 ;;
+    --nodes) [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || usage; nodes="$2"; shift 2 ;;
+    --out) [ $# -ge 2 ] || usage; out="$2"; shift 2 ;;
+    -h|--help) usage ;;
+    *) log "unknown argument $1"; usage ;;
+  esac
+done
+[ "$(id -u)" = 0 ] || die "needs root (containerd, mounts, bridges, iptables)"
+out="${out:-$repo/.tmp/conformance/$(date +%Y%m%d-%H%M%S)-$kind}"
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
+PATH="$PATH:/usr/local/go/bin:/usr/sbin:/sbin"
+bun="$repo/node_modules/.bin/bun"
+[ -x "$bun" ] || bun="$(command -v bun)" || die "bun not found (node_modules/.bin/bun or PATH)"
+
+# --- binaries and images (cached; a warm start takes seconds) -----------------------------------
+log "building or reusing e2e.test, ginkgo, agnhost, nnp, pause (scripts/k8s/build-e2e.sh)"
+e2e="$(bash "$repo/scripts/k8s/build-e2e.sh" | tail -1)"
+if [ "$kind" = kubelet ]; then
+  log "building or reusing the control plane and the kubelet (scripts/k8s/build.sh kubelet)"
+  k8s="$(bash "$repo/scripts/k8s/build.sh" kubelet | tail -1)"
+else
+  log "building or reusing the control plane (scripts/k8s/build.sh)"
+  k8s="$(bash "$repo/scripts/k8s/build.sh" | tail -1)"
+fi
+if [ "$kind" = bunlet ] && [ ! -x "$repo/dist/bunlet" ]; then bash "$repo/scripts/build.sh"; fi
+bash "$repo/scripts/conformance-images.sh" build "$e2e" "$e2e/images"
+
+# --- everything below is stopped by cleanup ------------------------------------------------------
+work="$(mktemp -d /tmp/bunlet-conformance.XXXXXX)"
+registry_pid="" containerd_pid="" node_pid="" cluster_up="" ginkgo_pid=""
+stop_pid() { # pid, seconds: SIGTERM, then SIGKILL when it outlives the grace
+  local pid="$1" i
+  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < $2 * 10; i++)); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+  kill -KILL "$pid" 2>/dev/null || true
+}
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  set +e # every step of the teardown runs, whatever failed before it
+  if [ -n "$ginkgo_pid" ] && kill -0 "$ginkgo_pid" 2>/dev/null; then
+    # As a Ctrl-C does: SIGINT to ginkgo and its suite processes, which then run their cleanup
+    # (the test namespaces) and write the reports; ginkgo alone would wait for the suite to end.
+    log "interrupting ginkgo"
+    kill -INT "$ginkgo_pid" $(pgrep -P "$ginkgo_pid") 2>/dev/null || true
+    local i
+    for ((i = 0; i < 600; i++)); do kill -0 "$ginkgo_pid" 2>/dev/null || break; sleep 0.1; done
+    stop_pid "$ginkgo_pid" 5
+  fi
+  log "stopping the node, containerd, the cluster and the registry"
+  stop_pid "$node_pid" 30
+  stop_pid "$containerd_pid" 120 # it removes every pod sandbox and container first
+  if [ -n "$cluster_up" ]; then
+    cp -r "$work/cluster/logs" "$out/cluster-logs" 2>/dev/null || true
+    bash "$repo/scripts/cluster.sh" down "$work/cluster" >/dev/null 2>&1 || log "cluster.sh down failed"
+  fi
+  stop_pid "$registry_pid" 10
+  # What a node leaves mounted under its root dir (secret and projected volumes are tmpfs).
+  { grep -o " $work/[^ ]*" /proc/mounts || true; } | sort -r | while read -r m; do umount -l "$m" 2>/dev/null; done
+  rm -rf "$work"
+  log "logs, JUnit and the summary in $out"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'log "interrupted"; exit 130' INT TERM
+
+listening() { ss -Htln | awk '{ n = split($4, a, ":"); print a[n] }' | grep -qx "$1"; }
+free_port() { local p="$1"; while listening "$p"; do p=$((p + 1)); done; echo "$p"; }
+wait_until() { # what, seconds, command...
+  local what="$1" secs="$2" deadline=$((SECONDS + $2)); shift 2
+  until "$@" >/dev/null 2>&1; do ((SECONDS < deadline)) || die "$what: not ready after ${secs}s"; sleep 0.5; done
+}
+
+# A local registry for the images. Not port 5000: the private-registry specs run agnhost's fake
+# registry with hostNetwork on host port 5000.
+port="$(free_port "${CONFORMANCE_REGISTRY_PORT:-5055}")"
+registry="127.0.0.1:$port"
+mkdir -p "$work/registry"
+cat >"$work/registry/config.yml" <<EOF
+version: 0.1
+log: {level: warn, accesslog: {disabled: true}}
+storage: {filesystem: {rootdirectory: $work/registry/data}}
+http: {addr: $registry}
+EOF
+setsid docker-registry serve "$work/registry/config.yml" >"$out/registry.log" 2>&1 </dev/null &
+registry_pid=$!
+wait_until "docker-registry on $registry" 30 curl -fsS "http://$registry/v2/"
+bash "$repo/scripts/conformance-images.sh" push "$e2e/images" "$registry" "$out/repo-list.yaml"
+
+log "starting the control plane (scripts/cluster.sh up)"
+cluster_up=1
+bash "$repo/scripts/cluster.sh" up "$work/cluster" 2>&1 | sed 's/^/  /' >&2
+[ "${PIPESTATUS[0]}" -eq 0 ] || die "cluster.sh up failed"
+kubectl() { "$k8s/kubectl" --kubeconfig "$work/cluster/admin.kubeconfig" "$@"; }
+
+log "starting the node's containerd"
+setsid "$bun" "$repo/scripts/lib/conformance-containerd.ts" "$registry" >"$work/containerd.out" 2>"$out/containerd-helper.log" </dev/null &
+containerd_pid=$!
+wait_until "the node's containerd" 180 grep -q '^endpoint=' "$work/containerd.out"
+endpoint="$(sed -n 's/^endpoint=//p' "$work/containerd.out")"
+
+# The node is named after the host, as a kubelet's is: kube-proxy waits for that Node.
+name="$(hostname | tr '[:upper:]' '[:lower:]')"
+kcfg="$(bash "$repo/scripts/cluster.sh" node "$work/cluster" "$name" | tail -1)"
+api_port="$(free_port 10250)"
+healthz_port="$(free_port 10248)"
+[ "$healthz_port" != "$api_port" ] || healthz_port="$(free_port $((api_port + 1)))"
+mkdir -p "$work/node"
+if [ "$kind" = bunlet ]; then
+  log "starting dist/bunlet as node $name (kubelet API on :$api_port)"
+  setsid "$repo/dist/bunlet" --kubeconfig "$kcfg" --hostname-override "$name" --root-dir "$work/node" \
+    --container-runtime-endpoint "$endpoint" --client-ca-file "$work/cluster/client-ca.crt" \
+    --cluster-domain cluster.local --port "$api_port" --healthz-port "$healthz_port" --read-only-port 0 \
+    >"$out/node.log" 2>&1 </dev/null &
+else
+  log "starting the upstream kubelet as node $name (kubelet API on :$api_port)"
+  cat >"$work/node/config.yaml" <<EOF
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+containerRuntimeEndpoint: $endpoint
+port: $api_port
+readOnlyPort: 0
+healthzBindAddress: 127.0.0.1
+healthzPort: $healthz_port
+clusterDomain: cluster.local
+authentication:
+  anonymous: {enabled: false}
+  webhook: {enabled: true}
+  x509: {clientCAFile: $work/cluster/client-ca.crt}
+authorization: {mode: Webhook}
+cgroupDriver: cgroupfs
+# bunlet makes no QoS cgroups; neither does the kubelet here, so pods land alike.
+cgroupsPerQOS: false
+enforceNodeAllocatable: []
+failSwapOn: false
+failCgroupV1: false
+podLogsDir: $work/node/pod-logs
+EOF
+  setsid "$k8s/kubelet" --config "$work/node/config.yaml" --kubeconfig "$kcfg" --hostname-override "$name" \
+    --root-dir "$work/node/kubelet" --cert-dir "$work/node/pki" --v=2 >"$out/node.log" 2>&1 </dev/null &
+fi
+node_pid=$!
+wait_until "node $name Ready (see $out/node.log)" 180 kubectl wait --for=condition=Ready "node/$name" --timeout=5s
+kubectl get nodes -o wide >&2
+
+log "running the suite: ginkgo --nodes=$nodes --label-filter='$label'${focus:+ --focus='$focus'}${skip:+ --skip='$skip'} (log: $out/ginkgo.log)"
+args=(--nodes="$nodes" --timeout=24h --no-color -v --seed=1 --label-filter="$label"
+  --output-dir="$out" --json-report=report.json --junit-report=junit.xml)
+[ -z "$focus" ] || args+=(--focus="$focus")
+[ -z "$skip" ] || args+=(--skip="$skip")
+start=$SECONDS
+rc=0
+# In the background, so an interrupt reaches the traps at once rather than after the suite.
+KUBE_TEST_REPO_LIST="$out/repo-list.yaml" "$e2e/ginkgo" "${args[@]}" "$e2e/e2e.test" -- \
+  --provider=local --kubeconfig="$work/cluster/admin.kubeconfig" --disable-log-dump=true \
+  --kubectl-path="$k8s/kubectl" --report-dir="$out/e2e" >"$out/ginkgo.log" 2>&1 </dev/null &
+ginkgo_pid=$!
+wait "$ginkgo_pid" || rc=$?
+ginkgo_pid=""
+log "ginkgo exited $rc after $((SECONDS - start)) s"
+if [ -f "$out/report.json" ]; then
+  "$bun" "$repo/scripts/lib/conformance-table.ts" "$out/report.json" | tee "$out/summary.txt"
+else
+  log "no report.json; the end of $out/ginkgo.log:"; tail -n 30 "$out/ginkgo.log" >&2
+fi
