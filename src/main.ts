@@ -5,7 +5,7 @@
  */
 import { runCrictl } from "./cli/index.ts";
 import { ConfigError, logConfigNotices, parseArgs } from "./config/index.ts";
-import { lockRootDir, RootDirInUseError, setMaxOpenFiles, startAgent, type RootLock } from "./kubelet/index.ts";
+import { evictionThresholds, lockRootDir, RootDirInUseError, setMaxOpenFiles, startAgent, type RootLock } from "./kubelet/index.ts";
 import { createLogger, realClock } from "./lib/index.ts";
 
 async function main(argv: string[]): Promise<number> {
@@ -27,6 +27,15 @@ async function main(argv: string[]): Promise<number> {
   const { config } = parsed;
   const log = createLogger({ format: config.loggingFormat, verbosity: config.verbosity });
   logConfigNotices(log, parsed.notices);
+  // Settings that can only be judged whole (eviction thresholds), before anything is touched:
+  // one line, exit 2, as a bad flag.
+  try {
+    evictionThresholds(config);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`${err.message}\n`);
+    return 2;
+  }
 
   const shutdown = new AbortController();
   let signals = 0;
