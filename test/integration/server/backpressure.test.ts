@@ -92,9 +92,10 @@ describe("backpressure", () => {
       const first = sent;
       await Bun.sleep(1_000);
       // Stalled: nothing more taken from the runtime, and what was taken since the client stopped
-      // is bounded by the sockets' buffers, not by what the runtime can write.
+      // is bounded by the sockets' buffers (four auto-tuned TCP buffers and TLS's, 34 MiB seen
+      // with both cores busy), not by what the runtime can write (900 MiB without backpressure).
       expect(sent - first).toBeLessThan(1 << 20);
-      expect(sent - atStop).toBeLessThan(32 << 20);
+      expect(sent - atStop).toBeLessThan(128 << 20);
     } finally {
       upstream?.destroy();
       flood.close();
