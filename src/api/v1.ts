@@ -5,6 +5,8 @@
  */
 import { kObj, type ObjectRef } from "./object-ref.ts";
 import type { Affinity } from "kubernetes-types/core/v1";
+// The node-side types pod admission matches a pod against, in the same model as the pod.
+export type { NodeSelectorRequirement, NodeSelectorTerm, Taint } from "kubernetes-types/core/v1";
 import type { ConfigMapVolumeSource, DownwardAPIVolumeSource, HostAlias, ProjectedVolumeSource, SecretVolumeSource } from "./v1-volumes.ts";
 export interface ObjectMeta {
   name?: string;

@@ -28,6 +28,7 @@ export type ContainerdConfigVersion = 2 | 3;
 const CRI = `plugins."io.containerd.grpc.v1.cri"`;
 
 /** TOML 1.0 allows no control character but tab in strings and comments. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
 const controlCharacters = /[\u0000-\u0008\u000a-\u001f\u007f]/g;
 const unicodeEscape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
 
