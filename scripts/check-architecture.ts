@@ -4,7 +4,8 @@
  * every import of every file under src/, test/ and scripts/ with the TypeScript parser: import
  * and export statements, dynamic `import("...")` and `import("...").T` types. CI runs it through
  * test/unit/architecture.test.ts and `npm run check`; `bun scripts/check-architecture.ts` prints
- * the same findings. The rules themselves are in scripts/architecture-rules.ts.
+ * the same findings; with `--graph` it prints the folder graph, with `--write-graph` it writes it
+ * into docs/architecture.md. The rules themselves are in scripts/architecture-rules.ts.
  *
  * The rules:
  * - src/: another folder is imported only through its index.ts, and only if the folder's entry in
@@ -23,6 +24,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
+import { renderGraph, writeGraph } from "./architecture-graph.ts";
 import { allowed, contracts, packages, testedThroughIndex } from "./architecture-rules.ts";
 
 interface Use {
@@ -185,6 +187,11 @@ function findCycle(graph: Map<string, Set<string>>): string[] | undefined {
 }
 
 export function checkArchitecture(root: string): string[] {
+  return analyzeArchitecture(root).problems;
+}
+
+/** The problems, and the folder graph as the imports draw it (main.ts as "main"). */
+export function analyzeArchitecture(root: string): { problems: string[]; graph: Map<string, Set<string>> } {
   const files = ["src", "test", "scripts"].flatMap((d) => listFiles(join(root, d))).map(parse);
   const byPath = new Map(files.map((f) => [f.path, f]));
   const problems: string[] = [];
@@ -215,14 +222,16 @@ export function checkArchitecture(root: string): string[] {
         else if (from !== "main" && !(allowed[from] ?? []).includes(to)) {
           problems.push(`${where(file.path, use.line)}: ${from} imports ${to}, against the dependency direction (allowed: ${(allowed[from] ?? []).join(", ") || "nothing"})`);
         }
-        if (from !== "main") {
-          if (!folderGraph.has(from)) folderGraph.set(from, new Set());
-          folderGraph.get(from)!.add(to);
-        }
+        if (!folderGraph.has(from)) folderGraph.set(from, new Set());
+        folderGraph.get(from)!.add(to);
       } else if (!viaIndex && !viaTesting && testedFolder(root, file.path) !== to) {
         problems.push(`${where(file.path, use.line)}: imports ${relative(root, use.target)}; outside the tests of src/${to}/ use src/${to}/index.ts`);
       }
     }
+  }
+  for (const file of files) {
+    const folder = srcFolder(root, file.path);
+    if (folder !== undefined && !folderGraph.has(folder)) folderGraph.set(folder, new Set());
   }
   const cycle = findCycle(folderGraph);
   if (cycle) problems.push(`src/ folders import each other in a cycle: ${cycle.join(" → ")}`);
@@ -279,11 +288,14 @@ export function checkArchitecture(root: string): string[] {
       }
     }
   }
-  return problems;
+  return { problems, graph: folderGraph };
 }
 
 if (import.meta.main) {
-  const problems = checkArchitecture(resolve(import.meta.dir, ".."));
+  const root = resolve(import.meta.dir, "..");
+  const { problems, graph } = analyzeArchitecture(root);
+  if (process.argv.includes("--graph")) console.log(renderGraph(graph));
+  if (process.argv.includes("--write-graph")) writeGraph(root, graph);
   for (const p of problems) console.log(p);
   console.log(`${problems.length} problem(s)`);
   process.exit(problems.length === 0 ? 0 : 1);

@@ -1,6 +1,7 @@
 /**
  * The docs check: README.md and docs/ hold no merge marker, name no bunlet flag that `bunlet
- * --help` does not know, and docs/flags.md is what scripts/gen-flag-docs.ts writes. CI runs it
+ * --help` does not know, docs/flags.md is what scripts/gen-flag-docs.ts writes, and the
+ * dependency graph in docs/architecture.md is the one the imports draw. CI runs it
  * through test/unit/docs/docs.test.ts; `bun scripts/check-docs.ts` prints the same findings.
  *
  * Which `--flags` are bunlet's: the first cell of a table whose first column is "flag", and the
@@ -12,6 +13,8 @@
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { allFlagDefs } from "../src/config/index.ts";
+import { architecturePage, withGraph } from "./architecture-graph.ts";
+import { analyzeArchitecture } from "./check-architecture.ts";
 import { flagReference, flagsPage } from "./gen-flag-docs.ts";
 
 /** Lines that are a git merge marker: a conflict left in the text. */
@@ -85,6 +88,10 @@ export function checkDocs(root: string): string[] {
   }
   if (readFileSync(flagsPage, "utf8") !== flagReference()) {
     problems.push("docs/flags.md is not what scripts/gen-flag-docs.ts writes: run `bun scripts/gen-flag-docs.ts`");
+  }
+  const page = readFileSync(architecturePage(root), "utf8");
+  if (page !== withGraph(page, analyzeArchitecture(root).graph)) {
+    problems.push("docs/architecture.md's dependency graph is not the imports' graph: run `bun scripts/check-architecture.ts --write-graph`");
   }
   return problems;
 }

@@ -1,8 +1,11 @@
 // The docs check (scripts/check-docs.ts): README.md and docs/ carry no merge marker and no bunlet
-// flag that --help does not know, and docs/flags.md is what the generator writes.
+// flag that --help does not know, docs/flags.md is what the generator writes, and the dependency
+// graph in docs/architecture.md is the imports' graph.
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { architecturePage, BEGIN, END, renderGraph, withGraph } from "../../../scripts/architecture-graph.ts";
+import { analyzeArchitecture } from "../../../scripts/check-architecture.ts";
 import { bunletFlags, checkDocs, mergeMarkers } from "../../../scripts/check-docs.ts";
 import { flagReference, flagsPage } from "../../../scripts/gen-flag-docs.ts";
 
@@ -42,10 +45,45 @@ describe("the flags a text gives bunlet", () => {
   });
 });
 
-test("README.md and docs/ hold no merge marker, no flag --help does not know, and a current docs/flags.md", () => {
+test("README.md and docs/ hold no merge marker, no flag --help does not know, a current docs/flags.md and dependency graph", () => {
   expect(checkDocs(root)).toEqual([]);
-});
+}, 60_000);
 
 test("docs/flags.md is what scripts/gen-flag-docs.ts writes from the flag tables", () => {
   expect(readFileSync(flagsPage, "utf8")).toBe(flagReference());
+});
+
+describe("the dependency graph", () => {
+  const graph = new Map([
+    ["main", new Set(["kubelet", "lib"])],
+    ["kubelet", new Set(["cri", "lib"])],
+    ["cri", new Set(["lib"])],
+    ["api", new Set<string>()],
+    ["lib", new Set<string>()],
+  ]);
+
+  test("one line per folder, by layer: a folder sits one above the highest it imports", () => {
+    expect(renderGraph(graph).split("\n")).toEqual([
+      "layer  folder   imports",
+      "    0  api      –",
+      "    0  lib      –",
+      "    1  cri      lib",
+      "    2  kubelet  cri lib",
+      "    3  main.ts  kubelet lib",
+    ]);
+  });
+
+  test("is written between the markers, and the rest of the page stays", () => {
+    const page = `# A\n\nbefore\n${BEGIN}\nold graph\n${END}\nafter\n`;
+    const written = withGraph(page, graph);
+    expect(written.startsWith(`# A\n\nbefore\n${BEGIN}\n\`\`\`\nlayer`)).toBe(true);
+    expect(written.endsWith(`\`\`\`\n${END}\nafter\n`)).toBe(true);
+    expect(written).not.toContain("old graph");
+    expect(withGraph(written, graph)).toBe(written);
+  });
+
+  test("docs/architecture.md holds the graph the imports draw today", () => {
+    const page = readFileSync(architecturePage(root), "utf8");
+    expect(page).toBe(withGraph(page, analyzeArchitecture(root).graph));
+  }, 60_000);
 });
