@@ -16,7 +16,7 @@ import { canAdmitPod, createSysctlAllowlist, safeSysctls, SysctlPatternError, ty
 import { ConfigError, type BunletConfig } from "../config/index.ts";
 import { podReference, type EventRecorder } from "../events/index.ts";
 import type { Logger } from "../lib/index.ts";
-import { capacityAndAllocatable, goArch, readMachineInfo } from "../node/index.ts";
+import { capacityAndAllocatable, nodeLabels, readMachineInfo } from "../node/index.ts";
 import type { PodWorkers, StatusManager } from "./types.ts";
 
 /** The root dir, or its nearest existing ancestor (same filesystem) before anything created it. */
@@ -27,11 +27,13 @@ function existingDir(path: string): string {
 }
 
 export function admissionNode(config: BunletConfig): AdmissionNode {
-  const { allocatable } = capacityAndAllocatable(readMachineInfo(existingDir(config.rootDir)), config.maxPods);
+  const machine = readMachineInfo(existingDir(config.rootDir));
+  const { allocatable } = capacityAndAllocatable(machine, config.maxPods);
   const q = (name: string) => Quantity.parse(allocatable[name] ?? "0");
   return {
     name: config.nodeName,
-    labels: { "kubernetes.io/hostname": config.nodeName, "kubernetes.io/os": "linux", "kubernetes.io/arch": goArch(process.arch), ...config.nodeLabels },
+    // The labels registration gives the Node (wire-node.ts: hostname = the node name).
+    labels: nodeLabels({ hostname: config.nodeName, operatingSystem: machine.operatingSystem, architecture: machine.architecture, nodeLabels: config.nodeLabels }),
     taints: config.registerWithTaints,
     allocatable: { milliCPU: q("cpu").milliValue(), memory: q("memory").value(), ephemeralStorage: q("ephemeral-storage").value(), pods: config.maxPods },
   };
