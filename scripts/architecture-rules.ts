@@ -54,9 +54,11 @@ export const allowed: Record<string, readonly string[]> = {
   imagegc: ["cri", "lib"],
   // The eviction manager: thresholds (api's Quantity), ranking over v1 pods; stats and kills come through the wiring.
   eviction: ["api", "lib"],
+  // The container manager (issue 25): kubepods / QoS / pod cgroups, node allocatable; pure over the v1 Pod and cgroupfs.
+  cm: ["api", "lib"],
   // Graceful node shutdown on systemd-logind (busctl, gdbus, systemd-inhibit); pods are stopped through the wiring.
   shutdown: ["api", "lib"],
-  kubelet: ["admission", "api", "apiclient", "checkpoint", "config", "container", "containerd", "cri", "events", "eviction", "imagegc", "lib", "logs", "metrics", "mirrorpods", "node", "pleg", "podconfig", "podworkers", "prober", "runtime", "runtimeclass", "server", "shutdown", "stats", "status", "volumes"],
+  kubelet: ["admission", "api", "apiclient", "checkpoint", "cm", "config", "container", "containerd", "cri", "events", "eviction", "imagegc", "lib", "logs", "metrics", "mirrorpods", "node", "pleg", "podconfig", "podworkers", "prober", "runtime", "runtimeclass", "server", "shutdown", "stats", "status", "volumes"],
   // Subcommands beside the agent (`bunlet crictl`): the CRI client and the embedded containerd's paths.
   cli: ["containerd", "cri", "lib"],
 };

@@ -245,6 +245,8 @@ export interface PodSpec {
   os?: { name: string };
   /** RuntimeClass overhead, added to the pod's requests. */
   overhead?: Record<string, string>;
+  /** Pod-level requests and limits (PodLevelResources): they replace the containers' sums for cpu, memory and hugepages. */
+  resources?: ResourceRequirements;
   readinessGates?: { conditionType: string }[];
 }
 

@@ -6,7 +6,8 @@
  * Warning event with the reason, and the status phase Failed, the reason and "Pod was rejected:
  * <message>", and no worker, so no container starts. The node is this node as bunlet knows it
  * itself: its labels (hostname, OS, arch, --node-labels), --register-with-taints and allocatable
- * from the machine (capacity less the hard eviction thresholds, pods = --max-pods).
+ * from the machine (capacity less kubeReserved, systemReserved and the hard eviction thresholds,
+ * as the Node reports it; pods = --max-pods).
  */
 import { existsSync } from "node:fs";
 import { release } from "node:os";
@@ -26,9 +27,10 @@ function existingDir(path: string): string {
   return dir;
 }
 
-export function admissionNode(config: BunletConfig): AdmissionNode {
+/** The node as admission sees it; `reservation` is the container manager's (absent: the default eviction thresholds). */
+export function admissionNode(config: BunletConfig, reservation?: ReadonlyMap<string, bigint>): AdmissionNode {
   const machine = readMachineInfo(existingDir(config.rootDir));
-  const { allocatable } = capacityAndAllocatable(machine, config.maxPods);
+  const { allocatable } = capacityAndAllocatable(machine, config.maxPods, reservation);
   const q = (name: string) => Quantity.parse(allocatable[name] ?? "0");
   return {
     name: config.nodeName,

@@ -23,7 +23,7 @@ import { createPodHandlers } from "./handlers.ts";
 import { createHousekeeping } from "./housekeeping.ts";
 import { createPodDirs } from "./pod-dirs.ts";
 import type { PodManager } from "./pod-manager.ts";
-import { createPodSyncer } from "./pod-syncer.ts";
+import { createPodSyncer, type PodCgroups } from "./pod-syncer.ts";
 import { runSyncLoop, SyncLoopMonitor } from "./sync-loop.ts";
 import { deferLogged } from "./teardown.ts";
 import type { RuntimeParts, WireBase } from "./wire-runtime.ts";
@@ -54,6 +54,10 @@ export interface PodOptions {
   recorder: EventRecorder;
   /** The rate-limited API client when bunlet is a node of a cluster (mirror pods); undefined when standalone. */
   apiClient?: ApiClient;
+  /** The pod cgroups (the container manager); undefined runs pods in the runtime's default cgroup. */
+  podCgroups?: PodCgroups & { cleanupOrphaned(keep: ReadonlySet<string>): void };
+  /** What allocatable leaves out of capacity, for admission (the container manager's reservation). */
+  allocatableReservation?: ReadonlyMap<string, bigint>;
 }
 
 export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts, sources: SourceParts, opts: PodOptions): PodParts {
@@ -97,6 +101,7 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
     mountVolumes: (pod, signal) => opts.volumes.waitForAttachAndMount(pod, signal),
     unmountVolumes: (uid) => opts.volumes.unmountPodVolumes(uid),
     requestPodRelist: (uid) => rt.pleg.requestPodRelist(uid),
+    podCgroups: opts.podCgroups,
     clock,
     log,
     metrics,
@@ -128,11 +133,11 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
     podWorkers,
     sourcesReady,
     deleteAllContainers: (uid) => containerGC.deleteContainersInPod(uid, true),
-    admitPod: createPodAdmitter({ node: admissionNode(config), sysctls: sysctlAllowlist(config), podWorkers, statusManager, recorder: opts.recorder, log }),
+    admitPod: createPodAdmitter({ node: admissionNode(config, opts.allocatableReservation), sysctls: sysctlAllowlist(config), podWorkers, statusManager, recorder: opts.recorder, log }),
     clock,
     log,
   });
-  const housekeeping = createHousekeeping({ podManager, podWorkers, runtime, statusManager, podDirs, probeManager, mirrorPods, clock, log, metrics });
+  const housekeeping = createHousekeeping({ podManager, podWorkers, runtime, statusManager, podDirs, probeManager, mirrorPods, podCgroups: opts.podCgroups, clock, log, metrics });
   resyncStatic = (fullName) => {
     const pods = podManager.pods().filter((p) => isStaticPod(p) && podFullName(p) === fullName);
     if (pods.length > 0) handlers.handlePodSyncs(pods);

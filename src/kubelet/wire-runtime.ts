@@ -63,6 +63,8 @@ export interface RuntimeOptions {
   recorder: EventRecorder;
   /** The pods' RuntimeClass handlers; undefined when standalone (the runtime's default). */
   runtimeHandler?: (pod: Pod) => string;
+  /** The pod's cgroup from the container manager (RunPodSandbox's cgroup_parent). */
+  podCgroupParent?: (pod: Pod) => string;
 }
 
 export async function wireRuntime(config: BunletConfig, base: WireBase, opts: RuntimeOptions): Promise<RuntimeParts> {
@@ -73,6 +75,7 @@ export async function wireRuntime(config: BunletConfig, base: WireBase, opts: Ru
     rootDir: config.rootDir,
     network: { podSubnet: config.podCIDR, bridgeName: config.cniBridgeName },
     containerdPath: config.containerdPath,
+    systemdCgroup: config.cgroupDriver === "systemd",
     containerdLog: { level: config.containerdLogLevel, maxSize: config.containerdLogMaxSize, maxFiles: config.containerdLogMaxFiles },
     runtimeRequestTimeoutMs: config.runtimeRequestTimeoutMs,
     clock,
@@ -111,6 +114,7 @@ export async function wireRuntime(config: BunletConfig, base: WireBase, opts: Ru
     envObjects: opts.envObjects,
     recorder: opts.recorder,
     runtimeHandler: opts.runtimeHandler,
+    podCgroupParent: opts.podCgroupParent,
   });
 
   const pleg = createPleg({ runtime, cri, cache, clock, log, metrics, eventedEnabled: config.featureGates.EventedPLEG ?? true });
