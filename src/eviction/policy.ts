@@ -12,6 +12,7 @@ export type NodeCondition = "MemoryPressure" | "DiskPressure" | "PIDPressure";
 /** The resource a signal starves, as the kubelet names it in messages ("The node was low on resource: memory."). */
 export const SIGNAL_RESOURCE: Record<Signal, string> = {
   "memory.available": "memory",
+  "allocatableMemory.available": "memory",
   "nodefs.available": "ephemeral-storage",
   "imagefs.available": "ephemeral-storage",
   "nodefs.inodesFree": "inodes",
@@ -21,6 +22,7 @@ export const SIGNAL_RESOURCE: Record<Signal, string> = {
 
 const SIGNAL_CONDITION: Record<Signal, NodeCondition> = {
   "memory.available": "MemoryPressure",
+  "allocatableMemory.available": "MemoryPressure",
   "nodefs.available": "DiskPressure",
   "imagefs.available": "DiskPressure",
   "nodefs.inodesFree": "DiskPressure",
@@ -80,7 +82,7 @@ export function evaluate(thresholds: readonly Threshold[], observations: Observa
 
 /** byEvictionPriority: memory first, then signals with node-level reclaim (disk), then the rest. */
 function byEvictionPriority(thresholds: readonly Threshold[]): Threshold[] {
-  const rank = (t: Threshold) => (t.signal === "memory.available" ? 0 : SIGNAL_RESOURCE[t.signal] === "pids" ? 2 : 1);
+  const rank = (t: Threshold) => (SIGNAL_RESOURCE[t.signal] === "memory" ? 0 : SIGNAL_RESOURCE[t.signal] === "pids" ? 2 : 1);
   return [...thresholds].sort((a, b) => rank(a) - rank(b));
 }
 

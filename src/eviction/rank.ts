@@ -81,7 +81,7 @@ function processes(stats: (uid: string) => PodUsage | undefined): Cmp {
 /** The pods in the order the kubelet evicts them for a signal. */
 export function rankForEviction(signal: Signal, pods: readonly Pod[], stats: (uid: string) => PodUsage | undefined): Pod[] {
   const order =
-    signal === "memory.available"
+    signal === "memory.available" || signal === "allocatableMemory.available"
       ? orderedBy(exceedRequests(stats, "memory"), priority, usageAboveRequest(stats, "memory"))
       : signal === "pid.available"
         ? orderedBy(priority, processes(stats))

@@ -1,7 +1,8 @@
 /**
  * Signal observations from the Summary API, as the kubelet's makeSignalObservations: what is
  * available of each resource and its capacity. memory.available is the node's available memory
- * (capacity minus working set, cadvisor's root container); nodefs is the filesystem of the root
+ * (capacity minus working set, cadvisor's root container), allocatableMemory.available that of
+ * kubepods (the "pods" system container: its limit minus its working set); nodefs is the filesystem of the root
  * dir, imagefs the runtime's image filesystem, pid.available the PID limit minus processes.
  */
 import type { Signal } from "./thresholds.ts";
@@ -19,6 +20,8 @@ export interface NodeSummary {
   fs?: FsSummary;
   runtime?: { imageFs?: FsSummary };
   rlimit?: { maxpid?: bigint; curproc?: bigint };
+  /** The system containers; "pods" (kubepods) gives allocatableMemory.available. */
+  systemContainers?: { name: string; memory?: { availableBytes?: bigint; workingSetBytes?: bigint } }[];
 }
 interface FsSummary {
   availableBytes?: bigint;
@@ -32,6 +35,11 @@ export function makeSignalObservations(node: NodeSummary): Observations {
   const { memory, fs, runtime, rlimit } = node;
   if (memory?.availableBytes !== undefined && memory.workingSetBytes !== undefined) {
     out.set("memory.available", { available: memory.availableBytes, capacity: memory.availableBytes + memory.workingSetBytes });
+  }
+  // allocatableMemory.available: kubepods' limit less its pods' working set.
+  const pods = node.systemContainers?.find((c) => c.name === "pods")?.memory;
+  if (pods?.availableBytes !== undefined && pods.workingSetBytes !== undefined) {
+    out.set("allocatableMemory.available", { available: pods.availableBytes, capacity: pods.availableBytes + pods.workingSetBytes });
   }
   const addFs = (prefix: "nodefs" | "imagefs", f: FsSummary | undefined) => {
     if (f?.availableBytes !== undefined && f.capacityBytes !== undefined) out.set(`${prefix}.available`, { available: f.availableBytes, capacity: f.capacityBytes });

@@ -7,12 +7,19 @@
  */
 import { Quantity, QuantityError } from "../api/index.ts";
 
-export type Signal = "memory.available" | "nodefs.available" | "nodefs.inodesFree" | "imagefs.available" | "imagefs.inodesFree" | "pid.available";
+export type Signal =
+  | "memory.available"
+  | "allocatableMemory.available"
+  | "nodefs.available"
+  | "nodefs.inodesFree"
+  | "imagefs.available"
+  | "imagefs.inodesFree"
+  | "pid.available";
 
-const SIGNALS: readonly Signal[] = ["memory.available", "nodefs.available", "nodefs.inodesFree", "imagefs.available", "imagefs.inodesFree", "pid.available"];
+const SIGNALS: readonly Signal[] = ["memory.available", "allocatableMemory.available", "nodefs.available", "nodefs.inodesFree", "imagefs.available", "imagefs.inodesFree", "pid.available"];
 
 /** Signals the kubelet knows and bunlet does not observe. */
-const UNOBSERVED = new Set(["allocatableMemory.available", "containerfs.available", "containerfs.inodesFree"]);
+const UNOBSERVED = new Set(["containerfs.available", "containerfs.inodesFree"]);
 
 /** A threshold value: an absolute quantity (with the text it was given as), or a share of capacity in parts per million. */
 export type ThresholdValue = { quantity: bigint; text?: string } | { ppm: bigint };
@@ -87,6 +94,8 @@ export interface ThresholdConfig {
   evictionSoftGracePeriod: Record<string, number>;
   evictionMinimumReclaim: Record<string, string>;
   mergeDefaultEvictionSettings: boolean;
+  /** enforceNodeAllocatable: with "pods", each hard memory.available threshold is also one on allocatableMemory.available (kubepods' own). */
+  enforceNodeAllocatable?: readonly string[];
 }
 
 /** ParseThresholdConfig; throws ThresholdError naming the signal. */
@@ -118,6 +127,12 @@ export function parseThresholdConfig(config: ThresholdConfig): Threshold[] {
       value = { ppm };
     } else value = { quantity: parseReclaimQuantity(signal, text) };
     for (const t of out) if (t.signal === signal) t.minReclaim = value;
+  }
+  // addAllocatableThresholds: the pods' cgroup is defended at the node's memory threshold too.
+  if (config.enforceNodeAllocatable?.includes("pods")) {
+    for (const t of [...out]) {
+      if (t.signal === "memory.available" && t.hard) out.push({ ...t, signal: "allocatableMemory.available" });
+    }
   }
   return out;
 }

@@ -33,6 +33,7 @@ import {
 import { ConfigError, type BunletConfig } from "../config/index.ts";
 import type { Threshold } from "../eviction/index.ts";
 import type { MachineInfo } from "../node/index.ts";
+import type { CgroupSource } from "../stats/index.ts";
 import type { WireBase } from "./wire-runtime.ts";
 
 /** periodicQOSCgroupUpdateInterval. */
@@ -47,6 +48,8 @@ export interface ContainerManagerParts extends AsyncDisposable {
   allocatable: ResourceAmounts;
   /** Starts the minute-by-minute QoS tier update over the active pods. */
   start(activePods: () => Pod[]): void;
+  /** The cgroups /stats/summary reads: pod cgroups and the system containers; undefined without cgroupsPerQOS. */
+  statsSource?: CgroupSource;
 }
 
 /** Refused before anything is touched, one line: the systemd driver where systemd is not the init system. */
@@ -156,11 +159,20 @@ export function wireContainerManager(config: BunletConfig, base: WireBase, input
 
   const loops = new AbortController();
   let running: Promise<void> = Promise.resolve();
+  const startedAt = clock.now();
+  const kubepods = cm.kubepodsPath();
   return {
     cm,
     fs,
     reservation,
     allocatable,
+    statsSource:
+      kubepods === undefined
+        ? undefined
+        : {
+            podCgroups: () => cm.podCgroups(),
+            systemContainers: () => systemContainers(config, kubepods, startedAt, subsystems.version),
+          },
     start(activePods) {
       if (!config.cgroupsPerQOS) return;
       running = (async () => {
@@ -208,4 +220,32 @@ function enforceReserved(config: BunletConfig, fs: CgroupFs, enforce: ReadonlySe
       throw new ConfigError(`--${c.keys[0]}-cgroup`, `bunlet: Failed to enforce ${flag} Cgroup Limits on ${JSON.stringify(c.cgroup)}: ${err.message}`);
     }
   }
+}
+
+/**
+ * summary_sys_containers.go's list: kubelet (--kubelet-cgroups, else bunlet's own cgroup when its
+ * cpu and memory cgroups are the same one, as the kubelet's getContainer requires), runtime
+ * (--runtime-cgroups), misc (--system-cgroups) and pods (kubepods).
+ */
+function systemContainers(config: BunletConfig, kubepods: string, startedAt: number, version: 1 | 2): { name: string; cgroup: string; startTimeMs?: number }[] {
+  const out: { name: string; cgroup: string; startTimeMs?: number }[] = [];
+  const own = config.kubeletCgroups || ownCgroup(readOr("/proc/self/cgroup", ""), version);
+  if (own) out.push({ name: "kubelet", cgroup: own, startTimeMs: startedAt });
+  if (config.runtimeCgroups) out.push({ name: "runtime", cgroup: config.runtimeCgroups });
+  if (config.systemCgroups) out.push({ name: "misc", cgroup: config.systemCgroups });
+  out.push({ name: "pods", cgroup: kubepods });
+  return out;
+}
+
+/** getContainer: the unified cgroup (v2), or the cpu cgroup when memory's is the same (v1). */
+export function ownCgroup(procCgroup: string, version: 1 | 2): string | undefined {
+  const byController = new Map<string, string>();
+  for (const line of procCgroup.split("\n")) {
+    const [, controllers, path] = /^\d+:([^:]*):(.*)$/.exec(line) ?? [];
+    if (path === undefined) continue;
+    for (const c of (controllers ?? "").split(",")) byController.set(c, path);
+  }
+  if (version === 2) return byController.get("");
+  const cpu = byController.get("cpu");
+  return cpu !== undefined && cpu === byController.get("memory") ? cpu : undefined;
 }

@@ -18,7 +18,7 @@ import { createPleg, describePlegStatus, PodCache, type Pleg } from "../pleg/ind
 import { createProbeManager, statusProviderFrom, type ProbeManager, type StatusSources } from "../prober/index.ts";
 import { createRuntimeManager, type EnvObjects, type RuntimeManager } from "../runtime/index.ts";
 import type { HealthCheck } from "../server/index.ts";
-import { createStatsProvider, type StatsProvider } from "../stats/index.ts";
+import { createStatsProvider, type CgroupSource, type StatsProvider } from "../stats/index.ts";
 import { connectRuntime } from "./connect-runtime.ts";
 import { plegHealthCheck, runtimeHealthCheck } from "./health.ts";
 import { RuntimeState } from "./runtime-state.ts";
@@ -65,6 +65,8 @@ export interface RuntimeOptions {
   runtimeHandler?: (pod: Pod) => string;
   /** The pod's cgroup from the container manager (RunPodSandbox's cgroup_parent). */
   podCgroupParent?: (pod: Pod) => string;
+  /** The container manager's cgroups, for /stats/summary (pod CPU and memory, system containers). */
+  statsCgroups?: CgroupSource;
 }
 
 export async function wireRuntime(config: BunletConfig, base: WireBase, opts: RuntimeOptions): Promise<RuntimeParts> {
@@ -146,7 +148,7 @@ export async function wireRuntime(config: BunletConfig, base: WireBase, opts: Ru
     cache,
     pleg,
     probeManager,
-    stats: createStatsProvider({ cri, clock, nodeName: config.nodeName, rootDir: config.rootDir, podLogsDir: config.podLogsDir }),
+    stats: createStatsProvider({ cri, clock, nodeName: config.nodeName, rootDir: config.rootDir, podLogsDir: config.podLogsDir, cgroups: opts.statsCgroups }),
     checks: [plegHealthCheck(pleg), runtimeHealthCheck(() => runtimeState.runtimeError())],
     detail: () => ({ pleg: describePlegStatus(pleg.status(), clock.now()), runtime: runtimeState.runtimeError() ?? "ready" }),
     [Symbol.asyncDispose]: () => owned.disposeAsync(),

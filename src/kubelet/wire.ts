@@ -103,6 +103,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
       runtimeHandler,
       envObjects: apiObjects.env,
       podCgroupParent: (pod) => cm.podCgroupParent(pod),
+      statsCgroups: containerManager.statsSource,
     }),
   );
   // The kubelet API listens before the node registers (the Node reports its port); its routes and

@@ -15,6 +15,21 @@ export interface CgroupStats {
   usageBytes: bigint;
   workingSetBytes: bigint;
   rssBytes: bigint;
+  /** The memory limit; undefined when there is none (max, or v1's near-2^63 "unlimited"). */
+  limitBytes?: bigint;
+}
+
+/** cadvisor's isMemoryUnlimited: v1 writes "no limit" as a page-rounded 2^63. */
+const UNLIMITED = 1n << 62n;
+async function limitOf(path: string): Promise<bigint | undefined> {
+  try {
+    const text = await read(path);
+    if (text === "max") return undefined;
+    const n = BigInt(text);
+    return n >= UNLIMITED ? undefined : n;
+  } catch {
+    return undefined;
+  }
 }
 
 const read = (path: string) => readFile(path, "utf8").then((t) => t.trim());
@@ -42,6 +57,7 @@ export async function cgroupStats(name: string, root = "/sys/fs/cgroup"): Promis
       usageBytes: usage,
       workingSetBytes: workingSet(usage, mem.get("inactive_file") ?? 0n),
       rssBytes: mem.get("anon") ?? 0n,
+      limitBytes: await limitOf(join(v2, "memory.max")),
     };
   } catch {
     // Not v2 (or gone): try the v1 hierarchies.
@@ -55,6 +71,7 @@ export async function cgroupStats(name: string, root = "/sys/fs/cgroup"): Promis
       usageBytes: usage,
       workingSetBytes: workingSet(usage, mem.get("total_inactive_file") ?? 0n),
       rssBytes: mem.get("total_rss") ?? 0n,
+      limitBytes: await limitOf(join(root, "memory", name, "memory.limit_in_bytes")),
     };
   } catch {
     return undefined;

@@ -5,6 +5,7 @@
  * /metrics/cadvisor through the provider).
  */
 export { createStatsProvider, type StatsProvider } from "./provider.ts";
+export type { CgroupSource } from "./pod-cgroups.ts";
 export { statsJson } from "./types.ts";
 export { resourceMetrics } from "./resource-metrics.ts";
 export { PROMETHEUS_TEXT } from "./exposition.ts";

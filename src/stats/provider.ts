@@ -2,7 +2,8 @@
  * The stats provider behind /stats/summary, /spec/ and /metrics/cadvisor (cadvisor-source.ts): one Summary per request from the CRI (sandboxes,
  * containers, container stats, image filesystem) and the host (/proc, statfs). The containerd
  * releases bunlet supports have no ListPodSandboxStats (and bunlet's CRI proto leaves it out), so
- * pod CPU and memory are the sums of their containers', the kubelet's fallback. Each request
+ * pod CPU and memory come from the pod cgroup (pause included, as cadvisor reads it) when pods
+ * have one, else they are the sums of their containers', the kubelet's fallback. Each request
  * refreshes the CPU samples, so usageNanoCores is the rate since the previous request (the kubelet
  * refreshes every 10 s from its eviction manager and serves the cached rate in between).
  */
@@ -11,6 +12,7 @@ import { nanosToMs } from "../container/index.ts";
 import type { CriClient } from "../cri/index.ts";
 import type { Clock } from "../lib/index.ts";
 import { podStatsFromCri } from "./convert.ts";
+import { podStatsFromCgroups, systemContainerStats, type CgroupSource } from "./pod-cgroups.ts";
 import { createCadvisorSource } from "./cadvisor-source.ts";
 import { CpuUsageCache } from "./cpu-usage.ts";
 import { diskUsage, fsInfoOf, nodeMemory, nodeSwap, parseKeyValues, parseProcStat, readProc } from "./host.ts";
@@ -25,6 +27,8 @@ export interface StatsProviderDeps {
   rootDir: string;
   /** Where container logs live (--pod-logs-dir). */
   podLogsDir: string;
+  /** The container manager's cgroups: pod CPU and memory from the pod cgroup, and the node's system containers. */
+  cgroups?: CgroupSource;
 }
 
 export interface SummaryOptions {
@@ -148,8 +152,16 @@ export function createStatsProvider(deps: StatsProviderDeps): StatsProvider {
           etcHostsUsage: (uid) => etcHostsUsages.get(uid),
         },
       );
+      let summaryNode = node;
+      if (deps.cgroups) {
+        await podStatsFromCgroups(pods, deps.cgroups, cpu, nowMs);
+        const systemContainers = await systemContainerStats(deps.cgroups, cpu, nowMs);
+        // The kubelet's field order: nodeName, systemContainers, startTime, ...
+        const { nodeName, ...rest } = node;
+        summaryNode = { nodeName, systemContainers, ...rest };
+      }
       cpu.prune();
-      return { node, pods: opts.onlyCpuAndMemory ? pods.map(cpuAndMemoryOnly) : pods };
+      return { node: summaryNode, pods: opts.onlyCpuAndMemory ? pods.map(cpuAndMemoryOnly) : pods };
     },
   };
 }

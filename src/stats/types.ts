@@ -13,6 +13,8 @@ export interface Summary {
 
 export interface NodeStats {
   nodeName: string;
+  /** kubelet, runtime, pods (and misc): their cgroups' CPU and memory. */
+  systemContainers?: ContainerStats[];
   startTime: string;
   cpu?: CpuStats;
   memory?: MemoryStats;

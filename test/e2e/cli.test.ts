@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { ensureTestCgroupRoot, removeTestCgroupRoot, testCgroupRoot } from "../harness/cgroups.ts";
 
 const repo = join(import.meta.dir, "../..");
 const binary = join(repo, "dist/bunlet");
@@ -90,9 +91,9 @@ describe("dist/bunlet from a folder with no node_modules", () => {
     ["a klog flag the kubelet dropped", ["--logtostderr=false"], "bunlet: unknown flag: --logtostderr\n", () => {}],
     ["an eviction signal the kubelet does not have (checked before anything starts)", ["--eviction-hard=mem.available<1Gi", `--root-dir=${badThresholdRoot}`],
       "bunlet: eviction thresholds: unsupported eviction signal mem.available\n", () => {}],
-    ["cgroupDriver systemd with the embedded containerd", ["--cgroup-driver=systemd"],
-      'bunlet: --cgroup-driver "systemd" is not supported with the embedded containerd: bunlet makes no pod cgroups for systemd to manage, ' +
-        "so runc could not place the containers; use cgroupfs, or point --container-runtime-endpoint at a containerd configured with SystemdCgroup = true\n",
+    // This host runs no systemd as PID 1 (the test containers never do): checked before anything starts.
+    ["cgroupDriver systemd where systemd is not the init system", ["--cgroup-driver=systemd", `--root-dir=${badThresholdRoot}`],
+      'bunlet: cgroupDriver "systemd" needs systemd as the init system, and /run/systemd/system does not exist here; use --cgroup-driver=cgroupfs\n',
       () => {}],
   ];
   for (const [name, args, line, prepare] of bad) {
@@ -107,6 +108,8 @@ describe("dist/bunlet from a folder with no node_modules", () => {
 describe("a systemd drop-in written for the kubelet", () => {
   test("its flags start bunlet, and what bunlet does not act on is one warning at the default verbosity", async () => {
     const root = join(dir, "dropin-root");
+    const cgroupRoot = testCgroupRoot(root);
+    ensureTestCgroupRoot(cgroupRoot);
     // The ExecStart of a kubelet unit with 10-kubeadm.conf-style KUBELET_EXTRA_ARGS.
     const args = [
       "--fail-swap-on=false",
@@ -120,6 +123,8 @@ describe("a systemd drop-in written for the kubelet", () => {
       `--root-dir=${root}`,
       "--read-only-port=0",
       "--healthz-port=0",
+      // Its own cgroup root, so the test leaves no /kubepods on the host.
+      `--cgroup-root=${cgroupRoot}`,
     ];
     const p = Bun.spawn([bin, ...args], { cwd: dir, env: { PATH: "/usr/bin:/bin" }, stdout: "pipe", stderr: "pipe" });
     const lines: string[] = [];
@@ -134,6 +139,7 @@ describe("a systemd drop-in written for the kubelet", () => {
     }
     p.kill("SIGTERM");
     await p.exited;
+    await removeTestCgroupRoot(cgroupRoot);
     const notes = lines.filter((l) => l.includes("not acted on by bunlet"));
     expect(notes).toHaveLength(1);
     // klog's text format: a warning line starts with W and the month and day.

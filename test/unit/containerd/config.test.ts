@@ -62,6 +62,13 @@ describe("renderContainerdConfig", () => {
     expect(table(toml, `${CRI}.containerd.runtimes.runc.options`).SystemdCgroup).toBe(false);
   });
 
+  test("cgroupDriver systemd renders runc's SystemdCgroup = true, for every handler and both config versions", () => {
+    for (const configVersion of [2, 3] as const) {
+      const text = renderContainerdConfig({ rootDir: "/var/lib/bunlet", configVersion, systemdCgroup: true, extraRuncHandlers: ["kata"] });
+      expect(text.match(/SystemdCgroup = (\w+)/g)).toEqual(["SystemdCgroup = true", "SystemdCgroup = true"]);
+    }
+  });
+
   test("CNI binaries from Debian's package and config from the instance's own dir", () => {
     const cni = table(toml, `${CRI}.cni`);
     expect(cni.bin_dir).toBe("/usr/lib/cni");

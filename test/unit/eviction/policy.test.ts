@@ -85,3 +85,16 @@ test("makeSignalObservations: memory, nodefs, imagefs (the node's when the runti
     "pid.available": { available: 800n, capacity: 1000n },
   });
 });
+
+test("makeSignalObservations: allocatableMemory.available is kubepods' (the pods system container) limit less its working set", () => {
+  const obs = makeSignalObservations({
+    memory: { availableBytes: 9000n, workingSetBytes: 1000n },
+    systemContainers: [
+      { name: "kubelet", memory: { workingSetBytes: 5n } },
+      { name: "pods", memory: { availableBytes: 40n, workingSetBytes: 960n } },
+    ],
+  });
+  expect(obs.get("allocatableMemory.available")).toEqual({ available: 40n, capacity: 1000n });
+  // Without a limit on kubepods (no availableBytes) there is no observation, so no pressure.
+  expect(makeSignalObservations({ systemContainers: [{ name: "pods", memory: { workingSetBytes: 960n } }] }).has("allocatableMemory.available")).toBe(false);
+});

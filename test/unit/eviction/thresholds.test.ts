@@ -8,6 +8,21 @@ const cfg = (c: Partial<ThresholdConfig>): ThresholdConfig => ({ evictionHard: {
 describe("parseThresholdConfig", () => {
   test("no values: no thresholds", () => expect(parseThresholdConfig(cfg({}))).toEqual([]));
 
+  test("enforceNodeAllocatable with pods: each hard memory.available threshold is also one on allocatableMemory.available", () => {
+    const c = { evictionHard: { "memory.available": "150Mi" }, evictionSoft: { "memory.available": "300Mi" }, evictionSoftGracePeriod: { "memory.available": 30_000 }, evictionMinimumReclaim: { "memory.available": "10Mi" } };
+    const hard = { value: { quantity: 150n * MI, text: "150Mi" }, gracePeriodMs: 0, hard: true, minReclaim: { quantity: 10n * MI } };
+    expect(parseThresholdConfig(cfg({ ...c, enforceNodeAllocatable: ["pods"] }))).toEqual([
+      { signal: "memory.available", ...hard },
+      { signal: "memory.available", value: { quantity: 300n * MI, text: "300Mi" }, gracePeriodMs: 30_000, hard: false, minReclaim: { quantity: 10n * MI } },
+      { signal: "allocatableMemory.available", ...hard },
+    ]);
+    expect(parseThresholdConfig(cfg({ ...c, enforceNodeAllocatable: ["none"] })).map((t) => t.signal)).toEqual(["memory.available", "memory.available"]);
+  });
+
+  test("allocatableMemory.available can be given itself", () => {
+    expect(parseThresholdConfig(cfg({ evictionHard: { "allocatableMemory.available": "50Mi" } }))[0]?.signal).toBe("allocatableMemory.available");
+  });
+
   test("all memory eviction values", () => {
     const got = parseThresholdConfig(
       cfg({ evictionHard: { "memory.available": "150Mi" }, evictionSoft: { "memory.available": "300Mi" }, evictionSoftGracePeriod: { "memory.available": 30_000 }, evictionMinimumReclaim: { "memory.available": "0" } }),
@@ -54,7 +69,7 @@ describe("parseThresholdConfig", () => {
     ["soft-no-grace-period", { evictionSoft: { "memory.available": "150Mi" } }, "grace period must be specified for the soft eviction threshold memory.available"],
     ["grace-period-unknown-signal", { evictionSoftGracePeriod: { "mem.available": 30_000 } }, "unsupported eviction signal mem.available"],
     ["negative-reclaim", { evictionHard: { "memory.available": "150Mi" }, evictionMinimumReclaim: { "memory.available": "-300Mi" } }, "negative reclaim defined for eviction signal memory.available: -300Mi"],
-    ["a signal bunlet does not observe", { evictionHard: { "allocatableMemory.available": "150Mi" } }, "eviction signal allocatableMemory.available is not supported by bunlet"],
+    ["a signal bunlet does not observe", { evictionHard: { "containerfs.available": "10%" } }, "eviction signal containerfs.available is not supported by bunlet"],
   ];
   for (const [name, c, message] of errors) test(name, () => expect(() => parseThresholdConfig(cfg(c))).toThrow(message));
 });

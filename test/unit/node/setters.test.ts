@@ -73,6 +73,18 @@ describe("node status setters (nodestatus/setters.go)", () => {
     expect(status(n).allocatable!.memory).toBe("15260Mi");
   });
 
+  test("allocatable leaves out the container manager's reservation (kubeReserved, systemReserved, hard eviction), never below 0", () => {
+    const reservation = new Map([
+      ["cpu", 350n],
+      ["memory", 2n * BigInt(GiB) + 100n * 1024n * 1024n],
+      ["ephemeral-storage", 10n * BigInt(GiB)],
+      ["pods", 500n],
+    ]);
+    const n = setNodeStatus({}, inputs({ allocatableReservation: reservation }));
+    expect(status(n).capacity).toMatchObject({ cpu: "4", memory: "16Gi" });
+    expect(status(n).allocatable).toMatchObject({ cpu: "3650m", memory: "14236Mi", "ephemeral-storage": "90Gi", pods: "0" });
+  });
+
   test("conditions come in the kubelet's order with its reasons and messages", () => {
     const n = setNodeStatus({}, inputs());
     expect(status(n).conditions).toEqual([
