@@ -1,5 +1,5 @@
 // The allocation manager (pkg/kubelet/allocation): the resources the node allocated to each pod,
 // admission against them, and the decision on each in-place resize.
-export { createAllocationManager, type AllocationManager, type AdmitResult, type AllocationStore, type ResizeConditionsView } from "./manager.ts";
+export { createAllocationManager, type AllocationManager, type AdmitResult } from "./manager.ts";
 export { podResizeMessage, ResizeCompleted, ResizeError } from "./events.ts";
-export { resourceInfoForPod, resourcesEqual } from "./resources.ts";
+export { resourceInfoForPod } from "./resources.ts";

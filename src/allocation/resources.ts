@@ -32,7 +32,7 @@ function listsEqual(a: Readonly<Record<string, string | number>> | undefined, b:
  * apiequality.Semantic.DeepEqual of two ResourceRequirements: quantities by value ("1" equals
  * "1000m"), an empty list equal to a missing one.
  */
-export function resourcesEqual(a: ResourceRequirements | undefined, b: ResourceRequirements | undefined): boolean {
+function resourcesEqual(a: ResourceRequirements | undefined, b: ResourceRequirements | undefined): boolean {
   return listsEqual(a?.limits, b?.limits) && listsEqual(a?.requests, b?.requests);
 }
 

@@ -11,8 +11,8 @@ import { rfc3339 } from "./time.ts";
 
 export const PodResizePending = "PodResizePending";
 export const PodResizeInProgress = "PodResizeInProgress";
-export const PodReasonInfeasible = "Infeasible";
-export const PodReasonDeferred = "Deferred";
+const PodReasonInfeasible = "Infeasible";
+const PodReasonDeferred = "Deferred";
 export const PodReasonError = "Error";
 
 interface Conditions {
