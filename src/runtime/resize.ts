@@ -11,6 +11,7 @@
 import { create } from "@bufbuild/protobuf";
 import { podRef, Quantity, type Container, type Pod, type ResourceRequirements } from "../api/index.ts";
 import { LinuxContainerResourcesSchema, type CriClient } from "../cri/index.ts";
+import type { RuntimeContainerStatus, RuntimePodStatus } from "../container/index.ts";
 import type { Logger } from "../lib/index.ts";
 import type { PodActions } from "./actions-types.ts";
 import { containerLinuxResources, containerOOMScoreAdjust } from "./resources.ts";
@@ -87,13 +88,19 @@ async function updateContainer(deps: ResizeDeps, pod: Pod, container: Container,
 export type MemoryUsage = (containerId: string, signal?: AbortSignal) => Promise<bigint | undefined>;
 
 /** validateMemoryResizeAction: no memory limit may go to or below what is used now. */
-async function validateMemoryResize(deps: ResizeDeps, usage: MemoryUsage, updates: ContainerToUpdate[], podLimit: { current?: bigint; desired?: bigint }, signal?: AbortSignal): Promise<void> {
+async function validateMemoryResize(
+  usage: MemoryUsage,
+  running: RuntimeContainerStatus[],
+  updates: ContainerToUpdate[],
+  podLimit: { current?: bigint; desired?: bigint },
+  signal?: AbortSignal,
+): Promise<void> {
   const podLimitDecreasing = podLimit.desired !== undefined && (podLimit.current === undefined || podLimit.desired < podLimit.current);
   const decreasing = updates.filter((u) => u.desired.memoryLimit !== 0n && (u.current.memoryLimit === 0n || u.desired.memoryLimit < u.current.memoryLimit));
   if (!podLimitDecreasing && decreasing.length === 0) return;
   const used = new Map<string, bigint | undefined>();
-  for (const u of updates) used.set(u.container.name, await usage(u.id, signal));
-  // The pod's usage as the sum of its containers' (bunlet reads no pod cgroup stats here).
+  for (const c of running) used.set(c.name, await usage(c.id, signal));
+  // The pod's usage as the sum of its running containers' (bunlet reads no pod cgroup stats here).
   const podUsage = [...used.values()].every((v) => v !== undefined) ? [...used.values()].reduce((a, b) => a! + b!, 0n) : undefined;
   const errs: string[] = [];
   if (podLimitDecreasing) {
@@ -114,7 +121,14 @@ async function validateMemoryResize(deps: ResizeDeps, usage: MemoryUsage, update
  * Applies changes.containersToUpdate (and the pod cgroup when updatePodResources or a container
  * changes); throws ResizeError with the kubelet's message when something could not be applied.
  */
-export async function doPodResizeAction(deps: ResizeDeps, usage: MemoryUsage, pod: Pod, changes: PodActions, signal?: AbortSignal): Promise<void> {
+export async function doPodResizeAction(
+  deps: ResizeDeps,
+  usage: MemoryUsage,
+  pod: Pod,
+  podStatus: RuntimePodStatus,
+  changes: PodActions,
+  signal?: AbortSignal,
+): Promise<void> {
   const updates = changes.containersToUpdate ?? { memory: [], cpu: [] };
   const cgroup = deps.podCgroup;
   const desired = cgroup?.desired(pod);
@@ -128,7 +142,10 @@ export async function doPodResizeAction(deps: ResizeDeps, usage: MemoryUsage, po
     }
   }
   const resizeMemory = updates.memory.length > 0 || changes.updatePodResources === true;
-  if (resizeMemory) await validateMemoryResize(deps, usage, updates.memory, { current: current?.memoryLimit, desired: desired?.memoryLimit }, signal);
+  if (resizeMemory) {
+    const running = podStatus.containerStatuses.filter((c) => c.state === "running" && pod.spec.containers.some((s) => s.name === c.name));
+    await validateMemoryResize(usage, running, updates.memory, { current: current?.memoryLimit, desired: desired?.memoryLimit }, signal);
+  }
 
   const setPodCgroup = async (values: PodCgroupValues) => {
     await cgroup!.set(pod, values);

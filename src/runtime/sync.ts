@@ -120,7 +120,7 @@ export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: RuntimePodSta
   if (deps.actuated && ((updates && (updates.memory.length > 0 || updates.cpu.length > 0)) || changes.updatePodResources)) {
     await rec
       .step("ResizePodInPlace", formatPod(pod), () =>
-        doPodResizeAction({ ...deps, actuated: deps.actuated!, podCgroup: deps.podCgroup }, deps.memoryUsage, pod, changes, signal).catch((err: unknown) => {
+        doPodResizeAction({ ...deps, actuated: deps.actuated!, podCgroup: deps.podCgroup }, deps.memoryUsage, pod, podStatus, changes, signal).catch((err: unknown) => {
           throw new SyncError(Reason.ResizePodInPlaceError, err instanceof ResizeError ? err.message : (err as Error).message);
         }),
       )

@@ -97,7 +97,7 @@ describe("in-place pod resize", () => {
     const p = await waitFor("the status showing the new resources, the resize done", async () => {
       const p = await getPod("grow");
       const cs = p.status?.containerStatuses?.[0];
-      const done = p.status?.observedGeneration === 2 && resizeConditions(p).length === 0 && JSON.stringify(cs?.resources) === JSON.stringify(after);
+      const done = p.status?.observedGeneration === 2 && resizeConditions(p).length === 0 && Bun.deepEquals(cs?.resources, after);
       return done ? p : undefined;
     });
     expect(p.metadata.generation).toBe(2);
