@@ -87,7 +87,8 @@ describe("observedGeneration and resize conditions", () => {
     });
     const sm = createStatusManager({ clock: new FakeClock(T0), log });
     const p = pod({});
-    sm.setPodStatus(p, status);
+    // SetPodStatus stamps the generation on any status (a rejected pod's too).
+    sm.setPodStatus(p, { ...status, observedGeneration: undefined });
     expect(sm.getPodStatus("uid-1")!.observedGeneration).toBe(3);
     // A late sync of an older generation does not move it back.
     sm.setPodStatus(pod({}, 2), { ...status, phase: "Running" });
