@@ -25,13 +25,13 @@ export interface PodCgroupValues {
   cpuPeriod?: bigint;
 }
 
-/** The pod cgroup, through the container manager (src/cm): read it, and set some of its values. */
+/**
+ * The pod cgroup, through the container manager (src/cm): the values a pod's resources give it
+ * (ResourceConfigForPod), and a write of some of them to the running pod's cgroup.
+ */
 export interface PodCgroupResizer {
-  /** What the pod cgroup has now. */
-  current(pod: Pod): Promise<PodCgroupValues>;
-  /** What the allocated pod should have (ResourceConfigForPod). */
-  desired(pod: Pod): PodCgroupValues;
-  set(pod: Pod, values: PodCgroupValues): Promise<void>;
+  config(pod: Pod): PodCgroupValues;
+  set(pod: Pod, values: PodCgroupValues): void;
 }
 
 /** What the runtime was told for each container; recorded after each accepted update. */
@@ -84,6 +84,13 @@ async function updateContainer(deps: ResizeDeps, pod: Pod, container: Container,
   deps.actuated.setContainer(pod.metadata.uid ?? "", container.name, resources);
 }
 
+/** The pod with each container's actuated resources (those it has none for keep the spec's). */
+function actuatedPod(pod: Pod, actuated: ActuatedStore): Pod {
+  const uid = pod.metadata.uid ?? "";
+  const apply = (c: Container): Container => ({ ...c, resources: actuated.get(uid, c.name) ?? c.resources });
+  return { ...pod, spec: { ...pod.spec, containers: pod.spec.containers.map(apply), initContainers: pod.spec.initContainers?.map(apply) } };
+}
+
 /** Memory usage in bytes (CRI ContainerStats usage_bytes) per container id; undefined = unknown. */
 export type MemoryUsage = (containerId: string, signal?: AbortSignal) => Promise<bigint | undefined>;
 
@@ -131,16 +138,10 @@ export async function doPodResizeAction(
 ): Promise<void> {
   const updates = changes.containersToUpdate ?? { memory: [], cpu: [] };
   const cgroup = deps.podCgroup;
-  const desired = cgroup?.desired(pod);
-  let current: PodCgroupValues | undefined;
-  if (cgroup !== undefined) {
-    try {
-      current = await cgroup.current(pod);
-    } catch (err) {
-      deps.log.error("Unable to get pod cgroup config", { pod: podRef(pod), err });
-      throw new ResizeError(`unable to get pod cgroup memory config for pod "${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})"`);
-    }
-  }
+  const desired = cgroup?.config(pod);
+  // The pod cgroup has what the containers were last given (their actuated resources): the
+  // container manager made it from the allocated pod, and only a resize changes it.
+  let current = cgroup?.config(actuatedPod(pod, deps.actuated));
   const resizeMemory = updates.memory.length > 0 || changes.updatePodResources === true;
   if (resizeMemory) {
     const running = podStatus.containerStatuses.filter((c) => c.state === "running" && pod.spec.containers.some((s) => s.name === c.name));
@@ -148,7 +149,7 @@ export async function doPodResizeAction(
   }
 
   const setPodCgroup = async (values: PodCgroupValues) => {
-    await cgroup!.set(pod, values);
+    cgroup!.set(pod, values);
     current = { ...current, ...values };
   };
   /** resizeContainers: grow the pod cgroup first, shrink it last; limits outside requests. */

@@ -33,17 +33,16 @@ function setup(allocation: Record<string, ResourceRequirements>, usage: Record<s
       },
     },
   } as unknown as CriClient;
-  // The pod cgroup: the sum of the two containers' actuated values (both at `base` to start).
+  // The pod cgroup's values: the sums of the containers' (both at `base`, 400Mi / 40000 / 204 to start).
   const podCgroup = {
-    current: async (): Promise<PodCgroupValues> => ({ memoryLimit: 400n * Mi, cpuShares: 204n, cpuQuota: 40000n, cpuPeriod: 100000n }),
-    desired: (p: Pod): PodCgroupValues => {
+    config: (p: Pod): PodCgroupValues => {
       const sum = (f: (r: ResourceRequirements) => bigint) => p.spec.containers.reduce((a, c) => a + f(c.resources!), 0n);
       const mem = sum((r) => BigInt(String(r.limits!.memory).replace("Mi", "")) * Mi);
       const cpuLim = sum((r) => BigInt(String(r.limits!.cpu).replace("m", "")));
       const cpuReq = sum((r) => BigInt(String(r.requests!.cpu).replace("m", "")));
       return { memoryLimit: mem, cpuQuota: cpuLim * 100n, cpuPeriod: 100000n, cpuShares: (cpuReq * 1024n) / 1000n };
     },
-    set: async (_p: Pod, v: PodCgroupValues) => void calls.push(`pod ${Object.entries(v).filter(([, x]) => x !== undefined).map(([k, x]) => `${k}=${k === "memoryLimit" ? `${(x as bigint) / Mi}Mi` : x}`).join(" ")}`),
+    set: (_p: Pod, v: PodCgroupValues) => void calls.push(`pod ${Object.entries(v).filter(([, x]) => x !== undefined).map(([k, x]) => `${k}=${k === "memoryLimit" ? `${(x as bigint) / Mi}Mi` : x}`).join(" ")}`),
   };
   const deps = {
     cri,
