@@ -54,6 +54,28 @@ function hasResize(old: Pod, pod: Pod): boolean {
   });
 }
 
+/**
+ * The pod's CPU (millicores) and memory requests counting, per container, the larger of its
+ * allocation and what its status reports it runs with (PodRequests with UseStatusResources).
+ */
+function requestsWithStatus(pod: Pod): { cpu: bigint; memory: bigint } {
+  const q = (v: string | number | undefined) => (v === undefined ? Quantity.zero : Quantity.fromJSON(v));
+  const statuses = [...(pod.status?.containerStatuses ?? []), ...(pod.status?.initContainerStatuses ?? [])];
+  let cpu = 0n;
+  let memory = 0n;
+  for (const c of pod.spec.containers) {
+    const reported = statuses.find((s) => s.name === c.name)?.resources?.requests;
+    const max = (r: string) => {
+      const a = q(c.resources?.requests?.[r]);
+      const b = q(reported?.[r]);
+      return a.cmp(b) >= 0 ? a : b;
+    };
+    cpu += max("cpu").milliValue();
+    memory += max("memory").value();
+  }
+  return { cpu, memory };
+}
+
 export interface AllocationWiring {
   manager: AllocationManager;
   handlers: ResizeHandlers;
@@ -124,7 +146,15 @@ export function wireAllocation(deps: AllocationWiringDeps): AllocationWiring {
     podReconciled(old, pod) {
       if (!manager.hasPendingResizes() || reconcileTrigger !== undefined || old === undefined) return;
       const terminal = (p: Pod) => p.status?.phase === "Succeeded" || p.status?.phase === "Failed";
-      if (terminal(pod) && !terminal(old)) reconcileTrigger = "pod_terminated";
+      if (terminal(pod) && !terminal(old)) {
+        reconcileTrigger = "pod_terminated";
+        return;
+      }
+      if (!manager.hasPodAllocatedResources(podUID(pod))) return;
+      // A resize of this pod down was applied (its reported resources shrank): room for others.
+      const before = requestsWithStatus(manager.updatePodFromAllocation(old).pod);
+      const after = requestsWithStatus(manager.updatePodFromAllocation(pod).pod);
+      if (after.cpu < before.cpu || after.memory < before.memory) reconcileTrigger = "pod_resized";
     },
     reconciled() {
       const trigger = reconcileTrigger;

@@ -143,6 +143,26 @@ describe("the resize decision", () => {
     expect(s.add(pod("d", "1m"))).toEqual({ admit: false, reason: "OutOfcpu", message: "Node didn't have enough resource: cpu, requested: 1, used: 1000, capacity: 1000" });
   });
 
+  test("a pod shrinking in place counts at its old size until its status shows the shrink applied", () => {
+    const s = setup();
+    const running = (p: Pod, cpu: string): Pod => ({
+      ...p,
+      status: { containerStatuses: [{ name: "c", ready: true, restartCount: 0, image: "", imageID: "", allocatedResources: { cpu }, resources: { requests: { cpu } } }] },
+    });
+    s.add(pod("a", "600m"));
+    s.pods.set("uid-a", running(pod("a", "600m"), "600m"));
+    s.add(pod("b", "200m"));
+    // a shrinks to 300m: allocated at once, but its status still says it runs with 600m.
+    s.update(running(withCpu(pod("a", "600m"), "300m"), "600m"));
+    expect(allocatedCpu(s, "uid-a")).toBe("300m");
+    s.update(withCpu(pod("b", "200m"), "500m"));
+    expect(s.conditions.isDeferred("uid-b")).toBe(true);
+    // The shrink is applied and reported: the retry fits.
+    s.pods.set("uid-a", running(withCpu(pod("a", "600m"), "300m"), "300m"));
+    s.manager.retryPendingResizes("pod_resized");
+    expect(allocatedCpu(s, "uid-b")).toBe("500m");
+  });
+
   test("a pod admitted again after a restart is admitted with its kept allocation", () => {
     const s = setup();
     s.add(pod("a", "200m"));
