@@ -7,6 +7,7 @@
  */
 import { join } from "node:path";
 import { podRef, podUID, Quantity, type Pod, type ResourceRequirements } from "../api/index.ts";
+import { podRequestsWithStatus } from "../admission/index.ts";
 import { createAllocationManager, podResizeMessage, resourceInfoForPod, ResizeCompleted, ResizeError, type AdmitResult, type AllocationManager } from "../allocation/index.ts";
 import { createPodResourcesStore, type PodResourcesStore } from "../checkpoint/index.ts";
 import { podReference, type EventRecorder } from "../events/index.ts";
@@ -52,28 +53,6 @@ function hasResize(old: Pod, pod: Pod): boolean {
     const nc = all(pod).find((c) => c.name === oc.name);
     return (["requests", "limits"] as const).some((kind) => resourceKeys.some((r) => !q(nc?.resources?.[kind]?.[r]).equal(q(oc.resources?.[kind]?.[r]))));
   });
-}
-
-/**
- * The pod's CPU (millicores) and memory requests counting, per container, the larger of its
- * allocation and what its status reports it runs with (PodRequests with UseStatusResources).
- */
-function requestsWithStatus(pod: Pod): { cpu: bigint; memory: bigint } {
-  const q = (v: string | number | undefined) => (v === undefined ? Quantity.zero : Quantity.fromJSON(v));
-  const statuses = [...(pod.status?.containerStatuses ?? []), ...(pod.status?.initContainerStatuses ?? [])];
-  let cpu = 0n;
-  let memory = 0n;
-  for (const c of pod.spec.containers) {
-    const reported = statuses.find((s) => s.name === c.name)?.resources?.requests;
-    const max = (r: string) => {
-      const a = q(c.resources?.requests?.[r]);
-      const b = q(reported?.[r]);
-      return a.cmp(b) >= 0 ? a : b;
-    };
-    cpu += max("cpu").milliValue();
-    memory += max("memory").value();
-  }
-  return { cpu, memory };
 }
 
 export interface AllocationWiring {
@@ -152,9 +131,9 @@ export function wireAllocation(deps: AllocationWiringDeps): AllocationWiring {
       }
       if (!manager.hasPodAllocatedResources(podUID(pod))) return;
       // A resize of this pod down was applied (its reported resources shrank): room for others.
-      const before = requestsWithStatus(manager.updatePodFromAllocation(old).pod);
-      const after = requestsWithStatus(manager.updatePodFromAllocation(pod).pod);
-      if (after.cpu < before.cpu || after.memory < before.memory) reconcileTrigger = "pod_resized";
+      const before = podRequestsWithStatus(manager.updatePodFromAllocation(old).pod);
+      const after = podRequestsWithStatus(manager.updatePodFromAllocation(pod).pod);
+      if (after.milliCPU < before.milliCPU || after.memory < before.memory) reconcileTrigger = "pod_resized";
     },
     reconciled() {
       const trigger = reconcileTrigger;
