@@ -209,6 +209,26 @@ describe("in-place pod resize", () => {
     expect((await cgroupValues("restart")).memory).toBe(String(160 * 1024 * 1024));
   }, 180_000);
 
+  test("a memory limit decrease below what the container uses is refused: PodResizeInProgress Error, nothing changed", async () => {
+    const mem: Resources = { requests: { memory: "64Mi" }, limits: { memory: "64Mi" } };
+    const p = pod("mem", mem);
+    // The shell holds about 20 MiB in a variable.
+    p.spec.containers[0]!.command = ["sh", "-c", 'x=$(head -c 20000000 /dev/zero | tr "\\0" a); sleep 3600'];
+    await kubectlApply(fx.cluster, p);
+    await waitFor("the pod Running and Ready", async () => (await getPod("mem")).status?.containerStatuses?.[0]?.ready === true);
+    const id = await runningContainerId("mem");
+    await Bun.sleep(3_000);
+    expect((await resize("mem", { requests: { memory: "10Mi" }, limits: { memory: "10Mi" } })).code).toBe(0);
+    const cond = await waitFor("PodResizeInProgress with reason Error", async () => resizeConditions(await getPod("mem")).find((c: any) => c.type === "PodResizeInProgress" && c.reason === "Error"));
+    expect(cond.message).toMatch(/^cannot decrease memory limits: attempting to set container "main" memory limit \(10485760\) below current usage \(\d+\)$/);
+    expect((await cgroupValues("mem")).memory).toBe(String(64 * 1024 * 1024));
+    expect((await getPod("mem")).status.containerStatuses[0].resources.limits.memory).toBe("64Mi");
+    // Back to what it has: the error clears, nothing restarted.
+    expect((await resize("mem", mem)).code).toBe(0);
+    await waitFor("the resize conditions gone", async () => resizeConditions(await getPod("mem")).length === 0);
+    expect(await runningContainerId("mem")).toBe(id);
+  }, 180_000);
+
   test("observedGeneration follows a spec update", async () => {
     const r = await fx.cluster.kubectl(["patch", "pod", "restart", "--type", "merge", "-p", JSON.stringify({ spec: { activeDeadlineSeconds: 3600 } })]);
     expect(r.code).toBe(0);
