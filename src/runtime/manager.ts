@@ -151,7 +151,9 @@ export function createRuntimeManager(deps: RuntimeManagerDeps): RuntimeManager {
     podCgroup: deps.podCgroup,
     memoryUsage: async (containerId, signal) => {
       const res = await cri.runtime.listContainerStats({ filter: { id: containerId } }, { signal });
-      return res.stats.find((st) => st.attributes?.id === containerId)?.memory?.usageBytes?.value;
+      const memory = res.stats.find((st) => st.attributes?.id === containerId)?.memory;
+      // usage_bytes as the kubelet reads it; a runtime that reports only the working set gives that.
+      return memory?.usageBytes?.value ?? memory?.workingSetBytes?.value;
     },
   };
 
