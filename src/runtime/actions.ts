@@ -48,7 +48,7 @@ export function computePodActions(
     if (!findContainerStatus(podStatus, c.name)) changes.ephemeralContainersToStart.push(i);
   });
 
-  const initialized = computeInitContainerActions(pod, podStatus, probes, changes);
+  const initialized = computeInitContainerActions(pod, podStatus, probes, changes, actuated);
   if (changes.killPod || !initialized) return changes;
 
   let keepCount = 0;
@@ -77,8 +77,9 @@ export function computePodActions(
     } else if (probes.startup(status.id) === "Failure") {
       message = `Container ${container.name} failed startup probe`;
       reason = "StartupProbe";
-    } else if (actuated !== undefined && !computePodResizeAction(pod, idx, status, actuated, changes)) {
-      // The resize policy restarts it: it is already in the kill and start lists.
+    } else if (actuated !== undefined && !computePodResizeAction(pod, idx, false, status, actuated, changes)) {
+      // The resize policy restarts it: it is already in the kill list.
+      changes.containersToStart.push(idx);
       return;
     } else {
       keepCount++;

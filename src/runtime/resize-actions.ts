@@ -49,18 +49,21 @@ export const sameResourceValues = (a: ResourceValues, b: ResourceValues) =>
   a.memoryLimit === b.memoryLimit && a.memoryRequest === b.memoryRequest && a.cpuLimit === b.cpuLimit && a.cpuRequest === b.cpuRequest;
 
 /**
- * Returns whether to keep the container running (true) or restart it (false; it is then in the
- * kill and start lists). Non-running containers are started with their allocation anyway.
+ * Returns whether to keep the container running (true) or restart it (false: it is in the kill
+ * list, and the caller puts it in its start list). Non-running containers are started with their
+ * allocation anyway. `idx` points into the init containers when `init` is set (a running init
+ * container or sidecar is resizable since InPlacePodVerticalScalingInitContainers went GA).
  */
 export function computePodResizeAction(
   pod: Pod,
   idx: number,
+  init: boolean,
   status: RuntimeContainerStatus,
   actuated: ActuatedResources,
   changes: PodActions,
 ): boolean {
   if (status.state !== "running") return true;
-  const container = pod.spec.containers[idx]!;
+  const container = (init ? pod.spec.initContainers! : pod.spec.containers)[idx]!;
   const desired = resourceValues(container.resources);
   // A missing record counts as zero (the kubelet logs it): an update to the allocation is idempotent.
   const current = resourceValues(actuated(pod.metadata.uid ?? "", container.name));
@@ -75,7 +78,6 @@ export function computePodResizeAction(
 
   if (memLim.restart || memReq.restart || cpuLim.restart || cpuReq.restart) {
     addKill(changes, status, `Container ${container.name} resize requires restart`, "");
-    changes.containersToStart.push(idx);
     changes.updatePodResources = true;
     return false;
   }

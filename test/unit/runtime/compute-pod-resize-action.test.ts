@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Container, ResourceRequirements } from "../../../src/api/index.ts";
 import { computePodActions } from "../../../src/runtime/actions.ts";
-import { makeBasePodAndStatus } from "./fixtures.ts";
+import { makeBasePodAndStatus, makeBasePodAndStatusWithRestartableInitContainers } from "./fixtures.ts";
 
 const res = (cpuReq: string, cpuLim: string, memReq: string, memLim: string): ResourceRequirements => ({
   requests: { cpu: cpuReq, memory: memReq },
@@ -107,6 +107,22 @@ describe("computePodResizeAction", () => {
     expect(changes.containersToStart).toEqual([0]);
     // It restarts with resources other than it ran with: the pod cgroup follows.
     expect(changes.updatePodResources).toBe(true);
+  });
+
+  test("a running sidecar is resized in place, or restarted under RestartContainer", () => {
+    const { pod, status } = makeBasePodAndStatusWithRestartableInitContainers();
+    // The regular containers run too.
+    status.containerStatuses.push(...makeBasePodAndStatus().status.containerStatuses);
+    for (const c of [...pod.spec.initContainers!, ...pod.spec.containers]) c.resources = base;
+    pod.spec.initContainers![0]!.resources = res("150m", "300m", "100Mi", "200Mi");
+    pod.spec.initContainers![1]!.resources = res("100m", "200m", "150Mi", "300Mi");
+    pod.spec.initContainers![1]!.resizePolicy = [{ resourceName: "memory", restartPolicy: "RestartContainer" }];
+    const changes = computePodActions(pod, status, undefined, () => base);
+    expect(ids(changes.containersToUpdate?.cpu)).toEqual(["initid1"]);
+    expect(ids(changes.containersToUpdate?.memory)).toEqual([]);
+    expect(changes.containersToKill.map((k) => [k.id, k.message])).toEqual([["initid2", "Container restartable-init-2 resize requires restart"]]);
+    expect(changes.initContainersToStart).toEqual([1]);
+    expect(changes.containersToStart).toEqual([]);
   });
 
   test("without the actuated record (no resize support wired) nothing is resized", () => {
