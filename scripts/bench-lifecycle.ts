@@ -16,7 +16,7 @@
  */
 import { cpus, loadavg } from "node:os";
 import { join, resolve } from "node:path";
-import { renameSync, rmSync, writeFileSync } from "node:fs";
+import { renameSync, writeFileSync } from "node:fs";
 import { stringify } from "yaml";
 import { ContainerState, labels } from "../src/cri/index.ts";
 import { startTestContainerd } from "../test/harness/containerd.ts";

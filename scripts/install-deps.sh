@@ -47,7 +47,7 @@ fi
 
 # npm writes node_modules/.package-lock.json on every install; older than the lock file = stale.
 installed="$repo/node_modules/.package-lock.json"
-if [[ ! -f "$installed" || "$repo/package-lock.json" -nt "$installed" || ! -x "$repo/node_modules/.bin/bun" ]]; then
+if [[ ! -f "$installed" || "$repo/package-lock.json" -nt "$installed" || ! -x "$repo/node_modules/.bin/bun" || ! -x "$repo/node_modules/.bin/biome" ]]; then
   echo "install-deps: npm ci"
   (cd "$repo" && npm ci --no-audit --no-fund)
 else

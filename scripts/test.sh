@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: installs what is missing (Debian packages, npm packages),
 # builds the local images, dist/bunlet and the upstream Kubernetes binaries (scripts/k8s/build.sh
-# and build-metrics-server.sh, cached), type-checks (tsc --noEmit), then runs unit, contract,
+# and build-metrics-server.sh, cached), runs the quality gate (npm run check), then unit, contract,
 # integration and e2e tests, and then unit and integration once more with every core kept busy
 # (see "under load" below). Ends
-# with one line "N passed, N failed" that counts both runs (a type error counts as one failure).
+# with one line "N passed, N failed" that counts both runs (a failed check counts as one failure).
 # Needs root (e2e tests start containerd).
 #
 #   bash scripts/test.sh            # everything, then unit + integration under load
@@ -83,15 +83,16 @@ interrupted() {
 trap stop_load EXIT
 trap interrupted INT TERM
 
-# The type check first: bun runs TypeScript without checking its types, so a type error would
-# otherwise land unseen. Counted as one failed test.
+# The quality gate first (`npm run check`: tsc --noEmit, the Biome linter, the architecture and
+# docs checks): bun runs TypeScript without checking its types, so a type error would otherwise
+# land unseen. Counted as one failed test.
 if [ "$full" -eq 1 ]; then
-  echo "== tsc --noEmit"
-  if node_modules/.bin/tsc --noEmit -p .; then
-    echo "tsc: no type errors"
+  echo "== npm run check"
+  if npm run --silent check; then
+    echo "check: no type error, lint finding, architecture or docs problem"
   else
     total_failed=$((total_failed + 1))
-    failures+=("(fail) tsc --noEmit: type errors (above)")
+    failures+=("(fail) npm run check: type errors, lint findings or architecture/docs problems (above)")
   fi
 fi
 

@@ -5,7 +5,7 @@
  */
 import { runCrictl } from "./cli/index.ts";
 import { ConfigError, logConfigNotices, parseArgs } from "./config/index.ts";
-import { evictionThresholds, lockRootDir, RootDirInUseError, setMaxOpenFiles, startAgent, type RootLock } from "./kubelet/index.ts";
+import { checkCgroupDriver, evictionThresholds, lockRootDir, RootDirInUseError, setMaxOpenFiles, startAgent, type RootLock } from "./kubelet/index.ts";
 import { createLogger, realClock } from "./lib/index.ts";
 
 async function main(argv: string[]): Promise<number> {
@@ -31,6 +31,7 @@ async function main(argv: string[]): Promise<number> {
   // one line, exit 2, as a bad flag.
   try {
     evictionThresholds(config);
+    checkCgroupDriver(config);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     process.stderr.write(`${err.message}\n`);

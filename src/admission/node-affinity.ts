@@ -4,8 +4,7 @@
  * all its matchExpressions (labels) and matchFields (metadata.name) do. An empty term list or a
  * term without requirements matches nothing, as in the API.
  */
-import type { NodeSelectorRequirement, NodeSelectorTerm } from "kubernetes-types/core/v1";
-import type { Pod } from "../api/index.ts";
+import type { NodeSelectorRequirement, NodeSelectorTerm, Pod } from "../api/index.ts";
 
 export interface NodeLabels {
   name: string;

@@ -8,8 +8,7 @@
  * the kubelet would preempt other pods for them; bunlet preempts nothing and rejects them as the
  * kubelet does when no set of pods can be preempted. Pure.
  */
-import type { Taint } from "kubernetes-types/core/v1";
-import { isStaticPod, type Pod, type Toleration } from "../api/index.ts";
+import { isStaticPod, type Pod, type Taint, type Toleration } from "../api/index.ts";
 import { matchesRequiredNodeAffinity } from "./node-affinity.ts";
 import { podRequestsWithStatus } from "./requests.ts";
 

@@ -4,7 +4,7 @@
  * containers), or an init container with the sidecars started before it when that is more, plus
  * the RuntimeClass overhead. CPU in millicores, memory and ephemeral storage in bytes, exact.
  */
-import { resourceQuantity, type Container, type Pod } from "../api/index.ts";
+import { isRestartableInitContainer, resourceQuantity, type Container, type Pod } from "../api/index.ts";
 
 export interface Requests {
   milliCPU: bigint;
@@ -41,7 +41,7 @@ export function podRequests(pod: Pod): Requests {
   let initMax = zero();
   for (const c of pod.spec.initContainers ?? []) {
     const r = containerRequests(c);
-    if (c.restartPolicy === "Always") {
+    if (isRestartableInitContainer(c)) {
       sidecars = add(sidecars, r);
       initMax = max(initMax, sidecars);
     } else {

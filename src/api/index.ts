@@ -5,3 +5,13 @@ export { computePodQOS, type QOSClass } from "./qos.ts";
 export { defaultImagePullPolicy, ImageNameError, parseImageName, type ImageName } from "./image.ts";
 export { kObj, ObjectRef } from "./object-ref.ts";
 export { normalizeSysctlName } from "./sysctl.ts";
+export {
+  DefaultRestartPolicy,
+  isCriticalPod,
+  isCriticalPodBasedOnPriority,
+  isMirrorPod,
+  isNodeCriticalPod,
+  isRestartableInitContainer,
+  isSidecarContainer,
+  podRestartPolicy,
+} from "./pod-rules.ts";

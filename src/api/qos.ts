@@ -36,7 +36,16 @@ function combine(classes: QOSClass[]): QOSClass {
   return qos ?? "BestEffort";
 }
 
+/** IsPodLevelResourcesSet: spec.resources names cpu, memory or hugepages. */
+function podLevelResourcesSet(pod: Pod): boolean {
+  const r = pod.spec.resources;
+  const names = [...Object.keys(r?.requests ?? {}), ...Object.keys(r?.limits ?? {})];
+  return names.some((n) => n === "cpu" || n === "memory" || n.startsWith("hugepages-"));
+}
+
 export function computePodQOS(pod: Pod): QOSClass {
+  // PodLevelResources (on by default): pod-level requests and limits decide alone.
+  if (podLevelResourcesSet(pod)) return requirementsQOS(pod.spec.resources);
   const containers = [...(pod.spec.initContainers ?? []), ...pod.spec.containers];
   return combine(containers.map((c) => requirementsQOS(c.resources)));
 }

@@ -5,6 +5,8 @@
  */
 import { kObj, type ObjectRef } from "./object-ref.ts";
 import type { Affinity } from "kubernetes-types/core/v1";
+// The node-side types pod admission matches a pod against, in the same model as the pod.
+export type { NodeSelectorRequirement, NodeSelectorTerm, Taint } from "kubernetes-types/core/v1";
 import type { ConfigMapVolumeSource, DownwardAPIVolumeSource, HostAlias, ProjectedVolumeSource, SecretVolumeSource } from "./v1-volumes.ts";
 export interface ObjectMeta {
   name?: string;
@@ -250,6 +252,8 @@ export interface PodSpec {
   os?: { name: string };
   /** RuntimeClass overhead, added to the pod's requests. */
   overhead?: Record<string, string>;
+  /** Pod-level requests and limits (PodLevelResources): they replace the containers' sums for cpu, memory and hugepages. */
+  resources?: ResourceRequirements;
   readinessGates?: { conditionType: string }[];
 }
 

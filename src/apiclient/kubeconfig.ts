@@ -64,11 +64,11 @@ export function loadKubeconfig(path: string, readFile: (p: string) => string = (
   } catch (err) {
     throw new KubeconfigError(path, "", `cannot read the file: ${(err as Error).message}`);
   }
-  return parseKubeconfig(text, path, readFile);
+  return parseKubeconfig(text, path);
 }
 
 /** Parses kubeconfig text; `path` names the file in errors and anchors relative paths. */
-export function parseKubeconfig(text: string, path: string, readFile: (p: string) => string = (p) => readFileSync(p, "utf8")): ApiClientConfig {
+export function parseKubeconfig(text: string, path: string): ApiClientConfig {
   const fail = (field: string, problem: string): never => {
     throw new KubeconfigError(path, field, problem);
   };

@@ -3,10 +3,9 @@
  * MetaNamespaceKeyFunc). `onChange` gets the whole set after every change, as client-go's
  * UndeltaStore pushes it; the kubelet's apiserver pod source sends exactly that as its snapshot.
  */
-import type { ObjectMeta } from "kubernetes-types/meta/v1";
-
+/** What the store and the reflector read of an object: its key and its resourceVersion. */
 export interface KubeObject {
-  metadata?: ObjectMeta;
+  metadata?: { name?: string; namespace?: string; resourceVersion?: string };
 }
 
 export interface ReflectorStore<T> {

@@ -31,6 +31,8 @@ const knownGates: Readonly<Record<string, GateSpec>> = {
   ContainerCheckpoint: { default: true, honored: false },
   NodeLogQuery: { default: false, honored: false },
   PreventStaticPodAPIReferences: { default: true, honored: false },
+  // qosReserved: memory limits on the burstable and besteffort tiers (alpha upstream, off).
+  QOSReserved: { default: false, honored: true },
 };
 
 export function defaultGates(): Record<string, boolean> {

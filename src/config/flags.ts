@@ -4,6 +4,7 @@
  * (the kubelet's word-separator normalisation). The first problem, left to right, is the error.
  */
 import { formatGoDuration } from "../lib/index.ts";
+import { cgroupsFlagDefs } from "./cgroups.ts";
 import { edgeFlagDefs } from "./edge.ts";
 import { checkCompatValue, kubeletCompatFlags } from "./kubelet-flags.ts";
 import { parseGateList } from "./featuregates.ts";
@@ -88,7 +89,7 @@ export const flagDefs: readonly FlagDef[] = [
     usage: "Directory for the <pod>_<ns>_<container>-<id>.log symlinks (bunlet flag).",
     set: (s, raw) => void (s.layer.containerLogsDir = v.absoluteDir(raw)) },
   { name: "cgroup-driver", type: "string", group: "Pods and runtime", field: "cgroupDriver", defaultText: defaults.cgroupDriver,
-    usage: "cgroupfs or systemd. Written into the embedded containerd's runc options; systemd is refused there (bunlet makes no pod cgroups for systemd to manage).",
+    usage: "cgroupfs or systemd: how the pod cgroups are made (systemd: slices, so systemd must be the init system), and the embedded containerd's SystemdCgroup runc option.",
     set: (s, raw) => void (s.layer.cgroupDriver = v.cgroupDriver(raw)) },
   { name: "resolv-conf", type: "string", group: "Pods and runtime", field: "resolvConf", defaultText: defaults.resolvConf,
     usage: "Resolver configuration that pods with dnsPolicy Default or ClusterFirst inherit; \"\" for none.",
@@ -155,6 +156,7 @@ export const flagDefs: readonly FlagDef[] = [
     usage: "IP address the healthz port listens on.",
     set: (s, raw) => void (s.layer.healthzBindAddress = v.ipAddress(raw)) },
   ...edgeFlagDefs,
+  ...cgroupsFlagDefs,
   { name: "enable-server", type: "", bool: true, group: "Kubelet API", field: "enableServer", defaultText: "true",
     usage: "Serve the kubelet API (logs, exec, attach, port-forward, /pods, /metrics, /stats) on --port.",
     set: (s, raw) => void (s.layer.enableServer = v.boolFromString(raw)) },

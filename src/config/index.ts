@@ -10,6 +10,8 @@ export { ConfigError, type BunletConfig } from "./types.ts";
 export { VERSION } from "./version.ts";
 export { tlsPolicy } from "./tls.ts";
 export { kubeletConfigz } from "./configz.ts";
+// The flag tables, for the generated flag reference (scripts/gen-flag-docs.ts).
+export { allFlagDefs, type FlagDef } from "./flags.ts";
 
 /** Logs what parseArgs noticed before a logger existed (ignored kubelet fields, inert gates). */
 export function logConfigNotices(log: Logger, notices: readonly ConfigNotice[]): void {

@@ -8,6 +8,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { validateCgroups } from "./cgroups.ts";
 import { validateEdge } from "./edge.ts";
 import { decodeConfigFile } from "./file.ts";
 import { defaultGates, inertGates } from "./featuregates.ts";
@@ -141,21 +142,11 @@ export function parseArgs(argv: readonly string[], env: ParseEnv = processEnv): 
     const missing = merged.tlsCertFile === "" ? "--tls-cert-file" : "--tls-private-key-file";
     throw new ConfigError(missing, `bunlet: ${missing} is needed too: give both --tls-cert-file and --tls-private-key-file, or neither for a self-signed certificate`);
   }
-  const edgeProblem = validateEdge(merged);
+  const edgeProblem = validateEdge(merged) ?? validateCgroups(merged);
   if (edgeProblem) throw new ConfigError("--config", `bunlet: ${edgeProblem}`);
+  // The kubelet's server.go: with cgroupsPerQOS and no cgroupRoot, kubepods goes under "/".
+  if (merged.cgroupsPerQOS && merged.cgroupRoot === "") merged.cgroupRoot = "/";
   const other: string[] = [];
-  if (merged.cgroupDriver === "systemd") {
-    const from = flags.layer.cgroupDriver !== undefined ? "--cgroup-driver" : "cgroupDriver";
-    if (merged.containerRuntimeEndpoint === "") {
-      throw new ConfigError(
-        from,
-        `bunlet: ${from} "systemd" is not supported with the embedded containerd: bunlet makes no pod cgroups for systemd to manage, ` +
-          `so runc could not place the containers; use cgroupfs, or point --container-runtime-endpoint at a containerd configured with SystemdCgroup = true`,
-      );
-    }
-    // An external runtime uses its own cgroup driver; bunlet itself creates no cgroups.
-    other.push(`${from}=systemd (the runtime's own setting applies)`);
-  }
   const notices = notActedOn({ fields: ignoredFields, flags: flags.ignored, gates, other });
   // The kubelet's start-up lines about its TLS settings (an insecure suite, suites under TLS 1.3).
   for (const w of tlsPolicy(merged.tlsMinVersion, merged.tlsCipherSuites).warnings) notices.push({ level: "warn", ...w });

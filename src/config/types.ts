@@ -4,6 +4,7 @@
  * durations are in milliseconds.
  */
 
+import { cgroupsDefaults, type CgroupsConfig } from "./cgroups.ts";
 import { edgeDefaults, type EdgeConfig } from "./edge.ts";
 
 export type LoggingFormat = "text" | "json";
@@ -17,8 +18,8 @@ export interface RegisterTaint {
   effect: "NoSchedule" | "PreferNoSchedule" | "NoExecute";
 }
 
-/** EdgeConfig (edge.ts): log rotation, image GC, eviction, node shutdown. */
-export interface BunletConfig extends EdgeConfig {
+/** EdgeConfig (edge.ts): log rotation, image GC, eviction, node shutdown; CgroupsConfig (cgroups.ts): the container manager. */
+export interface BunletConfig extends EdgeConfig, CgroupsConfig {
   /** --pod-manifest-path / staticPodPath: a directory of manifests or one file; "" = no file source. */
   staticPodPath: string;
   /** --manifest-url / staticPodURL; "" = no HTTP source. */
@@ -37,7 +38,7 @@ export interface BunletConfig extends EdgeConfig {
   podLogsDir: string;
   /** --container-logs-dir (bunlet): the /var/log/containers symlinks. */
   containerLogsDir: string;
-  /** --cgroup-driver / cgroupDriver: rendered into the embedded containerd's runc options (systemd is refused there). */
+  /** --cgroup-driver / cgroupDriver: how pod cgroups are made (systemd: slices), and the embedded containerd's SystemdCgroup. */
   cgroupDriver: CgroupDriver;
   /** --resolv-conf / resolvConf: the node resolver file pods inherit (Default, ClusterFirst); "" = none. */
   resolvConf: string;
@@ -178,6 +179,7 @@ export const DEFAULT_READ_ONLY_PORT = 10255;
 /** Defaults that do not depend on the environment or on whether --config was given. */
 export const defaults = {
   ...edgeDefaults,
+  ...cgroupsDefaults,
   staticPodPath: "",
   staticPodURL: "",
   containerRuntimeEndpoint: "",

@@ -4,13 +4,9 @@
  * ShouldContainerBeRestarted (kubecontainer helpers) and container port references. Pod specs
  * may come without API defaults applied, so the defaults are applied here.
  */
-import { kObj, type Container, type ContainerStatus, type ObjectRef, type Pod, type RestartPolicy } from "../api/index.ts";
+import { isRestartableInitContainer, kObj, podRestartPolicy, type Container, type ContainerStatus, type ObjectRef, type Pod } from "../api/index.ts";
 import { containerShouldRestart } from "./restart-rules.ts";
 import { findContainerStatus, type RuntimePodStatus, type RuntimeContainerStatus } from "./types.ts";
-
-export function podRestartPolicy(pod: Pod): RestartPolicy {
-  return pod.spec.restartPolicy ?? "Always";
-}
 
 /** restartPolicy != Never: failed containers come back. */
 export function shouldRestartOnFailure(pod: Pod): boolean {
@@ -30,11 +26,6 @@ export function allContainerStatuses(pod: Pod): ContainerStatus[] {
 export function podHasContainer(pod: Pod, name: string): boolean {
   const spec = pod.spec;
   return [...(spec?.containers ?? []), ...(spec?.initContainers ?? []), ...(spec?.ephemeralContainers ?? [])].some((c) => c.name === name);
-}
-
-/** A sidecar: an init container with restartPolicy Always. */
-export function isRestartableInitContainer(container: Container): boolean {
-  return container.restartPolicy === "Always";
 }
 
 export function hasRestartableInitContainer(pod: Pod): boolean {

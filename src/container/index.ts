@@ -18,9 +18,7 @@ export {
   hasRestartableInitContainer,
   isHostNetwork,
   isInitContainerFailed,
-  isRestartableInitContainer,
   podHasContainer,
-  podRestartPolicy,
   podSandboxChanged,
   resolveContainerPort,
   runtimePodRef,
@@ -28,6 +26,9 @@ export {
   shouldRestartOnFailure,
 } from "./helpers.ts";
 export { containerShouldRestart, restartOnFailure } from "./restart-rules.ts";
+// Written once in api (src/api/pod-rules.ts), which eviction and admission read too; passed on
+// here so the runtime, status and prober keep one door for the container view.
+export { isRestartableInitContainer, podRestartPolicy } from "../api/index.ts";
 export { containerChanged, hashContainer } from "./hash.ts";
 export {
   containerInfoFromAnnotations,

@@ -5,7 +5,7 @@
  * policy; then the pod's. bunlet behaves as the gate's default (on): the apiserver of a cluster
  * with the gate off drops these fields, and a static pod that sets them asks for them.
  */
-import type { Container, ContainerRestartRule, Pod } from "../api/index.ts";
+import { podRestartPolicy, type Container, type ContainerRestartRule, type Pod } from "../api/index.ts";
 
 /** The first rule whose exit codes match (In: listed; NotIn: not listed); a rule without exitCodes never matches. */
 function findMatchingContainerRestartRule(container: Container, exitCode: number): ContainerRestartRule | undefined {
@@ -35,12 +35,12 @@ export function containerShouldRestart(container: Container, pod: Pod, exitCode:
         return false;
     }
   }
-  switch (pod.spec.restartPolicy) {
+  switch (podRestartPolicy(pod)) {
     case "OnFailure":
       return exitCode !== 0;
     case "Never":
       return false;
-    default:
+    case "Always":
       return true;
   }
 }
@@ -52,5 +52,5 @@ export function containerShouldRestart(container: Container, pod: Pod, exitCode:
  */
 export function restartOnFailure(pod: Pod, container: Container): boolean {
   if (container.restartPolicy !== undefined) return container.restartPolicy !== "Never";
-  return pod.spec.restartPolicy !== "Never";
+  return podRestartPolicy(pod) !== "Never";
 }

@@ -21,6 +21,8 @@ export interface ContainerdConfigOptions {
   logLevel?: string;
   /** More CRI runtime handlers, each runc under another name (what a RuntimeClass's handler names). */
   extraRuncHandlers?: readonly string[];
+  /** runc's SystemdCgroup option: true when the kubelet's cgroupDriver is systemd, so both drivers agree. */
+  systemdCgroup?: boolean;
 }
 
 export type ContainerdConfigVersion = 2 | 3;
@@ -28,6 +30,7 @@ export type ContainerdConfigVersion = 2 | 3;
 const CRI = `plugins."io.containerd.grpc.v1.cri"`;
 
 /** TOML 1.0 allows no control character but tab in strings and comments. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
 const controlCharacters = /[\u0000-\u0008\u000a-\u001f\u007f]/g;
 const unicodeEscape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
 
@@ -87,9 +90,9 @@ function criV2(opts: ContainerdConfigOptions): string[] {
     `  runtime_type = "io.containerd.runc.v2"`,
     "",
     `[${CRI}.containerd.runtimes.runc.options]`,
-    "  SystemdCgroup = false",
+    `  SystemdCgroup = ${opts.systemdCgroup === true}`,
     "",
-    ...extraHandlers(`${CRI}.containerd.runtimes`, opts.extraRuncHandlers),
+    ...extraHandlers(`${CRI}.containerd.runtimes`, opts),
     `[${CRI}.cni]`,
     `  bin_dir = ${str(opts.cniBinDir ?? DEFAULT_CNI_BIN_DIR)}`,
     `  conf_dir = ${str(paths.cniConfDir)}`,
@@ -108,13 +111,14 @@ function criV2(opts: ContainerdConfigOptions): string[] {
 }
 
 /** A runc runtime under each extra handler name. */
-function extraHandlers(table: string, names: readonly string[] = []): string[] {
+function extraHandlers(table: string, opts: ContainerdConfigOptions): string[] {
+  const names = opts.extraRuncHandlers ?? [];
   return names.flatMap((name) => [
     `[${table}.${str(name)}]`,
     `  runtime_type = "io.containerd.runc.v2"`,
     "",
     `[${table}.${str(name)}.options]`,
-    "  SystemdCgroup = false",
+    `  SystemdCgroup = ${opts.systemdCgroup === true}`,
     "",
   ]);
 }
@@ -147,9 +151,9 @@ function criV3(opts: ContainerdConfigOptions): string[] {
     `  runtime_type = "io.containerd.runc.v2"`,
     "",
     `[${RUNTIME}.containerd.runtimes.runc.options]`,
-    "  SystemdCgroup = false",
+    `  SystemdCgroup = ${opts.systemdCgroup === true}`,
     "",
-    ...extraHandlers(`${RUNTIME}.containerd.runtimes`, opts.extraRuncHandlers),
+    ...extraHandlers(`${RUNTIME}.containerd.runtimes`, opts),
     `[${RUNTIME}.cni]`,
     `  bin_dirs = [${str(opts.cniBinDir ?? DEFAULT_CNI_BIN_DIR)}]`,
     `  conf_dir = ${str(paths.cniConfDir)}`,

@@ -83,7 +83,7 @@ export interface CriClient {
   close(): void;
 }
 
-/** The transport bunlet uses unless told otherwise; chosen by scripts/bench-cri (see README). */
+/** The transport bunlet uses unless told otherwise; chosen by scripts/bench-cri (see docs/performance.md). */
 const defaultTransport: TransportKind = "grpc-js";
 
 function defaultTimeout(method: DescMethod, request: Record<string, unknown>, base: number): number {

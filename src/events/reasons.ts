@@ -24,6 +24,7 @@ export const EventReason = {
   FailedToRetrieveImagePullSecret: "FailedToRetrieveImagePullSecret",
   // Pods and sandboxes
   FailedToKillPod: "FailedKillPod",
+  FailedToCreatePodContainer: "FailedCreatePodContainer",
   NetworkNotReady: "NetworkNotReady",
   SandboxChanged: "SandboxChanged",
   FailedCreatePodSandBox: "FailedCreatePodSandBox",

@@ -6,7 +6,7 @@
  * /etc/hosts (CVE-2020-8557: a pod wrote past its limit through that file, unseen).
  * emptyDir sizeLimit is not enforced: bunlet's Summary has no volume stats yet.
  */
-import { Quantity, resourceQuantity, type Container, type Pod } from "../api/index.ts";
+import { isRestartableInitContainer, Quantity, resourceQuantity, type Container, type Pod } from "../api/index.ts";
 import type { PodUsage } from "./rank.ts";
 
 /** The eviction_signal label of kubelet_evictions for each kind of limit. */
@@ -26,13 +26,12 @@ function limitOf(c: Container): Quantity | undefined {
   return q.isZero() ? undefined : q;
 }
 
-const isSidecar = (c: Container) => c.restartPolicy === "Always";
 
 /** resourcehelper.PodLimits for ephemeral storage: app containers and sidecars add up, an init container counts if larger. */
 function podLimit(pod: Pod): Quantity | undefined {
-  const running = [...pod.spec.containers, ...(pod.spec.initContainers ?? []).filter(isSidecar)];
+  const running = [...pod.spec.containers, ...(pod.spec.initContainers ?? []).filter(isRestartableInitContainer)];
   const present = running.map(limitOf).filter((q): q is Quantity => q !== undefined);
-  const inits = (pod.spec.initContainers ?? []).filter((c) => !isSidecar(c)).map(limitOf).filter((q): q is Quantity => q !== undefined);
+  const inits = (pod.spec.initContainers ?? []).filter((c) => !isRestartableInitContainer(c)).map(limitOf).filter((q): q is Quantity => q !== undefined);
   if (present.length === 0 && inits.length === 0) return undefined;
   let limit = present.length === 1 ? present[0]! : Quantity.of(present.reduce((a, q) => a + q.value(), 0n), present[0]?.format ?? "BinarySI");
   for (const init of inits) if (init.cmp(limit) > 0) limit = init;
@@ -47,7 +46,7 @@ export function localStorageViolation(pod: Pod, stats: PodUsage): LocalStorageVi
     return { signal: "ephemeralpodfs.limit", message: `Pod ephemeral local storage usage exceeds the total limit of containers ${limit}. ` };
   }
   const limits = new Map<string, Quantity>();
-  for (const c of [...pod.spec.containers, ...(pod.spec.initContainers ?? []).filter(isSidecar)]) {
+  for (const c of [...pod.spec.containers, ...(pod.spec.initContainers ?? []).filter(isRestartableInitContainer)]) {
     const q = limitOf(c);
     if (q) limits.set(c.name, q);
   }

@@ -9,11 +9,11 @@
  * EvictionThresholdMet event on the node when it starts to reclaim, and an Evicted event (with the
  * offending containers as annotations) on each pod it evicts.
  */
-import { kObj, type Pod, type PodStatus } from "../api/index.ts";
+import { isCriticalPod, kObj, type Pod, type PodStatus } from "../api/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import { evaluate, hasNodeLevelReclaim, initialState, SIGNAL_RESOURCE, thresholdsMet, type EvictionState, type NodeCondition } from "./policy.ts";
 import { localStorageViolation } from "./local-storage.ts";
-import { evictionMessage, isCriticalPod, rankForEviction, type PodUsage } from "./rank.ts";
+import { evictionMessage, rankForEviction, type PodUsage } from "./rank.ts";
 import { makeSignalObservations, type NodeSummary, type Observations } from "./signals.ts";
 import { formatThresholdValue, type Threshold } from "./thresholds.ts";
 

@@ -125,10 +125,3 @@ export function evictionMessage(
   const annotations = { offending_containers: offending.join(","), offending_containers_usage: usages.join(","), starved_resource: resource };
   return { message, annotations };
 }
-
-/** The kubelet's IsCriticalPod: static and mirror pods, and system-critical priority. */
-export function isCriticalPod(pod: Pod, isStatic: boolean): boolean {
-  if (isStatic) return true;
-  if (pod.metadata.annotations?.["kubernetes.io/config.mirror"] !== undefined) return true;
-  return (pod.spec?.priority ?? 0) >= 2_000_000_000;
-}

@@ -6,7 +6,8 @@
  * Warning event with the reason, and the status phase Failed, the reason and "Pod was rejected:
  * <message>", and no worker, so no container starts. The node is this node as bunlet knows it
  * itself: its labels (hostname, OS, arch, --node-labels), --register-with-taints and allocatable
- * from the machine (capacity less the hard eviction thresholds, pods = --max-pods).
+ * from the machine (capacity less kubeReserved, systemReserved and the hard eviction thresholds,
+ * as the Node reports it; pods = --max-pods).
  */
 import { existsSync } from "node:fs";
 import { release } from "node:os";
@@ -16,7 +17,7 @@ import { canAdmitPod, createSysctlAllowlist, safeSysctls, SysctlPatternError, ty
 import { ConfigError, type BunletConfig } from "../config/index.ts";
 import { podReference, type EventRecorder } from "../events/index.ts";
 import type { Logger } from "../lib/index.ts";
-import { capacityAndAllocatable, goArch, readMachineInfo } from "../node/index.ts";
+import { capacityAndAllocatable, nodeLabels, readMachineInfo } from "../node/index.ts";
 import type { PodWorkers, StatusManager } from "./types.ts";
 
 /** The root dir, or its nearest existing ancestor (same filesystem) before anything created it. */
@@ -26,12 +27,15 @@ function existingDir(path: string): string {
   return dir;
 }
 
-export function admissionNode(config: BunletConfig): AdmissionNode {
-  const { allocatable } = capacityAndAllocatable(readMachineInfo(existingDir(config.rootDir)), config.maxPods);
+/** The node as admission sees it; `reservation` is the container manager's (absent: the default eviction thresholds). */
+export function admissionNode(config: BunletConfig, reservation?: ReadonlyMap<string, bigint>): AdmissionNode {
+  const machine = readMachineInfo(existingDir(config.rootDir));
+  const { allocatable } = capacityAndAllocatable(machine, config.maxPods, reservation);
   const q = (name: string) => Quantity.parse(allocatable[name] ?? "0");
   return {
     name: config.nodeName,
-    labels: { "kubernetes.io/hostname": config.nodeName, "kubernetes.io/os": "linux", "kubernetes.io/arch": goArch(process.arch), ...config.nodeLabels },
+    // The labels registration gives the Node (wire-node.ts: hostname = the node name).
+    labels: nodeLabels({ hostname: config.nodeName, operatingSystem: machine.operatingSystem, architecture: machine.architecture, nodeLabels: config.nodeLabels }),
     taints: config.registerWithTaints,
     allocatable: { milliCPU: q("cpu").milliValue(), memory: q("memory").value(), ephemeralStorage: q("ephemeral-storage").value(), pods: config.maxPods },
   };

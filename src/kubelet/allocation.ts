@@ -13,7 +13,8 @@ import { createPodResourcesStore, type PodResourcesStore } from "../checkpoint/i
 import { podReference, type EventRecorder } from "../events/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import type { RuntimePodStatus } from "../container/index.ts";
-import type { PodSyncResult } from "../runtime/index.ts";
+import type { ContainerManager } from "../cm/index.ts";
+import type { PodCgroupResizer, PodSyncResult } from "../runtime/index.ts";
 import { PodReasonError, type ResizeConditions } from "../status/index.ts";
 
 /** What the sync handlers do about allocations and resizes. */
@@ -39,6 +40,28 @@ export function actuatedStore(rootDir: string, log: Logger) {
     setContainer: (uid: string, name: string, resources: ResourceRequirements) => store.setContainer(uid, name, resources),
     initializePod(pod: Pod) {
       if (store.get(podUID(pod)) === undefined) store.set(podUID(pod), resourceInfoForPod(pod));
+    },
+  };
+}
+
+/**
+ * The resize's pod-cgroup step through the container manager's door: the values a pod's
+ * resources give its cgroup (ResourceConfigForPod with this node's settings), and
+ * SetPodCgroupConfig of the CPU and memory fields given.
+ */
+export function podCgroupResizer(cm: Pick<ContainerManager, "podResourceConfig" | "updatePodCgroup">): PodCgroupResizer {
+  return {
+    config(pod) {
+      const rc = cm.podResourceConfig(pod);
+      return { memoryLimit: rc.memory, cpuShares: rc.cpuShares, cpuQuota: rc.cpuQuota, cpuPeriod: rc.cpuPeriod };
+    },
+    set(pod, v) {
+      const rc: Parameters<ContainerManager["updatePodCgroup"]>[1] = {};
+      if (v.memoryLimit !== undefined) rc.memory = v.memoryLimit;
+      if (v.cpuShares !== undefined) rc.cpuShares = v.cpuShares;
+      if (v.cpuQuota !== undefined) rc.cpuQuota = v.cpuQuota;
+      if (v.cpuPeriod !== undefined) rc.cpuPeriod = v.cpuPeriod;
+      cm.updatePodCgroup(pod, rc);
     },
   };
 }

@@ -47,6 +47,8 @@ export interface ConnectOptions {
   network?: { podSubnet: string; bridgeName: string };
   /** The embedded containerd's binary; "" or undefined = containerd on PATH. */
   containerdPath?: string;
+  /** The embedded containerd's runc SystemdCgroup option (cgroupDriver systemd). */
+  systemdCgroup?: boolean;
   /** The embedded containerd's log: level, and its cap (size and files). */
   containerdLog?: { level: string; maxSize: number; maxFiles: number };
 }
@@ -81,6 +83,7 @@ export async function connectRuntime(opts: ConnectOptions): Promise<RuntimeConne
         bridgeName: opts.network?.bridgeName || undefined,
         podSubnet: opts.network?.podSubnet || undefined,
         containerdPath: opts.containerdPath || undefined,
+        systemdCgroup: opts.systemdCgroup,
         logLevel: opts.containerdLog?.level,
         logMaxSize: opts.containerdLog?.maxSize,
         logMaxFiles: opts.containerdLog?.maxFiles,

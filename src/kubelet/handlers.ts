@@ -3,8 +3,7 @@
  * HandlePodReconcile, HandlePodSyncs): they keep the desired pods current and turn each change
  * into an update for the pod's worker. They never wait on the runtime; the workers do the work.
  */
-import { podRef, podUID, type Pod } from "../api/index.ts";
-import { isMirrorPod } from "../mirrorpods/index.ts";
+import { isMirrorPod, podRef, podUID, type Pod } from "../api/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import { needToReconcilePodReadiness } from "../status/index.ts";
 import { sortByCreation, type PodManager } from "./pod-manager.ts";

@@ -27,6 +27,8 @@ export interface HousekeepingDeps {
   podDirs: PodDirs;
   /** Probe workers of pods that are not (possibly) running are stopped. */
   probeManager?: Pick<ProbeManager, "cleanupPods">;
+  /** Pod cgroups of pods that can no longer run are removed (cleanupOrphanedPodCgroups); undefined without cgroupsPerQOS. */
+  podCgroups?: { cleanupOrphaned(keep: ReadonlySet<string>): void };
   /** Mirror pods whose static pod is gone are deleted; undefined when standalone. */
   mirrorPods?: Pick<MirrorPods, "deleteOrphaned">;
   /** Drops the allocated and actuated resources of pods not desired any more (RemoveOrphanedPods). */
@@ -88,6 +90,19 @@ export function createHousekeeping(deps: HousekeepingDeps): { run(signal: AbortS
       await removeOrphanedPodDirs(keep);
     } catch (err) {
       log.warn("Failed to list pod directories; retrying at the next housekeeping", { err });
+    }
+
+    // Pod cgroups stay while their pod may run: being synced or terminated, running in the
+    // runtime, or desired and not yet finished. Decided and done in one synchronous step, so a
+    // pod cgroup made meanwhile by a pod worker is never taken for an orphan.
+    if (deps.podCgroups) {
+      const mayRun = new Set<string>([...possiblyRunning, ...runtimePods.map((p) => p.uid)]);
+      for (const uid of podManager.uids()) if (!podWorkers.isPodKnownTerminated(uid)) mayRun.add(uid);
+      try {
+        deps.podCgroups.cleanupOrphaned(mayRun);
+      } catch (err) {
+        log.warn("Failed to clean up orphaned pod cgroups; retrying at the next housekeeping", { err });
+      }
     }
 
     // deleteOrphanedMirrorPods: a mirror pod whose static pod bunlet no longer runs goes.

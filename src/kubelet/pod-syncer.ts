@@ -47,6 +47,11 @@ export interface PodSyncerDeps {
   mountVolumes(pod: Pod, signal: AbortSignal): Promise<void>;
   /** Tears down the pod's volumes once its containers are gone (the kubelet's unmount of a terminated pod). */
   unmountVolumes(uid: string): Promise<void>;
+  /**
+   * The pod's cgroup (the container manager's pod container manager): made before the sandbox,
+   * removed once the pod's containers are gone. Absent: pods get the runtime's default cgroup.
+   */
+  podCgroups?: PodCgroups;
   /** Relists the pod at once (the PLEG's on-demand relist), after a sync that changed it. */
   requestPodRelist(uid: string): void;
   /** Reads the pod's status anew and syncs it (after an in-place resize, which no container event shows). */
@@ -61,6 +66,14 @@ export interface PodSyncerDeps {
   metrics: Pick<Metrics, "podStartDuration">;
 }
 
+export interface PodCgroups {
+  exists(pod: Pod): boolean;
+  /** Creates the pod cgroup with the pod's values when it is missing; throws when it cannot. */
+  ensure(pod: Pod): void;
+  /** Removes it; a busy one is retried by housekeeping. */
+  destroy(pod: Pod): void;
+}
+
 export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
   const { runtime, statusManager, generateStatus, podDirs, podManager, clock, log, metrics } = deps;
 
@@ -73,6 +86,29 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
     const seconds = Math.max(0, clock.now() - firstSeen) / 1000;
     metrics.podStartDuration.observe(seconds);
     log.info("Pod is running", { pod: podRef(pod), podUID: podUID(pod), sinceFirstSeenSeconds: seconds });
+  }
+
+  /**
+   * SyncPod's cgroup step: a pod whose containers run outside a pod cgroup (started before
+   * cgroupsPerQOS, or its cgroup removed) is killed so that it comes back inside one; a run-once
+   * pod killed so stays down. Returns false when the pod is not to be started now.
+   */
+  async function ensurePodCgroup(cgroups: PodCgroups, pod: Pod, apiStatus: PodStatus, podStatus: RuntimePodStatus, signal: AbortSignal): Promise<boolean> {
+    if (cgroups.exists(pod)) return true;
+    const firstSync = !(apiStatus.containerStatuses ?? []).some((c) => c.state?.running !== undefined);
+    if (!firstSync) {
+      log.info("Pod runs outside its pod cgroup; killing it so it restarts inside one", { pod: podRef(pod), podUID: podUID(pod) });
+      const killed = await runtime.killPod(pod, runningPodFromStatus(podStatus), { signal });
+      if (killed.error === undefined && pod.spec.restartPolicy === "Never") return false;
+    }
+    try {
+      cgroups.ensure(pod);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      deps.recorder.event(podReference(pod), "Warning", EventReason.FailedToCreatePodContainer, `unable to ensure pod container exists: ${message}`);
+      throw new Error(`failed to ensure that the pod: ${podUID(pod)} cgroups exist and are correctly applied: ${message}`);
+    }
+    return true;
   }
 
   return {
@@ -100,6 +136,7 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
         throw new SyncError(Reason.NetworkNotReady, message);
       }
 
+      if (deps.podCgroups && !(await ensurePodCgroup(deps.podCgroups, pod, apiStatus, podStatus, signal))) return { isTerminal: false };
       if (isStaticPod(pod)) await deps.mirrorPods?.sync(pod, signal);
       await podDirs.make(uid);
       signal.throwIfAborted();
@@ -157,6 +194,11 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
         await deps.unmountVolumes(uid);
       } catch (err) {
         log.warn("Could not tear down the volumes of a terminated pod; housekeeping retries", { pod: podRef(pod), podUID: uid, err });
+      }
+      // Its containers are gone: the pod cgroup goes too (a busy one is retried by housekeeping).
+      if (deps.podCgroups) {
+        deps.podCgroups.destroy(pod);
+        log.debug("Pod termination removed cgroups", { pod: podRef(pod), podUID: uid }, 4);
       }
       // A terminated pod that is still desired (a completed run-once pod) keeps its directory and
       // status; one that is gone from its source or being deleted leaves nothing behind.

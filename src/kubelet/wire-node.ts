@@ -37,6 +37,8 @@ export interface NodeWiringInputs {
   shutdownStatus(): string | undefined;
   /** The kubelet API's port as served (daemonEndpoints.kubeletEndpoint.Port); 0 when it is off. */
   kubeletPort: number;
+  /** What allocatable leaves out of capacity (the container manager's reservation). */
+  allocatableReservation?: ReadonlyMap<string, bigint>;
 }
 
 export function wireNode(config: BunletConfig, base: WireBase, inputs: NodeWiringInputs): NodeParts {
@@ -83,7 +85,7 @@ export function wireNode(config: BunletConfig, base: WireBase, inputs: NodeWirin
       now: () => clock.now(),
       log,
     },
-    { hostname: config.nodeName, nodeIPs, maxPods: config.maxPods, kubeletPort: inputs.kubeletPort, kubeletVersion: KUBELET_COMPAT_VERSION },
+    { hostname: config.nodeName, nodeIPs, maxPods: config.maxPods, kubeletPort: inputs.kubeletPort, kubeletVersion: KUBELET_COMPAT_VERSION, allocatableReservation: inputs.allocatableReservation },
   );
 
   const stop = new AbortController();

@@ -24,7 +24,7 @@ import { createPodHandlers } from "./handlers.ts";
 import { createHousekeeping } from "./housekeeping.ts";
 import { createPodDirs } from "./pod-dirs.ts";
 import type { PodManager } from "./pod-manager.ts";
-import { createPodSyncer } from "./pod-syncer.ts";
+import { createPodSyncer, type PodCgroups } from "./pod-syncer.ts";
 import { runSyncLoop, SyncLoopMonitor } from "./sync-loop.ts";
 import { deferLogged } from "./teardown.ts";
 import type { RuntimeParts, WireBase } from "./wire-runtime.ts";
@@ -55,6 +55,10 @@ export interface PodOptions {
   recorder: EventRecorder;
   /** The rate-limited API client when bunlet is a node of a cluster (mirror pods); undefined when standalone. */
   apiClient?: ApiClient;
+  /** The pod cgroups (the container manager); undefined runs pods in the runtime's default cgroup. */
+  podCgroups?: PodCgroups & { cleanupOrphaned(keep: ReadonlySet<string>): void };
+  /** What allocatable leaves out of capacity, for admission (the container manager's reservation). */
+  allocatableReservation?: ReadonlyMap<string, bigint>;
 }
 
 export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts, sources: SourceParts, opts: PodOptions): PodParts {
@@ -72,7 +76,7 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
   // the cycle is closed by binding the question late.
   let workers: PodWorkers | undefined;
   const { sourcesReady } = sources;
-  const node = admissionNode(config);
+  const node = admissionNode(config, opts.allocatableReservation);
   const admit = admitHandlers(node, sysctlAllowlist(config));
   const activePods = () =>
     podManager.pods().filter((p) => {
@@ -125,6 +129,7 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
     requestPodRelist: (uid) => rt.pleg.requestPodRelist(uid),
     requestPodReinspect: (uid) => rt.pleg.requestPodReinspect(uid),
     resize: allocation,
+    podCgroups: opts.podCgroups,
     clock,
     log,
     metrics,
@@ -182,6 +187,7 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
     podDirs,
     probeManager,
     mirrorPods,
+    podCgroups: opts.podCgroups,
     removeOrphanedAllocations: (keep) => allocation.removeOrphans(keep),
     clock,
     log,

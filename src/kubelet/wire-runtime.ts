@@ -16,7 +16,7 @@ import type { Clock, Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
 import { createPleg, describePlegStatus, PodCache, type Pleg } from "../pleg/index.ts";
 import { createProbeManager, statusProviderFrom, type ProbeManager, type StatusSources } from "../prober/index.ts";
-import { createRuntimeManager, type EnvObjects, type RuntimeManager } from "../runtime/index.ts";
+import { createRuntimeManager, type EnvObjects, type PodCgroupResizer, type RuntimeManager } from "../runtime/index.ts";
 import type { PodResourcesStore } from "../checkpoint/index.ts";
 import type { HealthCheck } from "../server/index.ts";
 import { createStatsProvider, type StatsProvider } from "../stats/index.ts";
@@ -67,6 +67,10 @@ export interface RuntimeOptions {
   recorder: EventRecorder;
   /** The pods' RuntimeClass handlers; undefined when standalone (the runtime's default). */
   runtimeHandler?: (pod: Pod) => string;
+  /** The pod's cgroup from the container manager (RunPodSandbox's cgroup_parent). */
+  podCgroupParent?: (pod: Pod) => string;
+  /** The pod cgroup an in-place resize changes (the container manager); undefined without pod cgroups. */
+  podCgroupResizer?: PodCgroupResizer;
 }
 
 export async function wireRuntime(config: BunletConfig, base: WireBase, opts: RuntimeOptions): Promise<RuntimeParts> {
@@ -77,6 +81,7 @@ export async function wireRuntime(config: BunletConfig, base: WireBase, opts: Ru
     rootDir: config.rootDir,
     network: { podSubnet: config.podCIDR, bridgeName: config.cniBridgeName },
     containerdPath: config.containerdPath,
+    systemdCgroup: config.cgroupDriver === "systemd",
     containerdLog: { level: config.containerdLogLevel, maxSize: config.containerdLogMaxSize, maxFiles: config.containerdLogMaxFiles },
     runtimeRequestTimeoutMs: config.runtimeRequestTimeoutMs,
     clock,
@@ -118,6 +123,8 @@ export async function wireRuntime(config: BunletConfig, base: WireBase, opts: Ru
     envObjects: opts.envObjects,
     recorder: opts.recorder,
     runtimeHandler: opts.runtimeHandler,
+    podCgroupParent: opts.podCgroupParent,
+    podCgroup: opts.podCgroupResizer,
   });
 
   const pleg = createPleg({ runtime, cri, cache, clock, log, metrics, eventedEnabled: config.featureGates.EventedPLEG ?? true });

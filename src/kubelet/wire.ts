@@ -12,11 +12,13 @@ import type { PodList } from "../api/index.ts";
 import type { BunletConfig } from "../config/index.ts";
 import { anySignal, realClock, type Clock, type Logger } from "../lib/index.ts";
 import { createMetrics } from "../metrics/index.ts";
-import { chooseNodeIPs } from "../node/index.ts";
+import { chooseNodeIPs, readMachineInfo } from "../node/index.ts";
 import { createStatusManager } from "../status/index.ts";
 import { PodManager } from "./pod-manager.ts";
 import { deferLogged } from "./teardown.ts";
 import { wireCheckpoint } from "./wire-checkpoint.ts";
+import { podCgroupResizer } from "./allocation.ts";
+import { checkCgroupDriver, wireContainerManager } from "./wire-cm.ts";
 import { wireKubeletApi } from "./wire-kubelet-api.ts";
 import { wireEvents } from "./wire-events.ts";
 import { wireRuntimeClass } from "./wire-runtimeclass.ts";
@@ -58,6 +60,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
   const clock = deps.clock ?? realClock;
   // Checked before anything starts, as the kubelet parses them at start.
   const thresholds = evictionThresholds(config);
+  checkCgroupDriver(config);
   const stopper = new AbortController();
   // The composition root is where the real random source is chosen; logic only sees `random`.
   const base = { clock, log, metrics: createMetrics(deps.registry), random: deps.random ?? Math.random, signal: anySignal(deps.signal, stopper.signal) };
@@ -80,6 +83,9 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
   if (nodeIPs.length === 0) log.warn("No --node-ip and no usable address on this host: pods report hostIP 127.0.0.1 and a joined Node gets no InternalIP");
   const hostIPs = nodeIPs.length > 0 ? nodeIPs : ["127.0.0.1"];
 
+  // kubepods and its QoS tiers exist before any pod starts, as the kubelet's container manager.
+  const containerManager = adopt("container manager", wireContainerManager(config, base, { machine: readMachineInfo(config.rootDir), thresholds }));
+  const { cm } = containerManager;
   const { recorder } = adopt("events", wireEvents(config, base));
   const { runtimeHandler } = adopt("runtime classes", wireRuntimeClass(config, base));
   // The node's record of its desired state: pods and objects to start from while the apiserver
@@ -97,6 +103,8 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
       recorder,
       runtimeHandler,
       envObjects: apiObjects.env,
+      podCgroupParent: (pod) => cm.podCgroupParent(pod),
+      podCgroupResizer: cm.cgroupsPerQOS ? podCgroupResizer(cm) : undefined,
     }),
   );
   // The kubelet API listens before the node registers (the Node reports its port); its routes and
@@ -107,12 +115,29 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
   const shutdownStatus = () => upkeep?.shutdownStatus();
   const node = adopt(
     "node",
-    wireNode(config, base, { nodeIPs, cri: runtime.cri, runtimeState: runtime.runtimeState, pleg: runtime.pleg, kubeletPort: kubeletApi.port, pressure, shutdownStatus }),
+    wireNode(config, base, { nodeIPs, cri: runtime.cri, runtimeState: runtime.runtimeState, pleg: runtime.pleg, kubeletPort: kubeletApi.port, pressure, shutdownStatus, allocatableReservation: containerManager.reservation }),
   );
   apiObjects.bind(node.client);
   const sources = adopt("pod sources", wirePodSources(config, base, node.client, checkpoint));
   const volumes = wireVolumes(config, base, apiObjects, hostIPs, recorder);
-  const pods = adopt("pods", wirePods(config, base, runtime, sources, { podManager, statusManager, hostIPs, recorder, apiClient: node.client, volumes }));
+  const pods = adopt("pods", wirePods(config, base, runtime, sources, {
+      podManager,
+      statusManager,
+      hostIPs,
+      recorder,
+      apiClient: node.client,
+      volumes,
+      allocatableReservation: containerManager.reservation,
+      podCgroups: cm.cgroupsPerQOS
+        ? {
+            exists: (pod) => cm.podCgroupExists(pod),
+            ensure: (pod) => cm.ensurePodCgroup(pod, pods.activePods()),
+            destroy: (pod) => cm.destroyPodCgroup(pod),
+            cleanupOrphaned: (keep) => cm.cleanupOrphanedPodCgroups(keep),
+          }
+        : undefined,
+    }),
+  );
   adopt("pod status sync", wireStatusSync(base, node.client, { statusManager, podManager, mirrorPodOf: pods.mirrorPodOf }));
   const podList = () => sources.annotate(pods.podList());
   const servers = adopt(
@@ -128,6 +153,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
   );
   kubeletApi.bind({ routes: { ...servers.routes, ...servers.apiRoutes }, pods: podList });
   pods.start();
+  containerManager.start(() => pods.activePods());
   upkeep = adopt("node upkeep", wireUpkeep(config, base, runtime, pods, thresholds, recorder));
   upkeep.start();
 

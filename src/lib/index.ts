@@ -1,7 +1,8 @@
-// The library layer: no imports from the rest of bunlet.
+// The library layer: no imports from the rest of bunlet. Test helpers (FakeClock, the memory
+// logger) have their own door, testing.ts.
 export * from "./async/index.ts";
-export { realClock, FakeClock, flushMicrotasks, type Clock, type Timer } from "./clock.ts";
-export { createLogger, createMemoryLogger, silentLogger, type Logger, type Fields } from "./log.ts";
+export { realClock, type Clock, type Timer } from "./clock.ts";
+export { createLogger, silentLogger, type Logger, type Fields } from "./log.ts";
 export { formatGoDuration } from "./duration.ts";
 export { readYaml, YamlError } from "./yaml.ts";
 export { ipFamily, parsePodCIDRs } from "./net.ts";

@@ -50,7 +50,7 @@ const defaultLogTime = createLogTime();
  * caller is unknown, and so does bunlet. JavaScriptCore drops the frame of a function that ends in
  * a tail call, so `(err) => log.error(…)` would name its caller: callbacks that log use a block body.
  */
-function callerOf(method: Function): string {
+function callerOf(method: (...args: never[]) => unknown): string {
   const holder: { stack?: string } = {};
   Error.captureStackTrace(holder, method);
   const frame = holder.stack?.split("\n").find((l) => l.trimStart().startsWith("at ")) ?? "";

@@ -10,7 +10,7 @@
  */
 import type { Node } from "kubernetes-types/core/v1";
 import { createReflector, isAlreadyExists, isConflict, isNotFound, resourcePath, type ApiClient, type KubeObject, type ReflectorStore } from "../apiclient/index.ts";
-import { ConfigHashAnnotationKey, ConfigMirrorAnnotationKey, podFullName, podRef, type Pod } from "../api/index.ts";
+import { ConfigHashAnnotationKey, ConfigMirrorAnnotationKey, isMirrorPod, podFullName, podRef, type Pod } from "../api/index.ts";
 import type { Clock, Logger, Timer } from "../lib/index.ts";
 
 /** How soon a static pod is synced again when its mirror could not be made because the Node is not there yet. */
@@ -35,10 +35,6 @@ export interface MirrorPods {
   deleteOrphaned(hasStaticPod: (fullName: string) => boolean, signal: AbortSignal): Promise<void>;
   /** The mirror pod of a static pod as last seen in the apiserver, if any (whatever its hash). */
   mirrorPodOf(staticPod: Pod): Pod | undefined;
-}
-
-export function isMirrorPod(pod: Pod): boolean {
-  return pod.metadata.annotations?.[ConfigMirrorAnnotationKey] !== undefined;
 }
 
 /** IsMirrorPodOf: same full name and the static pod's hash. */

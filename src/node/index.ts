@@ -10,7 +10,8 @@ import { createLeaseController, type LeaseController } from "./lease.ts";
 import { createNodeStatusLoop, type NodeStatusLoop } from "./status-loop.ts";
 import type { NodeStatusInputs } from "./setters.ts";
 
-export { readMachineInfo, goArch } from "./machine.ts";
+export { readMachineInfo, goArch, type MachineInfo } from "./machine.ts";
+export { nodeLabels } from "./labels.ts";
 export { chooseNodeIPs } from "./addresses.ts";
 export { createStatusInputs } from "./inputs.ts";
 export { capacityAndAllocatable } from "./setters.ts";

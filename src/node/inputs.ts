@@ -31,6 +31,8 @@ export interface StatusInputsOptions {
   kubeletPort: number;
   kubeletVersion: string;
   maxImages?: number;
+  /** What allocatable leaves out of capacity (the container manager's reservation). */
+  allocatableReservation?: ReadonlyMap<string, bigint>;
 }
 
 export function createStatusInputs(deps: StatusInputsDeps, opts: StatusInputsOptions): () => Promise<NodeStatusInputs> {
@@ -62,6 +64,7 @@ export function createStatusInputs(deps: StatusInputsDeps, opts: StatusInputsOpt
       runtime,
       images,
       maxImages: opts.maxImages,
+      allocatableReservation: opts.allocatableReservation,
       notReadyReasons: deps.notReadyReasons(),
       pressure: deps.pressure?.() ?? { memory: false, disk: false, pid: false },
     };

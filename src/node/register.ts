@@ -7,6 +7,7 @@
 import type { Node, Taint } from "kubernetes-types/core/v1";
 import { delay, type Clock, type Logger } from "../lib/index.ts";
 import { isAlreadyExists, resourcePath, type ApiClient } from "../apiclient/index.ts";
+import { nodeLabels } from "./labels.ts";
 import { setNodeStatus, type NodeStatusInputs } from "./setters.ts";
 
 const REGISTER_BACKOFF_INITIAL_MS = 100;
@@ -40,12 +41,7 @@ export function initialNode(opts: RegistrationOptions, inputs: NodeStatusInputs)
     kind: "Node",
     metadata: {
       name: opts.nodeName,
-      labels: {
-        "kubernetes.io/hostname": opts.hostname,
-        "kubernetes.io/os": inputs.machine.operatingSystem,
-        "kubernetes.io/arch": inputs.machine.architecture,
-        ...opts.nodeLabels,
-      },
+      labels: nodeLabels({ hostname: opts.hostname, operatingSystem: inputs.machine.operatingSystem, architecture: inputs.machine.architecture, nodeLabels: opts.nodeLabels }),
     },
     spec: opts.registerWithTaints.length > 0 ? { taints: opts.registerWithTaints.map((t) => ({ ...t })) } : {},
   };

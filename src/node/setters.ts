@@ -45,6 +45,12 @@ export interface NodeStatusInputs {
    */
   notReadyReasons: string[];
   pressure: { memory: boolean; disk: boolean; pid: boolean };
+  /**
+   * What allocatable leaves out of capacity (the container manager's GetNodeAllocatableReservation:
+   * kubeReserved + systemReserved + hard eviction), cpu in millicores; absent = the default hard
+   * eviction thresholds only.
+   */
+  allocatableReservation?: ReadonlyMap<string, bigint>;
 }
 
 /** metav1.Time: RFC 3339 in whole seconds. */
@@ -66,13 +72,31 @@ function setNodeAddress(status: NodeStatus, inputs: NodeStatusInputs): void {
 }
 
 function setMachineInfo(status: NodeStatus, inputs: NodeStatusInputs): void {
-  const { capacity, allocatable } = capacityAndAllocatable(inputs.machine, inputs.maxPods);
+  const { capacity, allocatable } = capacityAndAllocatable(inputs.machine, inputs.maxPods, inputs.allocatableReservation);
   status.capacity = capacity;
   status.allocatable = allocatable;
 }
 
-/** The node's capacity and allocatable (capacity less the hard eviction thresholds and hugepages), as quantities. */
-export function capacityAndAllocatable(m: MachineInfo, maxPods: number): { capacity: Record<string, string>; allocatable: Record<string, string> } {
+/** The default reservation: the kubelet's default hard eviction thresholds. */
+function defaultReservation(m: MachineInfo): ReadonlyMap<string, bigint> {
+  return new Map([
+    ["memory", BigInt(EVICTION_HARD_MEMORY_BYTES)],
+    ["ephemeral-storage", BigInt(Math.floor(m.rootfsCapacityBytes * EVICTION_HARD_NODEFS_FRACTION))],
+  ]);
+}
+
+/** Millicores as a quantity: whole cores as a count ("2"), else "1900m". */
+const milliCPU = (milli: bigint) => (milli % 1000n === 0n ? String(milli / 1000n) : `${milli}m`);
+
+/**
+ * The node's capacity and allocatable (MachineInfo setter): capacity less the reservation, never
+ * below 0, and memory less the hugepages, as quantities.
+ */
+export function capacityAndAllocatable(
+  m: MachineInfo,
+  maxPods: number,
+  reservation: ReadonlyMap<string, bigint> = defaultReservation(m),
+): { capacity: Record<string, string>; allocatable: Record<string, string> } {
   const capacity: Record<string, string> = {
     cpu: decimalCount(m.numCores),
     "ephemeral-storage": binarySI(m.rootfsCapacityBytes),
@@ -85,11 +109,17 @@ export function capacityAndAllocatable(m: MachineInfo, maxPods: number): { capac
     capacity[`hugepages-${binarySI(hp.pageSizeBytes)}`] = binarySI(bytes);
     hugePagesBytes += bytes;
   }
-  const nodefsReserved = Math.floor(m.rootfsCapacityBytes * EVICTION_HARD_NODEFS_FRACTION);
+  const left = (total: number, name: string) => {
+    const n = BigInt(total) - (reservation.get(name) ?? 0n);
+    return n < 0n ? 0n : n;
+  };
+  const memory = left(m.memoryCapacityBytes, "memory") - BigInt(hugePagesBytes);
   const allocatable: Record<string, string> = {
     ...capacity,
-    "ephemeral-storage": binarySI(m.rootfsCapacityBytes - nodefsReserved),
-    memory: binarySI(m.memoryCapacityBytes - EVICTION_HARD_MEMORY_BYTES - hugePagesBytes),
+    cpu: milliCPU(left(m.numCores * 1000, "cpu")),
+    "ephemeral-storage": binarySI(Number(left(m.rootfsCapacityBytes, "ephemeral-storage"))),
+    memory: binarySI(Number(memory < 0n ? 0n : memory)),
+    pods: decimalCount(Number(left(maxPods, "pods"))),
   };
   return { capacity, allocatable };
 }

@@ -20,7 +20,6 @@
  */
 import { createReflector, ObjectStore, type ApiClient } from "../apiclient/index.ts";
 import type { Pod } from "../api/index.ts";
-import type { Pod as WirePod } from "kubernetes-types/core/v1";
 import { Mailbox, type Clock, type Logger } from "../lib/index.ts";
 import type { ManifestError } from "./errors.ts";
 import type { PodSource } from "./source.ts";
@@ -73,7 +72,7 @@ export class ApiserverSource implements PodSource {
       void pending.put(pods);
     };
     // bunlet's Pod is the subset of the wire type it reads; the apiserver's objects pass through whole.
-    const store = new ObjectStore<WirePod>({ onChange: (pods) => onChange(pods as unknown as Pod[]) });
+    const store = new ObjectStore<Pod>({ onChange });
     // The checkpoint only when the apiserver does not list within the grace: a reachable one
     // answers in well under a second, and its pods (with their status, which the checkpoint does
     // not keep: a restart must not report a Ready pod not-Ready) are then the first snapshot.
@@ -87,7 +86,7 @@ export class ApiserverSource implements PodSource {
             void pending.put(provisional);
           });
     signal.addEventListener("abort", () => grace?.cancel(), { once: true });
-    const reflector = createReflector<WirePod>({
+    const reflector = createReflector<Pod>({
       client,
       path: "/api/v1/pods",
       fieldSelector: `spec.nodeName=${nodeName}`,

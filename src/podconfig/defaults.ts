@@ -6,6 +6,7 @@
  */
 import {
   defaultImagePullPolicy,
+  DefaultRestartPolicy,
   DefaultTerminationGracePeriodSeconds,
   type Container,
   type HTTPGetAction,
@@ -91,7 +92,7 @@ export function applyApiDefaults(pod: Pod): void {
   const spec = pod.spec;
   const hostNetwork = spec.hostNetwork === true;
   if (!spec.dnsPolicy) spec.dnsPolicy = "ClusterFirst";
-  if (!spec.restartPolicy) spec.restartPolicy = "Always";
+  if (!spec.restartPolicy) spec.restartPolicy = DefaultRestartPolicy;
   if (!spec.securityContext) spec.securityContext = {};
   if (spec.terminationGracePeriodSeconds === undefined) {
     spec.terminationGracePeriodSeconds = DefaultTerminationGracePeriodSeconds;

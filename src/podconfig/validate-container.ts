@@ -4,7 +4,7 @@
  * termination-message policies, ports, environment, resources (validate-resources.ts), volume
  * mounts, probes and lifecycle hooks.
  */
-import type { Container, ContainerPort, LifecycleHandler, PodSpec, Probe } from "../api/index.ts";
+import { isRestartableInitContainer, type Container, type ContainerPort, type LifecycleHandler, type PodSpec, type Probe } from "../api/index.ts";
 import { validateContainerRestartPolicy } from "./validate-restart.ts";
 import { fieldErrors as fe, type FieldError } from "./errors.ts";
 import { isDNS1123Label, isEnvVarName, isValidPortName } from "./names.ts";
@@ -134,7 +134,7 @@ function checkContainer(c: Container, path: string, init: boolean, ctx: Containe
       checkLocalDescendingPath(m.subPathExpr, `${path}.volumeMounts.subPathExpr`, errs);
     }
   });
-  const sidecar = init && c.restartPolicy === "Always";
+  const sidecar = init && isRestartableInitContainer(c);
   for (const kind of ["livenessProbe", "readinessProbe", "startupProbe"] as const) {
     const probe = c[kind];
     if (!probe) continue;

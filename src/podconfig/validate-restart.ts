@@ -6,7 +6,7 @@
  * Always is a sidecar and has no rules; rules need a restartPolicy, the action Restart, and
  * exitCodes with the operator In or NotIn and at most 255 values.
  */
-import type { Container } from "../api/index.ts";
+import { isRestartableInitContainer, type Container } from "../api/index.ts";
 import { fieldErrors as fe, type FieldError } from "./errors.ts";
 
 const policies = ["Always", "Never", "OnFailure"] as const;
@@ -19,7 +19,7 @@ export function validateContainerRestartPolicy(c: Container, path: string, init:
     if (rules.length > 0) errs.push(fe.required(`${path}.restartPolicy`, "must specify restartPolicy when restart rules are used"));
     return;
   }
-  if (init && c.restartPolicy === "Always") {
+  if (init && isRestartableInitContainer(c)) {
     if (rules.length > 0) errs.push(fe.forbidden(`${path}.restartPolicyRules`, "restartPolicyRules are not allowed for init containers with restart policy Always"));
     return;
   }

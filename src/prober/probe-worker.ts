@@ -226,7 +226,7 @@ export class ProbeWorker {
       if (this.#containerId) this.#deps.results.remove(this.#containerId);
       this.#containerId = status.id;
       // A new container starts from scratch: its first result and run length owe nothing to
-      // its predecessor (the kubelet keeps the run length; see the README).
+      // its predecessor (the kubelet keeps the run length).
       this.#lastResult = undefined;
       this.#resultRun = 0;
       this.#onHold = false;

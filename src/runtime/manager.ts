@@ -58,6 +58,8 @@ export interface RuntimeManagerDeps {
   /** Seccomp profiles for Localhost; default: <podsDir>/../seccomp. */
   seccompRoot?: string;
   /** --cluster-dns / --cluster-domain: ClusterFirst pods' resolver and the managed /etc/hosts. */
+  /** The pod cgroup the container manager made for the pod (RunPodSandbox's cgroup_parent); none = the runtime's default. */
+  podCgroupParent?: (pod: Pod) => string;
   clusterDns?: ClusterDns;
   /** ConfigMaps, Secrets and Services for env vars; absent when standalone. */
   envObjects?: EnvObjects;
@@ -144,7 +146,7 @@ export function createRuntimeManager(deps: RuntimeManagerDeps): RuntimeManager {
     },
     clusterDomain: deps.clusterDns?.domain ?? "",
     subpather: deps.subpather ?? createSubpather({ log }),
-    sandbox: { podLogsDir: deps.podLogsDir, nodeDns: deps.dnsConfig ?? hostDnsConfig(deps.resolvConf), clusterDns: deps.clusterDns ?? { servers: [], domain: "" } },
+    sandbox: { podLogsDir: deps.podLogsDir, nodeDns: deps.dnsConfig ?? hostDnsConfig(deps.resolvConf), clusterDns: deps.clusterDns ?? { servers: [], domain: "" }, podCgroupParent: deps.podCgroupParent },
     pendingStart: (uid) => (timelines.get(uid)?.pending ? timelines.get(uid) : undefined),
     recordTimeline: (uid, timeline) => timelines.set(uid, timeline),
     actuated: deps.actuated,

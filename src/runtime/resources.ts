@@ -5,7 +5,7 @@
  * node's memory capacity, in integers read through resource.Quantity as the kubelet reads them.
  */
 import type { Container, Pod, ResourceRequirements } from "../api/index.ts";
-import { computePodQOS, isStaticPod, resourceQuantity } from "../api/index.ts";
+import { computePodQOS, isNodeCriticalPod, isSidecarContainer, resourceQuantity } from "../api/index.ts";
 
 const MIN_SHARES = 2n;
 const MAX_SHARES = 262144n;
@@ -55,24 +55,14 @@ export function containerLinuxResources(resources: ResourceRequirements | undefi
 
 const GUARANTEED_OOM_SCORE_ADJ = -997n;
 const BEST_EFFORT_OOM_SCORE_ADJ = 1000n;
-const SYSTEM_CRITICAL_PRIORITY = 2_000_000_000;
-
-/** Static, mirror and system-critical pods are critical; node-critical ones are OOM-protected. */
-function isNodeCriticalPod(pod: Pod): boolean {
-  const critical = isStaticPod(pod) || (pod.spec.priority ?? 0) >= SYSTEM_CRITICAL_PRIORITY;
-  return critical && pod.spec.priorityClassName === "system-node-critical";
-}
 
 function memoryRequest(container: Container): bigint {
   return resourceQuantity(container.resources?.requests, "memory").value();
 }
 
-function isSidecar(pod: Pod, container: Container): boolean {
-  return container.restartPolicy === "Always" && (pod.spec.initContainers ?? []).some((c) => c.name === container.name);
-}
-
 /** pkg/kubelet/qos GetContainerOOMScoreAdjust (without pod-level resources or DRA). */
 export function containerOOMScoreAdjust(pod: Pod, container: Container, memoryCapacity: number): number {
+  // Node-critical pods (static, mirror or system-critical, of class system-node-critical) are OOM-protected.
   if (isNodeCriticalPod(pod)) return Number(GUARANTEED_OOM_SCORE_ADJ);
   const qos = computePodQOS(pod);
   if (qos === "Guaranteed") return Number(GUARANTEED_OOM_SCORE_ADJ);
@@ -81,7 +71,7 @@ export function containerOOMScoreAdjust(pod: Pod, container: Container, memoryCa
   const scoreFor = (request: bigint) => 1000n - (1000n * request) / capacity;
   let adj = scoreFor(memoryRequest(container));
   // A sidecar scores no higher than the regular container with the smallest request.
-  if (isSidecar(pod, container)) {
+  if (isSidecarContainer(pod, container)) {
     const smallest = pod.spec.containers.map(memoryRequest).reduce((a, b) => (b < a ? b : a));
     const limit = scoreFor(smallest);
     if (adj > limit) adj = limit;

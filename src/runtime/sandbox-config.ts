@@ -18,6 +18,8 @@ export interface SandboxConfigOptions {
   nodeDns: DnsConfig;
   /** --cluster-dns / --cluster-domain for ClusterFirst pods. */
   clusterDns: ClusterDns;
+  /** The pod's cgroup as the runtime gets it (linux.cgroup_parent); "" = the runtime's default. */
+  podCgroupParent?: (pod: Pod) => string;
 }
 
 function toProtocol(p: ContainerPort["protocol"]): Protocol {
@@ -52,6 +54,6 @@ export function generatePodSandboxConfig(pod: Pod, attempt: number, opts: Sandbo
     portMappings: portMappings(pod),
     labels: newPodLabels(pod),
     annotations: newPodAnnotations(pod),
-    linux: { cgroupParent: "", securityContext: sandboxSecurityContext(pod), sysctls },
+    linux: { cgroupParent: opts.podCgroupParent?.(pod) ?? "", securityContext: sandboxSecurityContext(pod), sysctls },
   });
 }

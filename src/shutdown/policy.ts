@@ -3,10 +3,8 @@
  * group and with what grace period, the status they end with, and reading logind's
  * PrepareForShutdown signal from `gdbus monitor`'s output.
  */
-import type { Pod, PodStatus } from "../api/index.ts";
+import { isCriticalPodBasedOnPriority, type Pod, type PodStatus } from "../api/index.ts";
 
-/** scheduling.SystemCriticalPriority. */
-const SYSTEM_CRITICAL_PRIORITY = 2_000_000_000;
 export const NODE_SHUTDOWN_REASON = "Terminated";
 export const NODE_SHUTDOWN_MESSAGE = "Pod was terminated in response to imminent node shutdown.";
 
@@ -22,7 +20,8 @@ export interface ShutdownGroup {
  * system-critical) with shutdownGracePeriodCriticalPods. Empty groups are left out.
  */
 export function shutdownGroups(pods: readonly Pod[], gracePeriodMs: number, criticalGracePeriodMs: number): ShutdownGroup[] {
-  const critical = (p: Pod) => (p.spec?.priority ?? 0) >= SYSTEM_CRITICAL_PRIORITY;
+  // By priority alone, as the kubelet groups them (groupByPriority): a static pod is not critical here.
+  const critical = (p: Pod) => isCriticalPodBasedOnPriority(p.spec?.priority);
   const groups: ShutdownGroup[] = [
     { pods: pods.filter((p) => !critical(p)), gracePeriodSeconds: Math.floor((gracePeriodMs - criticalGracePeriodMs) / 1000) },
     { pods: pods.filter(critical), gracePeriodSeconds: Math.floor(criticalGracePeriodMs / 1000) },

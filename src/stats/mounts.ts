@@ -16,13 +16,13 @@ export function parseMountinfo(text: string): Mount[] {
     const fields = line.split(" ");
     const dash = fields.indexOf("-");
     if (dash < 0 || fields.length < dash + 3 || !fields[4]) continue;
-    out.push({ mountpoint: unescape(fields[4]), source: unescape(fields[dash + 2]!) });
+    out.push({ mountpoint: unescapeOctal(fields[4]), source: unescapeOctal(fields[dash + 2]!) });
   }
   return out;
 }
 
 /** mountinfo escapes space, tab, newline and backslash as \ooo. */
-const unescape = (s: string) => s.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)));
+const unescapeOctal = (s: string) => s.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)));
 
 export function deviceOf(mounts: readonly Mount[], path: string): string {
   let best: Mount | undefined;

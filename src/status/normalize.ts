@@ -5,7 +5,7 @@
  * conditions the kubelet does not own are the same.
  */
 import type { Container, ContainerState, ContainerStatus, Pod, PodStatus } from "../api/index.ts";
-import { containerShouldRestart, isRestartableInitContainer } from "../container/index.ts";
+import { containerShouldRestart, isRestartableInitContainer, podRestartPolicy } from "../container/index.ts";
 import { DisruptionTarget, kubeletOwnedConditions } from "./conditions.ts";
 import { normalizeTimestamp } from "./time.ts";
 
@@ -14,7 +14,7 @@ const maxPodTerminationMessageLogLength = 1024 * 12;
 
 /** An error message when a terminated container would come back (checkContainerStateTransition). */
 export function illegalContainerTransition(old: PodStatus, next: PodStatus, pod: Pod): string | undefined {
-  const policy = pod.spec.restartPolicy ?? "Always";
+  const policy = podRestartPolicy(pod);
   if (policy === "Always") return undefined;
   // A terminated container stays terminated unless the pod's policy or its own restart rules
   // and policy restart it.

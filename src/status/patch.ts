@@ -10,7 +10,7 @@
  * `metadata.uid` rides along as the kubelet's precondition: the apiserver refuses the patch when
  * the object is a different pod of the same name.
  */
-import type { Pod, PodCondition, PodStatus } from "../api/index.ts";
+import { isMirrorPod, type Pod, type PodCondition, type PodStatus } from "../api/index.ts";
 import { deepEqual } from "../lib/index.ts";
 import { DisruptionTarget, kubeletOwnedConditions } from "./conditions.ts";
 import { isPodPhaseTerminal } from "./phase.ts";
@@ -101,6 +101,6 @@ function conditionsPatch(before: PodCondition[], after: PodCondition[]): unknown
  */
 export function canBeDeleted(apiPod: Pod, podIsFinished: boolean): boolean {
   if (apiPod.metadata.deletionTimestamp === undefined) return false;
-  if (apiPod.metadata.annotations?.["kubernetes.io/config.mirror"] !== undefined) return false;
+  if (isMirrorPod(apiPod)) return false;
   return isPodPhaseTerminal(apiPod.status?.phase) && podIsFinished;
 }

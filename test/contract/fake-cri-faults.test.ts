@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { ContainerEventType, createCriClient, GrpcCode, type CriClient, type TransportKind } from "../../src/cri/index.ts";
-import { FakeClock } from "../../src/lib/index.ts";
+import { FakeClock } from "../../src/lib/testing.ts";
 import { callError, containerConfig, readEvents, sandboxConfig } from "../fake-cri/fixtures.ts";
 import { startFakeCri } from "../fake-cri/index.ts";
 import { waitFor } from "../harness/wait.ts";

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BUSYBOX_IMAGE, containerdPaths, startManagedContainerd, type ManagedContainerd } from "../../src/containerd/index.ts";
 import { createCriClient } from "../../src/cri/index.ts";
-import { createMemoryLogger } from "../../src/lib/index.ts";
+import { createMemoryLogger } from "../../src/lib/testing.ts";
 import { deleteLink, killShims, unmountUnder } from "../harness/cleanup.ts";
 import { criVersionProbe } from "../harness/containerd.ts";
 import { ensureImages, importImages, runCommand } from "../harness/images.ts";

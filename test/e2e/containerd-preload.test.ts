@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BUSYBOX_IMAGE, PAUSE_IMAGE, preloadImages } from "../../src/containerd/index.ts";
 import { createCriClient } from "../../src/cri/index.ts";
-import { createMemoryLogger } from "../../src/lib/index.ts";
+import { createMemoryLogger } from "../../src/lib/testing.ts";
 import { startTestContainerd, type TestContainerd } from "../harness/containerd.ts";
 import { BUSYBOX_TAR, ensureImages, PAUSE_TAR } from "../harness/images.ts";
 

@@ -28,7 +28,7 @@ beforeAll(async () => {
   ctd = await startTestContainerd({ name: "cri-e2e", log, restartBackoff: { initialMs: 3000, maxMs: 30_000 } });
   logDir = mkdtempSync(join(tmpdir(), "bunlet-cri-logs-"));
   clients["grpc-js"] = createCriClient({ endpoint: ctd.endpoint, transport: "grpc-js" });
-  clients["connect"] = createCriClient({ endpoint: ctd.endpoint, transport: "connect" });
+  clients.connect = createCriClient({ endpoint: ctd.endpoint, transport: "connect" });
 }, 120_000);
 
 afterAll(async () => {

@@ -15,7 +15,7 @@ import { create, type DescMethod, type Message } from "@bufbuild/protobuf";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { GrpcCode, ImageService, RuntimeService, type ContainerEventResponse } from "../../src/cri/index.ts";
+import { type GrpcCode, ImageService, RuntimeService, type ContainerEventResponse } from "../../src/cri/index.ts";
 import { realClock, type Clock, type Timer } from "../../src/lib/index.ts";
 import { Behaviors, type ContainerBehavior, type ContainerMatcher, type ExecMatcher, type ExecResult } from "./behaviors.ts";
 import type { FakeCriError } from "./errors.ts";

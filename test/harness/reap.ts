@@ -3,6 +3,7 @@
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { reapTestCgroupRoots } from "./cgroups.ts";
 import { deleteLink, deleteNatRulesFor, killContainerdOfGoneDirs, killShims, pidsNaming, unmountUnder } from "./cleanup.ts";
 
 const OWNER_FILE = "bunlet-test-owner.json";
@@ -60,6 +61,7 @@ function managedContainerdPid(dir: string): number | undefined {
 export function reapAbandoned(): string[] {
   const reaped = reapDeadOwners();
   killContainerdOfGoneDirs(tmpdir(), "bunlet-");
+  reapTestCgroupRoots();
   return reaped;
 }
 

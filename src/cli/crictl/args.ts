@@ -62,7 +62,7 @@ export function parseCommandArgs(argv: readonly string[], specs: readonly FlagSp
     const eq = body.indexOf("=");
     const key = eq < 0 ? body : body.slice(0, eq);
     const inline = eq < 0 ? undefined : body.slice(eq + 1);
-    let spec = long ? byName.get(key) : (byAlias.get(key) ?? byName.get(key));
+    const spec = long ? byName.get(key) : (byAlias.get(key) ?? byName.get(key));
     if (!spec && !long && inline === undefined && key.length > 1 && [...key].every((c) => byAlias.get(c)?.kind === "bool")) {
       // Combined short booleans: -aq.
       for (const c of key) set(byAlias.get(c)!, undefined, `-${c}`);

@@ -10,7 +10,7 @@ import { UsageError, type FlagSpec } from "./args.ts";
 import { ago, goJson, goZeroTime, protoJson, rfc3339Nano } from "./format.ts";
 import { goTimeString, mapBlock, type Command, type CrictlContext } from "./command.ts";
 import { listPods } from "./pods.ts";
-import { containerState, listContainers } from "./ps.ts";
+import { listContainers } from "./ps.ts";
 
 type Info = Record<string, string>;
 

@@ -10,7 +10,7 @@ import { ContainerState } from "../../cri/index.ts";
 import { delay, realClock } from "../../lib/index.ts";
 import { UsageError } from "./args.ts";
 import { parseCriLogLine, parseSince, renderEntry, selectEntries, type LogEntry } from "./cri-log.ts";
-import type { Command, CrictlContext } from "./command.ts";
+import type { Command } from "./command.ts";
 
 const FOLLOW_POLL_MS = 200;
 const STATUS_EVERY_POLLS = 5;

@@ -13,7 +13,7 @@ const stateNames: Record<string, ContainerState> = {
   unknown: ContainerState.CONTAINER_UNKNOWN,
 };
 
-export function containerState(state: ContainerState): string {
+function containerState(state: ContainerState): string {
   switch (state) {
     case ContainerState.CONTAINER_CREATED:
       return "Created";

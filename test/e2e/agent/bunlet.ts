@@ -7,6 +7,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
+import { ensureTestCgroupRoot, removeTestCgroupRoot, testCgroupRoot } from "../../harness/cgroups.ts";
 import { unmountUnder } from "../../harness/cleanup.ts";
 import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
 import type { ContainerdVersion } from "../../harness/containerd-versions.ts";
@@ -61,10 +62,26 @@ export interface BunletProcess {
   readonly raw: string[];
 }
 
+/**
+ * The cgroup root a test bunlet gets unless its flags choose one (or turn cgroupsPerQOS off): one
+ * per --root-dir, so parallel and successive test runs never share or leave a /kubepods.
+ */
+function cgroupRootFlag(flags: string[]): string[] {
+  if (flags.some((f) => f.startsWith("--cgroup-root") || f.startsWith("--cgroups-per-qos"))) return [];
+  const rootDir = flags.find((f) => f.startsWith("--root-dir="))?.slice("--root-dir=".length);
+  if (rootDir === undefined) return [];
+  const root = testCgroupRoot(rootDir);
+  ensureTestCgroupRoot(root);
+  return [`--cgroup-root=${root}`];
+}
+
+/** The test cgroup root of the bunlet whose --root-dir is rootDir, removed with what bunlet made under it. */
+export const removeCgroupRootOf = (rootDir: string) => removeTestCgroupRoot(testCgroupRoot(rootDir));
+
 export async function startBunlet(flags: string[], readOnlyPort: number): Promise<BunletProcess> {
   const portFlag = flags.find((f) => f.startsWith("--port="));
   let kubeletPort = portFlag ? Number(portFlag.slice("--port=".length)) : 0;
-  const extra: string[] = [];
+  const extra: string[] = cgroupRootFlag(flags);
   if (!portFlag && flags.some((f) => f.startsWith("--kubeconfig"))) {
     kubeletPort = await freePort();
     extra.push(`--port=${kubeletPort}`);
@@ -253,6 +270,7 @@ export function agentFixture(opts: AgentFixtureOptions): AgentFixture {
     // What a killed bunlet left mounted (tmpfs volumes, subPath bind mounts) goes first, so the
     // removal never reaches through a mount into a volume or a host directory.
     if (dir) unmountUnder(dir);
+    if (dir) await removeCgroupRootOf(join(dir, "state"));
     if (dir) rmSync(dir, { recursive: true, force: true });
   }, 120_000);
 

@@ -180,7 +180,7 @@ test("/metrics/resource gives the Summary's CPU and working sets as the kubelet'
   expect(text).toContain("# TYPE container_cpu_usage_seconds_total counter");
   // Against the Summary taken right after: the same container's counter, not more than a few seconds apart.
   const w = statsPod(await summary("?only_cpu_and_memory=true"))?.containers.find((c) => c.name === "worker");
-  expect(w?.cpu?.usageCoreNanoSeconds! / 1e9).toBeGreaterThanOrEqual(cpu![0]);
+  expect(w!.cpu!.usageCoreNanoSeconds! / 1e9).toBeGreaterThanOrEqual(cpu![0]);
 });
 
 test("/metrics/cadvisor shows the container, its pod sandbox with the pod's network, and the machine, labelled as cAdvisor labels them", async () => {

@@ -12,6 +12,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
+import { testCgroupRoot } from "../../harness/cgroups.ts";
 import { kubectlApply, kubectlJson as kubectlJsonOf } from "./kubectl.ts";
 import { clusterNodeFixture } from "./fixture.ts";
 
@@ -65,6 +66,16 @@ async function cgroupValues(name: string): Promise<{ quota: string; shares: stri
   return { quota, shares, memory };
 }
 
+/** The pod cgroup's CPU quota and memory limit on the host (cgroupfs driver, this node's test cgroup root). */
+function podCgroupValues(uid: string, qos = "burstable"): { quota: string; memory: string } {
+  const path = join(testCgroupRoot(join(fx.dir, "state")), "kubepods", qos, `pod${uid}`);
+  const v2 = existsSync("/sys/fs/cgroup/cgroup.controllers");
+  const read = (file: string) => readFileSync(file, "utf8").trim();
+  return v2
+    ? { quota: read(join("/sys/fs/cgroup", path, "cpu.max")).split(" ")[0]!, memory: read(join("/sys/fs/cgroup", path, "memory.max")) }
+    : { quota: read(join("/sys/fs/cgroup/cpu", path, "cpu.cfs_quota_us")), memory: read(join("/sys/fs/cgroup/memory", path, "memory.limit_in_bytes")) };
+}
+
 const resizeConditions = (p: any) => (p.status?.conditions ?? []).filter((c: any) => c.type === "PodResizePending" || c.type === "PodResizeInProgress");
 
 const before: Resources = { requests: { cpu: "100m", memory: "64Mi" }, limits: { cpu: "200m", memory: "128Mi" } };
@@ -87,6 +98,7 @@ describe("in-place pod resize", () => {
     expect(p.status.containerStatuses[0].allocatedResources).toEqual(before.requests);
     expect(p.status.containerStatuses[0].resources).toEqual(before);
     expect(await cgroupValues("grow")).toEqual({ quota: "20000", shares: "102", memory: String(128 * 1024 * 1024) });
+    expect(podCgroupValues(p.metadata.uid)).toEqual({ quota: "20000", memory: String(128 * 1024 * 1024) });
   }, 180_000);
 
   test("kubectl patch --subresource resize raises CPU and memory in place: cgroups, status, no restart", async () => {
@@ -106,6 +118,8 @@ describe("in-place pod resize", () => {
     expect(p.status.containerStatuses[0].containerID).toBe(`containerd://${id}`);
     expect(await runningContainerId("grow")).toBe(id);
     expect(await cgroupValues("grow")).toEqual({ quota: "30000", shares: "153", memory: String(192 * 1024 * 1024) });
+    // The pod cgroup grew with it (before the container: the container's limit must fit in it).
+    expect(podCgroupValues(p.metadata.uid)).toEqual({ quota: "30000", memory: String(192 * 1024 * 1024) });
     // The node said what it did, as the kubelet says it.
     const events = await kubectlJson(["get", "events", "--field-selector", "involvedObject.name=grow"]);
     const reasons = events.items.map((e: any) => e.reason);
@@ -187,6 +201,7 @@ describe("in-place pod resize", () => {
     });
     expect(p.status.containerStatuses[0].restartCount).toBe(0);
     expect((await cgroupValues("grow")).quota).toBe("40000");
+    expect(podCgroupValues(p.metadata.uid).quota).toBe("40000");
   }, 240_000);
 
   test("a resize beyond the node's allocatable is refused by the apiserver (PodResizeValidator), not by the node", async () => {

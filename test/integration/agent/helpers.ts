@@ -41,6 +41,9 @@ export function agentConfig(dirs: TestDirs, endpoint: string, extra: string[] = 
       "--file-check-frequency=200ms",
       "--read-only-port=10255",
       "--healthz-port=10248",
+      // The fake runtime runs no process: no pod cgroups to make on the host.
+      "--cgroups-per-qos=false",
+      "--enforce-node-allocatable=",
       ...extra,
     ],
     { hostname: () => "node1", readFile: () => "" },

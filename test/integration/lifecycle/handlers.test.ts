@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
-import { FakeClock } from "../../../src/lib/index.ts";
+import { FakeClock } from "../../../src/lib/testing.ts";
 import { startFakeCri, type FakeCri } from "../../fake-cri/index.ts";
 import { runHandler } from "../../../src/lifecycle/index.ts";
 import { HookError } from "../../../src/lifecycle/handlers.ts";

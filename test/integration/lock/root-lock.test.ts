@@ -5,7 +5,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { lockRootDir, RootDirInUseError, rootLockFiles, type RootLock } from "../../../src/kubelet/index.ts";
-import { createMemoryLogger, LockHeldError, realClock, tryLockFile } from "../../../src/lib/index.ts";
+import { LockHeldError, realClock, tryLockFile } from "../../../src/lib/index.ts";
+import { createMemoryLogger } from "../../../src/lib/testing.ts";
 
 let dir = "";
 const held: RootLock[] = [];

@@ -1,7 +1,8 @@
 // Shared pieces of the PLEG integration tests: pods created through CRI with the kubelet's
 // labels, a logger a test can wait on, and waiting for one PLEG event with a deadline.
 import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
-import { createMemoryLogger, type Channel, type Logger } from "../../../src/lib/index.ts";
+import type { Channel, Logger } from "../../../src/lib/index.ts";
+import { createMemoryLogger } from "../../../src/lib/testing.ts";
 import type { PodLifecycleEvent } from "../../../src/pleg/index.ts";
 import { containerConfig, sandboxConfig } from "../../fake-cri/fixtures.ts";
 

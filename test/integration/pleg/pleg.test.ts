@@ -4,7 +4,7 @@
 // How fast: scripts/bench-pleg.ts.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { CriClient } from "../../../src/cri/index.ts";
-import { FakeClock } from "../../../src/lib/index.ts";
+import { FakeClock } from "../../../src/lib/testing.ts";
 import { createMetrics, type Metrics } from "../../../src/metrics/index.ts";
 import { createPleg, PodCache, type Pleg } from "../../../src/pleg/index.ts";
 import type { PlegOptions } from "../../../src/pleg/options.ts";

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { mkdirSync, renameSync, rmSync, symlinkSync, watch, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
+import { createMemoryLogger, FakeClock } from "../../../src/lib/testing.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
 import { FileSource } from "../../../src/podconfig/file-source.ts";
 import { advanceUntil, inotifyWatchesOn, nodeName, podManifest, SnapshotRecorder, tempDir, waitFor, withNames, writeAtomically } from "./helpers.ts";

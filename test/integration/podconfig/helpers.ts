@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Pod } from "../../../src/api/index.ts";
-import type { FakeClock } from "../../../src/lib/index.ts";
+import type { FakeClock } from "../../../src/lib/testing.ts";
 import { waitFor as sharedWaitFor } from "../../harness/wait.ts";
 
 export const nodeName = "node-a";

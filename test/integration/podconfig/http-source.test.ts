@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
+import { createMemoryLogger, FakeClock } from "../../../src/lib/testing.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
 import { HttpSource, type PollResult } from "../../../src/podconfig/http-source.ts";
 import { maxConfigLength } from "../../../src/podconfig/decode.ts";
@@ -217,7 +217,7 @@ describe("HTTP source credentials (CVE-2019-11250 class: credentials in logs)", 
     // A transport error names the URL as net/http does, its password stripped.
     const unreachable = source("http://node:s3cr3t-pw@127.0.0.1:1/pods");
     expect(await unreachable.src.poll()).toBe("failed");
-    const err = (unreachable.log.lines.find((l) => l.err)?.err as Error).message;
+    const err = (unreachable.log.lines.find((l) => l.err)!.err as Error).message;
     expect(err).toStartWith('Get "http://node:***@127.0.0.1:1/pods": dial tcp 127.0.0.1:1: connect: connection refused');
   });
 });

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigSourceAnnotationKey } from "../../../src/api/index.ts";
-import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
+import { createMemoryLogger, FakeClock } from "../../../src/lib/testing.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
 import { createPodConfig, type PodConfig, type PodUpdate } from "../../../src/podconfig/index.ts";
 import type { PodConfigOptions } from "../../../src/podconfig/podconfig.ts";

@@ -10,7 +10,7 @@ import { status as GrpcStatus } from "@grpc/grpc-js";
 import { BinaryReader, BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import type { Container, Probe } from "../../../src/api/index.ts";
 import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
-import { FakeClock } from "../../../src/lib/index.ts";
+import { FakeClock } from "../../../src/lib/testing.ts";
 import { PROBE_USER_AGENT, ProbeError, type ProbeOutcome } from "../../../src/prober/probe-types.ts";
 import { runProbe } from "../../../src/prober/probe-run.ts";
 import { containerConfig, sandboxConfig, startFakeCri, type FakeCri } from "../../fake-cri/index.ts";

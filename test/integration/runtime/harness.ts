@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Container, Pod } from "../../../src/api/index.ts";
 import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
-import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
+import { createMemoryLogger, FakeClock } from "../../../src/lib/testing.ts";
 import { createMetrics, type Metrics } from "../../../src/metrics/index.ts";
 import { createRuntimeManager, type EnvObjects, type RuntimeManager } from "../../../src/runtime/index.ts";
 import type { EventRecorder } from "../../../src/events/index.ts";

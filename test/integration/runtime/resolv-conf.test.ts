@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
-import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
+import { createMemoryLogger, FakeClock } from "../../../src/lib/testing.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
 import { createRuntimeManager } from "../../../src/runtime/index.ts";
 import { startFakeCri, type FakeCri } from "../../fake-cri/index.ts";

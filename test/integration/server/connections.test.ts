@@ -4,7 +4,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { appendFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createMemoryLogger } from "../../../src/lib/index.ts";
+import { createMemoryLogger } from "../../../src/lib/testing.ts";
 import { healthzRoutes, listen } from "../../../src/server/index.ts";
 import {
   defaultConnectionLimits,

@@ -4,7 +4,7 @@
 // streaming server.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { createServer, type Server } from "node:net";
-import { createMemoryLogger } from "../../../src/lib/index.ts";
+import { createMemoryLogger } from "../../../src/lib/testing.ts";
 import { healthzRoutes, listen, readOnlyRoutes } from "../../../src/server/index.ts";
 import type { ServerHandle } from "../../../src/server/serve.ts";
 import { heldFor, makePki, startKubeletApi, type Pki } from "./harness.ts";

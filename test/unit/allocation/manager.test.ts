@@ -7,8 +7,9 @@ import { describe, expect, test } from "bun:test";
 import type { Pod, ResourceRequirements } from "../../../src/api/index.ts";
 import { canAdmitPod, type AdmissionNode } from "../../../src/admission/index.ts";
 import { createAllocationManager, resourceInfoForPod, type AdmitResult } from "../../../src/allocation/index.ts";
-import { createResizeConditions } from "../../../src/status/index.ts";
-import { FakeClock, type Logger } from "../../../src/lib/index.ts";
+import { createResizeConditions } from "../../../src/status/testing.ts";
+import type { Logger } from "../../../src/lib/index.ts";
+import { FakeClock } from "../../../src/lib/testing.ts";
 
 const log: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined } as unknown as Logger;
 

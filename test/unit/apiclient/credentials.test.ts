@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { createCredentials, CredentialError, type ExecRunner } from "../../../src/apiclient/credentials.ts";
 import type { ApiClientConfig } from "../../../src/apiclient/index.ts";
-import { FakeClock } from "../../../src/lib/index.ts";
+import { FakeClock } from "../../../src/lib/testing.ts";
 
 const base: ApiClientConfig = {
   server: "https://10.0.0.1:6443",

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { errorFromResponse, errorFromStatus } from "../../../src/apiclient/errors.ts";
 import { isAlreadyExists, isConflict, isNotFound, isResourceExpired, isTooManyRequests } from "../../../src/apiclient/errors.ts";
 import { ReflectorBackoff } from "../../../src/apiclient/reflector.ts";
-import { FakeClock } from "../../../src/lib/index.ts";
+import { FakeClock } from "../../../src/lib/testing.ts";
 
 describe("ApiError", () => {
   test("the Status in the body gives the reason; the message names the request", () => {

@@ -18,7 +18,7 @@ function kubeconfig(cluster: Record<string, unknown>, user: Record<string, unkno
   });
 }
 
-const parse = (text: string, path = "/etc/bunlet/kubeconfig") => parseKubeconfig(text, path, () => "");
+const parse = (text: string, path = "/etc/bunlet/kubeconfig") => parseKubeconfig(text, path);
 
 describe("kubeconfig parsing", () => {
   const cases: { name: string; cluster?: Record<string, unknown>; user?: Record<string, unknown>; want: Partial<ApiClientConfig> }[] = [

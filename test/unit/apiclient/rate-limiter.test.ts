@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { createRateLimiter, TokenBucket } from "../../../src/apiclient/rate-limiter.ts";
-import { FakeClock } from "../../../src/lib/index.ts";
+import { FakeClock } from "../../../src/lib/testing.ts";
 
 /** Starts n waits and returns how many of them have resolved so far. */
 function startWaits(limiter: { wait(signal?: AbortSignal): Promise<void> }, n: number, signal?: AbortSignal) {

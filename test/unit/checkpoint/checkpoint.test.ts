@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ConfigMap, Pod, Secret, Service } from "../../../src/api/index.ts";
 import { createCheckpoint } from "../../../src/checkpoint/index.ts";
-import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
+import { createMemoryLogger, FakeClock } from "../../../src/lib/testing.ts";
 
 let dir: string;
 beforeEach(() => {
@@ -53,7 +53,7 @@ describe("checkpoint store", () => {
     const again = open().checkpoint;
     expect(again.startPods?.map((p) => p.metadata.uid)).toEqual(["uid-web"]);
     expect(again.startPods?.[0].status).toBeUndefined();
-    expect((again.startPods?.[0].metadata as { resourceVersion?: string }).resourceVersion).toBeUndefined();
+    expect((again.startPods![0].metadata as { resourceVersion?: string }).resourceVersion).toBeUndefined();
     expect(again.startPods?.[0].spec).toEqual(withConfigMapAndSecret.spec);
     expect(again.configMap("ns", "web-conf")?.data).toEqual({ "app.conf": "x=1" });
     expect(again.secret("ns", "web-secret")?.data).toEqual({ password: "c2VjcmV0" });

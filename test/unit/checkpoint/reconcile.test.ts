@@ -10,7 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Pod } from "../../../src/api/index.ts";
 import { createCheckpoint } from "../../../src/checkpoint/index.ts";
-import { FakeClock, silentLogger } from "../../../src/lib/index.ts";
+import { silentLogger } from "../../../src/lib/index.ts";
+import { FakeClock } from "../../../src/lib/testing.ts";
 import { PodStorage, type PodUpdate } from "../../../src/podconfig/index.ts";
 
 const root = mkdtempSync(join(tmpdir(), "bunlet-reconcile-"));

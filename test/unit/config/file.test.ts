@@ -241,7 +241,6 @@ volumeStatsAggPeriod: 0s
       "rotateCertificates",
       "streamingConnectionIdleTimeout",
       "volumeStatsAggPeriod",
-      "cgroupDriver=systemd (the runtime's own setting applies)",
     ]);
   });
 
@@ -253,14 +252,34 @@ volumeStatsAggPeriod: 0s
   });
 
   test("file fields and flags land in the same one line", () => {
-    const { notices } = load(`${header}failSwapOn: false\n`, "--cgroup-root=/bunlet");
-    expect(notices.map((x) => x.fields.settings)).toEqual(["failSwapOn, --cgroup-root (cgroupRoot)"]);
+    const { notices } = load(`${header}failSwapOn: false\n`, "--cpu-manager-policy=none");
+    expect(notices.map((x) => x.fields.settings)).toEqual(["failSwapOn, --cpu-manager-policy (cpuManagerPolicy)"]);
   });
 
-  test("cgroupDriver: systemd with the embedded containerd is refused, naming the field", () => {
-    const err = failure(`${header}cgroupDriver: systemd\n`);
-    expect(err.flagOrField).toBe("cgroupDriver");
-    expect(err.message).toStartWith('bunlet: cgroupDriver "systemd" is not supported with the embedded containerd');
+  test("the container manager's fields are read with the kubelet's names and defaults", () => {
+    const { config, notices } = load(
+      `${header}cgroupRoot: /edge\ncgroupsPerQOS: true\npodPidsLimit: -5\ncpuCFSQuota: false\n` +
+        `kubeReserved: {cpu: 100m, memory: 256Mi, pid: "1000"}\nsystemReserved: {memory: 1Gi}\nkubeReservedCgroup: /kube.slice\n` +
+        `enforceNodeAllocatable: [pods, kube-reserved]\nqosReserved: {memory: 50%}\n`,
+    );
+    expect(config).toMatchObject({
+      cgroupRoot: "/edge",
+      cgroupsPerQOS: true,
+      podPidsLimit: -1,
+      cpuCFSQuota: false,
+      kubeReserved: { cpu: "100m", memory: "256Mi", pid: "1000" },
+      systemReserved: { memory: "1Gi" },
+      kubeReservedCgroup: "/kube.slice",
+      enforceNodeAllocatable: ["pods", "kube-reserved"],
+      qosReserved: { memory: "50%" },
+    });
+    expect(notices).toEqual([]);
+  });
+
+  test("a reserved resource the kubelet cannot reserve is an error naming the field", () => {
+    const err = failure(`${header}systemReserved: {nvidia.com/gpu: "1"}\n`);
+    expect(err.flagOrField).toBe("systemReserved");
+    expect(err.message).toContain('cannot reserve "nvidia.com/gpu" resource');
   });
 
   test("resolvConf is read: \"\" means no host resolver", () => {

@@ -169,6 +169,19 @@ describe("defaults without --config (the kubelet's legacy defaults)", () => {
       shutdownGracePeriodMs: 0,
       shutdownGracePeriodCriticalPodsMs: 0,
       offlineStart: true,
+      cgroupsPerQOS: true,
+      cgroupRoot: "/",
+      podPidsLimit: -1,
+      cpuCFSQuota: true,
+      kubeReserved: {},
+      systemReserved: {},
+      kubeReservedCgroup: "",
+      systemReservedCgroup: "",
+      enforceNodeAllocatable: ["pods"],
+      qosReserved: {},
+      kubeletCgroups: "",
+      systemCgroups: "",
+      runtimeCgroups: "",
     });
   });
 });
@@ -212,11 +225,19 @@ describe("the kubelet's other flags are accepted, type-checked, and listed once 
     expect(r.kind === "run" && r.notices).toEqual([]);
   });
 
-  test("cgroupDriver systemd with an external runtime is accepted: that runtime's own setting applies", () => {
-    const r = parseArgs(["--cgroup-driver=systemd", "--container-runtime-endpoint=unix:///run/containerd/containerd.sock"], env);
+  test("cgroupDriver systemd is acted on (pod slices), with the embedded containerd too: nothing to note", () => {
+    for (const extra of [[], ["--container-runtime-endpoint=unix:///run/containerd/containerd.sock"]]) {
+      const r = parseArgs(["--cgroup-driver=systemd", ...extra], env);
+      if (r.kind !== "run") throw new Error(r.kind);
+      expect(r.config.cgroupDriver).toBe("systemd");
+      expect(r.notices).toEqual([]);
+    }
+  });
+
+  test("--cgroups-per-qos=false with --enforce-node-allocatable= (empty) runs pods without a hierarchy; no cgroupRoot default then", () => {
+    const r = parseArgs(["--cgroups-per-qos=false", "--enforce-node-allocatable="], env);
     if (r.kind !== "run") throw new Error(r.kind);
-    expect(r.config.cgroupDriver).toBe("systemd");
-    expect(r.notices[0].fields.settings).toBe("--cgroup-driver=systemd (the runtime's own setting applies)");
+    expect(r.config).toMatchObject({ cgroupsPerQOS: false, enforceNodeAllocatable: [], cgroupRoot: "" });
   });
 
   test("durations that the kubelet lets go negative parse", () => {
@@ -324,9 +345,18 @@ describe("bad flags exit 2 with one line that names the flag", () => {
     [["--container-log-max-size=10 megs"], "--container-log-max-size",
       'bunlet: invalid value "10 megs" for flag --container-log-max-size: expected a quantity such as 10Mi, found "10 megs"'],
     [["--cgroup-driver=systemdd"], "--cgroup-driver", 'bunlet: invalid value "systemdd" for flag --cgroup-driver: expected "cgroupfs" or "systemd", found "systemdd"'],
-    [["--cgroup-driver=systemd"], "--cgroup-driver",
-      'bunlet: --cgroup-driver "systemd" is not supported with the embedded containerd: bunlet makes no pod cgroups for systemd to manage, ' +
-        "so runc could not place the containers; use cgroupfs, or point --container-runtime-endpoint at a containerd configured with SystemdCgroup = true"],
+    [["--kube-reserved=gpu=1"], "--kube-reserved", 'bunlet: invalid value "gpu=1" for flag --kube-reserved: cannot reserve "gpu" resource'],
+    [["--system-reserved=memory=-1Gi"], "--system-reserved", 'bunlet: invalid value "memory=-1Gi" for flag --system-reserved: resource quantity for "memory" cannot be negative: -1Gi'],
+    [["--qos-reserved=memory=150%"], "--qos-reserved",
+      'bunlet: invalid value "memory=150%" for flag --qos-reserved: failed to parse percentage "150%" for "memory" resource: percentage must be between 0 and 100'],
+    [["--enforce-node-allocatable=pods,kube-reserved"], "--config",
+      'bunlet: invalid configuration: kubeReservedCgroup (--kube-reserved-cgroup) must be specified when "kube-reserved" or "kube-reserved-compressible" included in enforceNodeAllocatable (--enforce-node-allocatable)'],
+    [["--cgroups-per-qos=false"], "--config",
+      'bunlet: invalid configuration: cgroupsPerQOS (--cgroups-per-qos) must be set to true when "pods" contained in enforceNodeAllocatable (--enforce-node-allocatable)'],
+    [["--enforce-node-allocatable=pods,none"], "--config",
+      'bunlet: invalid configuration: enforceNodeAllocatable (--enforce-node-allocatable) may not contain additional enforcements when "none" is specified'],
+    [["--enforce-node-allocatable=nodes"], "--config",
+      'bunlet: invalid configuration: option "nodes" specified for enforceNodeAllocatable (--enforce-node-allocatable). Valid options are "pods", "system-reserved", "system-reserved-compressible", "kube-reserved", "kube-reserved-compressible" or "none"'],
     [["--log-dir=/var/log"], "--log-dir", "bunlet: unknown flag: --log-dir"],
     [["--logtostderr=false"], "--logtostderr", "bunlet: unknown flag: --logtostderr"],
     [["--config=/etc/bunlet/missing.yaml"], "--config", 'bunlet: cannot read config file "/etc/bunlet/missing.yaml": no such file or directory'],

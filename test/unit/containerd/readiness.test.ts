@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { waitReady } from "../../../src/containerd/readiness.ts";
-import { FakeClock } from "../../../src/lib/index.ts";
+import { FakeClock } from "../../../src/lib/testing.ts";
 
 describe("waitReady", () => {
   test("polls every interval until the probe answers", async () => {

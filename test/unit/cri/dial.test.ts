@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createCriClient, CriError, GrpcCode } from "../../../src/cri/index.ts";
+import { createCriClient, type CriError, GrpcCode } from "../../../src/cri/index.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "bunlet-dial-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

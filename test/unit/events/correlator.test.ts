@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Event as CoreEvent } from "kubernetes-types/core/v1";
 import { EventCorrelator } from "../../../src/events/correlator.ts";
-import { FakeClock } from "../../../src/lib/index.ts";
+import { FakeClock } from "../../../src/lib/testing.ts";
 
 function makeEvent(over: { reason?: string; message?: string; name?: string; uid?: string; fieldPath?: string } = {}): CoreEvent {
   return {

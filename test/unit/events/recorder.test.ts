@@ -3,7 +3,7 @@ import type { Event as CoreEvent } from "kubernetes-types/core/v1";
 import type { Pod } from "../../../src/api/index.ts";
 import { containerReference, createEventBroadcaster, nodeReference, podReference } from "../../../src/events/index.ts";
 import type { EventSink, SinkFailure } from "../../../src/events/recorder.ts";
-import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
+import { createMemoryLogger, FakeClock } from "../../../src/lib/testing.ts";
 
 const pod: Pod = {
   metadata: { name: "web", namespace: "shop", uid: "u1" },

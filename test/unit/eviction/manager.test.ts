@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import type { Pod, PodStatus } from "../../../src/api/index.ts";
 import { EvictionManager, parseThresholdConfig } from "../../../src/eviction/index.ts";
 import type { EvictionSummary } from "../../../src/eviction/manager.ts";
-import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
+import { createMemoryLogger, FakeClock } from "../../../src/lib/testing.ts";
 
 const MI = 1024n * 1024n;
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { Pod } from "../../../src/api/index.ts";
-import { evictionMessage, isCriticalPod, rankForEviction, type PodUsage } from "../../../src/eviction/rank.ts";
+import { evictionMessage, rankForEviction, type PodUsage } from "../../../src/eviction/rank.ts";
 
 const MI = 1024n * 1024n;
 
@@ -84,10 +84,4 @@ describe("evictionMessage", () => {
     // Without the pod's stats the kubelet adds no annotations.
     expect(evictionMessage("memory", pod("ok"), undefined).annotations).toEqual({});
   });
-});
-
-test("isCriticalPod: static and mirror pods and system-critical priority", () => {
-  expect(isCriticalPod(pod("a"), true)).toBe(true);
-  expect(isCriticalPod(pod("a", { priority: 2_000_000_000 }), false)).toBe(true);
-  expect(isCriticalPod(pod("a", { priority: 1000 }), false)).toBe(false);
 });

@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Pod } from "../../../src/api/index.ts";
 import { createActiveDeadlineHandler } from "../../../src/kubelet/active-deadline.ts";
-import { FakeClock } from "../../../src/lib/index.ts";
+import { FakeClock } from "../../../src/lib/testing.ts";
 import { makePod } from "./fakes.ts";
 
 const MESSAGE = "Pod was active on the node longer than the specified deadline";

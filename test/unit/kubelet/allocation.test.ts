@@ -9,8 +9,9 @@ import { join } from "node:path";
 import type { Pod } from "../../../src/api/index.ts";
 import { canAdmitPod, type AdmissionNode } from "../../../src/admission/index.ts";
 import { createPodResourcesStore } from "../../../src/checkpoint/index.ts";
-import { FakeClock, type Logger } from "../../../src/lib/index.ts";
-import { createResizeConditions } from "../../../src/status/index.ts";
+import type { Logger } from "../../../src/lib/index.ts";
+import { FakeClock } from "../../../src/lib/testing.ts";
+import { createResizeConditions } from "../../../src/status/testing.ts";
 import { wireAllocation } from "../../../src/kubelet/allocation.ts";
 import type { RuntimePodStatus } from "../../../src/container/index.ts";
 

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { RuntimeUnavailableError, waitForRuntime } from "../../../src/kubelet/connect-runtime.ts";
-import { FakeClock } from "../../../src/lib/index.ts";
+import { FakeClock } from "../../../src/lib/testing.ts";
 
 function fakeCri(failures: number) {
   let calls = 0;

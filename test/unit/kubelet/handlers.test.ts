@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { createPodHandlers } from "../../../src/kubelet/handlers.ts";
 import { PodManager } from "../../../src/kubelet/pod-manager.ts";
 import { SourcesReady } from "../../../src/kubelet/sources-ready.ts";
-import { FakeClock, silentLogger } from "../../../src/lib/index.ts";
+import { silentLogger } from "../../../src/lib/index.ts";
+import { FakeClock } from "../../../src/lib/testing.ts";
 import { FakePodWorkers, makePod } from "./fakes.ts";
 
 function harness(ready: boolean) {

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { Registry } from "prom-client";
 import { ContainersStillRunningError, createPodSyncer } from "../../../src/kubelet/pod-syncer.ts";
 import { PodManager } from "../../../src/kubelet/pod-manager.ts";
-import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
+import { createMemoryLogger, FakeClock } from "../../../src/lib/testing.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
 import { Reason, SyncError } from "../../../src/runtime/index.ts";
 import { container, statusGenerator, FakePodDirs, FakeRuntime, FakeStatusManager, makePod, podStatus } from "./fakes.ts";

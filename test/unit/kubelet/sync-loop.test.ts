@@ -5,7 +5,8 @@ import { PodManager } from "../../../src/kubelet/pod-manager.ts";
 import { SourcesReady } from "../../../src/kubelet/sources-ready.ts";
 import { runSyncLoop, SyncLoopMonitor, type SyncLoopDeps } from "../../../src/kubelet/sync-loop.ts";
 import type { PodUpdate } from "../../../src/podconfig/index.ts";
-import { Channel, FakeClock, flushMicrotasks, silentLogger } from "../../../src/lib/index.ts";
+import { Channel, silentLogger } from "../../../src/lib/index.ts";
+import { FakeClock, flushMicrotasks } from "../../../src/lib/testing.ts";
 import type { PodLifecycleEvent, PodLifecycleEventType } from "../../../src/pleg/index.ts";
 import { makePod } from "./fakes.ts";
 

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { anySignal, Backoff, delay, FakeClock, flushMicrotasks, isAbortError, jitter, runEvery } from "../../../src/lib/index.ts";
+import { anySignal, Backoff, delay, isAbortError, jitter, runEvery } from "../../../src/lib/index.ts";
+import { FakeClock, flushMicrotasks } from "../../../src/lib/testing.ts";
 
 describe("Backoff (keyed, exponential)", () => {
   test("the delay starts at initialMs, doubles on every next() and stops at maxMs", () => {

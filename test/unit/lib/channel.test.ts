@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { Channel, ChannelClosedError, flushMicrotasks } from "../../../src/lib/index.ts";
+import { Channel, ChannelClosedError } from "../../../src/lib/index.ts";
+import { flushMicrotasks } from "../../../src/lib/testing.ts";
 
 describe("Channel", () => {
   test("values come out in the order they went in", async () => {

@@ -22,7 +22,7 @@ describe("text lines are klog's", () => {
   test("the header: severity, month-day, time with microseconds, pid in 7 columns, file:line", () => {
     const { log, lines } = capture("text");
     log.info("Hello");
-    expect(lines[0]).toMatch(/^I1114 22:13:20\.123456    1234 log\.test\.ts:\d+\] "Hello"$/);
+    expect(lines[0]).toMatch(/^I1114 22:13:20\.123456 {4}1234 log\.test\.ts:\d+\] "Hello"$/);
   });
 
   test("the severity letter follows the level; debug lines are I and shown up to --v", () => {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { flushMicrotasks, Mailbox } from "../../../src/lib/index.ts";
+import { Mailbox } from "../../../src/lib/index.ts";
+import { flushMicrotasks } from "../../../src/lib/testing.ts";
 
 describe("Mailbox (latest wins)", () => {
   test("put replaces the waiting value and returns the one it replaced", async () => {

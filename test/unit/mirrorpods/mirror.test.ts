@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { ApiError } from "../../../src/apiclient/index.ts";
 import type { Pod } from "../../../src/api/index.ts";
-import { FakeClock, createMemoryLogger } from "../../../src/lib/index.ts";
+import { FakeClock, createMemoryLogger } from "../../../src/lib/testing.ts";
 import { createMirrorPods, isMirrorPodOf, mirrorPodFor } from "../../../src/mirrorpods/mirror.ts";
 
 const staticPod = (hash = "h1"): Pod => ({

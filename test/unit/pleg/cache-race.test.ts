@@ -2,7 +2,8 @@
 // order in which their writes arrive.
 import { describe, expect, test } from "bun:test";
 import { ContainerEventType, ContainerState } from "../../../src/cri/index.ts";
-import { Channel, FakeClock, silentLogger } from "../../../src/lib/index.ts";
+import { Channel, silentLogger } from "../../../src/lib/index.ts";
+import { FakeClock } from "../../../src/lib/testing.ts";
 import { GenericPleg, PodCache, type PodLifecycleEvent } from "../../../src/pleg/index.ts";
 import { EventedPleg } from "../../../src/pleg/evented.ts";
 import { containerEvent, drain, podStatus, ref, runtimePod, ScriptedRuntime, testMetrics } from "./helpers.ts";

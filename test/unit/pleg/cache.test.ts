@@ -1,6 +1,6 @@
 // The pod cache (src/pleg/cache.ts): ordering of writes and the getNewerThan wait the pod workers use.
 import { describe, expect, test } from "bun:test";
-import { flushMicrotasks } from "../../../src/lib/index.ts";
+import { flushMicrotasks } from "../../../src/lib/testing.ts";
 import { PodCache } from "../../../src/pleg/cache.ts";
 import type { RuntimePodStatus } from "../../../src/container/index.ts";
 

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { ContainerEventType, ContainerState } from "../../../src/cri/index.ts";
-import { Channel, FakeClock, createMemoryLogger } from "../../../src/lib/index.ts";
+import { Channel } from "../../../src/lib/index.ts";
+import { FakeClock, createMemoryLogger } from "../../../src/lib/testing.ts";
 import { PodCache, type PodLifecycleEvent } from "../../../src/pleg/index.ts";
 import { EventedPleg } from "../../../src/pleg/evented.ts";
 import { containerEvent, drain, histogramCount, metricValue, podStatus, testMetrics } from "./helpers.ts";

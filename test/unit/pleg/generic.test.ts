@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { Channel, FakeClock, createMemoryLogger, flushMicrotasks } from "../../../src/lib/index.ts";
+import { Channel } from "../../../src/lib/index.ts";
+import { FakeClock, createMemoryLogger, flushMicrotasks } from "../../../src/lib/testing.ts";
 import { GenericPleg, PodCache, type PodLifecycleEvent } from "../../../src/pleg/index.ts";
 import type { RelistDuration } from "../../../src/pleg/options.ts";
 import type { RuntimeSandboxStatus } from "../../../src/container/index.ts";

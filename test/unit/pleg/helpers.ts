@@ -3,8 +3,8 @@
 import { create } from "@bufbuild/protobuf";
 import {
   ContainerEventResponseSchema,
-  ContainerEventType,
-  ContainerState as CriContainerState,
+  type ContainerEventType,
+  type ContainerState as CriContainerState,
   PodSandboxState,
   labels,
   type ContainerEventResponse,

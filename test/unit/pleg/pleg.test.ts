@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { ContainerEventType, ContainerState } from "../../../src/cri/index.ts";
-import { FakeClock, createMemoryLogger } from "../../../src/lib/index.ts";
+import { FakeClock, createMemoryLogger } from "../../../src/lib/testing.ts";
 import { createPleg, PodCache } from "../../../src/pleg/index.ts";
 import { containerEvent, drain, metricValue, podStatus, ref, runtimePod, ScriptedEventSource, ScriptedRuntime, testMetrics } from "./helpers.ts";
 

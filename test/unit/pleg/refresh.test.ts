@@ -2,7 +2,7 @@
 // pod again at once; in relisting mode it waits for the next relist, as the kubelet does.
 import { describe, expect, test } from "bun:test";
 import { ContainerEventType, ContainerState } from "../../../src/cri/index.ts";
-import { FakeClock, createMemoryLogger } from "../../../src/lib/index.ts";
+import { FakeClock, createMemoryLogger } from "../../../src/lib/testing.ts";
 import { createPleg, PodCache } from "../../../src/pleg/index.ts";
 import { containerEvent, podStatus, ScriptedEventSource, ScriptedRuntime, testMetrics } from "./helpers.ts";
 

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Pod } from "../../../src/api/index.ts";
-import { FakeClock, flushMicrotasks, silentLogger } from "../../../src/lib/index.ts";
+import { silentLogger } from "../../../src/lib/index.ts";
+import { FakeClock, flushMicrotasks } from "../../../src/lib/testing.ts";
 import { ApiserverSource } from "../../../src/podconfig/api-source.ts";
 
 const pod = (name: string, rv = "1"): Pod => ({ metadata: { name, namespace: "default", uid: `uid-${name}`, resourceVersion: rv }, spec: { containers: [] } }) as unknown as Pod;

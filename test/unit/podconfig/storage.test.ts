@@ -5,7 +5,8 @@ import {
   ConfigSourceAnnotationKey,
   type Pod,
 } from "../../../src/api/index.ts";
-import { createMemoryLogger, FakeClock, silentLogger } from "../../../src/lib/index.ts";
+import { silentLogger } from "../../../src/lib/index.ts";
+import { createMemoryLogger, FakeClock } from "../../../src/lib/testing.ts";
 import type { PodUpdate } from "../../../src/podconfig/index.ts";
 import { PodStorage, type InvalidPodEvent } from "../../../src/podconfig/storage.ts";
 

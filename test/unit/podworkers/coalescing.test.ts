@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { flushMicrotasks } from "../../../src/lib/index.ts";
+import { flushMicrotasks } from "../../../src/lib/testing.ts";
 import { makePod, setupWorkers } from "./helpers.ts";
 
 describe("pod workers: one serialized worker per pod, latest update wins", () => {

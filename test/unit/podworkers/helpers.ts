@@ -3,7 +3,7 @@
  * plus a harness wiring real PodCache, WorkQueue and FakeClock around the pod workers.
  */
 import { ConfigSourceAnnotationKey, type Pod, type PodStatus } from "../../../src/api/index.ts";
-import { FakeClock, createMemoryLogger, flushMicrotasks } from "../../../src/lib/index.ts";
+import { FakeClock, createMemoryLogger, flushMicrotasks } from "../../../src/lib/testing.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
 import { PodCache } from "../../../src/pleg/index.ts";
 import { createPodWorkers, WorkQueue, type PodSyncer, type SyncPodType } from "../../../src/podworkers/index.ts";

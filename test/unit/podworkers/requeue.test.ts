@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { flushMicrotasks } from "../../../src/lib/index.ts";
+import { flushMicrotasks } from "../../../src/lib/testing.ts";
 import { requeueDelay } from "../../../src/podworkers/requeue.ts";
 import { Reason, SyncError } from "../../../src/runtime/index.ts";
 import { makePod, setupWorkers } from "./helpers.ts";

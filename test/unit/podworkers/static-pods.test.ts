@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { flushMicrotasks } from "../../../src/lib/index.ts";
+import { flushMicrotasks } from "../../../src/lib/testing.ts";
 import { StaticPodStartGate } from "../../../src/podworkers/static-pods.ts";
 import { makePod, makeRuntimePod, setupWorkers } from "./helpers.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { FakeClock } from "../../../src/lib/index.ts";
+import { FakeClock } from "../../../src/lib/testing.ts";
 import { WorkQueue } from "../../../src/podworkers/index.ts";
 
 describe("WorkQueue", () => {

@@ -1,7 +1,8 @@
 // Shared fixtures of the prober unit tests: a pod with one probed container, runtime statuses,
 // and a scripted checker that records what it was asked to probe.
 import type { Container, Pod, Probe } from "../../../src/api/index.ts";
-import { FakeClock, silentLogger } from "../../../src/lib/index.ts";
+import { silentLogger } from "../../../src/lib/index.ts";
+import { FakeClock } from "../../../src/lib/testing.ts";
 import type { CheckRequest, ContainerChecker } from "../../../src/prober/probe-check.ts";
 import type { PodProbeView } from "../../../src/prober/probe-worker.ts";
 import type { ProbeResult } from "../../../src/prober/results.ts";

@@ -3,7 +3,7 @@
 // driven on a FakeClock with time between a container's exit and the sync that looks at it.
 import { describe, expect, test } from "bun:test";
 import type { Container, Pod } from "../../../src/api/index.ts";
-import { FakeClock } from "../../../src/lib/index.ts";
+import { FakeClock } from "../../../src/lib/testing.ts";
 import { doBackOff, newCrashLoopBackoff, type BackoffDecision } from "../../../src/runtime/crashloop.ts";
 import type { RuntimePodStatus } from "../../../src/container/index.ts";
 import { containerStatus } from "./fixtures.ts";

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Container, Pod } from "../../../src/api/index.ts";
-import { FakeClock } from "../../../src/lib/index.ts";
+import { FakeClock } from "../../../src/lib/testing.ts";
 import { makeEnvironmentVariables } from "../../../src/runtime/env.ts";
 import { SyncError } from "../../../src/runtime/errors.ts";
 import { ReasonCache, SyncRecorder } from "../../../src/runtime/result.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
+import { createMemoryLogger, FakeClock } from "../../../src/lib/testing.ts";
 import { createRuntimeClassManager, RuntimeClassNotFoundError } from "../../../src/runtimeclass/manager.ts";
 
 function setup(items: object[]) {

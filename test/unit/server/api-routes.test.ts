@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { expect, test } from "bun:test";
 import { ContainerSchema, ContainerState, PodSandboxSchema, PodSandboxState, type CriClient } from "../../../src/cri/index.ts";
-import { createMemoryLogger } from "../../../src/lib/index.ts";
+import { createMemoryLogger } from "../../../src/lib/testing.ts";
 import { runningPodList } from "../../../src/server/api-routes.ts";
 import { createHandler } from "../../../src/server/handler.ts";
 import { apiRoutes } from "../../../src/server/index.ts";

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { FakeClock, silentLogger } from "../../../src/lib/index.ts";
+import { silentLogger } from "../../../src/lib/index.ts";
+import { FakeClock } from "../../../src/lib/testing.ts";
 import { createAuthenticator, type ReviewClient } from "../../../src/server/authn.ts";
 import { createWebhookAuthorizer } from "../../../src/server/authz.ts";
 import { requestAttributes } from "../../../src/server/request-attributes.ts";

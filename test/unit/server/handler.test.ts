@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { Counter, Registry } from "prom-client";
 import type { Pod, PodList } from "../../../src/api/index.ts";
-import { createMemoryLogger } from "../../../src/lib/index.ts";
+import { createMemoryLogger } from "../../../src/lib/testing.ts";
 import { healthzRoutes, readOnlyRoutes, type HealthCheck } from "../../../src/server/index.ts";
 import { createHandler } from "../../../src/server/handler.ts";
 

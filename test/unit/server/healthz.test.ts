@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { FakeClock } from "../../../src/lib/index.ts";
+import { FakeClock } from "../../../src/lib/testing.ts";
 import { syncLoopHealthCheck, type HealthCheck } from "../../../src/server/index.ts";
 import { healthz, healthzOne, pingCheck } from "../../../src/server/healthz.ts";
 import { syncLoopThresholdMs } from "../../../src/server/checks.ts";

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createMemoryLogger } from "../../../src/lib/index.ts";
+import { createMemoryLogger } from "../../../src/lib/testing.ts";
 import { healthzRoutes, listen } from "../../../src/server/index.ts";
 import { ServerError, type ServerHandle } from "../../../src/server/serve.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { createMemoryLogger } from "../../../src/lib/index.ts";
+import { createMemoryLogger } from "../../../src/lib/testing.ts";
 import { statsRoutes } from "../../../src/server/index.ts";
 import { createHandler } from "../../../src/server/handler.ts";
 

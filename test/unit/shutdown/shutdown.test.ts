@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { Pod, PodStatus } from "../../../src/api/index.ts";
-import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
+import { createMemoryLogger, FakeClock } from "../../../src/lib/testing.ts";
 import { ShutdownManager, type Logind } from "../../../src/shutdown/manager.ts";
 import { NODE_SHUTDOWN_MESSAGE, NODE_SHUTDOWN_REASON, parseInhibitDelayMaxMs, parsePrepareForShutdown, podGracePeriod, shutdownGroups } from "../../../src/shutdown/policy.ts";
 

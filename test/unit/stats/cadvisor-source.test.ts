@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ContainerSchema, ContainerStatsSchema, PodSandboxSchema, type CriClient } from "../../../src/cri/index.ts";
-import { FakeClock } from "../../../src/lib/index.ts";
+import { FakeClock } from "../../../src/lib/testing.ts";
 import { createCadvisorSource } from "../../../src/stats/cadvisor-source.ts";
 
 const T = 1_700_000_000_000;

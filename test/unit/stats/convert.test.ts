@@ -11,7 +11,7 @@ import {
   type ContainerStats,
   type PodSandbox,
 } from "../../../src/cri/index.ts";
-import { FakeClock } from "../../../src/lib/index.ts";
+import { FakeClock } from "../../../src/lib/testing.ts";
 import { podStatsFromCri, type PodStatsSources } from "../../../src/stats/convert.ts";
 import { CpuUsageCache } from "../../../src/stats/cpu-usage.ts";
 import type { FsInfo } from "../../../src/stats/types.ts";

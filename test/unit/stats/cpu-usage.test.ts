@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { FakeClock } from "../../../src/lib/index.ts";
+import { FakeClock } from "../../../src/lib/testing.ts";
 import { CpuUsageCache } from "../../../src/stats/cpu-usage.ts";
 
 const ns = (ms: number) => BigInt(ms) * 1_000_000n;

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { PodStatus } from "../../../src/api/index.ts";
-import { createMemoryLogger, FakeClock } from "../../../src/lib/index.ts";
+import { createMemoryLogger, FakeClock } from "../../../src/lib/testing.ts";
 import { createStatusManager } from "../../../src/status/index.ts";
 import { generateAPIPodStatus } from "../../../src/status/generate.ts";
 import { c, podWith, running, stopped, waiting } from "./states.ts";

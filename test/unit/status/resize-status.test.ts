@@ -4,7 +4,8 @@
 import { describe, expect, test } from "bun:test";
 import type { Pod, ResourceRequirements } from "../../../src/api/index.ts";
 import type { RuntimeContainerStatus } from "../../../src/container/index.ts";
-import { FakeClock, type Logger } from "../../../src/lib/index.ts";
+import type { Logger } from "../../../src/lib/index.ts";
+import { FakeClock } from "../../../src/lib/testing.ts";
 import { generateAPIPodStatus } from "../../../src/status/generate.ts";
 import { createStatusManager } from "../../../src/status/manager.ts";
 import { createResizeConditions } from "../../../src/status/resize-conditions.ts";

@@ -4,7 +4,8 @@ import { describe, expect, test } from "bun:test";
 import type { Stats } from "node:fs";
 import type { Pod } from "../../../src/api/index.ts";
 import { HostPathError, setUpHostPath, type HostPathFs } from "../../../src/volumes/hostpath.ts";
-import { FakeClock, silentLogger } from "../../../src/lib/index.ts";
+import { silentLogger } from "../../../src/lib/index.ts";
+import { FakeClock } from "../../../src/lib/testing.ts";
 import { createVolumeManager, mountedVolumeNames, VolumeSetUpError } from "../../../src/volumes/manager.ts";
 
 /** The volume manager over a fake filesystem, for pods with hostPath volumes only. */

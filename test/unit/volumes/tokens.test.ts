@@ -1,7 +1,8 @@
 // The token manager's refresh timing with a FakeClock: a token is reused until 80 % of its life
 // (or 24 h) less the jitter, refreshed after, kept when a refresh fails while it is valid.
 import { describe, expect, test } from "bun:test";
-import { FakeClock, silentLogger } from "../../../src/lib/index.ts";
+import { silentLogger } from "../../../src/lib/index.ts";
+import { FakeClock } from "../../../src/lib/testing.ts";
 import { createTokenManager, requiresRefresh, type TokenRequestSpec } from "../../../src/volumes/tokens.ts";
 
 const spec = (expirationSeconds: number): TokenRequestSpec => ({

@@ -1,0 +1,211 @@
+/**
+ * The container manager area of the wiring (issue 25): reads where the cgroup controllers are,
+ * works out the node's capacity and allocatable (kubeReserved, systemReserved, the hard eviction
+ * thresholds), creates kubepods (limited to allocatable when enforceNodeAllocatable names "pods")
+ * with its QoS tiers, enforces the reserved cgroups that are named, and keeps the burstable
+ * tier's shares in step with the active pods every minute, as the kubelet's QoS manager does.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import type { Pod } from "../api/index.ts";
+import {
+  allocatableAbsolute,
+  allocatableReservation,
+  CgroupError,
+  cgroupConfigFor,
+  cgroupSubsystems,
+  createCgroupFs,
+  createContainerManager,
+  driverName,
+  nodeAllocatable,
+  parseCgroupfs,
+  parseSystemd,
+  reservedAmounts,
+  QUOTA_PERIOD_US,
+  systemdBooted,
+  systemdSliceCreator,
+  SYSTEMD_NOT_RUNNING,
+  validateNodeAllocatable,
+  type CgroupFs,
+  type ContainerManager,
+  type HardEvictionThreshold,
+  type ResourceAmounts,
+} from "../cm/index.ts";
+import { ConfigError, type BunletConfig } from "../config/index.ts";
+import type { Threshold } from "../eviction/index.ts";
+import type { MachineInfo } from "../node/index.ts";
+import type { WireBase } from "./wire-runtime.ts";
+
+/** periodicQOSCgroupUpdateInterval. */
+const QOS_UPDATE_INTERVAL_MS = 60_000;
+
+export interface ContainerManagerParts extends AsyncDisposable {
+  cm: ContainerManager;
+  fs: CgroupFs;
+  /** What the Node's allocatable leaves out of capacity (cpu in millicores, the rest in bytes). */
+  reservation: ResourceAmounts;
+  /** The Node's allocatable, as admission counts it. */
+  allocatable: ResourceAmounts;
+  /** Starts the minute-by-minute QoS tier update over the active pods. */
+  start(activePods: () => Pod[]): void;
+}
+
+/** Refused before anything is touched, one line: the systemd driver where systemd is not the init system. */
+export function checkCgroupDriver(config: BunletConfig, booted = systemdBooted()): void {
+  if (config.cgroupDriver === "systemd" && config.cgroupsPerQOS && !booted) {
+    throw new ConfigError("--cgroup-driver", `bunlet: ${SYSTEMD_NOT_RUNNING}`);
+  }
+}
+
+function readOr(path: string, fallback: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return fallback;
+  }
+}
+
+/** The node's capacity as the container manager counts it (cpu in millicores). */
+function machineCapacity(machine: MachineInfo, maxPods: number): ResourceAmounts {
+  const capacity: ResourceAmounts = new Map([
+    ["cpu", BigInt(machine.numCores) * 1000n],
+    ["ephemeral-storage", BigInt(machine.rootfsCapacityBytes)],
+    ["memory", BigInt(machine.memoryCapacityBytes)],
+    ["pods", BigInt(maxPods)],
+  ]);
+  for (const hp of machine.hugePages) capacity.set(`hugepages-${hugePageName(hp.pageSizeBytes)}`, BigInt(hp.pageSizeBytes * hp.pages));
+  return capacity;
+}
+
+/** 2097152 → "2Mi", as the resource is named. */
+function hugePageName(bytes: number): string {
+  const units = ["", "Ki", "Mi", "Gi", "Ti"];
+  let n = bytes;
+  let i = 0;
+  while (n % 1024 === 0 && i < units.length - 1) {
+    n /= 1024;
+    i++;
+  }
+  return `${n}${units[i]}`;
+}
+
+/** The parsed hard thresholds as the allocatable reads them: a percentage is Go's float32. */
+function hardEviction(thresholds: readonly Threshold[]): HardEvictionThreshold[] {
+  return thresholds
+    .filter((t) => t.hard)
+    .map((t) => ("quantity" in t.value ? { signal: t.signal, quantity: t.value.quantity } : { signal: t.signal, percentage: Math.fround(Number(t.value.ppm) / 1e6) }));
+}
+
+export function wireContainerManager(config: BunletConfig, base: WireBase, inputs: { machine: MachineInfo; thresholds: readonly Threshold[] }): ContainerManagerParts {
+  const { clock, log } = base;
+  const subsystems = cgroupSubsystems({
+    mountinfo: readOr("/proc/self/mountinfo", ""),
+    rootControllers: () => readOr("/sys/fs/cgroup/cgroup.controllers", ""),
+    hugePageDirs: (() => {
+      try {
+        return readdirSync("/sys/kernel/mm/hugepages");
+      } catch {
+        return [];
+      }
+    })(),
+  });
+  const fs = createCgroupFs(subsystems);
+  const systemd = config.cgroupDriver === "systemd";
+  const cm = createContainerManager(
+    { fs, creator: systemd ? systemdSliceCreator() : undefined, log: log.with({ component: "cm" }) },
+    {
+      driver: config.cgroupDriver,
+      cgroupsPerQOS: config.cgroupsPerQOS,
+      cgroupRoot: config.cgroupRoot,
+      enforceCPULimits: config.cpuCFSQuota,
+      cpuPeriodUs: QUOTA_PERIOD_US,
+      podPidsLimit: BigInt(config.podPidsLimit),
+      memoryReservePercent:
+        config.featureGates.QOSReserved && config.qosReserved.memory !== undefined ? BigInt(config.qosReserved.memory.slice(0, -1)) : undefined,
+      hugePageSizes: subsystems.hugePageSizes,
+    },
+  );
+
+  const capacity = machineCapacity(inputs.machine, config.maxPods);
+  const allocatableConfig = { kubeReserved: config.kubeReserved, systemReserved: config.systemReserved, hardEviction: hardEviction(inputs.thresholds) };
+  const reservation = allocatableReservation(capacity, allocatableConfig);
+  const invalid = validateNodeAllocatable(capacity, reservation, (name, n) => (name === "cpu" ? `${n}m` : String(n)));
+  if (invalid) throw new ConfigError("--kube-reserved", `bunlet: ${invalid}`);
+  const allocatable = nodeAllocatable(capacity, reservation);
+
+  // internalCapacity: the capacity plus the node's pids (kernel.pid_max), which kubepods is limited by.
+  const internalCapacity = new Map(capacity);
+  const pidMax = readOr("/proc/sys/kernel/pid_max", "").trim();
+  if (/^\d+$/.test(pidMax)) internalCapacity.set("pid", BigInt(pidMax));
+  const enforce = new Set(config.enforceNodeAllocatable);
+  const kubepodsList = config.cgroupsPerQOS && enforce.has("pods") ? allocatableAbsolute(internalCapacity, allocatableConfig) : internalCapacity;
+  kubepodsList.delete("pods");
+  try {
+    cm.start(cgroupConfigFor(kubepodsList), [], allocatable.get("memory") ?? 0n);
+  } catch (err) {
+    if (err instanceof CgroupError) throw new ConfigError("--cgroup-root", `bunlet: ${err.message}`);
+    throw err;
+  }
+  enforceReserved(config, fs, enforce);
+  log.info("Container manager started", {
+    cgroupDriver: config.cgroupDriver,
+    cgroupVersion: subsystems.version,
+    cgroupsPerQOS: config.cgroupsPerQOS,
+    kubepods: cm.kubepodsPath() ?? "",
+    enforceNodeAllocatable: config.enforceNodeAllocatable,
+  });
+
+  const loops = new AbortController();
+  let running: Promise<void> = Promise.resolve();
+  return {
+    cm,
+    fs,
+    reservation,
+    allocatable,
+    start(activePods) {
+      if (!config.cgroupsPerQOS) return;
+      running = (async () => {
+        while (!loops.signal.aborted) {
+          try {
+            await clock.sleep(QOS_UPDATE_INTERVAL_MS, loops.signal);
+          } catch {
+            return;
+          }
+          try {
+            cm.updateQOSCgroups(activePods(), allocatable.get("memory") ?? 0n);
+          } catch (err) {
+            log.info("Failed to reserve QoS requests", { err });
+          }
+        }
+      })();
+    },
+    async [Symbol.asyncDispose]() {
+      loops.abort();
+      await running;
+    },
+  };
+}
+
+/** enforceExistingCgroup for system-reserved and kube-reserved (and their CPU-only forms). */
+function enforceReserved(config: BunletConfig, fs: CgroupFs, enforce: ReadonlySet<string>): void {
+  const parse = config.cgroupDriver === "systemd" ? parseSystemd : parseCgroupfs;
+  const cases = [
+    { keys: ["system-reserved", "system-reserved-compressible"], cgroup: config.systemReservedCgroup, list: config.systemReserved, what: "System Reserved" },
+    { keys: ["kube-reserved", "kube-reserved-compressible"], cgroup: config.kubeReservedCgroup, list: config.kubeReserved, what: "Kube Reserved" },
+  ];
+  for (const c of cases) {
+    const key = c.keys.find((k) => enforce.has(k));
+    if (key === undefined) continue;
+    const compressible = key.endsWith("-compressible");
+    const path = driverName(config.cgroupDriver, parse(c.cgroup));
+    const flag = compressible ? `${c.what} Compressible` : c.what;
+    if (!fs.exists(path)) {
+      throw new ConfigError(`--${c.keys[0]}-cgroup`, `bunlet: Failed to enforce ${flag} Cgroup Limits on ${JSON.stringify(c.cgroup)}: cgroup ${JSON.stringify(path)} does not exist`);
+    }
+    try {
+      fs.set(path, cgroupConfigFor(reservedAmounts(c.list), compressible));
+    } catch (err) {
+      if (!(err instanceof CgroupError)) throw err;
+      throw new ConfigError(`--${c.keys[0]}-cgroup`, `bunlet: Failed to enforce ${flag} Cgroup Limits on ${JSON.stringify(c.cgroup)}: ${err.message}`);
+    }
+  }
+}
