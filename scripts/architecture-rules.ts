@@ -26,6 +26,8 @@ export const allowed: Record<string, readonly string[]> = {
   events: ["api", "apiclient", "lib"],
   // The kubelet's pod admission predicates: pure, over the v1 Pod.
   admission: ["api"],
+  // The allocation manager (in-place resize): what the node allocated to each pod, admission against it, the resize decision.
+  allocation: ["admission", "api", "lib"],
   // RuntimeClass names to CRI runtime handlers, from the apiserver's RuntimeClasses.
   runtimeclass: ["apiclient", "lib"],
   // The node's record of its desired state (issue 27): files over the v1 model, nothing else.
@@ -58,7 +60,7 @@ export const allowed: Record<string, readonly string[]> = {
   cm: ["api", "lib"],
   // Graceful node shutdown on systemd-logind (busctl, gdbus, systemd-inhibit); pods are stopped through the wiring.
   shutdown: ["api", "lib"],
-  kubelet: ["admission", "api", "apiclient", "checkpoint", "cm", "config", "container", "containerd", "cri", "events", "eviction", "imagegc", "lib", "logs", "metrics", "mirrorpods", "node", "pleg", "podconfig", "podworkers", "prober", "runtime", "runtimeclass", "server", "shutdown", "stats", "status", "volumes"],
+  kubelet: ["admission", "allocation", "api", "apiclient", "checkpoint", "cm", "config", "container", "containerd", "cri", "events", "eviction", "imagegc", "lib", "logs", "metrics", "mirrorpods", "node", "pleg", "podconfig", "podworkers", "prober", "runtime", "runtimeclass", "server", "shutdown", "stats", "status", "volumes"],
   // Subcommands beside the agent (`bunlet crictl`): the CRI client and the embedded containerd's paths.
   cli: ["containerd", "cri", "lib"],
 };

@@ -4,4 +4,5 @@
  * Depends on api only.
  */
 export { canAdmitPod, type AdmissionNode } from "./predicates.ts";
+export { podRequests, podRequestsWithStatus } from "./requests.ts";
 export { createSysctlAllowlist, safeSysctls, SysctlPatternError, type SysctlAllowlist } from "./sysctls.ts";

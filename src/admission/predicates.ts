@@ -10,7 +10,7 @@
  */
 import { isStaticPod, type Pod, type Taint, type Toleration } from "../api/index.ts";
 import { matchesRequiredNodeAffinity } from "./node-affinity.ts";
-import { podRequests } from "./requests.ts";
+import { podRequestsWithStatus } from "./requests.ts";
 
 /** The node as admission sees it. */
 export interface AdmissionNode {
@@ -33,9 +33,9 @@ function fits(pod: Pod, others: Pod[], node: AdmissionNode): Failure[] {
   if (others.length + 1 > a.pods) {
     failures.push({ kind: "resource", resource: "pods", requested: 1n, used: BigInt(others.length), capacity: BigInt(a.pods) });
   }
-  const want = podRequests(pod);
+  const want = podRequestsWithStatus(pod);
   if (want.milliCPU === 0n && want.memory === 0n && want.ephemeralStorage === 0n) return failures;
-  const used = others.map(podRequests).reduce(
+  const used = others.map(podRequestsWithStatus).reduce(
     (s, r) => ({ milliCPU: s.milliCPU + r.milliCPU, memory: s.memory + r.memory, ephemeralStorage: s.ephemeralStorage + r.ephemeralStorage }),
     { milliCPU: 0n, memory: 0n, ephemeralStorage: 0n },
   );

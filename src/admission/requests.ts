@@ -51,3 +51,24 @@ export function podRequests(pod: Pod): Requests {
   const total = max(add(sum, sidecars), initMax);
   return pod.spec.overhead ? add(total, fromList(pod.spec.overhead)) : total;
 }
+
+/**
+ * The requests admission counts for a pod that may be mid-resize (PodRequests with
+ * UseStatusResources): the larger of its spec's, the requests its status says its containers
+ * run with, and those it says were allocated, so a pod shrinking in place keeps its old size
+ * until the shrink is applied. A resize marked Infeasible does not count its spec.
+ */
+export function podRequestsWithStatus(pod: Pod): Requests {
+  const statuses = [...(pod.status?.containerStatuses ?? []), ...(pod.status?.initContainerStatuses ?? [])];
+  if (statuses.length === 0) return podRequests(pod);
+  const withRequests = (pick: (name: string) => Readonly<Record<string, string | number>> | undefined): Requests => {
+    const apply = (c: Container): Container => ({ ...c, resources: { requests: pick(c.name) ?? {} } });
+    return podRequests({ ...pod, spec: { ...pod.spec, containers: pod.spec.containers.map(apply), initContainers: pod.spec.initContainers?.map(apply) } });
+  };
+  const status = (name: string) => statuses.find((s) => s.name === name);
+  const actuated = withRequests((name) => status(name)?.resources?.requests);
+  const allocated = withRequests((name) => status(name)?.allocatedResources);
+  const infeasible = pod.status?.conditions?.some((c) => c.type === "PodResizePending" && c.reason === "Infeasible") ?? false;
+  const both = max(actuated, allocated);
+  return infeasible ? both : max(podRequests(pod), both);
+}

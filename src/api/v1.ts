@@ -114,6 +114,11 @@ export interface ResourceRequirements {
   requests?: Record<string, string | number>;
 }
 
+export interface ContainerResizePolicy {
+  resourceName: string;
+  restartPolicy: "NotRequired" | "RestartContainer";
+}
+
 export interface SecurityContext {
   privileged?: boolean;
   runAsUser?: number;
@@ -160,6 +165,8 @@ export interface Container {
   env?: EnvVar[];
   envFrom?: EnvFromSource[];
   resources?: ResourceRequirements;
+  /** How a change of each resource is applied in place (resize): NotRequired (default) or RestartContainer. */
+  resizePolicy?: ContainerResizePolicy[];
   volumeMounts?: VolumeMount[];
   livenessProbe?: Probe;
   readinessProbe?: Probe;
@@ -282,6 +289,10 @@ export interface ContainerStatus {
   imageID: string;
   containerID?: string;
   started?: boolean;
+  /** The requests the node allocated to the container (in-place resize). */
+  allocatedResources?: Record<string, string>;
+  /** The resources the running container was given (its cgroup), else the allocated ones. */
+  resources?: ResourceRequirements;
 }
 
 export type PodPhase = "Pending" | "Running" | "Succeeded" | "Failed" | "Unknown";
@@ -293,9 +304,13 @@ export interface PodCondition {
   lastTransitionTime?: string;
   reason?: string;
   message?: string;
+  /** metadata.generation of the pod the condition was computed for. */
+  observedGeneration?: number;
 }
 
 export interface PodStatus {
+  /** metadata.generation of the pod this status was computed for. */
+  observedGeneration?: number;
   phase?: PodPhase;
   conditions?: PodCondition[];
   message?: string;

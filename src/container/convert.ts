@@ -93,6 +93,14 @@ export function toContainerStatus(s: CriContainerStatus, sandboxId = ""): Runtim
     logPath: s.logPath,
     annotations: { ...s.annotations },
     labels: { ...s.labels },
+    ...(s.resources?.linux && {
+      resources: {
+        cpuShares: s.resources.linux.cpuShares,
+        cpuQuota: s.resources.linux.cpuQuota,
+        cpuPeriod: s.resources.linux.cpuPeriod,
+        memoryLimitInBytes: s.resources.linux.memoryLimitInBytes,
+      },
+    }),
   };
 }
 

@@ -30,6 +30,8 @@ export interface RuntimeContainerStatus {
   logPath: string;
   annotations: Record<string, string>;
   labels: Record<string, string>;
+  /** The Linux resources the runtime reports the container runs with (CRI ContainerStatus.resources), if any. */
+  resources?: { cpuShares: bigint; cpuQuota: bigint; cpuPeriod: bigint; memoryLimitInBytes: bigint };
 }
 
 export interface RuntimeSandboxStatus {

@@ -55,9 +55,25 @@ export function sysctlAllowlist(config: BunletConfig, kernelRelease = release())
   }
 }
 
+/** The admit handlers in the kubelet's order: the sysctl allowlist, then the predicates. */
+export function admitHandlers(node: AdmissionNode, sysctls: SysctlAllowlist): (pod: Pod, others: Pod[]) => AdmitResult {
+  return (pod, others) => {
+    const result = sysctls.admit(pod);
+    return result.admit ? canAdmitPod(pod, others, node) : result;
+  };
+}
+
+type AdmitResult = ReturnType<typeof canAdmitPod>;
+
 export interface PodAdmitterDeps {
   node: AdmissionNode;
   sysctls: SysctlAllowlist;
+  /**
+   * Admission through the allocation manager (the pod with the allocation a previous run kept,
+   * against the active pods' allocations; records the new pod's allocation). Default: the admit
+   * handlers against the active pods as they are.
+   */
+  addPod?(active: Pod[], pod: Pod): AdmitResult;
   podWorkers: Pick<PodWorkers, "isPodKnownTerminated" | "isPodTerminationRequested">;
   statusManager: Pick<StatusManager, "getPodStatus" | "setPodStatus" | "terminatePod">;
   recorder: EventRecorder;
@@ -75,8 +91,8 @@ export function createPodAdmitter(deps: PodAdmitterDeps): (pod: Pod, existing: P
   return (pod, existing) => {
     // A pod another component asked to terminate is not admitted again.
     if (podWorkers.isPodTerminationRequested(podUID(pod))) return true;
-    const sysctls = deps.sysctls.admit(pod);
-    const result = sysctls.admit ? canAdmitPod(pod, existing.filter(isActive), deps.node) : sysctls;
+    const active = existing.filter(isActive);
+    const result = deps.addPod ? deps.addPod(active, pod) : admitHandlers(deps.node, deps.sysctls)(pod, active);
     if (result.admit) return true;
     deps.log.debug("Pod was rejected", { pod: podRef(pod), podUID: podUID(pod), reason: result.reason, message: result.message }, 2);
     deps.recorder.event(podReference(pod), "Warning", result.reason, result.message);

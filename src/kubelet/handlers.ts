@@ -8,6 +8,7 @@ import type { Clock, Logger } from "../lib/index.ts";
 import { needToReconcilePodReadiness } from "../status/index.ts";
 import { sortByCreation, type PodManager } from "./pod-manager.ts";
 import type { SourcesReady } from "./sources-ready.ts";
+import type { ResizeHandlers } from "./allocation.ts";
 import type { PodWorkers } from "./types.ts";
 
 export interface PodHandlers {
@@ -29,6 +30,8 @@ export interface PodHandlersDeps {
    * Failed status and an event, and no worker). Undefined admits every pod.
    */
   admitPod?(pod: Pod, existing: Pod[]): boolean;
+  /** In-place resize: pods are admitted against allocations, and resizes are decided (allocation.ts). */
+  resize?: ResizeHandlers;
   clock: Clock;
   log: Logger;
 }
@@ -39,19 +42,25 @@ export function createPodHandlers(deps: PodHandlersDeps): PodHandlers {
   return {
     handlePodAdditions(pods) {
       const start = clock.now();
+      const added: Pod[] = [];
       // Mirror pods are never run: they are the apiserver's copies of static pods (src/mirrorpods watches them).
       for (const pod of sortByCreation(pods.filter((p) => !isMirrorPod(p)))) {
         podManager.upsert(pod);
         const uid = podUID(pod);
         if (deps.admitPod && !deps.admitPod(pod, podManager.pods().filter((p) => podUID(p) !== uid))) continue;
+        added.push(pod);
         podWorkers.updatePod({ updateType: "create", pod, startTime: start });
       }
+      deps.resize?.podsAdded(added);
     },
 
     handlePodUpdates(pods) {
       const start = clock.now();
       for (const pod of pods.filter((p) => !isMirrorPod(p))) {
+        const old = podManager.get(podUID(pod));
         podManager.upsert(pod);
+        // A pod not admitted (yet) has no allocation, and nothing to resize.
+        if (deps.resize && !deps.resize.podUpdated(old, pod)) continue;
         podWorkers.updatePod({ updateType: "update", pod, startTime: start });
       }
     },
@@ -59,6 +68,7 @@ export function createPodHandlers(deps: PodHandlersDeps): PodHandlers {
     handlePodRemoves(pods) {
       for (const pod of pods.filter((p) => !isMirrorPod(p))) {
         podManager.remove(pod);
+        deps.resize?.podRemoved(podUID(pod));
         // A source that has not spoken yet may still want the pod. Once all have, the first
         // housekeeping's syncKnownPods terminates workers of pods nobody wants.
         if (!sourcesReady.allReady()) {
@@ -71,18 +81,22 @@ export function createPodHandlers(deps: PodHandlersDeps): PodHandlers {
         log.debug("Pod has been removed and must be killed", { pod: podRef(pod), podUID: podUID(pod) }, 3);
         podWorkers.updatePod({ updateType: "kill", pod });
       }
+      deps.resize?.retry("pods_removed");
     },
 
     handlePodReconcile(pods) {
       const start = clock.now();
       for (const pod of pods.filter((p) => !isMirrorPod(p))) {
+        const old = podManager.get(podUID(pod));
         podManager.upsert(pod);
+        deps.resize?.podReconciled(old, pod);
         // A status-only change needs no sync, unless a client moved a readiness gate's condition:
         // then Ready must be generated anew from the pod's new status.
         if (needToReconcilePodReadiness(pod)) podWorkers.updatePod({ updateType: "sync", pod, startTime: start });
         // An evicted pod's containers can all go.
         if (pod.status?.phase === "Failed" && pod.status.reason === "Evicted") deps.deleteAllContainers(podUID(pod));
       }
+      deps.resize?.reconciled();
     },
 
     handlePodSyncs(pods) {

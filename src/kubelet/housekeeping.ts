@@ -31,6 +31,8 @@ export interface HousekeepingDeps {
   podCgroups?: { cleanupOrphaned(keep: ReadonlySet<string>): void };
   /** Mirror pods whose static pod is gone are deleted; undefined when standalone. */
   mirrorPods?: Pick<MirrorPods, "deleteOrphaned">;
+  /** Drops the allocated and actuated resources of pods not desired any more (RemoveOrphanedPods). */
+  removeOrphanedAllocations?(keep: ReadonlySet<string>): void;
   clock: Clock;
   log: Logger;
   metrics: Pick<Metrics, "orphanedRuntimePods">;
@@ -80,6 +82,7 @@ export function createHousekeeping(deps: HousekeepingDeps): { run(signal: AbortS
     // Static pods wait while another pod of their full name still runs (one killed just below).
     podWorkers.observeRuntimePods(runtimePods);
     statusManager.removeOrphanedStatuses(podManager.uids());
+    deps.removeOrphanedAllocations?.(podManager.uids());
 
     // Pod directories stay while anyone may still use them: desired pods, runtime pods, workers.
     const keep = new Set<string>([...podManager.uids(), ...runtimePods.map((p) => p.uid), ...working.keys()]);

@@ -12,7 +12,7 @@ import type { MirrorPods } from "../mirrorpods/index.ts";
 import type { PodSyncer, SyncPodType } from "../podworkers/index.ts";
 import type { ProbeManager } from "../prober/index.ts";
 import { runningPodFromStatus, runtimePodRef, type RuntimePodStatus } from "../container/index.ts";
-import { Reason, SyncError } from "../runtime/index.ts";
+import { Reason, SyncError, type PodSyncResult } from "../runtime/index.ts";
 import type { StatusGenerator } from "../status/index.ts";
 import type { PodManager } from "./pod-manager.ts";
 import type { PodDirs, Runtime, StatusManager } from "./types.ts";
@@ -54,6 +54,13 @@ export interface PodSyncerDeps {
   podCgroups?: PodCgroups;
   /** Relists the pod at once (the PLEG's on-demand relist), after a sync that changed it. */
   requestPodRelist(uid: string): void;
+  /** Reads the pod's status anew and syncs it (after an in-place resize, which no container event shows). */
+  requestPodReinspect?(uid: string): void;
+  /** In-place resize: PodResizeInProgress before the status, a failure to apply after the runtime sync. */
+  resize?: {
+    beforeSync(pod: Pod, podStatus: RuntimePodStatus): void;
+    afterSync(pod: Pod, result: PodSyncResult): void;
+  };
   clock: Clock;
   log: Logger;
   metrics: Pick<Metrics, "podStartDuration">;
@@ -107,6 +114,7 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
   return {
     async syncPod(signal, updateType: SyncPodType, pod, _mirrorPod, podStatus) {
       const uid = podUID(pod);
+      deps.resize?.beforeSync(pod, podStatus);
       const apiStatus = generateStatus(pod, podStatus, { podIsTerminal: false });
       if (apiStatus.phase === "Succeeded" || apiStatus.phase === "Failed") {
         statusManager.setPodStatus(pod, apiStatus);
@@ -135,6 +143,9 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
       await deps.mountVolumes(pod, signal);
       deps.probeManager?.addPod(pod);
       const result = await runtime.syncPod(pod, podStatus, { signal });
+      deps.resize?.afterSync(pod, result);
+      // A resize (even a partial one) shows in no container event: read the pod anew.
+      if (result.steps.some((s) => s.action === "ResizePodInPlace")) deps.requestPodReinspect?.(uid);
       if (result.error !== undefined) {
         // The failure (CrashLoopBackOff, ImagePullBackOff, ErrImagePull, ...) is now in the
         // runtime's reason cache: show it at once rather than at the next sync, which may be

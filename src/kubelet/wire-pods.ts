@@ -9,8 +9,9 @@ import { join } from "node:path";
 import type { PodList, PodStatus } from "../api/index.ts";
 import type { BunletConfig } from "../config/index.ts";
 import type { ApiClient } from "../apiclient/index.ts";
-import { isStaticPod, podFullName, type Pod } from "../api/index.ts";
-import { admissionNode, createPodAdmitter, sysctlAllowlist } from "./admission.ts";
+import { isStaticPod, podFullName, podUID, type Pod } from "../api/index.ts";
+import { admissionNode, admitHandlers, createPodAdmitter, sysctlAllowlist } from "./admission.ts";
+import { wireAllocation } from "./allocation.ts";
 import type { EventRecorder } from "../events/index.ts";
 import { createMirrorPods } from "../mirrorpods/index.ts";
 import { createPodWorkers, WorkQueue, type PodWorkers } from "../podworkers/index.ts";
@@ -74,6 +75,30 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
   // The workers call the syncer, and the syncer asks the workers whether a pod is terminating:
   // the cycle is closed by binding the question late.
   let workers: PodWorkers | undefined;
+  const { sourcesReady } = sources;
+  const node = admissionNode(config, opts.allocatableReservation);
+  const admit = admitHandlers(node, sysctlAllowlist(config));
+  const activePods = () =>
+    podManager.pods().filter((p) => {
+      const uid = p.metadata.uid ?? "";
+      const phase = statusManager.getPodStatus(uid)?.phase;
+      return !(workers?.isPodTerminationRequested(uid) ?? false) && phase !== "Failed" && phase !== "Succeeded";
+    });
+  let syncPodNow = (_pod: Pod): void => undefined;
+  const allocation = wireAllocation({
+    rootDir: config.rootDir,
+    actuated: rt.actuated,
+    conditions: statusManager.resizeConditions,
+    admit,
+    activePods,
+    podByUID: (uid) => podManager.get(uid),
+    triggerPodSync: (pod) => syncPodNow(pod),
+    sourcesReady: () => sourcesReady.allReady(),
+    isPodResizeInProgress: (pod, podStatus) => runtime.isPodResizeInProgress(pod, podStatus),
+    recorder: opts.recorder,
+    clock,
+    log,
+  });
   // A mirror pod that changed (deleted, or edited) has its static pod synced, which puts it right.
   let resyncStatic = (_fullName: string): void => undefined;
   const mirrorPods = opts.apiClient
@@ -87,6 +112,7 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
       waitingReason: (uid, name) => runtime.getContainerWaitingReason(uid, name),
       probeResult: (uid) => probeManager.statusLookup(uid),
       ranBeforeRestart: (at) => probeManager.ranBeforeRestart(at),
+      actuatedResources: (uid, name) => runtime.actuatedResources(uid, name),
       hostIPs: opts.hostIPs,
       podSyncHandlers: [activeDeadline],
       clock,
@@ -101,12 +127,14 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
     mountVolumes: (pod, signal) => opts.volumes.waitForAttachAndMount(pod, signal),
     unmountVolumes: (uid) => opts.volumes.unmountPodVolumes(uid),
     requestPodRelist: (uid) => rt.pleg.requestPodRelist(uid),
+    requestPodReinspect: (uid) => rt.pleg.requestPodReinspect(uid),
+    resize: allocation,
     podCgroups: opts.podCgroups,
     clock,
     log,
     metrics,
   });
-  const podWorkers = createPodWorkers({
+  const ownWorkers = createPodWorkers({
     syncer,
     cache: rt.cache,
     workQueue,
@@ -117,10 +145,15 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
     resyncIntervalMs: config.syncFrequencyMs,
     signal,
   });
+  // Every update hands the worker the pod with its allocated resources (pod_workers.go UpdatePod):
+  // a resize not (yet) allocated never reaches the runtime.
+  const podWorkers: PodWorkers = {
+    ...ownWorkers,
+    updatePod: (o) => ownWorkers.updatePod(o.pod ? { ...o, pod: allocation.manager.updatePodFromAllocation(o.pod).pod } : o),
+  };
   workers = podWorkers;
-  deferLogged(stack, log, "pod workers", () => podWorkers.stop());
+  deferLogged(stack, log, "pod workers", () => ownWorkers.stop());
 
-  const { sourcesReady } = sources;
   const isPodGone = (uid: string) => sourcesReady.allReady() && !podManager.has(uid) && podWorkers.shouldPodContentBeRemoved(uid);
   const containerGC = new ContainerGC({
     runtime,
@@ -133,11 +166,38 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
     podWorkers,
     sourcesReady,
     deleteAllContainers: (uid) => containerGC.deleteContainersInPod(uid, true),
-    admitPod: createPodAdmitter({ node: admissionNode(config, opts.allocatableReservation), sysctls: sysctlAllowlist(config), podWorkers, statusManager, recorder: opts.recorder, log }),
+    admitPod: createPodAdmitter({
+      node,
+      sysctls: sysctlAllowlist(config),
+      addPod: (active, pod) => allocation.manager.addPod(active, pod),
+      podWorkers,
+      statusManager,
+      recorder: opts.recorder,
+      log,
+    }),
+    resize: allocation.handlers,
     clock,
     log,
   });
-  const housekeeping = createHousekeeping({ podManager, podWorkers, runtime, statusManager, podDirs, probeManager, mirrorPods, podCgroups: opts.podCgroups, clock, log, metrics });
+  const housekeeping = createHousekeeping({
+    podManager,
+    podWorkers,
+    runtime,
+    statusManager,
+    podDirs,
+    probeManager,
+    mirrorPods,
+    podCgroups: opts.podCgroups,
+    removeOrphanedAllocations: (keep) => allocation.removeOrphans(keep),
+    clock,
+    log,
+    metrics,
+  });
+  // syncPodNow: HandlePodSyncs, then a relist of the pod.
+  syncPodNow = (pod) => {
+    handlers.handlePodSyncs([pod]);
+    rt.pleg.requestPodRelist(podUID(pod));
+  };
   resyncStatic = (fullName) => {
     const pods = podManager.pods().filter((p) => isStaticPod(p) && podFullName(p) === fullName);
     if (pods.length > 0) handlers.handlePodSyncs(pods);
@@ -159,12 +219,7 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
   }
 
   return {
-    activePods: () =>
-      podManager.pods().filter((p) => {
-        const uid = p.metadata.uid ?? "";
-        const phase = statusManager.getPodStatus(uid)?.phase;
-        return !podWorkers.isPodTerminationRequested(uid) && phase !== "Failed" && phase !== "Succeeded";
-      }),
+    activePods,
     killPod: (pod, gracePeriodSeconds, statusFn, evict) =>
       new Promise<void>((resolve, reject) => {
         // killPodNow's wait: max(grace × 1.5 s, 10 s).
@@ -222,6 +277,7 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
         ),
         containerGC.run(loops.signal),
         mirrorPods?.run(loops.signal),
+        allocation.manager.run(loops.signal),
       ]);
       deferLogged(stack, log, "sync loop", async () => {
         loops.abort();

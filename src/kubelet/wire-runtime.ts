@@ -16,9 +16,11 @@ import type { Clock, Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
 import { createPleg, describePlegStatus, PodCache, type Pleg } from "../pleg/index.ts";
 import { createProbeManager, statusProviderFrom, type ProbeManager, type StatusSources } from "../prober/index.ts";
-import { createRuntimeManager, type EnvObjects, type RuntimeManager } from "../runtime/index.ts";
+import { createRuntimeManager, type EnvObjects, type PodCgroupResizer, type RuntimeManager } from "../runtime/index.ts";
+import type { PodResourcesStore } from "../checkpoint/index.ts";
 import type { HealthCheck } from "../server/index.ts";
 import { createStatsProvider, type CgroupSource, type StatsProvider } from "../stats/index.ts";
+import { actuatedStore } from "./allocation.ts";
 import { connectRuntime } from "./connect-runtime.ts";
 import { plegHealthCheck, runtimeHealthCheck } from "./health.ts";
 import { RuntimeState } from "./runtime-state.ts";
@@ -38,6 +40,8 @@ export interface RuntimeParts extends AsyncDisposable {
   readonly endpoint: string;
   cri: CriClient;
   runtime: RuntimeManager;
+  /** The actuated resources checkpoint (`<root-dir>/actuated_pods_state`). */
+  actuated: PodResourcesStore;
   runtimeState: RuntimeState;
   cache: PodCache;
   pleg: Pleg;
@@ -67,6 +71,8 @@ export interface RuntimeOptions {
   podCgroupParent?: (pod: Pod) => string;
   /** The container manager's cgroups, for /stats/summary (pod CPU and memory, system containers). */
   statsCgroups?: CgroupSource;
+  /** The pod cgroup an in-place resize changes (the container manager); undefined without pod cgroups. */
+  podCgroupResizer?: PodCgroupResizer;
 }
 
 export async function wireRuntime(config: BunletConfig, base: WireBase, opts: RuntimeOptions): Promise<RuntimeParts> {
@@ -99,7 +105,10 @@ export async function wireRuntime(config: BunletConfig, base: WireBase, opts: Ru
     recorder: opts.recorder,
   });
   deferLogged(stack, log, "probe workers", () => probeManager.stop());
+  // What each running container was given (in-place resize), kept across restarts as the kubelet keeps actuated_pods_state.
+  const actuated = actuatedStore(config.rootDir, log);
   const runtime = createRuntimeManager({
+    actuated,
     cri,
     clock,
     log,
@@ -117,6 +126,7 @@ export async function wireRuntime(config: BunletConfig, base: WireBase, opts: Ru
     recorder: opts.recorder,
     runtimeHandler: opts.runtimeHandler,
     podCgroupParent: opts.podCgroupParent,
+    podCgroup: opts.podCgroupResizer,
   });
 
   const pleg = createPleg({ runtime, cri, cache, clock, log, metrics, eventedEnabled: config.featureGates.EventedPLEG ?? true });
@@ -144,6 +154,7 @@ export async function wireRuntime(config: BunletConfig, base: WireBase, opts: Ru
     endpoint,
     cri,
     runtime,
+    actuated: actuated.store,
     runtimeState,
     cache,
     pleg,

@@ -17,6 +17,7 @@ import { createStatusManager } from "../status/index.ts";
 import { PodManager } from "./pod-manager.ts";
 import { deferLogged } from "./teardown.ts";
 import { wireCheckpoint } from "./wire-checkpoint.ts";
+import { podCgroupResizer } from "./allocation.ts";
 import { checkCgroupDriver, wireContainerManager } from "./wire-cm.ts";
 import { wireKubeletApi } from "./wire-kubelet-api.ts";
 import { wireEvents } from "./wire-events.ts";
@@ -104,6 +105,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
       envObjects: apiObjects.env,
       podCgroupParent: (pod) => cm.podCgroupParent(pod),
       statsCgroups: containerManager.statsSource,
+      podCgroupResizer: cm.cgroupsPerQOS ? podCgroupResizer(cm) : undefined,
     }),
   );
   // The kubelet API listens before the node registers (the Node reports its port); its routes and

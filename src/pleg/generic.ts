@@ -129,6 +129,12 @@ export class GenericPleg {
    * Relists one pod soon, after any relist in progress (the kubelet's RequestRelist). Requests
    * for a pod whose relist has not started yet join it: it reads the pod after all of them.
    */
+  /** Reads the pod's status into the cache on its relist even without a container event (a PodSync event). */
+  requestPodReinspect(uid: string): void {
+    this.#podsToReinspect.add(uid);
+    this.requestPodRelist(uid);
+  }
+
   requestPodRelist(uid: string): void {
     const pending = this.#podRequests.has(uid);
     this.#podRequests.set(uid, this.#deps.clock.now());

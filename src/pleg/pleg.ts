@@ -66,6 +66,11 @@ export interface Pleg {
    * reports it already, and nothing is done.
    */
   requestPodRelist(uid: string): void;
+  /**
+   * The pod changed in a way no container event shows (an in-place resize): read its status
+   * anew at once and sync it (the kubelet's RequestPodReinspect), in either mode.
+   */
+  requestPodReinspect(uid: string): void;
 }
 
 function isEventSource(cri: CriClient | ContainerEventSource): cri is ContainerEventSource {
@@ -172,6 +177,10 @@ class PlegController implements Pleg {
 
   requestPodRelist(uid: string): void {
     if (this.#state.kind !== "evented") this.#generic.requestPodRelist(uid);
+  }
+
+  requestPodReinspect(uid: string): void {
+    this.#generic.requestPodReinspect(uid);
   }
 
   /** Streams until shutdown: reconnecting in evented mode, re-probing with backoff after a fallback. */

@@ -3,6 +3,7 @@
  * results it consults. Indexes point into pod.spec.containers / initContainers /
  * ephemeralContainers; containersToKill keeps the order in which the plan decided.
  */
+import type { ContainersToUpdate } from "./resize-actions.ts";
 
 /** Why a container is killed; it selects the grace period (probe-level overrides) and the log. */
 export type KillReason = "" | "StartupProbe" | "LivenessProbe" | "FailedPostStartHook" | "Unknown";
@@ -29,6 +30,10 @@ export interface PodActions {
   containersToStart: number[];
   ephemeralContainersToStart: number[];
   containersToKill: ContainerToKill[];
+  /** Running containers resized in place (computePodResizeAction); absent when none. */
+  containersToUpdate?: ContainersToUpdate;
+  /** A resized container restarts (RestartContainer): the pod cgroup follows the allocation. */
+  updatePodResources?: boolean;
 }
 
 export type ProbeResult = "Success" | "Failure" | "Unknown";

@@ -18,8 +18,18 @@ import {
 import { probesAlwaysSucceed, type KillReason, type PodActions, type ProbeResultsView } from "./actions-types.ts";
 import { computeInitContainerActions } from "./init-actions.ts";
 import { addKill } from "./kill-list.ts";
+import { computePodResizeAction, resourceValues, sameResourceValues, type ActuatedResources } from "./resize-actions.ts";
 
-export function computePodActions(pod: Pod, podStatus: RuntimePodStatus, probes: ProbeResultsView = probesAlwaysSucceed): PodActions {
+/**
+ * `actuated` (what the runtime was last told per container) enables in-place resize: a running
+ * container whose allocated resources differ is updated, or restarted under RestartContainer.
+ */
+export function computePodActions(
+  pod: Pod,
+  podStatus: RuntimePodStatus,
+  probes: ProbeResultsView = probesAlwaysSucceed,
+  actuated?: ActuatedResources,
+): PodActions {
   const sandbox = podSandboxChanged(pod, podStatus);
   const changes: PodActions = {
     killPod: sandbox.changed,
@@ -38,7 +48,7 @@ export function computePodActions(pod: Pod, podStatus: RuntimePodStatus, probes:
     if (!findContainerStatus(podStatus, c.name)) changes.ephemeralContainersToStart.push(i);
   });
 
-  const initialized = computeInitContainerActions(pod, podStatus, probes, changes);
+  const initialized = computeInitContainerActions(pod, podStatus, probes, changes, actuated);
   if (changes.killPod || !initialized) return changes;
 
   let keepCount = 0;
@@ -67,6 +77,10 @@ export function computePodActions(pod: Pod, podStatus: RuntimePodStatus, probes:
     } else if (probes.startup(status.id) === "Failure") {
       message = `Container ${container.name} failed startup probe`;
       reason = "StartupProbe";
+    } else if (actuated !== undefined && !computePodResizeAction(pod, idx, false, status, actuated, changes)) {
+      // The resize policy restarts it: it is already in the kill list.
+      changes.containersToStart.push(idx);
+      return;
     } else {
       keepCount++;
       return;
@@ -82,6 +96,16 @@ export function computePodActions(pod: Pod, podStatus: RuntimePodStatus, probes:
     // Nothing is left to run: stop the pod, and do not let sidecars keep it alive.
     changes.killPod = true;
     changes.initContainersToStart = [];
+  }
+  // A container (re)started with resources other than it last ran with changes the pod's total:
+  // the pod cgroup follows (startingResizedContainer).
+  if (actuated !== undefined && !changes.updatePodResources) {
+    const uid = pod.metadata.uid ?? "";
+    const resized = changes.containersToStart.some((i) => {
+      const c = pod.spec.containers[i]!;
+      return !sameResourceValues(resourceValues(c.resources), resourceValues(actuated(uid, c.name)));
+    });
+    if (resized) changes.updatePodResources = true;
   }
   return changes;
 }

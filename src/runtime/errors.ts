@@ -39,6 +39,8 @@ export const Reason = {
   ImageInspectError: "ImageInspectError",
   /** The runtime's pod network is not ready (the pod worker retries after about a second). */
   NetworkNotReady: "NetworkNotReady",
+  /** Applying an allocated resize failed (kubecontainer.ErrResizePodInPlace). */
+  ResizePodInPlaceError: "ResizePodInPlaceError",
 } as const;
 
 /** A spec the kubelet cannot turn into a container config. */

@@ -2,4 +2,6 @@
 export { createRuntimeManager, type RuntimeManager } from "./manager.ts";
 export { runtimeViews } from "./views.ts";
 export { Reason, SyncError } from "./errors.ts";
+export type { PodSyncResult } from "./result.ts";
+export type { PodCgroupResizer } from "./resize.ts";
 export { ObjectNotFoundError, type EnvObjects } from "./env.ts";

@@ -16,9 +16,16 @@ import {
 } from "../container/index.ts";
 import type { PodActions, ProbeResultsView } from "./actions-types.ts";
 import { addKill } from "./kill-list.ts";
+import { computePodResizeAction, type ActuatedResources } from "./resize-actions.ts";
 
 /** Updates changes in place; returns whether the pod has been initialized. */
-export function computeInitContainerActions(pod: Pod, podStatus: RuntimePodStatus, probes: ProbeResultsView, changes: PodActions): boolean {
+export function computeInitContainerActions(
+  pod: Pod,
+  podStatus: RuntimePodStatus,
+  probes: ProbeResultsView,
+  changes: PodActions,
+  actuated?: ActuatedResources,
+): boolean {
   const inits = pod.spec.initContainers ?? [];
   if (inits.length === 0) return true;
 
@@ -51,7 +58,11 @@ export function computeInitContainerActions(pod: Pod, podStatus: RuntimePodStatu
         toStart.push(i);
         break;
       case "running": {
-        if (!sidecar) break; // a regular init container: wait for it to finish
+        if (!sidecar) {
+          // A regular init container: wait for it to finish (resized in place meanwhile).
+          if (actuated !== undefined) computePodResizeAction(pod, i, true, status, actuated, changes);
+          break;
+        }
         if (container.startupProbe) {
           const startup = probes.startup(status.id);
           if (startup === undefined) break; // the startup probe has not run yet: wait
@@ -77,8 +88,11 @@ export function computeInitContainerActions(pod: Pod, podStatus: RuntimePodStatu
           if (liveness === "Failure") {
             addKill(changes, status, `Init container ${container.name} failed liveness probe`, "LivenessProbe");
             toStart.push(i);
+            break;
           }
         }
+        // A sidecar resized with RestartContainer restarts.
+        if (actuated !== undefined && !computePodResizeAction(pod, i, true, status, actuated, changes)) toStart.push(i);
         break;
       }
       case "exited":

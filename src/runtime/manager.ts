@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
-import { podRef, type Pod } from "../api/index.ts";
+import { podRef, type Pod, type ResourceRequirements } from "../api/index.ts";
 import type { CriClient } from "../cri/index.ts";
 import type { EventRecorder } from "../events/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
@@ -23,6 +23,8 @@ import { createImageManager } from "./images.ts";
 import { killPodWithSyncResult } from "./kill.ts";
 import { ReasonCache, type PodSyncResult } from "./result.ts";
 import { runtimeStatus } from "./runtime-status.ts";
+import { isPodResizeInProgress } from "./resize-progress.ts";
+import type { ActuatedStore, PodCgroupResizer } from "./resize.ts";
 import { syncPod, type SyncDeps } from "./sync.ts";
 import type { StartTimeline } from "./timeline.ts";
 import { getPodStatus, runtimeViews, type RuntimeViews } from "./views.ts";
@@ -63,6 +65,10 @@ export interface RuntimeManagerDeps {
   envObjects?: EnvObjects;
   /** subPath bind mounts; default: the real one (mount(8) under the pod directory). */
   subpather?: Subpather;
+  /** The actuated resources checkpoint; enables in-place resize (without it resources never change in place). */
+  actuated?: ActuatedStore;
+  /** The pod cgroup a resize changes (src/cm); undefined when bunlet runs no pod cgroups. */
+  podCgroup?: PodCgroupResizer;
 }
 
 /** Every call that reaches the runtime takes the caller's signal, so none can hold shutdown. */
@@ -90,6 +96,10 @@ export interface RuntimeManager extends RuntimeViews {
   runtimeStatus(opts: Opts): Promise<{ runtimeReady: boolean; networkReady: boolean; message: string }>;
   /** Per-step timings (ms) of the pod's last start (pull, sandbox, <container>.create/.start). */
   lastStartTimeline(uid: string): Record<string, number> | undefined;
+  /** A running container's actuated resources differ from its allocation (the pod carries it). */
+  isPodResizeInProgress(allocatedPod: Pod, podStatus: RuntimePodStatus): boolean;
+  /** The resources the runtime was last told for a container (the actuated checkpoint). */
+  actuatedResources(uid: string, containerName: string): ResourceRequirements | undefined;
 }
 
 function randomHexFrom(random: (() => number) | undefined): () => string {
@@ -139,6 +149,14 @@ export function createRuntimeManager(deps: RuntimeManagerDeps): RuntimeManager {
     sandbox: { podLogsDir: deps.podLogsDir, nodeDns: deps.dnsConfig ?? hostDnsConfig(deps.resolvConf), clusterDns: deps.clusterDns ?? { servers: [], domain: "" }, podCgroupParent: deps.podCgroupParent },
     pendingStart: (uid) => (timelines.get(uid)?.pending ? timelines.get(uid) : undefined),
     recordTimeline: (uid, timeline) => timelines.set(uid, timeline),
+    actuated: deps.actuated,
+    podCgroup: deps.podCgroup,
+    memoryUsage: async (containerId, signal) => {
+      const res = await cri.runtime.listContainerStats({ filter: { id: containerId } }, { signal });
+      const memory = res.stats.find((st) => st.attributes?.id === containerId)?.memory;
+      // usage_bytes as the kubelet reads it; a runtime that reports only the working set gives that.
+      return memory?.usageBytes?.value ?? memory?.workingSetBytes?.value;
+    },
   };
 
   return {
@@ -146,6 +164,7 @@ export function createRuntimeManager(deps: RuntimeManagerDeps): RuntimeManager {
     async syncPod(pod, podStatus, opts) {
       const { name, namespace, uid = "" } = pod.metadata;
       crashLoopPrefixes.set(uid, `${name}_${namespace}_${uid}_`);
+      deps.actuated?.initializePod(pod);
       const result = await syncPod(syncDeps, pod, podStatus, opts.signal);
       reasons.update(uid, result.steps);
       if (result.error) log.debug("SyncPod finished with an error", { pod: podRef(pod), err: result.error }, 2);
@@ -169,5 +188,7 @@ export function createRuntimeManager(deps: RuntimeManagerDeps): RuntimeManager {
     },
     runtimeStatus: (opts) => runtimeStatus(cri, opts),
     lastStartTimeline: (uid) => timelines.get(uid)?.toJSON(),
+    isPodResizeInProgress: (pod, podStatus) => (deps.actuated ? isPodResizeInProgress(pod, podStatus, (u, n) => deps.actuated!.get(u, n)) : false),
+    actuatedResources: (uid, name) => deps.actuated?.get(uid, name),
   };
 }

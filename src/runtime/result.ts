@@ -12,7 +12,8 @@ export type SyncAction =
   | "CreatePodSandbox"
   | "StartContainer"
   | "InitContainer"
-  | "KillPodSandbox";
+  | "KillPodSandbox"
+  | "ResizePodInPlace";
 
 export interface SyncStep {
   action: SyncAction;
@@ -91,6 +92,8 @@ function reasonFor(action: SyncAction): string {
       return Reason.KillPodSandboxError;
     case "CreatePodSandbox":
       return Reason.CreatePodSandboxError;
+    case "ResizePodInPlace":
+      return Reason.ResizePodInPlaceError;
     default:
       return Reason.RunContainerError;
   }

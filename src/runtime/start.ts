@@ -19,6 +19,7 @@ import { containerLogsDirectory, legacyLogSymlink, restartCountFromLogDir } from
 import { Reason, SyncError } from "./errors.ts";
 import type { StartTimeline } from "./timeline.ts";
 import type { Subpather } from "../subpath/index.ts";
+import type { ActuatedStore } from "./resize.ts";
 
 export interface StartDeps extends KillDeps {
   images: ImageManager;
@@ -34,6 +35,8 @@ export interface StartDeps extends KillDeps {
   clusterDomain: string;
   /** subPath mounts (src/subpath). */
   subpather: Subpather;
+  /** The actuated resources record (in-place resize); a created container is recorded with its resources. */
+  actuated?: ActuatedStore;
 }
 
 export interface StartTarget {
@@ -117,6 +120,8 @@ export async function startContainer(deps: StartDeps, t: StartTarget, container:
   } catch (err) {
     throw failed(new SyncError(Reason.CreateContainerError, criDetail(err)));
   }
+  // The container runs with these resources: mark them actuated (setActuatedContainerResources).
+  deps.actuated?.setContainer(pod.metadata.uid ?? "", container.name, container.resources ?? {});
   recordContainerEvent(deps, pod, container, "Normal", EventReason.CreatedContainer, `Created container: ${container.name}`);
   t.timeline.add(`${container.name}.create`, clock.now() - created);
 

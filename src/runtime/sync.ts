@@ -28,6 +28,7 @@ import { killContainer, killPodWithSyncResult } from "./kill.ts";
 import { Reason, SyncError } from "./errors.ts";
 import { SyncRecorder, type PodSyncResult } from "./result.ts";
 import { generatePodSandboxConfig, type SandboxConfigOptions } from "./sandbox-config.ts";
+import { doPodResizeAction, ResizeError, type MemoryUsage, type PodCgroupResizer } from "./resize.ts";
 import { startContainer, type StartDeps, type StartTarget } from "./start.ts";
 import { StartTimeline } from "./timeline.ts";
 
@@ -42,6 +43,10 @@ export interface SyncDeps extends StartDeps, GcDeps {
   pendingStart(uid: string): StartTimeline | undefined;
   /** Called with the timeline of a sync that created a sandbox or started containers. */
   recordTimeline(uid: string, timeline: StartTimeline): void;
+  /** A container's memory usage, for refusing a memory limit below it (resize). */
+  memoryUsage: MemoryUsage;
+  /** The pod cgroup a resize changes; undefined when bunlet runs none. */
+  podCgroup?: PodCgroupResizer;
 }
 
 export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: RuntimePodStatus, signal?: AbortSignal): Promise<PodSyncResult> {
@@ -49,7 +54,8 @@ export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: RuntimePodSta
   const began = clock.now();
   const rec = new SyncRecorder(() => clock.now());
   const fields = { pod: podRef(pod) };
-  const changes = computePodActions(pod, podStatus, deps.probes);
+  const uid = pod.metadata.uid ?? "";
+  const changes = computePodActions(pod, podStatus, deps.probes, deps.actuated && ((u, name) => deps.actuated!.get(u, name)));
   log.debug("computePodActions got for pod", { ...fields, podActions: changes }, 3);
   if (changes.createSandbox && changes.sandboxId) {
     log.info("Pod sandbox changed, it will be killed and re-created", fields);
@@ -75,7 +81,6 @@ export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: RuntimePodSta
   }
   await pruneInitContainersBeforeStart(deps, pod, podStatus, { signal });
 
-  const uid = pod.metadata.uid ?? "";
   const pending = changes.createSandbox ? undefined : deps.pendingStart(uid);
   const timeline = pending ?? new StartTimeline(changes.createSandbox, began);
   let podIPs = podStatus.ips;
@@ -109,6 +114,17 @@ export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: RuntimePodSta
       rec.fail(err as Error);
       return rec.result();
     }
+  }
+  // Resize the pod and its running containers before anything starts (SyncPod step 6).
+  const updates = changes.containersToUpdate;
+  if (deps.actuated && ((updates && (updates.memory.length > 0 || updates.cpu.length > 0)) || changes.updatePodResources)) {
+    await rec
+      .step("ResizePodInPlace", formatPod(pod), () =>
+        doPodResizeAction({ ...deps, actuated: deps.actuated!, podCgroup: deps.podCgroup }, deps.memoryUsage, pod, podStatus, changes, signal).catch((err: unknown) => {
+          throw new SyncError(Reason.ResizePodInPlaceError, err instanceof ResizeError ? err.message : (err as Error).message);
+        }),
+      )
+      .catch((err: unknown) => log.error("Allocated pod resize could not be applied; the next sync retries", { ...fields, err }));
   }
   const toStart = changes.ephemeralContainersToStart.length + changes.initContainersToStart.length + changes.containersToStart.length;
   if (toStart === 0) return finish();

@@ -7,6 +7,7 @@
 import type { ContainerStatus, Pod, PodCondition, PodPhase } from "../api/index.ts";
 import { isRestartableInitContainer, podSandboxChanged, type RuntimePodStatus } from "../container/index.ts";
 import { hasAnyRegularContainerStarted } from "./phase.ts";
+import { PodResizeInProgress, PodResizePending } from "./resize-conditions.ts";
 
 const UnknownContainerStatuses = "UnknownContainerStatuses";
 const PodCompleted = "PodCompleted";
@@ -22,6 +23,9 @@ const ContainersReady = "ContainersReady";
 const PodReadyToStartContainers = "PodReadyToStartContainers";
 export const DisruptionTarget = "DisruptionTarget";
 
+/** The in-place resize conditions: the status manager sets them, with their own times. */
+export const resizeConditionTypes: ReadonlySet<string> = new Set([PodResizePending, PodResizeInProgress]);
+
 /** Conditions only the kubelet writes (kubetypes.PodConditionByKubelet). */
 export const kubeletOwnedConditions: ReadonlySet<string> = new Set([
   PodScheduled,
@@ -29,6 +33,7 @@ export const kubeletOwnedConditions: ReadonlySet<string> = new Set([
   PodInitialized,
   ContainersReady,
   PodReadyToStartContainers,
+  ...resizeConditionTypes,
 ]);
 
 function condition(type: string, ok: boolean, reason = "", message = ""): PodCondition {

@@ -6,7 +6,8 @@
  * container about to be restarted shows the reason of the last failed start (CrashLoopBackOff,
  * ErrImagePull, ...) from the runtime manager's reason cache.
  */
-import type { Container, ContainerState, ContainerStatus, Pod } from "../api/index.ts";
+import type { Container, ContainerState, ContainerStatus, Pod, ResourceRequirements } from "../api/index.ts";
+import { allocatedResources, containerStatusResources } from "./container-resources.ts";
 import { findContainerStatus, shouldContainerBeRestarted, type RuntimeContainerStatus, type RuntimePodStatus } from "../container/index.ts";
 import { rfc3339 } from "./time.ts";
 
@@ -27,6 +28,8 @@ export interface ConvertOptions {
   waitingReason: WaitingReason;
   /** Prefix of containerID, e.g. "containerd". */
   runtimeName: string;
+  /** The actuated resources of a container (in-place resize); given, statuses carry resources. */
+  actuated?: (containerName: string) => ResourceRequirements | undefined;
 }
 
 export function convertToAPIContainerStatuses(opts: ConvertOptions): ContainerStatus[] {
@@ -73,6 +76,13 @@ export function convertToAPIContainerStatuses(opts: ConvertOptions): ContainerSt
     const count = seen.get(rc.name) ?? 0;
     if (!statuses.has(rc.name) || count >= 2) continue;
     const converted = convertContainerStatus(rc, oldStatuses.get(rc.name), opts.runtimeName);
+    const spec = containers.find((c) => c.name === rc.name);
+    if (count === 0 && opts.actuated && spec) {
+      // The pod carries the allocated resources (the pod worker syncs the allocated pod).
+      converted.resources = containerStatusResources(spec, converted, rc, oldStatuses.get(rc.name), opts.actuated(rc.name));
+      const allocated = allocatedResources(spec);
+      if (allocated) converted.allocatedResources = allocated;
+    }
     if (count === 0) statuses.set(rc.name, converted);
     else statuses.get(rc.name)!.lastState = converted.state;
     seen.set(rc.name, count + 1);

@@ -5,7 +5,7 @@
  * ephemeral container statuses (never ready, never started: the prober does not look at them),
  * conditions with transition times carried from the previous status, host IPs.
  */
-import { computePodQOS, type ContainerStatus, type Pod, type PodCondition, type PodStatus } from "../api/index.ts";
+import { computePodQOS, type ContainerStatus, type Pod, type PodCondition, type PodStatus, type ResourceRequirements } from "../api/index.ts";
 import { isRestartableInitContainer, type RuntimePodStatus } from "../container/index.ts";
 import { ipFamily } from "../lib/index.ts";
 import {
@@ -16,6 +16,7 @@ import {
   generatePodReadyToStartContainersCondition,
   generatePodScheduledCondition,
   kubeletOwnedConditions,
+  resizeConditionTypes,
 } from "./conditions.ts";
 import { convertToAPIContainerStatuses, type WaitingReason } from "./container-statuses.ts";
 import { getPhase, isPodPhaseTerminal } from "./phase.ts";
@@ -52,6 +53,10 @@ export interface GenerateOptions {
   ranBeforeRestart?: (startedAtMs: number) => boolean;
   /** containerID prefix; default "containerd". */
   runtimeName?: string;
+  /** The pod's resize conditions (the status manager's PodResizePending / PodResizeInProgress). */
+  resizeConditions?: PodCondition[];
+  /** A container's actuated resources; given, container statuses carry resources and allocatedResources. */
+  actuated?: (containerName: string) => ResourceRequirements | undefined;
 }
 
 export function generateAPIPodStatus(pod: Pod, podStatus: RuntimePodStatus, opts: GenerateOptions): PodStatus {
@@ -68,6 +73,7 @@ export function generateAPIPodStatus(pod: Pod, podStatus: RuntimePodStatus, opts
       isInit,
       waitingReason: opts.waitingReason,
       runtimeName: opts.runtimeName ?? "containerd",
+      actuated: opts.actuated,
     });
   const containerStatuses = convert(pod.spec.containers, old.containerStatuses, false);
   const initContainerStatuses = convert(initContainers, old.initContainerStatuses, true);
@@ -101,17 +107,23 @@ export function generateAPIPodStatus(pod: Pod, podStatus: RuntimePodStatus, opts
   applyProbeResults(pod, containerStatuses, initContainerStatuses, opts.probeResult, opts.ranBeforeRestart);
 
   const conditions = (pod.status?.conditions ?? []).filter((c) => !kubeletOwnedConditions.has(c.type) && c.type !== DisruptionTarget);
+  // The resize conditions keep their own times (the status manager stamps them when set).
+  conditions.push(...(opts.resizeConditions ?? []));
   const disruption = old.conditions?.find((c) => c.type === DisruptionTarget) ?? pod.status?.conditions?.find((c) => c.type === DisruptionTarget);
   if (disruption) conditions.push(disruption);
   const all = [...initContainerStatuses, ...containerStatuses];
-  conditions.push(generatePodReadyToStartContainersCondition(pod, podStatus));
-  conditions.push(generatePodInitializedCondition(pod, all, phase));
-  conditions.push(generatePodReadyCondition(pod, conditions, all, phase));
-  conditions.push(generateContainersReadyCondition(pod, all, phase));
-  conditions.push(generatePodScheduledCondition());
-  const stamped = conditions.map((c) => (kubeletOwnedConditions.has(c.type) ? withTransitionTime(c, old.conditions, opts.now) : c));
+  // The generated conditions are of this generation of the pod (PodObservedGenerationTracking, GA in 1.35).
+  const generation = pod.metadata.generation ?? 0;
+  const observed = (c: PodCondition): PodCondition => (generation ? { ...c, observedGeneration: generation } : c);
+  conditions.push(observed(generatePodReadyToStartContainersCondition(pod, podStatus)));
+  conditions.push(observed(generatePodInitializedCondition(pod, all, phase)));
+  conditions.push(observed(generatePodReadyCondition(pod, conditions, all, phase)));
+  conditions.push(observed(generateContainersReadyCondition(pod, all, phase)));
+  conditions.push(observed(generatePodScheduledCondition()));
+  const stamped = conditions.map((c) => (kubeletOwnedConditions.has(c.type) && !resizeConditionTypes.has(c.type) ? withTransitionTime(c, old.conditions, opts.now) : c));
 
   const status: PodStatus = { phase, conditions: stamped };
+  if (generation) status.observedGeneration = generation;
   if (message) status.message = message;
   if (reason) status.reason = reason;
   const hostIPs = opts.hostIPs.slice(0, 2);
@@ -139,7 +151,15 @@ export function generateAPIPodStatus(pod: Pod, podStatus: RuntimePodStatus, opts
 export function withTransitionTime(c: PodCondition, previous: PodCondition[] | undefined, now: number): PodCondition {
   const before = previous?.find((p) => p.type === c.type);
   const lastTransitionTime = before !== undefined && before.status === c.status && before.lastTransitionTime ? before.lastTransitionTime : rfc3339(now);
-  return { type: c.type, status: c.status, lastProbeTime: null, lastTransitionTime, ...(c.reason && { reason: c.reason }), ...(c.message && { message: c.message }) };
+  return {
+    type: c.type,
+    ...(c.observedGeneration && { observedGeneration: c.observedGeneration }),
+    status: c.status,
+    lastProbeTime: null,
+    lastTransitionTime,
+    ...(c.reason && { reason: c.reason }),
+    ...(c.message && { message: c.message }),
+  };
 }
 
 /** Started and ready, as the probe manager reports them (prober/prober_manager.go UpdatePodStatus). */

@@ -4,7 +4,7 @@
  * manager's reason cache), the prober's readiness and startup results, the node's IPs and the
  * clock. The pod syncer calls it after every look at the runtime.
  */
-import { podUID, type Pod, type PodStatus } from "../api/index.ts";
+import { podUID, type Pod, type PodStatus, type ResourceRequirements } from "../api/index.ts";
 import type { RuntimePodStatus } from "../container/index.ts";
 import type { Clock } from "../lib/index.ts";
 import { generateAPIPodStatus, type PodSyncHandler, type ProbeResult } from "./generate.ts";
@@ -13,7 +13,9 @@ import type { StatusManager } from "./manager.ts";
 export type StatusGenerator = (pod: Pod, podStatus: RuntimePodStatus, opts: { podIsTerminal: boolean }) => PodStatus;
 
 export interface StatusGeneratorDeps {
-  statusManager: Pick<StatusManager, "getPodStatus">;
+  statusManager: Pick<StatusManager, "getPodStatus"> & Partial<Pick<StatusManager, "resizeConditions">>;
+  /** A container's actuated resources (the runtime manager's record); given, statuses carry resources. */
+  actuatedResources?(uid: string, containerName: string): ResourceRequirements | undefined;
   /** The last failed start of a pod's container (the runtime manager's getContainerWaitingReason). */
   waitingReason(uid: string, containerName: string): { reason: string; message: string } | undefined;
   /** The prober's results for one pod (the probe manager's statusLookup). */
@@ -30,7 +32,15 @@ export interface StatusGeneratorDeps {
 export function createStatusGenerator(deps: StatusGeneratorDeps): StatusGenerator {
   return (pod, podStatus, { podIsTerminal }) => {
     const uid = podUID(pod);
+    // determinePodResizeStatus: a terminal pod has no resize to report.
+    const resize = deps.statusManager.resizeConditions;
+    if (podIsTerminal) {
+      resize?.clearInProgress(uid);
+      resize?.clearPending(uid);
+    }
     return generateAPIPodStatus(pod, podStatus, {
+      resizeConditions: podIsTerminal ? [] : resize?.get(uid),
+      actuated: deps.actuatedResources && ((name) => deps.actuatedResources!(uid, name)),
       oldStatus: deps.statusManager.getPodStatus(uid),
       podIsTerminal,
       waitingReason: (name) => deps.waitingReason(uid, name),

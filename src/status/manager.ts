@@ -8,11 +8,12 @@
 import { isStaticPod, podRef, podUID, type ContainerStatus, type Pod, type PodStatus } from "../api/index.ts";
 import { isRestartableInitContainer } from "../container/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
-import { DisruptionTarget, kubeletOwnedConditions, terminalPhaseReadyConditions } from "./conditions.ts";
+import { DisruptionTarget, kubeletOwnedConditions, resizeConditionTypes, terminalPhaseReadyConditions } from "./conditions.ts";
 import { ContainerStatusUnknown } from "./container-statuses.ts";
 import { withTransitionTime } from "./generate.ts";
 import { illegalContainerTransition, isPodStatusByKubeletEqual, normalizeStatus } from "./normalize.ts";
 import { isPodPhaseTerminal } from "./phase.ts";
+import { createResizeConditions, type ResizeConditions } from "./resize-conditions.ts";
 import { rfc3339 } from "./time.ts";
 
 export interface StatusManager {
@@ -33,6 +34,8 @@ export interface StatusManager {
   uids(): string[];
   /** Calls listener with the UID after every recorded change (the apiserver status sync). */
   onChange(listener: (uid: string) => void): void;
+  /** The pods' PodResizePending / PodResizeInProgress conditions. */
+  readonly resizeConditions: ResizeConditions;
 }
 
 interface VersionedStatus {
@@ -50,6 +53,7 @@ const terminatedUnknown = {
 export function createStatusManager(deps: { clock: Clock; log: Logger }): StatusManager {
   const statuses = new Map<string, VersionedStatus>();
   const listeners: ((uid: string) => void)[] = [];
+  const resizeConditions = createResizeConditions(() => deps.clock.now());
 
   const update = (pod: Pod, input: PodStatus, force: boolean, finished: boolean) => {
     const uid = podUID(pod);
@@ -69,11 +73,14 @@ export function createStatusManager(deps: { clock: Clock; log: Logger }): Status
     if (isPodPhaseTerminal(status.phase)) {
       for (const forced of terminalPhaseReadyConditions(status.phase!)) {
         const i = status.conditions?.findIndex((c) => c.type === forced.type) ?? -1;
+        if (pod.metadata.generation) forced.observedGeneration = pod.metadata.generation;
         if (i >= 0 && status.conditions![i]!.status === "True") status.conditions![i] = forced;
       }
     }
+    // The generation observed never goes back (a late sync of an older spec sends no patch).
+    if ((old.observedGeneration ?? 0) > (status.observedGeneration ?? 0)) status.observedGeneration = old.observedGeneration;
     status.conditions = status.conditions?.map((c) =>
-      kubeletOwnedConditions.has(c.type) || c.type === DisruptionTarget ? withTransitionTime(c, old.conditions, now) : c,
+      (kubeletOwnedConditions.has(c.type) && !resizeConditionTypes.has(c.type)) || c.type === DisruptionTarget ? withTransitionTime(c, old.conditions, now) : c,
     );
     status.startTime = old.startTime || status.startTime || rfc3339(now);
     normalizeStatus(pod, status);
@@ -85,7 +92,9 @@ export function createStatusManager(deps: { clock: Clock; log: Logger }): Status
 
   return {
     setPodStatus(pod, status) {
-      update(pod, status, false, false);
+      // The status is of this generation of the pod (CalculatePodStatusObservedGeneration; the gate is GA).
+      const generation = pod.metadata.generation ?? 0;
+      update(pod, generation ? { ...status, observedGeneration: generation } : status, false, false);
     },
 
     getPodStatus(uid) {
@@ -106,12 +115,19 @@ export function createStatusManager(deps: { clock: Clock; log: Logger }): Status
     },
 
     removeOrphanedStatuses(keep) {
-      for (const uid of [...statuses.keys()]) if (!keep.has(uid)) statuses.delete(uid);
+      for (const uid of [...statuses.keys()]) {
+        if (keep.has(uid)) continue;
+        statuses.delete(uid);
+        resizeConditions.forget(uid);
+      }
     },
 
     deletePodStatus(uid) {
       statuses.delete(uid);
+      resizeConditions.forget(uid);
     },
+
+    resizeConditions,
 
     version(uid) {
       return statuses.get(uid)?.version ?? 0;

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { CpuUsageCache } from "../../../src/stats/cpu-usage.ts";
 import { podStatsFromCgroups, systemContainerStats } from "../../../src/stats/pod-cgroups.ts";
 import type { PodStats } from "../../../src/stats/types.ts";
-import { FakeClock } from "../../../src/lib/index.ts";
+import { FakeClock } from "../../../src/lib/testing.ts";
 
 const root = mkdtempSync(join(tmpdir(), "bunlet-stats-cg-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
