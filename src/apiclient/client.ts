@@ -23,6 +23,13 @@ const DEFAULT_BURST = 10;
 const MAX_RETRIES = 10;
 /** A watch gets this long past its own timeoutSeconds before bunlet gives up on a silent connection. */
 const WATCH_GRACE_MS = 30_000;
+/**
+ * The deadline of a request (not a watch) when the client sets none: the longest the kubelet's
+ * client waits on an apiserver that accepted the request and went silent (client-go's HTTP/2
+ * connection health check: a ping after 30 s without a frame, the connection closed when the
+ * ping has no answer within 15 s). Without it a frozen apiserver holds a request forever.
+ */
+const DEFAULT_REQUEST_TIMEOUT_MS = 45_000;
 
 export type PatchType = "json" | "merge" | "strategic-merge";
 const patchContentType: Record<PatchType, string> = {
@@ -104,7 +111,7 @@ export interface ApiClientOptions {
   /** Requests per second; <= 0 turns the limiter off. Default 5 (client-go). */
   qps?: number;
   burst?: number;
-  /** Deadline of each request but watches; 0 or unset = none. */
+  /** Deadline of each request but watches (headers and body); 0 = none; unset = 45 s. */
   timeoutMs?: number;
   userAgent?: string;
   /** Runs exec credential plugins (tests). */
@@ -151,7 +158,7 @@ export function createApiClient(config: ApiClientConfig, opts: ApiClientOptions 
       const signal = anySignal(opts.signal, call.signal);
       await limiter.wait(signal);
       const deadline = new AbortController();
-      const timeoutMs = call.timeoutMs ?? opts.timeoutMs ?? 0;
+      const timeoutMs = call.timeoutMs ?? opts.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
       const timer = timeoutMs > 0 ? clock.setTimer(timeoutMs, () => deadline.abort()) : undefined;
       const requestSignal = anySignal(signal, deadline.signal);
       let res: Response;
@@ -182,9 +189,7 @@ export function createApiClient(config: ApiClientConfig, opts: ApiClientOptions 
         if (!(err instanceof ApiError)) observe("<error>");
         if (signal.aborted) throw signal.reason ?? err;
         if (err instanceof ApiError) throw err;
-        if (deadline.signal.aborted) {
-          throw new ApiError(`${what}: no answer from ${config.server} within ${timeoutMs} ms`, { code: 0, reason: "ClientTimeout", cause: err });
-        }
+        if (deadline.signal.aborted) throw noAnswer(what, timeoutMs, err);
         throw new ApiError(`${what}: cannot reach ${config.server}: ${(err as Error).message ?? String(err)}`, {
           code: 0,
           reason: "ConnectionFailed",
@@ -192,7 +197,7 @@ export function createApiClient(config: ApiClientConfig, opts: ApiClientOptions 
         });
       }
       observe(String(res.status));
-      if (res.ok) return { res, release: () => timer?.cancel() };
+      if (res.ok) return { res, release: () => timer?.cancel(), timedOut: () => deadline.signal.aborted, timeoutMs };
       // A Status in protobuf is not read: the code gives the reason.
       const text = isProtobuf(res) ? `(a ${PROTOBUF} Status)` : await res.text().catch(() => "");
       timer?.cancel();
@@ -210,18 +215,32 @@ export function createApiClient(config: ApiClientConfig, opts: ApiClientOptions 
     }
   };
 
+  /** The answer's body broke off: the deadline passed while it came, or the connection failed. */
+  const bodyFailed = (call: Call, sent: Sent, err: unknown): unknown => {
+    if (call.signal?.aborted || opts.signal?.aborted) return err;
+    if (sent.timedOut()) return noAnswer(`${call.verb} ${call.path}`, sent.timeoutMs, err);
+    return new ApiError(`${call.verb} ${call.path}: reading the answer from ${config.server} failed: ${(err as Error).message}`, {
+      code: 0,
+      reason: "ConnectionFailed",
+      cause: err,
+    });
+  };
+
+  /**
+   * No answer within the deadline: the apiserver accepted the request and said nothing (frozen,
+   * overloaded, or a link that drops packets). The caller says what it does next.
+   */
+  const noAnswer = (what: string, timeoutMs: number, cause: unknown) =>
+    new ApiError(`${what}: no answer from ${config.server} within ${timeoutMs / 1000} s; the request was abandoned`, { code: 0, reason: "ClientTimeout", cause });
+
   const json = async <T>(call: Call): Promise<T> => {
-    const { res, release } = await send(call);
+    const sent = await send(call);
+    const { res, release } = sent;
     let text: string;
     try {
       text = await res.text();
     } catch (err) {
-      if (call.signal?.aborted || opts.signal?.aborted) throw err;
-      throw new ApiError(`${call.verb} ${call.path}: reading the answer from ${config.server} failed: ${(err as Error).message}`, {
-        code: 0,
-        reason: "ConnectionFailed",
-        cause: err,
-      });
+      throw bodyFailed(call, sent, err);
     } finally {
       release();
     }
@@ -266,9 +285,16 @@ export function createApiClient(config: ApiClientConfig, opts: ApiClientOptions 
     patch: (path, patch, type, o) => json(bodyCall("PATCH", path, patch, patchContentType[type], o)),
     patchResourceVersion: async (path, patch, type, o) => {
       const call = { ...bodyCall("PATCH", path, patch, patchContentType[type], o), accept: `${PROTOBUF}, application/json` };
-      const { res, release } = await send(call);
+      const sent = await send(call);
+      const { res, release } = sent;
       try {
-        const body = new Uint8Array(await res.arrayBuffer());
+        let bytes: ArrayBuffer;
+        try {
+          bytes = await res.arrayBuffer();
+        } catch (err) {
+          throw bodyFailed(call, sent, err);
+        }
+        const body = new Uint8Array(bytes);
         if (isProtobuf(res)) return protobufResourceVersion(body);
         const rv = (JSON.parse(new TextDecoder().decode(body)) as KubeObjectLike).metadata?.resourceVersion;
         if (!rv) throw new ProtobufError("the answer's metadata has no resourceVersion");
@@ -314,11 +340,15 @@ export function createApiClient(config: ApiClientConfig, opts: ApiClientOptions 
 interface Sent {
   res: Response;
   release: () => void;
+  /** True when the request's deadline passed (the body then breaks off). */
+  timedOut: () => boolean;
+  timeoutMs: number;
 }
 
 async function* watchEvents<T>(send: (c: Call) => Promise<Sent>, call: Call, clientSignal: AbortSignal | undefined, server: string): AsyncGenerator<WatchEvent<T>> {
   const what = `watch ${call.path}`;
-  const { res, release } = await send(call);
+  const sent = await send(call);
+  const { res, release } = sent;
   if (!res.body) return release();
   try {
     for await (const e of decodeWatchBody(res.body)) {
@@ -328,6 +358,13 @@ async function* watchEvents<T>(send: (c: Call) => Promise<Sent>, call: Call, cli
   } catch (err) {
     const aborted = clientSignal?.aborted || call.signal?.aborted;
     if (aborted || err instanceof ApiError) throw err;
+    if (sent.timedOut()) {
+      throw new ApiError(`${what}: ${server} neither ended the watch nor sent anything within ${sent.timeoutMs / 1000} s; the watch was abandoned`, {
+        code: 0,
+        reason: "ClientTimeout",
+        cause: err,
+      });
+    }
     // The connection dropped or the stream broke mid-event: the watch ends with a reason.
     throw new ApiError(`${what}: the stream from ${server} broke: ${(err as Error).message ?? String(err)}`, {
       code: 0,
