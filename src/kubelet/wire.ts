@@ -113,7 +113,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
   const sources = adopt("pod sources", wirePodSources(config, base, node.client, checkpoint));
   const volumes = wireVolumes(config, base, apiObjects, hostIPs, recorder);
   const pods = adopt("pods", wirePods(config, base, runtime, sources, { podManager, statusManager, hostIPs, recorder, apiClient: node.client, volumes }));
-  adopt("pod status sync", wireStatusSync(base, node.client, { statusManager, podManager, mirrorPodOf: pods.mirrorPodOf }));
+  adopt("pod status sync", wireStatusSync(base, node.client, { statusManager, podManager, mirrorPodOf: pods.mirrorPodOf, heartbeat: node.agent?.heartbeat }));
   const podList = () => sources.annotate(pods.podList());
   const servers = adopt(
     "servers",

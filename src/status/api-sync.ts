@@ -40,6 +40,11 @@ export interface StatusSyncDeps {
   podOf(uid: string): Pod | undefined;
   /** The mirror pod of a static pod, as the apiserver source last gave it; undefined if none. */
   mirrorPodOf(staticPod: Pod): Pod | undefined;
+  /**
+   * Resolves once the apiserver answers this node's heartbeats (at once when it does): after an
+   * outage the Lease and the Node's status go first, and the pods' statuses wait for them.
+   */
+  answering?(signal: AbortSignal): Promise<void>;
   clock: Clock;
   log: Logger;
 }
@@ -158,6 +163,8 @@ export function createStatusSync(deps: StatusSyncDeps): StatusSync {
   };
 
   const syncOne = async (uid: string, signal: AbortSignal): Promise<void> => {
+    await deps.answering?.(signal);
+    if (signal.aborted) return;
     try {
       await syncPod(uid, signal);
     } catch (err) {
