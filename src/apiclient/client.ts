@@ -43,6 +43,11 @@ export type Query = Record<string, string | number | boolean | undefined>;
 
 /** The apiserver's protobuf encoding, asked for with JSON as the fallback (CRDs have no protobuf). */
 const PROTOBUF = "application/vnd.kubernetes.protobuf";
+/**
+ * The object's metadata only (client-go's metadata client asks for it so, patches included):
+ * PartialObjectMetadata, in protobuf, else in JSON, else the whole object in JSON.
+ */
+const METADATA_ONLY = `${PROTOBUF};as=PartialObjectMetadata;g=meta.k8s.io;v=v1, application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1, application/json`;
 
 export interface RequestOptions {
   signal?: AbortSignal;
@@ -96,8 +101,9 @@ export interface ApiClient {
   update<T>(path: string, body: T, opts?: RequestOptions): Promise<T>;
   patch<T>(path: string, patch: unknown, type: PatchType, opts?: RequestOptions): Promise<T>;
   /**
-   * A patch whose answer is read for the object's new resourceVersion only, asked for in the
-   * protobuf encoding (a third of the JSON bytes): for writes repeated at rest (the Lease).
+   * A patch whose answer is read for the object's new resourceVersion only, asked for as the
+   * object's metadata alone in the protobuf encoding (a third of the JSON bytes, without the
+   * spec): for writes repeated at rest (the Lease).
    */
   patchResourceVersion(path: string, patch: unknown, type: PatchType, opts?: RequestOptions): Promise<string>;
   delete(path: string, opts?: DeleteOptions): Promise<Status>;
@@ -116,8 +122,10 @@ export interface ApiClientOptions {
   timeoutMs?: number;
   userAgent?: string;
   /**
-   * HTTP/2 (one connection, HPACK-compressed headers) instead of fetch's HTTP/1.1: for a client
-   * whose requests repeat at rest (the heartbeat client). Needs an https server.
+   * Requests (not watches) over HTTP/2 (one connection, HPACK-compressed headers) instead of
+   * fetch's HTTP/1.1: what repeats at rest (Lease renewals, volume refreshes) then costs its few
+   * changing header bytes. Watches stay one HTTP/1.1 response each: a bookmark a minute gains
+   * nothing from HPACK. Needs an https server.
    */
   http2?: boolean;
   /** Runs exec credential plugins (tests). */
@@ -135,6 +143,8 @@ interface Call {
   contentType?: string;
   /** The Accept header; JSON unless given. */
   accept?: string;
+  /** A watch: an answer that streams for minutes. */
+  stream?: boolean;
   signal?: AbortSignal;
   timeoutMs?: number;
 }
@@ -185,7 +195,7 @@ export function createApiClient(config: ApiClientConfig, opts: ApiClientOptions 
         const headers: Record<string, string> = { Accept: call.accept ?? "application/json", "User-Agent": userAgent };
         if (authorization) headers.Authorization = authorization;
         if (call.contentType) headers["Content-Type"] = call.contentType;
-        res = h2
+        res = h2 && !call.stream
           ? await h2.request(url(call.path, call.query), { method: call.verb, headers, body: call.body, signal: requestSignal, tls })
           : await fetch(url(call.path, call.query), {
               method: call.verb,
@@ -294,7 +304,7 @@ export function createApiClient(config: ApiClientConfig, opts: ApiClientOptions 
     update: (path, body, o) => json(bodyCall("PUT", path, body, "application/json", o)),
     patch: (path, patch, type, o) => json(bodyCall("PATCH", path, patch, patchContentType[type], o)),
     patchResourceVersion: async (path, patch, type, o) => {
-      const call = { ...bodyCall("PATCH", path, patch, patchContentType[type], o), accept: `${PROTOBUF}, application/json` };
+      const call = { ...bodyCall("PATCH", path, patch, patchContentType[type], o), accept: METADATA_ONLY };
       const sent = await send(call);
       const { res, release } = sent;
       try {
@@ -340,6 +350,7 @@ export function createApiClient(config: ApiClientConfig, opts: ApiClientOptions 
           ...o.query,
         },
         signal: o.signal,
+        stream: true,
         timeoutMs: o.timeoutMs ?? (timeoutSeconds ? timeoutSeconds * 1000 + WATCH_GRACE_MS : 0),
       };
       return watchEvents<T>(send, call, opts.signal, config.server);
