@@ -111,4 +111,13 @@ describe("the API client over HTTP/2", () => {
     expect(sessions.length - before).toBe(1);
     stop.abort();
   });
+
+  test("a refused connection fails at once with ConnectionFailed, not at the deadline", async () => {
+    const client = createApiClient({ ...config(), server: "https://127.0.0.1:1" }, { qps: -1, http2: true, timeoutMs: 30_000 });
+    const started = performance.now();
+    const err = await client.get("/api/v1/nodes/n1").then(() => undefined, (e: unknown) => e);
+    expect((err as ApiError).reason).toBe("ConnectionFailed");
+    expect((err as ApiError).message).toStartWith("GET /api/v1/nodes/n1: cannot reach https://127.0.0.1:1: ");
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
 });
