@@ -1,21 +1,22 @@
 /**
  * A thin Kubernetes API client on Bun's fetch (whose `tls: { ca, cert, key }` is honoured, where
- * @kubernetes/client-node's undici agent is not under Bun). JSON on the wire, objects typed with
+ * @kubernetes/client-node's undici agent is not under Bun), or on node:http2 for the requests of
+ * a client made with `http2` (http2.ts; watches stay on fetch). JSON on the wire, objects typed with
  * kubernetes-types, paths spelled by the caller (see paths.ts). Every request waits for the
  * client-side rate limiter (client-go's token bucket), carries the kubeconfig's credentials,
  * honours the caller's signal and the client's per-request deadline, retries what client-go
  * retries (429 and 5xx with Retry-After, up to 10 times; a 401 once after fresh credentials) and
  * fails with one ApiError.
  */
-import type { ListMeta, Status } from "kubernetes-types/meta/v1";
-import { anySignal, realClock, type Clock } from "../lib/index.ts";
-import { createCredentials, CredentialError, type ExecRunner, type TlsOptions } from "./credentials.ts";
-import { ApiError, errorFromResponse, errorFromStatus } from "./errors.ts";
+import { anySignal, realClock } from "../lib/index.ts";
+import { createCredentials, CredentialError, type TlsOptions } from "./credentials.ts";
+import { ApiError, errorFromResponse } from "./errors.ts";
 import type { ApiClientConfig } from "./kubeconfig.ts";
 import { protobufResourceVersion, ProtobufError } from "./protobuf-meta.ts";
 import { createHttp2Transport } from "./http2.ts";
 import { createRateLimiter } from "./rate-limiter.ts";
-import { decodeWatchBody, type WatchEventType } from "./watch-decoder.ts";
+import type { ApiClient, ApiClientOptions, Call, PatchType, Query, RequestOptions, Sent, WatchEvent, WatchOptions } from "./types.ts";
+import { watchEvents } from "./watch-stream.ts";
 
 /** client-go's defaults when a config sets none (the kubelet passes kubeAPIQPS 50 / kubeAPIBurst 100). */
 const DEFAULT_QPS = 5;
@@ -32,14 +33,11 @@ const WATCH_GRACE_MS = 30_000;
  */
 const DEFAULT_REQUEST_TIMEOUT_MS = 45_000;
 
-export type PatchType = "json" | "merge" | "strategic-merge";
 const patchContentType: Record<PatchType, string> = {
   json: "application/json-patch+json",
   merge: "application/merge-patch+json",
   "strategic-merge": "application/strategic-merge-patch+json",
 };
-
-export type Query = Record<string, string | number | boolean | undefined>;
 
 /** The apiserver's protobuf encoding, asked for with JSON as the fallback (CRDs have no protobuf). */
 const PROTOBUF = "application/vnd.kubernetes.protobuf";
@@ -48,106 +46,6 @@ const PROTOBUF = "application/vnd.kubernetes.protobuf";
  * PartialObjectMetadata, in protobuf, else in JSON, else the whole object in JSON.
  */
 const METADATA_ONLY = `${PROTOBUF};as=PartialObjectMetadata;g=meta.k8s.io;v=v1, application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1, application/json`;
-
-export interface RequestOptions {
-  signal?: AbortSignal;
-  query?: Query;
-  /** Overrides the client's per-request deadline; 0 = none. */
-  timeoutMs?: number;
-}
-
-export interface ListOptions extends RequestOptions {
-  labelSelector?: string;
-  fieldSelector?: string;
-  resourceVersion?: string;
-  resourceVersionMatch?: "NotOlderThan" | "Exact";
-  limit?: number;
-  continue?: string;
-}
-
-export interface WatchOptions extends RequestOptions {
-  labelSelector?: string;
-  fieldSelector?: string;
-  resourceVersion?: string;
-  allowWatchBookmarks?: boolean;
-  /** Server-side end of the watch; the client adds a grace period on top. */
-  timeoutSeconds?: number;
-}
-
-export interface DeleteOptions extends RequestOptions {
-  gracePeriodSeconds?: number;
-  preconditions?: { uid?: string; resourceVersion?: string };
-  propagationPolicy?: "Orphan" | "Background" | "Foreground";
-}
-
-export interface ObjectList<T> {
-  apiVersion?: string;
-  kind?: string;
-  metadata: ListMeta;
-  items: T[];
-}
-
-export interface WatchEvent<T> {
-  type: Exclude<WatchEventType, "ERROR">;
-  object: T;
-}
-
-export interface ApiClient {
-  readonly server: string;
-  get<T>(path: string, opts?: RequestOptions & { resourceVersion?: string }): Promise<T>;
-  list<T>(path: string, opts?: ListOptions): Promise<ObjectList<T>>;
-  create<T>(path: string, body: T, opts?: RequestOptions): Promise<T>;
-  /** PUT: an optimistic update (the body's metadata.resourceVersion must be current, else Conflict). */
-  update<T>(path: string, body: T, opts?: RequestOptions): Promise<T>;
-  patch<T>(path: string, patch: unknown, type: PatchType, opts?: RequestOptions): Promise<T>;
-  /**
-   * A patch whose answer is read for the object's new resourceVersion only, asked for as the
-   * object's metadata alone in the protobuf encoding (a third of the JSON bytes, without the
-   * spec): for writes repeated at rest (the Lease).
-   */
-  patchResourceVersion(path: string, patch: unknown, type: PatchType, opts?: RequestOptions): Promise<string>;
-  delete(path: string, opts?: DeleteOptions): Promise<Status>;
-  /** Events until the server ends the watch; an ERROR event is thrown as an ApiError (410 = relist). */
-  watch<T>(path: string, opts?: WatchOptions): AsyncIterable<WatchEvent<T>>;
-}
-
-export interface ApiClientOptions {
-  clock?: Clock;
-  /** Closes the client: every request in flight and every later one aborts. */
-  signal?: AbortSignal;
-  /** Requests per second; <= 0 turns the limiter off. Default 5 (client-go). */
-  qps?: number;
-  burst?: number;
-  /** Deadline of each request but watches (headers and body); 0 = none; unset = 45 s. */
-  timeoutMs?: number;
-  userAgent?: string;
-  /**
-   * Requests (not watches) over HTTP/2 (one connection, HPACK-compressed headers) instead of
-   * fetch's HTTP/1.1: what repeats at rest (Lease renewals, volume refreshes) then costs its few
-   * changing header bytes. Watches stay one HTTP/1.1 response each: a bookmark a minute gains
-   * nothing from HPACK. Needs an https server.
-   */
-  http2?: boolean;
-  /** Runs exec credential plugins (tests). */
-  exec?: ExecRunner;
-  env?: Record<string, string | undefined>;
-  /** Each attempt's outcome, as client-go's rest_client metrics see it: the method, the server's host:port, the status code ("<error>" when there was no answer), the seconds to the answer's headers. */
-  onRequest?: (r: { method: string; host: string; code: string; seconds: number }) => void;
-}
-
-interface Call {
-  verb: string;
-  path: string;
-  query?: Query;
-  body?: string;
-  contentType?: string;
-  /** The Accept header; JSON unless given. */
-  accept?: string;
-  /** A watch: an answer that streams for minutes. */
-  stream?: boolean;
-  signal?: AbortSignal;
-  timeoutMs?: number;
-}
 
 export function createApiClient(config: ApiClientConfig, opts: ApiClientOptions = {}): ApiClient {
   const clock = opts.clock ?? realClock;
@@ -356,45 +254,6 @@ export function createApiClient(config: ApiClientConfig, opts: ApiClientOptions 
       return watchEvents<T>(send, call, opts.signal, config.server);
     },
   };
-}
-
-interface Sent {
-  res: Response;
-  release: () => void;
-  /** True when the request's deadline passed (the body then breaks off). */
-  timedOut: () => boolean;
-  timeoutMs: number;
-}
-
-async function* watchEvents<T>(send: (c: Call) => Promise<Sent>, call: Call, clientSignal: AbortSignal | undefined, server: string): AsyncGenerator<WatchEvent<T>> {
-  const what = `watch ${call.path}`;
-  const sent = await send(call);
-  const { res, release } = sent;
-  if (!res.body) return release();
-  try {
-    for await (const e of decodeWatchBody(res.body)) {
-      if (e.type === "ERROR") throw errorFromStatus(what, e.object as Status);
-      yield e as WatchEvent<T>;
-    }
-  } catch (err) {
-    const aborted = clientSignal?.aborted || call.signal?.aborted;
-    if (aborted || err instanceof ApiError) throw err;
-    if (sent.timedOut()) {
-      throw new ApiError(`${what}: ${server} neither ended the watch nor sent anything within ${sent.timeoutMs / 1000} s; the watch was abandoned`, {
-        code: 0,
-        reason: "ClientTimeout",
-        cause: err,
-      });
-    }
-    // The connection dropped or the stream broke mid-event: the watch ends with a reason.
-    throw new ApiError(`${what}: the stream from ${server} broke: ${(err as Error).message ?? String(err)}`, {
-      code: 0,
-      reason: "ConnectionFailed",
-      cause: err,
-    });
-  } finally {
-    release();
-  }
 }
 
 interface KubeObjectLike {

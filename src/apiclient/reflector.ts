@@ -11,7 +11,7 @@
  * keeps its last contents through every failure: consumers act on what they last saw.
  */
 import { delay, type Clock, type Logger } from "../lib/index.ts";
-import type { ApiClient } from "./client.ts";
+import type { ApiClient } from "./types.ts";
 import { isResourceExpired, isTooManyRequests, isUnreachable } from "./errors.ts";
 import type { KubeObject, ReflectorStore } from "./store.ts";
 
