@@ -49,8 +49,8 @@ export interface NodeStatusLoopDeps {
   statusInputs(): Promise<NodeStatusInputs>;
   /**
    * The Node as this node's own watch last delivered it (the kubelet's node informer), if it has
-   * one yet. A first try reads it instead of a GET: the kubelet GETs the Node from the
-   * apiserver's cache every round, a whole Node object each 10 s for nothing at rest.
+   * one yet. A first try reads it instead of a GET, as the kubelet's first try reads its node
+   * lister (kubelet_node_status.go tryUpdateNodeStatus); a retry reads the apiserver.
    */
   cachedNode?(): Node | undefined;
   clock: Clock;
