@@ -115,7 +115,7 @@ export function createApiClient(config: ApiClientConfig, opts: ApiClientOptions 
         });
       }
       observe(String(res.status));
-      if (res.ok) return { res, release: () => timer?.cancel(), timedOut: () => deadline.signal.aborted, timeoutMs };
+      if (res.ok) return { res, release: () => timer?.cancel(), timedOut: () => deadline.signal.aborted, timeoutMs, abort: () => deadline.abort() };
       // A Status in protobuf is not read: the code gives the reason.
       const text = isProtobuf(res) ? `(a ${PROTOBUF} Status)` : await res.text().catch(() => "");
       timer?.cancel();
@@ -251,7 +251,7 @@ export function createApiClient(config: ApiClientConfig, opts: ApiClientOptions 
         stream: true,
         timeoutMs: o.timeoutMs ?? (timeoutSeconds ? timeoutSeconds * 1000 + WATCH_GRACE_MS : 0),
       };
-      return watchEvents<T>(send, call, opts.signal, config.server);
+      return watchEvents<T>(send, call, { clientSignal: opts.signal, server: config.server, clock, idleTimeoutMs: o.idleTimeoutMs ?? 0 });
     },
   };
 }

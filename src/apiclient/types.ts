@@ -34,6 +34,11 @@ export interface WatchOptions extends RequestOptions {
   allowWatchBookmarks?: boolean;
   /** Server-side end of the watch; the client adds a grace period on top. */
   timeoutSeconds?: number;
+  /**
+   * The watch is abandoned when no event (a bookmark counts) comes for this long: a link that
+   * died without a reset is found in minutes instead of at the end of timeoutSeconds. 0 = never.
+   */
+  idleTimeoutMs?: number;
 }
 
 export interface DeleteOptions extends RequestOptions {
@@ -119,4 +124,6 @@ export interface Sent {
   /** True when the request's deadline passed (the body then breaks off). */
   timedOut: () => boolean;
   timeoutMs: number;
+  /** Ends the request now (its body breaks off), as its deadline would. */
+  abort: () => void;
 }

@@ -120,6 +120,46 @@ describe("a request to an apiserver that accepts and never answers", () => {
   });
 });
 
+describe("a watch that goes silent", () => {
+  const head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
+  const chunk = (text: string) => `${text.length.toString(16)}\r\n${text}\r\n`;
+  const bookmark = JSON.stringify({ type: "BOOKMARK", object: { kind: "Pod", apiVersion: "v1", metadata: { resourceVersion: "12" } } }) + "\n";
+
+  test("is abandoned when nothing, not even a bookmark, came for its idle limit; each event starts the limit again", async () => {
+    const clock = new FakeClock();
+    let socket: Socket | undefined;
+    const tcp = createServer((s) => {
+      sockets.push(s);
+      s.on("error", () => {});
+      s.once("data", () => {
+        socket = s;
+        s.write(head + chunk(bookmark));
+      });
+    });
+    servers.push(tcp);
+    await new Promise<void>((resolve) => tcp.listen(0, "127.0.0.1", resolve));
+    const server = `http://127.0.0.1:${(tcp.address() as { port: number }).port}`;
+    const client = createApiClient(config(server), { clock, qps: -1 });
+    const events = client.watch("/api/v1/pods", { timeoutSeconds: 600, allowWatchBookmarks: true, idleTimeoutMs: 180_000 })[Symbol.asyncIterator]();
+    expect((await events.next()).value).toMatchObject({ type: "BOOKMARK" });
+    // 100 s later another bookmark: the limit starts again from there.
+    await clock.advance(100_000);
+    const second = events.next();
+    socket!.write(chunk(bookmark));
+    expect((await second).value).toMatchObject({ type: "BOOKMARK" });
+    const pending = failure(events.next());
+    await clock.advance(179_000);
+    let settled = false;
+    void pending.then(() => (settled = true));
+    await Bun.sleep(20);
+    expect(settled).toBe(false);
+    await clock.advance(1_000);
+    const err = await pending;
+    expect(err.reason).toBe("ClientTimeout");
+    expect(err.message).toBe(`watch /api/v1/pods: nothing from ${server} for 180 s (not even a bookmark, which comes every minute); the watch was abandoned`);
+  });
+});
+
 describe("the callers go on", () => {
   test("the reflector's list fails at the deadline, is logged with the server, and is tried again after its backoff", async () => {
     const clock = new FakeClock();
