@@ -44,6 +44,12 @@ beforeAll(async () => {
       const cert = (stream.session?.socket as TLSSocket | undefined)?.getPeerCertificate();
       seen.push({ method: String(headers[":method"]), path, user: String(cert?.subject?.CN ?? ""), body: Buffer.concat(chunks).toString(), contentType: String(headers["content-type"] ?? "") });
       if (path.startsWith("/silent")) return; // accepts, never answers
+      if (path.startsWith("/api/v1/pods")) {
+        // A list far past HTTP/2's 64 KiB initial window: the client must keep the window open.
+        const items = Array.from({ length: 2000 }, (_, i) => ({ metadata: { name: `p${i}`, annotations: { pad: "x".repeat(2000) } } }));
+        stream.respond({ ":status": 200, "content-type": "application/json" });
+        return stream.end(JSON.stringify({ kind: "PodList", metadata: { resourceVersion: "9" }, items }));
+      }
       if (path === "/api/v1/nodes/n1") return stream.respond({ ":status": 200, "content-type": "application/json" }), stream.end(JSON.stringify({ kind: "Node", metadata: { name: "n1", resourceVersion: "7" } }));
       if (path.startsWith("/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n1")) {
         stream.respond({ ":status": 200, "content-type": "application/json" });
@@ -119,5 +125,15 @@ describe("the API client over HTTP/2", () => {
     expect((err as ApiError).reason).toBe("ConnectionFailed");
     expect((err as ApiError).message).toStartWith("GET /api/v1/nodes/n1: cannot reach https://127.0.0.1:1: ");
     expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
+  test("a list of a few megabytes comes through whole", async () => {
+    const stop = new AbortController();
+    const client = createApiClient(config(), { qps: -1, http2: true, signal: stop.signal });
+    const list = await client.list<{ metadata: { name: string } }>("/api/v1/pods");
+    expect(list.items.length).toBe(2000);
+    expect(list.items[1999]!.metadata.name).toBe("p1999");
+    expect(list.metadata.resourceVersion).toBe("9");
+    stop.abort();
   });
 });
