@@ -47,6 +47,8 @@ const TIMEOUT_MS = 180_000;
 
 /** A TCP proxy to the apiserver that counts the bytes each way. */
 interface CountingProxy {
+  /** Every chunk since the last reset: connection number, ms since the reset, direction, bytes (TLS records, so sizes only). */
+  chunks: { conn: number; ms: number; dir: "up" | "down"; bytes: number }[];
   port: number;
   up: number;
   down: number;
@@ -59,16 +61,22 @@ interface CountingProxy {
 function startProxy(host: string, targetPort: number): Promise<CountingProxy> {
   const sockets = new Set<import("node:net").Socket>();
   const counts = { up: 0, down: 0, connections: 0 };
+  let chunks: CountingProxy["chunks"] = [];
+  let since = performance.now();
+  let serial = 0;
   const server: Server = createServer((client) => {
     counts.connections++;
+    const conn = ++serial;
     const upstream = createConnection({ host, port: targetPort });
     sockets.add(client).add(upstream);
     client.on("data", (b) => {
       counts.up += b.length;
+      chunks.push({ conn, ms: Math.round(performance.now() - since), dir: "up", bytes: b.length });
       upstream.write(b);
     });
     upstream.on("data", (b) => {
       counts.down += b.length;
+      chunks.push({ conn, ms: Math.round(performance.now() - since), dir: "down", bytes: b.length });
       client.write(b);
     });
     const end = () => {
@@ -96,7 +104,12 @@ function startProxy(host: string, targetPort: number): Promise<CountingProxy> {
         get connections() {
           return counts.connections;
         },
+        get chunks() {
+          return chunks;
+        },
         reset() {
+          chunks = [];
+          since = performance.now();
           counts.up = 0;
           counts.down = 0;
           counts.connections = 0;
@@ -212,6 +225,8 @@ async function measure(api: ApiClient, cluster: TestCluster, key: "bunlet" | "ku
     const disk0 = writeBytes(pid);
     await delay(realClock, seconds * 1000, shutdown.signal);
     system.agent().alive("while idling");
+    // Per connection, the chunk sizes in order: which exchange costs what (the sizes are TLS records').
+    writeFileSync(`${REPO_ROOT}/.bench/traffic/${key}-chunks.txt`, proxy.chunks.map((c) => `${c.conn} ${c.ms} ${c.dir} ${c.bytes}`).join("\n") + "\n");
     const result = { key, up: proxy.up, down: proxy.down, connections: proxy.connections, diskBytes: writeBytes(pid) - disk0, requests: new Map<string, number>() };
     for (const [what, n] of await requestCounts(cluster)) if (n > (requests0.get(what) ?? 0)) result.requests.set(what, n - (requests0.get(what) ?? 0));
     console.error(`bench-traffic: ${key}: ${result.up} bytes up, ${result.down} down over ${result.connections} new connection(s), ${result.diskBytes} bytes written to disk in ${seconds} s`);

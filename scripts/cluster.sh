@@ -271,8 +271,21 @@ cmd_up() {
     --initial-cluster="default=http://127.0.0.1:$ETCD_PEER_PORT" --log-level=warn
   wait_for "etcd /health" 30 etcd curl -fsS --max-time 2 "http://127.0.0.1:$ETCD_PORT/health"
 
+  # The nodes' requests, in the order the apiserver received them (metadata only): tests read
+  # LOGS/audit-nodes.log to see what a node sends first after an outage.
+  cat >"$DIR/audit-policy.yaml" <<EOF
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived, ResponseStarted]
+rules:
+- level: Metadata
+  userGroups: ["system:nodes"]
+- level: None
+EOF
+
   log "starting kube-apiserver on $SERVER"
   start kube-apiserver "$K8S_BIN/kube-apiserver" \
+    --audit-policy-file="$DIR/audit-policy.yaml" --audit-log-path="$LOGS/audit-nodes.log" --audit-log-maxbackup=1 --audit-log-maxsize=100 \
     --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
     --secure-port="$APISERVER_PORT" --advertise-address="$IP" --cert-dir="$PKI" \
     --tls-cert-file="$PKI/apiserver.crt" --tls-private-key-file="$PKI/apiserver.key" \

@@ -1,20 +1,22 @@
 /**
  * A thin Kubernetes API client on Bun's fetch (whose `tls: { ca, cert, key }` is honoured, where
- * @kubernetes/client-node's undici agent is not under Bun). JSON on the wire, objects typed with
+ * @kubernetes/client-node's undici agent is not under Bun), or on node:http2 for the requests of
+ * a client made with `http2` (http2.ts; watches stay on fetch). JSON on the wire, objects typed with
  * kubernetes-types, paths spelled by the caller (see paths.ts). Every request waits for the
  * client-side rate limiter (client-go's token bucket), carries the kubeconfig's credentials,
  * honours the caller's signal and the client's per-request deadline, retries what client-go
  * retries (429 and 5xx with Retry-After, up to 10 times; a 401 once after fresh credentials) and
  * fails with one ApiError.
  */
-import type { ListMeta, Status } from "kubernetes-types/meta/v1";
-import { anySignal, realClock, type Clock } from "../lib/index.ts";
-import { createCredentials, CredentialError, type ExecRunner, type TlsOptions } from "./credentials.ts";
-import { ApiError, errorFromResponse, errorFromStatus } from "./errors.ts";
+import { anySignal, realClock } from "../lib/index.ts";
+import { createCredentials, CredentialError, type TlsOptions } from "./credentials.ts";
+import { ApiError, errorFromResponse } from "./errors.ts";
 import type { ApiClientConfig } from "./kubeconfig.ts";
 import { protobufResourceVersion, ProtobufError } from "./protobuf-meta.ts";
+import { createHttp2Transport } from "./http2.ts";
 import { createRateLimiter } from "./rate-limiter.ts";
-import { decodeWatchBody, type WatchEventType } from "./watch-decoder.ts";
+import type { ApiClient, ApiClientOptions, Call, PatchType, Query, RequestOptions, Sent, WatchEvent, WatchOptions } from "./types.ts";
+import { watchEvents } from "./watch-stream.ts";
 
 /** client-go's defaults when a config sets none (the kubelet passes kubeAPIQPS 50 / kubeAPIBurst 100). */
 const DEFAULT_QPS = 5;
@@ -23,114 +25,35 @@ const DEFAULT_BURST = 10;
 const MAX_RETRIES = 10;
 /** A watch gets this long past its own timeoutSeconds before bunlet gives up on a silent connection. */
 const WATCH_GRACE_MS = 30_000;
+/**
+ * The deadline of a request (not a watch) when the client sets none: the longest the kubelet's
+ * client waits on an apiserver that accepted the request and went silent (client-go's HTTP/2
+ * connection health check: a ping after 30 s without a frame, the connection closed when the
+ * ping has no answer within 15 s). Without it a frozen apiserver holds a request forever.
+ */
+const DEFAULT_REQUEST_TIMEOUT_MS = 45_000;
 
-export type PatchType = "json" | "merge" | "strategic-merge";
 const patchContentType: Record<PatchType, string> = {
   json: "application/json-patch+json",
   merge: "application/merge-patch+json",
   "strategic-merge": "application/strategic-merge-patch+json",
 };
 
-export type Query = Record<string, string | number | boolean | undefined>;
-
 /** The apiserver's protobuf encoding, asked for with JSON as the fallback (CRDs have no protobuf). */
 const PROTOBUF = "application/vnd.kubernetes.protobuf";
-
-export interface RequestOptions {
-  signal?: AbortSignal;
-  query?: Query;
-  /** Overrides the client's per-request deadline; 0 = none. */
-  timeoutMs?: number;
-}
-
-export interface ListOptions extends RequestOptions {
-  labelSelector?: string;
-  fieldSelector?: string;
-  resourceVersion?: string;
-  resourceVersionMatch?: "NotOlderThan" | "Exact";
-  limit?: number;
-  continue?: string;
-}
-
-export interface WatchOptions extends RequestOptions {
-  labelSelector?: string;
-  fieldSelector?: string;
-  resourceVersion?: string;
-  allowWatchBookmarks?: boolean;
-  /** Server-side end of the watch; the client adds a grace period on top. */
-  timeoutSeconds?: number;
-}
-
-export interface DeleteOptions extends RequestOptions {
-  gracePeriodSeconds?: number;
-  preconditions?: { uid?: string; resourceVersion?: string };
-  propagationPolicy?: "Orphan" | "Background" | "Foreground";
-}
-
-export interface ObjectList<T> {
-  apiVersion?: string;
-  kind?: string;
-  metadata: ListMeta;
-  items: T[];
-}
-
-export interface WatchEvent<T> {
-  type: Exclude<WatchEventType, "ERROR">;
-  object: T;
-}
-
-export interface ApiClient {
-  readonly server: string;
-  get<T>(path: string, opts?: RequestOptions & { resourceVersion?: string }): Promise<T>;
-  list<T>(path: string, opts?: ListOptions): Promise<ObjectList<T>>;
-  create<T>(path: string, body: T, opts?: RequestOptions): Promise<T>;
-  /** PUT: an optimistic update (the body's metadata.resourceVersion must be current, else Conflict). */
-  update<T>(path: string, body: T, opts?: RequestOptions): Promise<T>;
-  patch<T>(path: string, patch: unknown, type: PatchType, opts?: RequestOptions): Promise<T>;
-  /**
-   * A patch whose answer is read for the object's new resourceVersion only, asked for in the
-   * protobuf encoding (a third of the JSON bytes): for writes repeated at rest (the Lease).
-   */
-  patchResourceVersion(path: string, patch: unknown, type: PatchType, opts?: RequestOptions): Promise<string>;
-  delete(path: string, opts?: DeleteOptions): Promise<Status>;
-  /** Events until the server ends the watch; an ERROR event is thrown as an ApiError (410 = relist). */
-  watch<T>(path: string, opts?: WatchOptions): AsyncIterable<WatchEvent<T>>;
-}
-
-export interface ApiClientOptions {
-  clock?: Clock;
-  /** Closes the client: every request in flight and every later one aborts. */
-  signal?: AbortSignal;
-  /** Requests per second; <= 0 turns the limiter off. Default 5 (client-go). */
-  qps?: number;
-  burst?: number;
-  /** Deadline of each request but watches; 0 or unset = none. */
-  timeoutMs?: number;
-  userAgent?: string;
-  /** Runs exec credential plugins (tests). */
-  exec?: ExecRunner;
-  env?: Record<string, string | undefined>;
-  /** Each attempt's outcome, as client-go's rest_client metrics see it: the method, the server's host:port, the status code ("<error>" when there was no answer), the seconds to the answer's headers. */
-  onRequest?: (r: { method: string; host: string; code: string; seconds: number }) => void;
-}
-
-interface Call {
-  verb: string;
-  path: string;
-  query?: Query;
-  body?: string;
-  contentType?: string;
-  /** The Accept header; JSON unless given. */
-  accept?: string;
-  signal?: AbortSignal;
-  timeoutMs?: number;
-}
+/**
+ * The object's metadata only (client-go's metadata client asks for it so, patches included):
+ * PartialObjectMetadata, in protobuf, else in JSON, else the whole object in JSON.
+ */
+const METADATA_ONLY = `${PROTOBUF};as=PartialObjectMetadata;g=meta.k8s.io;v=v1, application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1, application/json`;
 
 export function createApiClient(config: ApiClientConfig, opts: ApiClientOptions = {}): ApiClient {
   const clock = opts.clock ?? realClock;
   const limiter = createRateLimiter(clock, opts.qps ?? DEFAULT_QPS, opts.burst ?? DEFAULT_BURST);
   const credentials = createCredentials(config, { clock, exec: opts.exec, env: opts.env });
   const userAgent = opts.userAgent ?? "bunlet";
+  const h2 = opts.http2 ? createHttp2Transport() : undefined;
+  if (h2) opts.signal?.addEventListener("abort", () => h2.close(), { once: true });
 
   // client-go's metrics name the server by the URL's host:port.
   const serverHost = URL.canParse(config.server) ? new URL(config.server).host : config.server;
@@ -151,7 +74,7 @@ export function createApiClient(config: ApiClientConfig, opts: ApiClientOptions 
       const signal = anySignal(opts.signal, call.signal);
       await limiter.wait(signal);
       const deadline = new AbortController();
-      const timeoutMs = call.timeoutMs ?? opts.timeoutMs ?? 0;
+      const timeoutMs = call.timeoutMs ?? opts.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
       const timer = timeoutMs > 0 ? clock.setTimer(timeoutMs, () => deadline.abort()) : undefined;
       const requestSignal = anySignal(signal, deadline.signal);
       let res: Response;
@@ -170,21 +93,21 @@ export function createApiClient(config: ApiClientConfig, opts: ApiClientOptions 
         const headers: Record<string, string> = { Accept: call.accept ?? "application/json", "User-Agent": userAgent };
         if (authorization) headers.Authorization = authorization;
         if (call.contentType) headers["Content-Type"] = call.contentType;
-        res = await fetch(url(call.path, call.query), {
-          method: call.verb,
-          headers,
-          body: call.body,
-          signal: requestSignal,
-          tls,
-        } as RequestInit);
+        res = h2 && !call.stream
+          ? await h2.request(url(call.path, call.query), { method: call.verb, headers, body: call.body, signal: requestSignal, tls })
+          : await fetch(url(call.path, call.query), {
+              method: call.verb,
+              headers,
+              body: call.body,
+              signal: requestSignal,
+              tls,
+            } as RequestInit);
       } catch (err) {
         timer?.cancel();
         if (!(err instanceof ApiError)) observe("<error>");
         if (signal.aborted) throw signal.reason ?? err;
         if (err instanceof ApiError) throw err;
-        if (deadline.signal.aborted) {
-          throw new ApiError(`${what}: no answer from ${config.server} within ${timeoutMs} ms`, { code: 0, reason: "ClientTimeout", cause: err });
-        }
+        if (deadline.signal.aborted) throw noAnswer(what, timeoutMs, err);
         throw new ApiError(`${what}: cannot reach ${config.server}: ${(err as Error).message ?? String(err)}`, {
           code: 0,
           reason: "ConnectionFailed",
@@ -192,7 +115,7 @@ export function createApiClient(config: ApiClientConfig, opts: ApiClientOptions 
         });
       }
       observe(String(res.status));
-      if (res.ok) return { res, release: () => timer?.cancel() };
+      if (res.ok) return { res, release: () => timer?.cancel(), timedOut: () => deadline.signal.aborted, timeoutMs, abort: () => deadline.abort() };
       // A Status in protobuf is not read: the code gives the reason.
       const text = isProtobuf(res) ? `(a ${PROTOBUF} Status)` : await res.text().catch(() => "");
       timer?.cancel();
@@ -210,18 +133,32 @@ export function createApiClient(config: ApiClientConfig, opts: ApiClientOptions 
     }
   };
 
+  /** The answer's body broke off: the deadline passed while it came, or the connection failed. */
+  const bodyFailed = (call: Call, sent: Sent, err: unknown): unknown => {
+    if (call.signal?.aborted || opts.signal?.aborted) return err;
+    if (sent.timedOut()) return noAnswer(`${call.verb} ${call.path}`, sent.timeoutMs, err);
+    return new ApiError(`${call.verb} ${call.path}: reading the answer from ${config.server} failed: ${(err as Error).message}`, {
+      code: 0,
+      reason: "ConnectionFailed",
+      cause: err,
+    });
+  };
+
+  /**
+   * No answer within the deadline: the apiserver accepted the request and said nothing (frozen,
+   * overloaded, or a link that drops packets). The caller says what it does next.
+   */
+  const noAnswer = (what: string, timeoutMs: number, cause: unknown) =>
+    new ApiError(`${what}: no answer from ${config.server} within ${timeoutMs / 1000} s; the request was abandoned`, { code: 0, reason: "ClientTimeout", cause });
+
   const json = async <T>(call: Call): Promise<T> => {
-    const { res, release } = await send(call);
+    const sent = await send(call);
+    const { res, release } = sent;
     let text: string;
     try {
       text = await res.text();
     } catch (err) {
-      if (call.signal?.aborted || opts.signal?.aborted) throw err;
-      throw new ApiError(`${call.verb} ${call.path}: reading the answer from ${config.server} failed: ${(err as Error).message}`, {
-        code: 0,
-        reason: "ConnectionFailed",
-        cause: err,
-      });
+      throw bodyFailed(call, sent, err);
     } finally {
       release();
     }
@@ -265,10 +202,17 @@ export function createApiClient(config: ApiClientConfig, opts: ApiClientOptions 
     update: (path, body, o) => json(bodyCall("PUT", path, body, "application/json", o)),
     patch: (path, patch, type, o) => json(bodyCall("PATCH", path, patch, patchContentType[type], o)),
     patchResourceVersion: async (path, patch, type, o) => {
-      const call = { ...bodyCall("PATCH", path, patch, patchContentType[type], o), accept: `${PROTOBUF}, application/json` };
-      const { res, release } = await send(call);
+      const call = { ...bodyCall("PATCH", path, patch, patchContentType[type], o), accept: METADATA_ONLY };
+      const sent = await send(call);
+      const { res, release } = sent;
       try {
-        const body = new Uint8Array(await res.arrayBuffer());
+        let bytes: ArrayBuffer;
+        try {
+          bytes = await res.arrayBuffer();
+        } catch (err) {
+          throw bodyFailed(call, sent, err);
+        }
+        const body = new Uint8Array(bytes);
         if (isProtobuf(res)) return protobufResourceVersion(body);
         const rv = (JSON.parse(new TextDecoder().decode(body)) as KubeObjectLike).metadata?.resourceVersion;
         if (!rv) throw new ProtobufError("the answer's metadata has no resourceVersion");
@@ -304,39 +248,12 @@ export function createApiClient(config: ApiClientConfig, opts: ApiClientOptions 
           ...o.query,
         },
         signal: o.signal,
+        stream: true,
         timeoutMs: o.timeoutMs ?? (timeoutSeconds ? timeoutSeconds * 1000 + WATCH_GRACE_MS : 0),
       };
-      return watchEvents<T>(send, call, opts.signal, config.server);
+      return watchEvents<T>(send, call, { clientSignal: opts.signal, server: config.server, clock, idleTimeoutMs: o.idleTimeoutMs ?? 0 });
     },
   };
-}
-
-interface Sent {
-  res: Response;
-  release: () => void;
-}
-
-async function* watchEvents<T>(send: (c: Call) => Promise<Sent>, call: Call, clientSignal: AbortSignal | undefined, server: string): AsyncGenerator<WatchEvent<T>> {
-  const what = `watch ${call.path}`;
-  const { res, release } = await send(call);
-  if (!res.body) return release();
-  try {
-    for await (const e of decodeWatchBody(res.body)) {
-      if (e.type === "ERROR") throw errorFromStatus(what, e.object as Status);
-      yield e as WatchEvent<T>;
-    }
-  } catch (err) {
-    const aborted = clientSignal?.aborted || call.signal?.aborted;
-    if (aborted || err instanceof ApiError) throw err;
-    // The connection dropped or the stream broke mid-event: the watch ends with a reason.
-    throw new ApiError(`${what}: the stream from ${server} broke: ${(err as Error).message ?? String(err)}`, {
-      code: 0,
-      reason: "ConnectionFailed",
-      cause: err,
-    });
-  } finally {
-    release();
-  }
 }
 
 interface KubeObjectLike {

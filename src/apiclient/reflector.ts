@@ -11,7 +11,7 @@
  * keeps its last contents through every failure: consumers act on what they last saw.
  */
 import { delay, type Clock, type Logger } from "../lib/index.ts";
-import type { ApiClient } from "./client.ts";
+import type { ApiClient } from "./types.ts";
 import { isResourceExpired, isTooManyRequests, isUnreachable } from "./errors.ts";
 import type { KubeObject, ReflectorStore } from "./store.ts";
 
@@ -20,6 +20,13 @@ const BACKOFF_MAX_MS = 30_000;
 const BACKOFF_RESET_MS = 2 * 60_000;
 /** client-go's minWatchTimeout: each watch asks for 5-10 minutes. */
 const MIN_WATCH_TIMEOUT_S = 5 * 60;
+/**
+ * A watch with bookmarks hears from the apiserver at least once a minute (its watch cache sends
+ * a bookmark every minute); three minutes of nothing is a dead link (one that dropped without a
+ * reset), found long before the watch's own end. The kubelet finds it by its HTTP/2 connection's
+ * health check (30 s of silence, then a ping with 15 s to answer).
+ */
+const WATCH_IDLE_TIMEOUT_MS = 3 * 60_000;
 const PAGE_SIZE = 500;
 
 export interface ReflectorOptions<T> {
@@ -119,7 +126,7 @@ export function createReflector<T extends KubeObject>(opts: ReflectorOptions<T>)
       let events = 0;
       try {
         const timeoutSeconds = Math.floor(MIN_WATCH_TIMEOUT_S * (1 + opts.random()));
-        const stream = client.watch<T>(path, { ...selectors, resourceVersion: lastRV, allowWatchBookmarks: true, timeoutSeconds, signal });
+        const stream = client.watch<T>(path, { ...selectors, resourceVersion: lastRV, allowWatchBookmarks: true, timeoutSeconds, idleTimeoutMs: WATCH_IDLE_TIMEOUT_MS, signal });
         for await (const e of stream) {
           events++;
           if (e.type === "ADDED") store.add(e.object);

@@ -5,6 +5,7 @@
  */
 import type { Pod } from "../api/index.ts";
 import type { ApiClient } from "../apiclient/index.ts";
+import type { Heartbeat } from "../node/index.ts";
 import { createStatusSync, type StatusManager } from "../status/index.ts";
 import type { PodManager } from "./pod-manager.ts";
 import { deferLogged } from "./teardown.ts";
@@ -13,7 +14,13 @@ import type { WireBase } from "./wire-runtime.ts";
 export function wireStatusSync(
   base: WireBase,
   client: ApiClient | undefined,
-  parts: { statusManager: StatusManager; podManager: PodManager; mirrorPodOf?: (staticPod: Pod) => Pod | undefined },
+  parts: {
+    statusManager: StatusManager;
+    podManager: PodManager;
+    mirrorPodOf?: (staticPod: Pod) => Pod | undefined;
+    /** The node agent's heartbeat: pod statuses wait for the Lease and the Node's status after an outage. */
+    heartbeat?: Heartbeat;
+  },
 ): AsyncDisposable {
   const { clock, log, signal } = base;
   if (client === undefined) return { [Symbol.asyncDispose]: async () => {} };
@@ -25,6 +32,7 @@ export function wireStatusSync(
     // The mirror-pod manager's view (src/mirrorpods watches this node's mirror pods; the pod
     // manager never holds them).
     mirrorPodOf: (staticPod) => parts.mirrorPodOf?.(staticPod),
+    answering: parts.heartbeat ? (signal) => parts.heartbeat!.answering(signal) : undefined,
     clock,
     log: log.with({ component: "status_manager" }),
   });

@@ -139,7 +139,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
         : undefined,
     }),
   );
-  adopt("pod status sync", wireStatusSync(base, node.client, { statusManager, podManager, mirrorPodOf: pods.mirrorPodOf }));
+  adopt("pod status sync", wireStatusSync(base, node.client, { statusManager, podManager, mirrorPodOf: pods.mirrorPodOf, heartbeat: node.agent?.heartbeat }));
   const podList = () => sources.annotate(pods.podList());
   const servers = adopt(
     "servers",

@@ -6,6 +6,7 @@
 import type { Node, Taint } from "kubernetes-types/core/v1";
 import type { Clock, Logger } from "../lib/index.ts";
 import { createReflector, ObjectStore, type ApiClient, type KubeObject } from "../apiclient/index.ts";
+import { createHeartbeat, type Heartbeat } from "./heartbeat.ts";
 import { createLeaseController, type LeaseController } from "./lease.ts";
 import { createNodeStatusLoop, type NodeStatusLoop } from "./status-loop.ts";
 import type { NodeStatusInputs } from "./setters.ts";
@@ -15,6 +16,7 @@ export { nodeLabels } from "./labels.ts";
 export { chooseNodeIPs } from "./addresses.ts";
 export { createStatusInputs } from "./inputs.ts";
 export { capacityAndAllocatable } from "./setters.ts";
+export type { Heartbeat } from "./heartbeat.ts";
 
 /** The kubelet's node settings (flags and KubeletConfiguration fields of the same meaning). */
 interface NodeAgentOptions {
@@ -42,6 +44,8 @@ interface NodeAgentDeps {
 export interface NodeAgent {
   readonly status: NodeStatusLoop;
   readonly lease: LeaseController;
+  /** Whether the apiserver answers the heartbeats; pod status updates wait on it after an outage. */
+  readonly heartbeat: Heartbeat;
   /** Resolves when both loops stopped (after the signal aborted). */
   done: Promise<void>;
 }
@@ -72,10 +76,22 @@ export function startNodeAgent(deps: NodeAgentDeps, opts: NodeAgentOptions, sign
       reportFrequencyMs: opts.nodeStatusReportFrequencyMs,
     },
   );
+  const heartbeat = createHeartbeat((from, to) => {
+    if (to === "silent" && from === "answering") log.error("The apiserver does not answer the node's heartbeats; pod status updates wait until the Lease and the node status are through again");
+    if (to === "answering") log.info("The apiserver answers again: Lease renewed and node status reported; pod status updates resume");
+  });
+  // After an outage the Node's status follows the first renewal at once (read from the
+  // apiserver, reported whether it changed or not), before any pod status goes.
+  const reporting: Promise<void>[] = [];
+  const onRenewal = (err?: unknown) => {
+    if (heartbeat.renewed(err)) reporting.push(status.reportNow(signal).then((e) => heartbeat.reported(e)));
+  };
   const lease = createLeaseController(
-    { client: deps.heartbeatClient, clock: deps.clock, random: deps.random, log },
+    { client: deps.heartbeatClient, clock: deps.clock, random: deps.random, log, onRenewal },
     { nodeName: opts.nodeName, leaseDurationSeconds: opts.nodeLeaseDurationSeconds },
   );
-  const done = Promise.all([status.run(signal), lease.run(signal), nodeWatch.run(signal)]).then(() => undefined);
-  return { status, lease, done };
+  const done = Promise.all([status.run(signal), lease.run(signal), nodeWatch.run(signal)])
+    .then(() => Promise.all(reporting))
+    .then(() => undefined);
+  return { status, lease, heartbeat, done };
 }

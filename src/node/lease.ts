@@ -37,6 +37,8 @@ export interface LeaseControllerDeps {
   clock: Clock;
   random: () => number;
   log: Logger;
+  /** Every attempt's outcome: no argument for a Lease written, else the error (the heartbeat's state follows it). */
+  onRenewal?(err?: unknown): void;
 }
 
 export interface LeaseOptions {
@@ -118,6 +120,7 @@ export function createLeaseController(deps: LeaseControllerDeps, opts: LeaseOpti
         return await ensureLease(signal);
       } catch (err) {
         if (signal.aborted) return undefined;
+        deps.onRenewal?.(err);
         sleepMs = Math.min(sleepMs * 2, ENSURE_BACKOFF_MAX_MS);
         log.error("Failed to ensure the node lease exists, will retry", { lease: `${NODE_LEASE_NAMESPACE}/${opts.nodeName}`, err, retryInMs: sleepMs });
         if (!(await delay(clock, sleepMs, signal))) return undefined;
@@ -136,9 +139,11 @@ export function createLeaseController(deps: LeaseControllerDeps, opts: LeaseOpti
           const resourceVersion = await client.patchResourceVersion(leasePath, patch, "merge", { signal });
           latest = { ...lease, metadata: { ...lease.metadata, resourceVersion } };
         } else latest = await client.update<Lease>(leasePath, lease, { signal });
+        deps.onRenewal?.();
         return;
       } catch (err) {
         if (signal.aborted) throw err;
+        deps.onRenewal?.(err);
         log.error("Failed to update the node lease", { lease: `${NODE_LEASE_NAMESPACE}/${opts.nodeName}`, try: i + 1, err });
         // Someone else changed it: the next attempt must start from what is stored.
         if (isConflict(err)) throw err;
@@ -162,6 +167,7 @@ export function createLeaseController(deps: LeaseControllerDeps, opts: LeaseOpti
     if (!ensured) return;
     if (ensured.created) {
       latest = ensured.lease;
+      deps.onRenewal?.();
       return;
     }
     try {

@@ -49,8 +49,8 @@ export interface NodeStatusLoopDeps {
   statusInputs(): Promise<NodeStatusInputs>;
   /**
    * The Node as this node's own watch last delivered it (the kubelet's node informer), if it has
-   * one yet. A first try reads it instead of a GET: the kubelet GETs the Node from the
-   * apiserver's cache every round, a whole Node object each 10 s for nothing at rest.
+   * one yet. A first try reads it instead of a GET, as the kubelet's first try reads its node
+   * lister (kubelet_node_status.go tryUpdateNodeStatus); a retry reads the apiserver.
    */
   cachedNode?(): Node | undefined;
   clock: Clock;
@@ -70,6 +70,12 @@ export interface NodeStatusLoop {
   registered(): boolean;
   /** When the status was last patched (0 = never). */
   lastReportTime(): number;
+  /**
+   * Reports the status now, whether it changed or not, from the apiserver's own copy of the Node
+   * (the watched one may be stale after an outage); between the loop's rounds, never during one.
+   * Resolves with the error, or undefined when reported (or when the node is not registered yet).
+   */
+  reportNow(signal: AbortSignal): Promise<unknown>;
 }
 
 export function createNodeStatusLoop(deps: NodeStatusLoopDeps, opts: NodeStatusLoopOptions): NodeStatusLoop {
@@ -79,7 +85,7 @@ export function createNodeStatusLoop(deps: NodeStatusLoopDeps, opts: NodeStatusL
   let lastReport = 0;
   let failing = false;
 
-  const tryUpdateNodeStatus = async (tryNumber: number, signal: AbortSignal) => {
+  const tryUpdateNodeStatus = async (tryNumber: number, signal: AbortSignal, force = false) => {
     // The first try reads the watched copy, or the apiserver's cache (resourceVersion 0): cheap
     // for etcd; a retry reads etcd itself.
     const cached = tryNumber === 0 ? deps.cachedNode?.() : undefined;
@@ -88,7 +94,7 @@ export function createNodeStatusLoop(deps: NodeStatusLoopDeps, opts: NodeStatusL
     const inputs = await deps.statusInputs();
     setNodeStatus(node, inputs);
     const now = clock.now();
-    if (lastReport !== 0 && now < lastReport + opts.reportFrequencyMs && !nodeStatusHasChanged(original, node.status)) return;
+    if (!force && lastReport !== 0 && now < lastReport + opts.reportFrequencyMs && !nodeStatusHasChanged(original, node.status)) return;
     await deps.heartbeatClient.patch(`${path}/status`, statusPatch(original, node.status!), "strategic-merge", { signal });
     lastReport = now;
     const ready = node.status?.conditions?.find((c) => c.type === "Ready");
@@ -115,9 +121,29 @@ export function createNodeStatusLoop(deps: NodeStatusLoopDeps, opts: NodeStatusL
     });
   };
 
+  // One round at a time: the loop's and reportNow's.
+  let turn: Promise<unknown> = Promise.resolve();
+  const serialized = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = turn.then(work);
+    turn = next.catch(() => undefined);
+    return next;
+  };
+
   return {
     registered: () => registered,
     lastReportTime: () => lastReport,
+    reportNow: (signal) =>
+      serialized(async () => {
+        if (opts.registerNode && !registered) return undefined;
+        try {
+          await tryUpdateNodeStatus(1, signal, true);
+          log.debug("Node status reported after the Lease came back", { node: opts.nodeName }, 2);
+          return undefined;
+        } catch (err) {
+          if (!signal.aborted) log.error("Error reporting node status after the Lease came back, will retry", { node: opts.nodeName, err });
+          return err;
+        }
+      }),
     async run(signal) {
       while (!signal.aborted) {
         if (opts.registerNode && !registered) {
@@ -125,7 +151,7 @@ export function createNodeStatusLoop(deps: NodeStatusLoopDeps, opts: NodeStatusL
           registered = await registerWithAPIServer(regDeps, async () => initialNode(opts, await deps.statusInputs()), signal);
           if (!registered) return;
         }
-        await updateNodeStatus(signal);
+        await serialized(() => updateNodeStatus(signal));
         if (!(await delay(clock, jitter(opts.updateFrequencyMs, JITTER_FACTOR, deps.random), signal))) return;
       }
     },

@@ -40,6 +40,11 @@ export interface StatusSyncDeps {
   podOf(uid: string): Pod | undefined;
   /** The mirror pod of a static pod, as the apiserver source last gave it; undefined if none. */
   mirrorPodOf(staticPod: Pod): Pod | undefined;
+  /**
+   * Resolves once the apiserver answers this node's heartbeats (at once when it does): after an
+   * outage the Lease and the Node's status go first, and the pods' statuses wait for them.
+   */
+  answering?(signal: AbortSignal): Promise<void>;
   clock: Clock;
   log: Logger;
 }
@@ -132,6 +137,9 @@ export function createStatusSync(deps: StatusSyncDeps): StatusSync {
       log.debug("Status for pod is up-to-date", { pod: podRef(apiPod), statusVersion: version }, 3);
     } else {
       log.debug("Patch status for pod", { pod: podRef(apiPod), podUID: uid, patch: JSON.stringify(patch) }, 3);
+      // The GET may have been sent before an outage was known and answered after it: the
+      // Lease and the Node's status still go first.
+      if (!(await heartbeatFirst(signal))) return;
       try {
         updated = await client.patch<Pod>(`${podPath(apiPod.metadata.namespace ?? "default", apiPod.metadata.name ?? "")}/status`, patch, "strategic-merge", { signal });
       } catch (err) {
@@ -143,6 +151,7 @@ export function createStatusSync(deps: StatusSyncDeps): StatusSync {
     }
     sent.set(uid, version);
     if (isStaticPod(pod) || !canBeDeleted(updated, finished)) return;
+    if (!(await heartbeatFirst(signal))) return;
     try {
       await client.delete(podPath(updated.metadata.namespace ?? "default", updated.metadata.name ?? ""), { gracePeriodSeconds: 0, preconditions: { uid: apiUID }, signal });
     } catch (err) {
@@ -157,7 +166,14 @@ export function createStatusSync(deps: StatusSyncDeps): StatusSync {
     statusManager.deletePodStatus(uid);
   };
 
+  /** Waits while the node's heartbeats go unanswered; false when the signal aborted meanwhile. */
+  const heartbeatFirst = async (signal: AbortSignal): Promise<boolean> => {
+    await deps.answering?.(signal);
+    return !signal.aborted;
+  };
+
   const syncOne = async (uid: string, signal: AbortSignal): Promise<void> => {
+    if (!(await heartbeatFirst(signal))) return;
     try {
       await syncPod(uid, signal);
     } catch (err) {

@@ -9,7 +9,10 @@
  *     token; the apiserver resumed (SIGCONT): nothing restarts, the statuses in the apiserver are
  *     right, and the deleted pod is stopped and goes;
  * (b) no checkpoint (--offline-start=false, which removes it) and the apiserver frozen: the static
- *     pod starts at once, the API pods wait for the apiserver as under the kubelet.
+ *     pod starts at once, the API pods wait for the apiserver as under the kubelet;
+ * (d) an apiserver outage during which a pod's status changes: when the apiserver answers again,
+ *     the Lease renewal and the Node's status reach it before any pod status (the apiserver's
+ *     audit log of the nodes' requests, scripts/cluster.sh, gives the order it received them).
  * What a container sees is read with CRI ExecSync inside it.
  */
 import { describe, expect, test } from "bun:test";
@@ -233,5 +236,50 @@ describe("starting without the apiserver", () => {
     });
     await waitFor("the API pods running again once the apiserver answers", async () => (await runningIds(uids["cp-web"])).length === 1 && (await runningIds(uids["cp-plain"])).length === 1);
     await waitFor("the static pod's mirror pod in the apiserver", async () => (await fx.cluster.kubectl(["get", "pod", `static-web-${NODE}`, "-o", "name"])).code === 0);
+  }, 300_000);
+
+  test("(d) after an apiserver outage the Lease and the Node's status reach it before any pod status", async () => {
+    const plain = uids["cp-plain"];
+    const podOf = async () => kubectlJson(["get", "pod", "cp-plain"]);
+    await waitFor("cp-plain Running and Ready in the apiserver", async () => runningAndReady(await podOf()));
+    const restartsBefore: number = (await podOf()).status.containerStatuses[0].restartCount;
+    const frozeAt = Date.now();
+    await withApiserverFrozen(async () => {
+      const mark = lines().length;
+      await waitFor("bunlet finding that the apiserver does not answer its heartbeats", () =>
+        lines().slice(mark).some((l) => l.msg === "The apiserver does not answer the node's heartbeats; pod status updates wait until the Lease and the node status are through again"), 60_000);
+      // A pod status to send while the apiserver is away: cp-plain's container stopped behind
+      // bunlet's back and started again by it.
+      const [old] = await runningIds(plain);
+      await fx.cri.runtime.stopContainer({ containerId: old!, timeout: 0n });
+      await waitFor("cp-plain's container running again", async () => {
+        const ids = await runningIds(plain);
+        return ids.length === 1 && ids[0] !== old;
+      }, 60_000);
+      // The status manager holds the new status now; without the heartbeat first it would be sent.
+      await Bun.sleep(3_000);
+    });
+    await waitFor("bunlet saying the apiserver answers again", () => lines().some((l) => l.msg === "The apiserver answers again: Lease renewed and node status reported; pod status updates resume"), 90_000);
+    await waitFor("cp-plain's restart in the apiserver", async () => (await podOf()).status.containerStatuses[0].restartCount > restartsBefore, 90_000);
+
+    // Nothing reaches a frozen apiserver: every request it received since is from after it resumed.
+    const received = readFileSync(join(fx.cluster.dir, "logs", "audit-nodes.log"), "utf8")
+      .split("\n")
+      .filter((l) => l !== "")
+      .map((l) => JSON.parse(l))
+      .filter((e) => e.user?.username === `system:node:${NODE}` && Date.parse(e.requestReceivedTimestamp) >= frozeAt)
+      .sort((a, b) => Date.parse(a.requestReceivedTimestamp) - Date.parse(b.requestReceivedTimestamp) || a.requestReceivedTimestamp.localeCompare(b.requestReceivedTimestamp));
+    const what = (e: any) => `${e.verb} ${e.objectRef?.resource ?? e.requestURI}${e.objectRef?.subresource ? `/${e.objectRef.subresource}` : ""} ${e.responseStatus?.code}`;
+    const order = received.map(what);
+    const firstPodStatus = received.findIndex((e) => e.objectRef?.resource === "pods" && e.objectRef?.subresource === "status" && e.verb === "patch");
+    const lease = received.findIndex((e) => e.objectRef?.resource === "leases" && ["patch", "update"].includes(e.verb) && e.responseStatus?.code === 200);
+    const nodeStatus = received.findIndex((e) => e.objectRef?.resource === "nodes" && e.objectRef?.subresource === "status" && e.verb === "patch" && e.responseStatus?.code === 200);
+    console.error(`after the outage the apiserver received, in order: ${order.join(", ")}`);
+    expect(firstPodStatus).toBeGreaterThan(-1);
+    expect(lease).toBeGreaterThan(-1);
+    expect(nodeStatus).toBeGreaterThan(lease);
+    expect(firstPodStatus).toBeGreaterThan(nodeStatus);
+    // And not only received first: the pod status was sent after the Node's status was through.
+    expect(Date.parse(received[firstPodStatus].requestReceivedTimestamp)).toBeGreaterThanOrEqual(Date.parse(received[nodeStatus].stageTimestamp));
   }, 300_000);
 });

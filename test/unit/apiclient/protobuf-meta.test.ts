@@ -41,6 +41,13 @@ describe("the resourceVersion of a protobuf answer (runtime.Unknown â†’ object â
     expect(protobufResourceVersion(lease(rv))).toBe(rv);
   });
 
+  test("the Lease's metadata alone (PartialObjectMetadata, as asked for a renewal's answer)", () => {
+    const meta = [...bytes(1, "edge-1"), ...bytes(3, "kube-node-lease"), ...bytes(6, "4712"), ...bytes(17, [...bytes(1, "bunlet"), ...bytes(2, "Update")])];
+    const typeMeta = [...bytes(1, "meta.k8s.io/v1"), ...bytes(2, "PartialObjectMetadata")];
+    const body = new Uint8Array([...MAGIC, ...bytes(1, typeMeta), ...bytes(2, bytes(1, meta)), ...bytes(3, ""), ...bytes(4, "")]);
+    expect(protobufResourceVersion(body)).toBe("4712");
+  });
+
   test.each([
     ["no magic", new Uint8Array([0x7b, 0x7d]), /Kubernetes protobuf magic/],
     ["an envelope without an object", new Uint8Array([...MAGIC, ...bytes(1, "x")]), /no object/],
