@@ -89,8 +89,16 @@ export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: RuntimePodSta
         mkdirSync(config.logDirectory, { recursive: true, mode: 0o755 });
         const runtimeHandler = deps.runtimeHandler(pod);
         if (runtimeHandler) log.debug("Running pod with runtime handler", { ...fields, runtimeHandler }, 2);
-        const res = await deps.cri.runtime.runPodSandbox({ config, runtimeHandler }, { signal });
-        return res.podSandboxId;
+        // Timed and counted per RuntimeClass handler, failures included (instrumented_services.go).
+        const t0 = clock.now();
+        try {
+          return (await deps.cri.runtime.runPodSandbox({ config, runtimeHandler }, { signal })).podSandboxId;
+        } catch (err) {
+          deps.metrics.runPodSandboxErrors.inc({ runtime_handler: runtimeHandler });
+          throw err;
+        } finally {
+          deps.metrics.runPodSandboxDuration.observe({ runtime_handler: runtimeHandler }, (clock.now() - t0) / 1000);
+        }
       });
     } catch (err) {
       deps.metrics.startedPodsErrors.inc();

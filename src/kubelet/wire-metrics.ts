@@ -1,0 +1,12 @@
+/**
+ * The metrics that describe the node rather than any work: kubelet_node_name (the kubelet sets
+ * it once in NewMainKubelet) and kubelet_cgroup_version (kubelet_linux.go, from the host's
+ * cgroup mode: 2 when /sys/fs/cgroup is the unified hierarchy, else 1).
+ */
+import { existsSync } from "node:fs";
+import type { Metrics } from "../metrics/index.ts";
+
+export function setNodeMetrics(metrics: Pick<Metrics, "nodeName" | "cgroupVersion">, nodeName: string, cgroupRoot = "/sys/fs/cgroup"): void {
+  metrics.nodeName.set({ node: nodeName }, 1);
+  metrics.cgroupVersion.set(existsSync(`${cgroupRoot}/cgroup.controllers`) ? 2 : 1);
+}
