@@ -7,6 +7,7 @@
  * cache with what the runtime already runs (adoption: a pod worker reading an empty cache would
  * create a second sandbox).
  */
+import type { PodStartupLatencyTracker } from "../status/index.ts";
 import { join } from "node:path";
 import type { Pod } from "../api/index.ts";
 import type { BunletConfig } from "../config/index.ts";
@@ -32,6 +33,8 @@ export interface WireBase {
   random: () => number;
   /** Aborted when the agent shuts down. */
   signal: AbortSignal;
+  /** The pod startup SLI, fed by the apiserver source, the runtime and the status sync. */
+  startupLatency: PodStartupLatencyTracker;
 }
 
 export interface RuntimeParts extends AsyncDisposable {
@@ -111,6 +114,7 @@ export async function wireRuntime(config: BunletConfig, base: WireBase, opts: Ru
     envObjects: opts.envObjects,
     recorder: opts.recorder,
     runtimeHandler: opts.runtimeHandler,
+    startupLatency: base.startupLatency,
   });
 
   const pleg = createPleg({ runtime, cri, cache, clock, log, metrics, eventedEnabled: config.featureGates.EventedPLEG ?? true });

@@ -27,6 +27,8 @@ export function wireStatusSync(
     mirrorPodOf: (staticPod) => parts.mirrorPodOf?.(staticPod),
     clock,
     log: log.with({ component: "status_manager" }),
+    metrics: base.metrics,
+    startupLatency: base.startupLatency,
   });
   const running = sync.run(AbortSignal.any([signal, stop.signal]));
   const stack = new AsyncDisposableStack();

@@ -54,6 +54,14 @@ export interface ImageManagerDeps {
   recorder: EventRecorder;
   /** Reads the pod's pull secrets; absent when standalone (a pod naming some pulls anonymously). */
   pullSecret?: PullSecretGetter;
+  /** Told when a pod's pull starts and ends, and when its image turns out present (the startup SLI leaves pulls out). */
+  pullTimes?: ImagePullTimes;
+}
+
+/** The pod startup latency tracker's pull recorder (podPullingTimeRecorder). */
+export interface ImagePullTimes {
+  recordImageStartedPulling(uid: string): void;
+  recordImageFinishedPulling(uid: string): void;
 }
 
 export function createImageManager(deps: ImageManagerDeps): ImageManager {
@@ -123,6 +131,8 @@ export function createImageManager(deps: ImageManagerDeps): ImageManager {
       if (policy === "Never" || (policy === "IfNotPresent" && present)) {
         if (present) {
           event("Normal", EventReason.PulledImage, `Container image "${requested}" already present on machine and can be accessed by the pod`);
+          // Another pod's pull may have brought it: a pull this pod had open ends here.
+          deps.pullTimes?.recordImageFinishedPulling(pod.metadata.uid ?? "");
           return { imageRef: present, pullMs: 0 };
         }
         const message = `Container image "${requested}" is not present with pull policy of Never`;
@@ -137,6 +147,7 @@ export function createImageManager(deps: ImageManagerDeps): ImageManager {
         throw new SyncError(Reason.ImagePullBackOff, message, backoff.expiresAt(key));
       }
       const fields = { pod: podRef(pod), image: requested };
+      deps.pullTimes?.recordImageStartedPulling(pod.metadata.uid ?? "");
       log.info("Pulling image", fields);
       event("Normal", EventReason.PullingImage, `Pulling image "${requested}"`);
       let credentials: RegistryAuth[];
@@ -158,6 +169,7 @@ export function createImageManager(deps: ImageManagerDeps): ImageManager {
       try {
         const { imageRef, pullMs, size } = await pull;
         const waitedMs = clock.now() - queued;
+        deps.pullTimes?.recordImageFinishedPulling(pod.metadata.uid ?? "");
         log.info("Successfully pulled image", { ...fields, durationMs: pullMs, includingWaitingMs: waitedMs });
         event(
           "Normal",

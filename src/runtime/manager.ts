@@ -23,7 +23,8 @@ import { createImageManager } from "./images.ts";
 import { killPodWithSyncResult } from "./kill.ts";
 import { ReasonCache, type PodSyncResult } from "./result.ts";
 import { runtimeStatus } from "./runtime-status.ts";
-import { syncPod, type SyncDeps } from "./sync.ts";
+import type { ImagePullTimes } from "./images.ts";
+import { syncPod, type InitContainerTimes, type SyncDeps } from "./sync.ts";
 import type { StartTimeline } from "./timeline.ts";
 import { getPodStatus, runtimeViews, type RuntimeViews } from "./views.ts";
 
@@ -61,6 +62,8 @@ export interface RuntimeManagerDeps {
   envObjects?: EnvObjects;
   /** subPath bind mounts; default: the real one (mount(8) under the pod directory). */
   subpather?: Subpather;
+  /** The pod startup latency tracker: told of image pulls and of init containers' run times. */
+  startupLatency?: ImagePullTimes & InitContainerTimes;
 }
 
 /** Every call that reaches the runtime takes the caller's signal, so none can hold shutdown. */
@@ -104,7 +107,14 @@ export function createRuntimeManager(deps: RuntimeManagerDeps): RuntimeManager {
   const crashLoopBackoff = newCrashLoopBackoff(clock);
   const recorder: EventRecorder = deps.recorder ?? { event: () => undefined };
   const { envObjects } = deps;
-  const images = createImageManager({ cri, clock, log, recorder, pullSecret: envObjects && ((ns, name, signal) => envObjects.secret(ns, name, signal)) });
+  const images = createImageManager({
+    cri,
+    clock,
+    log,
+    recorder,
+    pullSecret: envObjects && ((ns, name, signal) => envObjects.secret(ns, name, signal)),
+    pullTimes: deps.startupLatency,
+  });
   const podIPs = async (uid: string, name: string, namespace: string, signal: AbortSignal) =>
     (await getPodStatus(cri, uid, name, namespace, { signal })).ips;
 
@@ -118,6 +128,7 @@ export function createRuntimeManager(deps: RuntimeManagerDeps): RuntimeManager {
     images,
     podIPs,
     crashLoopBackoff,
+    initContainerTimes: deps.startupLatency,
     probes: deps.probeResults ?? probesAlwaysSucceed,
     podLogsDir: deps.podLogsDir,
     containerLogsDir: deps.containerLogsDir,

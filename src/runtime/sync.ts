@@ -42,6 +42,14 @@ export interface SyncDeps extends StartDeps, GcDeps {
   pendingStart(uid: string): StartTimeline | undefined;
   /** Called with the timeline of a sync that created a sandbox or started containers. */
   recordTimeline(uid: string, timeline: StartTimeline): void;
+  /** The pod startup latency tracker's init container recorder (podInitContainerTimeRecorder). */
+  initContainerTimes?: InitContainerTimes;
+}
+
+/** What the startup SLI subtracts: the time the pod's (non-sidecar) init containers ran. */
+export interface InitContainerTimes {
+  recordInitContainerStarted(uid: string, at: number): void;
+  recordInitContainerFinished(uid: string, finishedAt: number): void;
 }
 
 export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: RuntimePodStatus, signal?: AbortSignal): Promise<PodSyncResult> {
@@ -144,6 +152,7 @@ export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: RuntimePodSta
       deps.metrics.startedContainers.inc({ container_type: label });
       try {
         await startContainer(deps, target, container, kind, signal);
+        if (kind === "init" && !isRestartableInitContainer(container)) deps.initContainerTimes?.recordInitContainerStarted(uid, clock.now());
       } catch (err) {
         if (signal?.aborted) {
           // The pod began terminating while this container started, and the pod worker cancelled
@@ -172,6 +181,11 @@ export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: RuntimePodSta
       // A failing sidecar does not block the rest; a failing init container does.
       if (!isRestartableInitContainer(container)) return finish();
     }
+  }
+  // The init containers that have finished end their run time (after the starts, as the kubelet's SyncPod).
+  for (const cs of podStatus.containerStatuses) {
+    const init = pod.spec.initContainers?.find((c) => c.name === cs.name);
+    if (init && !isRestartableInitContainer(init) && cs.state === "exited" && cs.finishedAt > 0) deps.initContainerTimes?.recordInitContainerFinished(uid, cs.finishedAt);
   }
   for (const idx of changes.containersToStart) {
     // A cancelled sync starts nothing more: the pod is terminating.

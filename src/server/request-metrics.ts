@@ -25,7 +25,7 @@ const methodBuckets = new Set(["OPTIONS", "GET", "HEAD", "POST", "PUT", "DELETE"
 const longRunning = new Set(["exec", "attach", "portforward", "debug"]);
 
 /** getURLRootPath: "metrics/<x>" for /metrics/<x>/…, else the first segment. */
-export function urlRootPath(path: string): string {
+function urlRootPath(path: string): string {
   const parts = path.replace(/^\//, "").split("/", 3);
   if (parts[0] === "metrics" && parts.length > 1) return `${parts[0]}/${parts[1]}`;
   return parts[0]!;

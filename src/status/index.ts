@@ -5,3 +5,4 @@ export { createStatusManager, type StatusManager } from "./manager.ts";
 export { createStatusGenerator, type StatusGenerator } from "./generator.ts";
 export { createStatusSync } from "./api-sync.ts";
 export { needToReconcilePodReadiness } from "./conditions.ts";
+export { PodStartupLatencyTracker } from "./startup-latency.ts";
