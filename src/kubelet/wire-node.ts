@@ -8,7 +8,8 @@
 import { createApiClient, loadKubeconfig, type ApiClient } from "../apiclient/index.ts";
 import { VERSION, type BunletConfig } from "../config/index.ts";
 import type { CriClient } from "../cri/index.ts";
-import { createStatusInputs, goArch, readMachineInfo, startNodeAgent, type NodeAgent } from "../node/index.ts";
+import { readFileSync } from "node:fs";
+import { createStatusInputs, goArch, NodeStartupLatencyTracker, readMachineInfo, startNodeAgent, type NodeAgent } from "../node/index.ts";
 import type { Pleg } from "../pleg/index.ts";
 import type { RuntimeState } from "./runtime-state.ts";
 import { deferLogged } from "./teardown.ts";
@@ -17,6 +18,16 @@ import { restClientObserver } from "../metrics/index.ts";
 
 /** The Kubernetes release whose kubelet bunlet follows; reported as kubeletVersion. */
 const KUBELET_COMPAT_VERSION = "v1.37.2";
+
+/** The host's boot time from /proc/stat's btime (GetBootTime), undefined when it cannot be read. */
+function bootTimeMs(): number | undefined {
+  try {
+    const btime = /^btime\s+(\d+)$/m.exec(readFileSync("/proc/stat", "utf8"))?.[1];
+    return btime === undefined ? undefined : Number(btime) * 1000;
+  } catch {
+    return undefined;
+  }
+}
 
 export interface NodeParts extends AsyncDisposable {
   /** undefined when standalone. */
@@ -87,8 +98,9 @@ export function wireNode(config: BunletConfig, base: WireBase, inputs: NodeWirin
   );
 
   const stop = new AbortController();
+  const startup = new NodeStartupLatencyTracker({ clock, metrics: base.metrics, bootMs: bootTimeMs() });
   const agent = startNodeAgent(
-    { client, heartbeatClient, statusInputs, clock, random, log },
+    { client, heartbeatClient, statusInputs, clock, random, log, startup },
     {
       nodeName: config.nodeName,
       hostname: config.nodeName,
