@@ -25,7 +25,7 @@ import {
 } from "../server/index.ts";
 import { deferLogged } from "./teardown.ts";
 import type { WireBase } from "./wire-runtime.ts";
-import { restClientObserver } from "../metrics/index.ts";
+import { registerCertificateTtl, restClientObserver } from "../metrics/index.ts";
 
 export interface KubeletApiParts extends AsyncDisposable {
   /** The port served; 0 when the kubelet API is off. */
@@ -89,6 +89,7 @@ export async function wireKubeletApi(config: BunletConfig, base: WireBase, input
     addresses: [...config.nodeIPs, ...inputs.hostIPs],
     log,
   });
+  registerCertificateTtl(base.metrics.registry, "server", () => cert.cert.toString("utf8"), clock);
   const authenticate = createAuthenticator({
     x509: clientCA !== undefined,
     webhook: config.authenticationWebhookEnabled && client ? { client, cacheTtlMs: config.authenticationWebhookCacheTTLMs } : undefined,

@@ -14,7 +14,7 @@ import type { Pleg } from "../pleg/index.ts";
 import type { RuntimeState } from "./runtime-state.ts";
 import { deferLogged } from "./teardown.ts";
 import type { WireBase } from "./wire-runtime.ts";
-import { restClientObserver } from "../metrics/index.ts";
+import { registerCertificateTtl, restClientObserver } from "../metrics/index.ts";
 
 /** The Kubernetes release whose kubelet bunlet follows; reported as kubeletVersion. */
 const KUBELET_COMPAT_VERSION = "v1.37.2";
@@ -98,6 +98,10 @@ export function wireNode(config: BunletConfig, base: WireBase, inputs: NodeWirin
   );
 
   const stop = new AbortController();
+  const clientCert = apiConfig.clientCertificate;
+  if (clientCert) {
+    registerCertificateTtl(base.metrics.registry, "client", () => (clientCert.kind === "inline" ? clientCert.pem : readFileSync(clientCert.path, "utf8")), clock);
+  }
   const startup = new NodeStartupLatencyTracker({ clock, metrics: base.metrics, bootMs: bootTimeMs() });
   const agent = startNodeAgent(
     { client, heartbeatClient, statusInputs, clock, random, log, startup },

@@ -84,3 +84,4 @@ export function createMetrics(registry = new Registry(), probeRegistry = new Reg
 
 export type Metrics = ReturnType<typeof createMetrics>;
 export { restClientObserver } from "./rest-client.ts";
+export { registerCertificateTtl } from "./certificates.ts";
