@@ -89,7 +89,7 @@ export async function wireKubeletApi(config: BunletConfig, base: WireBase, input
     addresses: [...config.nodeIPs, ...inputs.hostIPs],
     log,
   });
-  registerCertificateTtl(base.metrics.registry, "server", () => cert.cert.toString("utf8"), clock);
+  registerCertificateTtl(base.metrics.registry, "server", () => cert.cert.toString("utf8"), () => clock.now());
   const authenticate = createAuthenticator({
     x509: clientCA !== undefined,
     webhook: config.authenticationWebhookEnabled && client ? { client, cacheTtlMs: config.authenticationWebhookCacheTTLMs } : undefined,

@@ -100,7 +100,7 @@ export function wireNode(config: BunletConfig, base: WireBase, inputs: NodeWirin
   const stop = new AbortController();
   const clientCert = apiConfig.clientCertificate;
   if (clientCert) {
-    registerCertificateTtl(base.metrics.registry, "client", () => (clientCert.kind === "inline" ? clientCert.pem : readFileSync(clientCert.path, "utf8")), clock);
+    registerCertificateTtl(base.metrics.registry, "client", () => (clientCert.kind === "inline" ? clientCert.pem : readFileSync(clientCert.path, "utf8")), () => clock.now());
   }
   const startup = new NodeStartupLatencyTracker({ clock, metrics: base.metrics, bootMs: bootTimeMs() });
   const agent = startNodeAgent(

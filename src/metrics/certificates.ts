@@ -9,7 +9,6 @@
  */
 import { X509Certificate } from "node:crypto";
 import { Gauge, type Registry } from "prom-client";
-import type { Clock } from "../lib/index.ts";
 
 const help = {
   client:
@@ -28,7 +27,7 @@ function certificateTtlSeconds(pem: string | undefined, nowMs: number): number {
   }
 }
 
-export function registerCertificateTtl(registry: Registry, which: "client" | "server", readPem: () => string | undefined, clock: Clock): void {
+export function registerCertificateTtl(registry: Registry, which: "client" | "server", readPem: () => string | undefined, now: () => number): void {
   new Gauge({
     name: `kubelet_certificate_manager_${which}_ttl_seconds`,
     help: help[which],
@@ -40,7 +39,7 @@ export function registerCertificateTtl(registry: Registry, which: "client" | "se
       } catch {
         pem = undefined;
       }
-      this.set(certificateTtlSeconds(pem, clock.now()));
+      this.set(certificateTtlSeconds(pem, now()));
     },
   });
 }

@@ -25,10 +25,10 @@ test("the TTL gauges count whole seconds to the certificate's notAfter, negative
   const clock = new FakeClock(notAfter - 86_400_500);
   const registry = new Registry();
   let current: string | undefined = pem;
-  registerCertificateTtl(registry, "client", () => current, clock);
+  registerCertificateTtl(registry, "client", () => current, () => clock.now());
   registerCertificateTtl(registry, "server", () => {
     throw new Error("unreadable");
-  }, clock);
+  }, () => clock.now());
   const text = async () => await registry.metrics();
   expect(await text()).toContain("kubelet_certificate_manager_client_ttl_seconds 86400\n");
   expect(await text()).toContain("kubelet_certificate_manager_server_ttl_seconds +Inf\n");
