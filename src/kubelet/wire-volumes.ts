@@ -201,5 +201,6 @@ export function wireVolumes(config: BunletConfig, base: WireBase, objects: ApiOb
     recordEvent: (pod, type, reason, message) => recorder.event(podReference(pod), type, reason, message),
     clock: base.clock,
     log: base.log,
+    metrics: base.metrics,
   });
 }

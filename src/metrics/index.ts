@@ -9,6 +9,7 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { kubeletMetrics } from "./kubelet.ts";
 import { serverMetrics } from "./server.ts";
+import { volumeMetrics } from "./volume.ts";
 import { VERSION } from "../config/index.ts";
 import { registerBuildInfo, registerProcessMetrics, registerProcessStartTime } from "./process.ts";
 
@@ -40,6 +41,7 @@ export function createMetrics(registry = new Registry(), probeRegistry = new Reg
     }),
     ...kubeletMetrics(r),
     ...serverMetrics(r),
+    ...volumeMetrics(r),
     plegMode: new Gauge({
       name: "bunlet_pleg_mode",
       help: "1 for the PLEG mode in use (evented or generic), 0 for the other.",
