@@ -5,3 +5,4 @@
  */
 export { canAdmitPod, type AdmissionNode } from "./predicates.ts";
 export { createSysctlAllowlist, safeSysctls, SysctlPatternError, type SysctlAllowlist } from "./sysctls.ts";
+export { admitDeclaredFeatures, nodeDeclaredFeatures } from "./declared-features.ts";

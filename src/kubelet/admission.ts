@@ -12,7 +12,7 @@ import { existsSync } from "node:fs";
 import { release } from "node:os";
 import { dirname, resolve } from "node:path";
 import { Quantity, computePodQOS, podRef, podUID, type Pod } from "../api/index.ts";
-import { canAdmitPod, createSysctlAllowlist, safeSysctls, SysctlPatternError, type AdmissionNode, type SysctlAllowlist } from "../admission/index.ts";
+import { admitDeclaredFeatures, canAdmitPod, nodeDeclaredFeatures, createSysctlAllowlist, safeSysctls, SysctlPatternError, type AdmissionNode, type SysctlAllowlist } from "../admission/index.ts";
 import { ConfigError, type BunletConfig } from "../config/index.ts";
 import { podReference, type EventRecorder } from "../events/index.ts";
 import type { Logger } from "../lib/index.ts";
@@ -71,7 +71,9 @@ export function createPodAdmitter(deps: PodAdmitterDeps): (pod: Pod, existing: P
   return (pod, existing) => {
     // A pod another component asked to terminate is not admitted again.
     if (podWorkers.isPodTerminationRequested(podUID(pod))) return true;
-    const sysctls = deps.sysctls.admit(pod);
+    // The kubelet's handlers in order: declared features, sysctls, then the predicates.
+    const features = admitDeclaredFeatures(pod, nodeDeclaredFeatures());
+    const sysctls = features.admit ? deps.sysctls.admit(pod) : features;
     const result = sysctls.admit ? canAdmitPod(pod, existing.filter(isActive), deps.node) : sysctls;
     if (result.admit) return true;
     deps.log.debug("Pod was rejected", { pod: podRef(pod), podUID: podUID(pod), reason: result.reason, message: result.message }, 2);

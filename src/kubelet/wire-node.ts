@@ -5,6 +5,7 @@
  * lease), the machine read once, and the node agent: registration, status, lease. Without a
  * kubeconfig bunlet is standalone and this area does nothing. Nothing here can stop a pod.
  */
+import { nodeDeclaredFeatures } from "../admission/index.ts";
 import { createApiClient, loadKubeconfig, type ApiClient } from "../apiclient/index.ts";
 import { VERSION, type BunletConfig } from "../config/index.ts";
 import type { CriClient } from "../cri/index.ts";
@@ -94,7 +95,7 @@ export function wireNode(config: BunletConfig, base: WireBase, inputs: NodeWirin
       now: () => clock.now(),
       log,
     },
-    { hostname: config.nodeName, nodeIPs, maxPods: config.maxPods, kubeletPort: inputs.kubeletPort, kubeletVersion: KUBELET_COMPAT_VERSION },
+    { hostname: config.nodeName, nodeIPs, maxPods: config.maxPods, kubeletPort: inputs.kubeletPort, kubeletVersion: KUBELET_COMPAT_VERSION, declaredFeatures: nodeDeclaredFeatures() },
   );
 
   const stop = new AbortController();

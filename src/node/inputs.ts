@@ -31,6 +31,8 @@ export interface StatusInputsOptions {
   kubeletPort: number;
   kubeletVersion: string;
   maxImages?: number;
+  /** status.declaredFeatures, fixed at start (the kubelet discovers them once). */
+  declaredFeatures?: string[];
 }
 
 export function createStatusInputs(deps: StatusInputsDeps, opts: StatusInputsOptions): () => Promise<NodeStatusInputs> {
@@ -59,6 +61,7 @@ export function createStatusInputs(deps: StatusInputsDeps, opts: StatusInputsOpt
       maxPods: opts.maxPods,
       kubeletPort: opts.kubeletPort,
       kubeletVersion: opts.kubeletVersion,
+      declaredFeatures: opts.declaredFeatures,
       runtime,
       images,
       maxImages: opts.maxImages,
