@@ -32,7 +32,7 @@ export interface HousekeepingDeps {
   mirrorPods?: Pick<MirrorPods, "deleteOrphaned" | "count">;
   clock: Clock;
   log: Logger;
-  metrics: Pick<Metrics, "orphanedRuntimePods" | "desiredPods" | "activePods" | "mirrorPods" | "workingPods" | "restartedPods">;
+  metrics: Pick<Metrics, "orphanedRuntimePods" | "orphanPodCleanedVolumes" | "orphanPodCleanedVolumesErrors" | "desiredPods" | "activePods" | "mirrorPods" | "workingPods" | "restartedPods">;
 }
 
 export function createHousekeeping(deps: HousekeepingDeps): { run(signal: AbortSignal): Promise<void> } {
@@ -48,15 +48,22 @@ export function createHousekeeping(deps: HousekeepingDeps): { run(signal: AbortS
   };
 
   async function removeOrphanedPodDirs(keep: Set<string>): Promise<void> {
+    // The sweep's counts (cleanupOrphanedPodDirs): orphaned pods found, and those that failed.
+    let total = 0;
+    let failed = 0;
     for (const uid of await podDirs.list()) {
       if (keep.has(uid)) continue;
+      total++;
       try {
         await podDirs.remove(uid);
         log.info("Cleaned up orphaned pod directory", { podUID: uid });
       } catch (err) {
+        failed++;
         log.warn("Failed to remove orphaned pod directory; retrying at the next housekeeping", { podUID: uid, err });
       }
     }
+    metrics.orphanPodCleanedVolumes.set(total);
+    metrics.orphanPodCleanedVolumesErrors.set(failed);
   }
 
   async function run(signal: AbortSignal): Promise<void> {

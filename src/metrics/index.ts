@@ -11,6 +11,7 @@ import { kubeletMetrics } from "./kubelet.ts";
 import { serverMetrics } from "./server.ts";
 import { volumeMetrics } from "./volume.ts";
 import { VERSION } from "../config/index.ts";
+import { registerComponentBaseMetrics } from "./component-base.ts";
 import { registerBuildInfo, registerProcessMetrics, registerProcessStartTime } from "./process.ts";
 
 const durationBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -20,6 +21,7 @@ export function createMetrics(registry = new Registry(), probeRegistry = new Reg
   const probes = [probeRegistry];
   registerProcessMetrics(registry);
   registerBuildInfo(registry, VERSION);
+  registerComponentBaseMetrics(registry);
   registerProcessStartTime(probeRegistry);
   return {
     registry,
@@ -87,3 +89,4 @@ export function createMetrics(registry = new Registry(), probeRegistry = new Reg
 export type Metrics = ReturnType<typeof createMetrics>;
 export { restClientObserver } from "./rest-client.ts";
 export { registerCertificateTtl } from "./certificates.ts";
+export { registerLogMetrics } from "./log-metrics.ts";

@@ -216,6 +216,23 @@ export function kubeletMetrics(r: Registry[]) {
     nodeStartupRegistration: new Gauge({ name: "kubelet_node_startup_registration_duration_seconds", help: alpha("Duration in seconds of node startup during registration."), registers: r }),
     nodeStartupPostRegistration: new Gauge({ name: "kubelet_node_startup_post_registration_duration_seconds", help: alpha("Duration in seconds of node startup after registration."), registers: r }),
     nodeStartup: new Gauge({ name: "kubelet_node_startup_duration_seconds", help: alpha("Duration in seconds of node startup in total."), registers: r }),
+    orphanPodCleanedVolumes: new Gauge({
+      name: "kubelet_orphan_pod_cleaned_volumes",
+      help: alpha("The total number of orphaned Pods whose volumes were cleaned in the last periodic sweep."),
+      registers: r,
+    }),
+    orphanPodCleanedVolumesErrors: new Gauge({
+      name: "kubelet_orphan_pod_cleaned_volumes_errors",
+      help: alpha("The number of orphaned Pods whose volumes failed to be cleaned in the last periodic sweep."),
+      registers: r,
+    }),
+    // images/metrics.go: each EnsureImageExists, by policy (lower case) and what it found.
+    imageManagerEnsureImageRequests: new Counter({
+      name: "kubelet_image_manager_ensure_image_requests_total",
+      help: alpha("Number of ensure-image requests processed by the kubelet."),
+      labelNames: ["pull_policy", "present_locally", "pull_required"],
+      registers: r,
+    }),
     cgroupVersion: new Gauge({ name: "kubelet_cgroup_version", help: alpha("cgroup version on the hosts."), registers: r }),
     managedEphemeralContainers: new Gauge({
       name: "kubelet_managed_ephemeral_containers",

@@ -121,7 +121,7 @@ export function registerBuildInfo(registry: Registry, version: string): void {
   const [major = "", minor = ""] = version.split(".");
   new Gauge({
     name: "kubernetes_build_info",
-    help: "A metric with a constant '1' value labeled by major, minor, git version, git commit, git tree state, build date, Go version, and compiler from which Kubernetes was built, and platform on which it is running.",
+    help: "[BETA] A metric with a constant '1' value labeled by major, minor, git version, git commit, git tree state, build date, Go version, and compiler from which Kubernetes was built, and platform on which it is running.",
     labelNames: ["major", "minor", "git_version", "git_commit", "git_tree_state", "build_date", "go_version", "compiler", "platform"],
     registers: [registry],
   }).set(

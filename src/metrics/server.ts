@@ -20,5 +20,12 @@ export function serverMetrics(r: Registry[]) {
       registers: r,
     }),
     httpInflightRequests: new Gauge({ name: "kubelet_http_inflight_requests", help: alpha("Number of the inflight http requests"), labelNames, registers: r }),
+    // Where container stats come from: bunlet reads them from the CRI (ListContainerStats).
+    metricsProvider: new Gauge({
+      name: "kubelet_metrics_provider",
+      help: alpha("Metrics provider used by kubelet to collect container stats. Values can be 'cadvisor' and 'cri'"),
+      labelNames: ["provider"],
+      registers: r,
+    }),
   };
 }

@@ -114,6 +114,7 @@ export function createRuntimeManager(deps: RuntimeManagerDeps): RuntimeManager {
     recorder,
     pullSecret: envObjects && ((ns, name, signal) => envObjects.secret(ns, name, signal)),
     pullTimes: deps.startupLatency,
+    metrics,
   });
   const podIPs = async (uid: string, name: string, namespace: string, signal: AbortSignal) =>
     (await getPodStatus(cri, uid, name, namespace, { signal })).ips;
