@@ -233,6 +233,12 @@ export function kubeletMetrics(r: Registry[]) {
       labelNames: ["pull_policy", "present_locally", "pull_required"],
       registers: r,
     }),
+    // A sleep hook cut short; the kubelet v1.37.2 defines it but never counts, bunlet does.
+    sleepActionTerminatedEarly: new Counter({
+      name: "kubelet_sleep_action_terminated_early_total",
+      help: alpha("The number of times lifecycle sleep handler got terminated before it finishes"),
+      registers: r,
+    }),
     cgroupVersion: new Gauge({ name: "kubelet_cgroup_version", help: alpha("cgroup version on the hosts."), registers: r }),
     managedEphemeralContainers: new Gauge({
       name: "kubelet_managed_ephemeral_containers",
