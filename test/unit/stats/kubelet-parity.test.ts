@@ -71,6 +71,13 @@ function bunletFamilies(): Map<string, Map<string, Family>> {
         memory: { timeMs: 1, usageBytes: 1n, workingSetBytes: 1n, rssBytes: 1n },
         fs: [{ timeMs: 1, device: "/dev/d", usedBytes: 1n }],
         network: { timeMs: 1, interfaces: [{ name: "eth0", rxBytes: 1n, rxPackets: 1n, rxErrors: 0n, rxDropped: 0n, txBytes: 1n, txPackets: 1n, txErrors: 0n, txDropped: 0n }] },
+        extras: {
+          timeMs: 1,
+          cpu: { userNs: 1n, systemNs: 1n },
+          cfs: { periods: 1n, throttledPeriods: 1n, throttledNs: 1n },
+          memory: { cache: 1n, mappedFile: 1n, swap: 1n, failcnt: 1n, maxUsage: 1n },
+          spec: { cpuShares: 2n, cpuPeriod: 1n, cpuQuota: 1n, memoryLimit: 1n },
+        },
       },
     ],
     machine: { timeMs: 1, numCores: 1, memoryBytes: 1n, machineId: "m", systemUuid: "s", bootId: "b" },
