@@ -115,6 +115,12 @@ test("a dashboard query: CPU by pod from the cAdvisor job names the running pods
   const spinner = Number(pods.find((s) => s.metric.pod === "spinner")!.value[1]);
   // The CFS quota holds it at 0.1 cores.
   expect(spinner).toBeLessThan(0.13);
+  // The mixin's CPUThrottlingHigh ratio: the spinner is throttled in most periods.
+  const throttled = await value(
+    'sum(increase(container_cpu_cfs_throttled_periods_total{job="kubelet-cadvisor",container="spin"}[1m])) / sum(increase(container_cpu_cfs_periods_total{job="kubelet-cadvisor",container="spin"}[1m]))',
+  );
+  expect(throttled).toBeGreaterThan(0.25);
+  expect(await value('container_spec_cpu_quota{job="kubelet-cadvisor",container="spin"}')).toBe(10000);
   // The same pod from /metrics/resource, metrics-server's source.
   expect(await value('sum(rate(container_cpu_usage_seconds_total{job="kubelet-resource",pod="spinner"}[1m]))')).toBeGreaterThan(0.02);
 }, 180_000);
