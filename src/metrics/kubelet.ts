@@ -239,6 +239,17 @@ export function kubeletMetrics(r: Registry[]) {
       help: alpha("The number of times lifecycle sleep handler got terminated before it finishes"),
       registers: r,
     }),
+    // The last graceful node shutdown (src/shutdown/state.ts), in seconds since the epoch.
+    gracefulShutdownStartTime: new Gauge({
+      name: "kubelet_graceful_shutdown_start_time_seconds",
+      help: alpha("Last graceful shutdown start time since unix epoch in seconds"),
+      registers: r,
+    }),
+    gracefulShutdownEndTime: new Gauge({
+      name: "kubelet_graceful_shutdown_end_time_seconds",
+      help: alpha("Last graceful shutdown end time since unix epoch in seconds"),
+      registers: r,
+    }),
     cgroupVersion: new Gauge({ name: "kubelet_cgroup_version", help: alpha("cgroup version on the hosts."), registers: r }),
     managedEphemeralContainers: new Gauge({
       name: "kubelet_managed_ephemeral_containers",
