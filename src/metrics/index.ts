@@ -90,3 +90,4 @@ export type Metrics = ReturnType<typeof createMetrics>;
 export { restClientObserver } from "./rest-client.ts";
 export { registerCertificateTtl } from "./certificates.ts";
 export { registerLogMetrics } from "./log-metrics.ts";
+export { registerVolumeCounts } from "./volume.ts";

@@ -3,7 +3,7 @@
  * tear-down (`volume_unmount`) of a pod volume, timed by plugin, with status "success" or
  * "fail-unknown"; `migrated` is always "false" (bunlet has no in-tree-to-CSI migration).
  */
-import { Histogram, type Registry } from "prom-client";
+import { Gauge, Histogram, type Registry } from "prom-client";
 
 export function volumeMetrics(r: Registry[]) {
   return {
@@ -15,4 +15,18 @@ export function volumeMetrics(r: Registry[]) {
       registers: r,
     }),
   };
+}
+
+/** volume_manager_total_volumes, from the volume manager's counts at each scrape. */
+export function registerVolumeCounts(registry: Registry, counts: () => { plugin: string; state: string; count: number }[]): void {
+  new Gauge({
+    name: "volume_manager_total_volumes",
+    help: "[ALPHA] Number of volumes in Volume Manager",
+    labelNames: ["plugin_name", "state"],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const c of counts()) this.set({ plugin_name: c.plugin, state: c.state }, c.count);
+    },
+  });
 }

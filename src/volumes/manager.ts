@@ -20,6 +20,7 @@ import { writeAtomically, type Payload } from "./atomic-writer.ts";
 import { emptyDirMemorySize, setUpDiskDir, setUpTmpfs } from "./emptydir.ts";
 import { realHostPathFs, setUpHostPath, type HostPathFs } from "./hostpath.ts";
 import { realMounter, type Mounter } from "./mounter.ts";
+import { VolumeStates } from "./states.ts";
 import { fsUserFrom, setVolumeOwnership } from "./ownership.ts";
 import { configMapPayload, DEFAULT_MODE, downwardAPIPayload, secretPayload } from "./payload.ts";
 import type { TokenManager } from "./tokens.ts";
@@ -88,6 +89,8 @@ export interface StorageOperationMetrics {
 export interface VolumeManager {
   /** Sets up every mounted volume of the pod; throws VolumeSetUpError naming each one that failed. */
   waitForAttachAndMount(pod: Pod, signal?: AbortSignal): Promise<void>;
+  /** The volumes to mount and those mounted, per plugin (volume_manager_total_volumes). */
+  totalVolumes(): ReturnType<VolumeStates["counts"]>;
   /** Cleans up the pod's subPath mounts, then unmounts and removes its volumes; its containers must be gone. */
   unmountPodVolumes(uid: string): Promise<void>;
 }
@@ -99,6 +102,7 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
   const mounter = deps.mounter ?? realMounter;
   const hostPathFs = deps.hostPathFs ?? realHostPathFs;
   const subpather = deps.subpather ?? createSubpather({ log: deps.log });
+  const states = new VolumeStates();
   const { log } = deps;
 
   function objectsOrFail(kind: string, namespace: string, name: string): VolumeObjects {
@@ -249,13 +253,17 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
       const failures: VolumeFailure[] = [];
       for (const volume of pod.spec.volumes ?? []) {
         if (!used.has(volume.name)) continue;
-        const done = operation(volumePluginName(volume), "volume_mount");
+        const plugin = volumePluginName(volume);
+        const done = operation(plugin, "volume_mount");
+        if (plugin) states.record("desired_state_of_world", podUID(pod), volume.name, plugin);
         try {
           await setUp(pod, volume, signal);
           done(true);
+          if (plugin) states.record("actual_state_of_world", podUID(pod), volume.name, plugin);
         } catch (err) {
           signal?.throwIfAborted();
           done(false);
+          states.remove("actual_state_of_world", podUID(pod), volume.name);
           const message = err instanceof Error ? err.message : String(err);
           failures.push({ volume: volume.name, message });
           deps.recordEvent(pod, "Warning", "FailedMount", `MountVolume.SetUp failed for volume ${JSON.stringify(volume.name)} : ${message}`);
@@ -285,7 +293,10 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
       }
       // What is left: the (now empty) plugin directories, and anything mounted beside a volume.
       for (const plugin of readdirOrEmpty(volumesDir)) await tearDown(uid, join(volumesDir, plugin));
+      states.forget(uid);
     },
+
+    totalVolumes: () => states.counts(),
   };
 }
 

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Registry, type Metric } from "prom-client";
 import { parseFamilies, parseReference, type Family } from "../../../scripts/lib/metric-families.ts";
-import { createMetrics, registerCertificateTtl, registerLogMetrics } from "../../../src/metrics/index.ts";
+import { createMetrics, registerCertificateTtl, registerLogMetrics, registerVolumeCounts } from "../../../src/metrics/index.ts";
 import { cadvisorMetrics } from "../../../src/stats/cadvisor-metrics.ts";
 import { resourceMetrics } from "../../../src/stats/resource-metrics.ts";
 import type { Summary } from "../../../src/stats/types.ts";
@@ -44,6 +44,7 @@ function bunletFamilies(): Map<string, Map<string, Family>> {
   registerCertificateTtl(metrics.registry, "client", () => undefined, () => 0);
   registerCertificateTtl(metrics.registry, "server", () => undefined, () => 0);
   registerLogMetrics(metrics.registry, async () => [], () => {});
+  registerVolumeCounts(metrics.registry, () => []);
   const t = "2026-01-01T00:00:00Z";
   const summary: Summary = {
     node: { nodeName: "n", startTime: t, cpu: { time: t, usageCoreNanoSeconds: 1n }, memory: { time: t, workingSetBytes: 1n }, swap: { time: t, swapUsageBytes: 0n, swapAvailableBytes: 0n } },

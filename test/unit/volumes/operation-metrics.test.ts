@@ -23,7 +23,7 @@ const noMounts: Mounter = {
   mountsUnder: () => [],
 };
 
-test("a set-up and a tear-down are one volume_mount and one volume_unmount per volume, failures as fail-unknown", async () => {
+test("a set-up and a tear-down are one volume_mount and one volume_unmount per volume, failures as fail-unknown; the volumes to mount and mounted are counted", async () => {
   const podsDir = mkdtempSync(join(tmpdir(), "bunlet-volops-"));
   dirs.push(podsDir);
   const metrics = createMetrics(new Registry());
@@ -42,7 +42,14 @@ test("a set-up and a tear-down are one volume_mount and one volume_unmount per v
     },
   };
   await expect(vm.waitForAttachAndMount(pod)).rejects.toThrow();
+  // Three to mount, one mounted (the ConfigMap cannot be read, the tmpfs not mounted here).
+  expect(vm.totalVolumes().sort((a, b) => `${a.state}${a.plugin}`.localeCompare(`${b.state}${b.plugin}`))).toEqual([
+    { plugin: "kubernetes.io/empty-dir", state: "actual_state_of_world", count: 1 },
+    { plugin: "kubernetes.io/configmap", state: "desired_state_of_world", count: 1 },
+    { plugin: "kubernetes.io/empty-dir", state: "desired_state_of_world", count: 2 },
+  ]);
   await vm.unmountPodVolumes("u1");
+  expect(vm.totalVolumes()).toEqual([]);
   expect(existsSync(join(podsDir, "u1", "volumes", "kubernetes.io~empty-dir"))).toBe(false);
   const counts = (await metrics.storageOperationDuration.get()).values
     .filter((v) => v.metricName === "storage_operation_duration_seconds_count")
