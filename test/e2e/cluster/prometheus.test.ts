@@ -1,7 +1,7 @@
 /**
  * Issue 26: Prometheus on a bunlet node, and the node's declared features. Debian's prometheus
  * (scripts/install-deps.sh) runs as a process of the test, on a temp storage directory, with the
- * kubelet scrape jobs kube-prometheus uses: node discovery through the apiserver, HTTPS to the
+ * kubelet scrape jobs kube-prometheus uses: the node's InternalIP and kubelet port, HTTPS to the
  * kubelet API without verifying its self-signed certificate, a ServiceAccount's bearer token
  * (allowed nodes/metrics by RBAC, checked by bunlet with a TokenReview and a SubjectAccessReview),
  * and /metrics, /metrics/cadvisor and /metrics/resource, every 2 s. Every target is up, a
@@ -10,7 +10,7 @@
  * so the scheduler keeps a pod needing one off the node, and bunlet rejects one bound to it.
  */
 import { expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
@@ -26,21 +26,29 @@ const fx = clusterNodeFixture({
   name: "prom",
   node: NODE,
   waitTimeoutMs: 180_000,
-  beforeRemove: () => prometheus?.kill("SIGKILL"),
+  // bunlet is killed with the pods running: their tmpfs volumes stay mounted, as a killed kubelet leaves them.
+  beforeRemove: (dir) => {
+    prometheus?.kill("SIGKILL");
+    const mounts = readFileSync("/proc/self/mountinfo", "utf8").split("\n").map((l) => l.split(" ")[4] ?? "");
+    for (const point of mounts.filter((m) => m.startsWith(`${dir}/`)).reverse()) Bun.spawnSync(["umount", point]);
+  },
 });
 const waitFor = fx.waitFor;
 const apply = (obj: unknown) => kubectlApply(fx.cluster, obj);
 
-/** kube-prometheus's kubelet jobs, one per path, on the nodes the apiserver lists. */
-function scrapeConfig(kubeconfig: string, tokenFile: string) {
+/**
+ * kube-prometheus's kubelet jobs, one per path. Debian's Prometheus is built without Kubernetes
+ * discovery, so the node's address is what discovery would find: its InternalIP and the kubelet
+ * port it reports (status.daemonEndpoints), read from the apiserver.
+ */
+function scrapeConfig(target: string, tokenFile: string) {
   const job = (name: string, path: string) => ({
     job_name: name,
     scheme: "https",
     metrics_path: path,
-    kubernetes_sd_configs: [{ role: "node", kubeconfig_file: kubeconfig }],
+    static_configs: [{ targets: [target], labels: { node: NODE } }],
     tls_config: { insecure_skip_verify: true },
     authorization: { credentials_file: tokenFile },
-    relabel_configs: [{ source_labels: ["__meta_kubernetes_node_name"], target_label: "node" }],
   });
   return {
     global: { scrape_interval: "2s", scrape_timeout: "2s", evaluation_interval: "2s" },
@@ -73,7 +81,9 @@ test("Prometheus scrapes /metrics, /metrics/cadvisor and /metrics/resource with 
   const dir = join(fx.dir, "prometheus");
   mkdirSync(join(dir, "data"), { recursive: true });
   writeFileSync(join(dir, "token"), token.stdout.trim());
-  writeFileSync(join(dir, "prometheus.yml"), stringify(scrapeConfig(fx.cluster.adminKubeconfig, join(dir, "token"))));
+  const node = await kubectlJson(fx.cluster, ["get", "node", NODE]);
+  const address = node.status.addresses.find((a: { type: string }) => a.type === "InternalIP").address;
+  writeFileSync(join(dir, "prometheus.yml"), stringify(scrapeConfig(`${address}:${node.status.daemonEndpoints.kubeletEndpoint.Port}`, join(dir, "token"))));
   // A pod whose CPU the dashboards should see.
   await apply({
     apiVersion: "v1",
