@@ -10,7 +10,8 @@
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-packages=(containerd runc containernetworking-plugins busybox-static docker-registry skopeo iproute2 iptables openssl procps curl)
+# prometheus: the observability cluster test runs it on a temp dir of its own (never the service).
+packages=(containerd runc containernetworking-plugins busybox-static docker-registry skopeo iproute2 iptables openssl procps curl prometheus)
 
 as_root=()
 if [[ "$(id -u)" -ne 0 ]]; then

@@ -7,6 +7,8 @@
  *
  *   bun scripts/metrics-parity.ts                # print the report
  *   bun scripts/metrics-parity.ts --write FILE   # and write it to FILE (docs/metrics-parity.txt)
+ *   bun scripts/metrics-parity.ts --reference FILE   # and the kubelet's families, with their help
+ *                                                    # texts, to FILE (docs/metrics-kubelet-families.txt)
  *
  * Needs root and the e2e lock (it starts two containerds): run it under
  * `flock /tmp/bunlet-e2e.lock`.
@@ -19,14 +21,15 @@ import { BUSYBOX_IMAGE } from "../src/containerd/index.ts";
 import { startTestContainerd, type TestContainerd } from "../test/harness/containerd.ts";
 import { unmountUnder } from "../test/harness/cleanup.ts";
 import { ensureBuilt, freePort, nodeFlags, startBunlet } from "../test/e2e/agent/bunlet.ts";
-import { diffFamilies, parseFamilies } from "./lib/metric-families.ts";
+import { diffFamilies, formatReference, parseFamilies } from "./lib/metric-families.ts";
 import { kubeletConfig } from "./lib/bench-kubelet.ts";
 
 const ENDPOINTS = ["/metrics", "/metrics/probes", "/metrics/resource", "/metrics/cadvisor"];
 const version = /^\s*k8s\.io\/kubernetes (v\S+)/m.exec(readFileSync(join(import.meta.dir, "k8s/go.mod"), "utf8"))![1]!;
 const kubeletBinary = join(process.env.BUNLET_K8S_CACHE ?? "/var/cache/bunlet-k8s", version, "kubelet");
 
-// A pod with a readiness probe, so the probe families have series on both sides.
+// A pod with a readiness probe, so the probe families have series on both sides, and an emptyDir,
+// so the volume operations' families have series too.
 const manifest = stringify({
   apiVersion: "v1",
   kind: "Pod",
@@ -39,8 +42,10 @@ const manifest = stringify({
         imagePullPolicy: "Never",
         command: ["sh", "-c", "head -c 1000000 /dev/urandom | md5sum; exec sleep 3600"],
         readinessProbe: { exec: { command: ["true"] }, periodSeconds: 2 },
+        volumeMounts: [{ name: "scratch", mountPath: "/scratch" }],
       },
     ],
+    volumes: [{ name: "scratch", emptyDir: {} }],
   },
 });
 
@@ -90,19 +95,26 @@ async function main(): Promise<void> {
 
     // Both run the pod and probe it a few times; the kubelet's housekeeping and stats need ~30 s.
     await Bun.sleep(45_000);
+    // Twice: the HTTP server's families count the first scrape's requests in the second.
+    await scrape(kports.readOnly);
+    await scrape(bunlet.readOnlyPort);
     const upstream = await scrape(kports.readOnly);
     const ours = await scrape(bunlet.readOnlyPort);
+    const reference = new Map<string, ReturnType<typeof parseFamilies>>();
     const lines = [`# Metric families: the upstream kubelet ${version} vs bunlet, standalone, one static pod with a readiness probe.`, `# Written by scripts/metrics-parity.ts; go_* families are the Go runtime's and counted, not listed.`];
     for (const path of ENDPOINTS) {
       const up = parseFamilies(upstream[path]!);
       const go = [...up.keys()].filter((n) => n.startsWith("go_"));
       for (const n of go) up.delete(n);
+      reference.set(path, up);
       const diff = diffFamilies(up, parseFamilies(ours[path]!));
       lines.push("", `## ${path} (kubelet: ${up.size} families + ${go.length} go_*)`, "", "### in the kubelet, not in bunlet", ...diff.missing, "", "### different type or labels (kubelet ≠ bunlet)", ...diff.different, "", "### bunlet's own", ...diff.extra);
     }
     const report = `${lines.join("\n")}\n`;
     process.stdout.write(report);
     if (write > 0) writeFileSync(process.argv[write + 1]!, report);
+    const ref = process.argv.indexOf("--reference");
+    if (ref > 0) writeFileSync(process.argv[ref + 1]!, `# The upstream kubelet ${version}'s metric families (go_* left out), standalone, as scripts/metrics-parity.ts scraped them.\n# name type {label names} help; a family the run showed without series has no label names here.\n\n${formatReference(reference)}`);
   } finally {
     kubelet?.kill("SIGKILL");
     await kubelet?.exited;

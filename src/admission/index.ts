@@ -6,3 +6,4 @@
 export { canAdmitPod, type AdmissionNode } from "./predicates.ts";
 export { podRequests, podRequestsWithStatus } from "./requests.ts";
 export { createSysctlAllowlist, safeSysctls, SysctlPatternError, type SysctlAllowlist } from "./sysctls.ts";
+export { admitDeclaredFeatures, nodeDeclaredFeatures } from "./declared-features.ts";

@@ -41,4 +41,4 @@ export {
   type ContainerKind,
 } from "./labels.ts";
 export { containerResourceValue, DownwardAPIError, podFieldValue, type NodeFacts } from "./downward.ts";
-export { pluginVolumeType, podVolumeDir } from "./volume-paths.ts";
+export { pluginVolumeType, podVolumeDir, volumePluginName } from "./volume-paths.ts";

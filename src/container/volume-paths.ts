@@ -23,6 +23,13 @@ export function pluginVolumeType(volume: Volume): PluginVolumeType | undefined {
   return (Object.keys(plugins) as PluginVolumeType[]).find((k) => volume[k] !== undefined);
 }
 
+/** The kubelet's plugin name of a volume bunlet sets up (hostPath too), for the volume metrics. */
+export function volumePluginName(volume: Volume): string | undefined {
+  if (volume.hostPath) return "kubernetes.io/host-path";
+  const type = pluginVolumeType(volume);
+  return type && plugins[type];
+}
+
 /** `<podsDir>/<uid>/volumes/<plugin dir>/<name>`. */
 export function podVolumeDir(podsDir: string, uid: string, type: PluginVolumeType, name: string): string {
   return join(podsDir, uid, "volumes", plugins[type].replace("/", "~"), name);

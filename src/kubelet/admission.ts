@@ -13,7 +13,7 @@ import { existsSync } from "node:fs";
 import { release } from "node:os";
 import { dirname, resolve } from "node:path";
 import { Quantity, computePodQOS, podRef, podUID, type Pod } from "../api/index.ts";
-import { canAdmitPod, createSysctlAllowlist, safeSysctls, SysctlPatternError, type AdmissionNode, type SysctlAllowlist } from "../admission/index.ts";
+import { admitDeclaredFeatures, canAdmitPod, nodeDeclaredFeatures, createSysctlAllowlist, safeSysctls, SysctlPatternError, type AdmissionNode, type SysctlAllowlist } from "../admission/index.ts";
 import { ConfigError, type BunletConfig } from "../config/index.ts";
 import { podReference, type EventRecorder } from "../events/index.ts";
 import type { Logger } from "../lib/index.ts";
@@ -55,10 +55,11 @@ export function sysctlAllowlist(config: BunletConfig, kernelRelease = release())
   }
 }
 
-/** The admit handlers in the kubelet's order: the sysctl allowlist, then the predicates. */
+/** The admit handlers in the kubelet's order: declared features, the sysctl allowlist, then the predicates. */
 export function admitHandlers(node: AdmissionNode, sysctls: SysctlAllowlist): (pod: Pod, others: Pod[]) => AdmitResult {
   return (pod, others) => {
-    const result = sysctls.admit(pod);
+    const features = admitDeclaredFeatures(pod, nodeDeclaredFeatures());
+    const result = features.admit ? sysctls.admit(pod) : features;
     return result.admit ? canAdmitPod(pod, others, node) : result;
   };
 }

@@ -11,6 +11,7 @@ import type { Clock, Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
 import type { MirrorPods } from "../mirrorpods/index.ts";
 import type { ProbeManager } from "../prober/index.ts";
+import { workingPodCounts } from "./pod-counts.ts";
 import type { PodManager } from "./pod-manager.ts";
 import type { PodDirs, PodWorkers, Runtime, StatusManager } from "./types.ts";
 
@@ -30,12 +31,12 @@ export interface HousekeepingDeps {
   /** Pod cgroups of pods that can no longer run are removed (cleanupOrphanedPodCgroups); undefined without cgroupsPerQOS. */
   podCgroups?: { cleanupOrphaned(keep: ReadonlySet<string>): void };
   /** Mirror pods whose static pod is gone are deleted; undefined when standalone. */
-  mirrorPods?: Pick<MirrorPods, "deleteOrphaned">;
+  mirrorPods?: Pick<MirrorPods, "deleteOrphaned" | "count">;
   /** Drops the allocated and actuated resources of pods not desired any more (RemoveOrphanedPods). */
   removeOrphanedAllocations?(keep: ReadonlySet<string>): void;
   clock: Clock;
   log: Logger;
-  metrics: Pick<Metrics, "orphanedRuntimePods">;
+  metrics: Pick<Metrics, "orphanedRuntimePods" | "orphanPodCleanedVolumes" | "orphanPodCleanedVolumesErrors" | "desiredPods" | "activePods" | "mirrorPods" | "workingPods" | "restartedPods">;
 }
 
 export function createHousekeeping(deps: HousekeepingDeps): { run(signal: AbortSignal): Promise<void> } {
@@ -51,15 +52,22 @@ export function createHousekeeping(deps: HousekeepingDeps): { run(signal: AbortS
   };
 
   async function removeOrphanedPodDirs(keep: Set<string>): Promise<void> {
+    // The sweep's counts (cleanupOrphanedPodDirs): orphaned pods found, and those that failed.
+    let total = 0;
+    let failed = 0;
     for (const uid of await podDirs.list()) {
       if (keep.has(uid)) continue;
+      total++;
       try {
         await podDirs.remove(uid);
         log.info("Cleaned up orphaned pod directory", { podUID: uid });
       } catch (err) {
+        failed++;
         log.warn("Failed to remove orphaned pod directory; retrying at the next housekeeping", { podUID: uid, err });
       }
     }
+    metrics.orphanPodCleanedVolumes.set(total);
+    metrics.orphanPodCleanedVolumesErrors.set(failed);
   }
 
   async function run(signal: AbortSignal): Promise<void> {
@@ -109,15 +117,28 @@ export function createHousekeeping(deps: HousekeepingDeps): { run(signal: AbortS
     const staticNames = new Set(desired.filter(isStaticPod).map(podFullName));
     await deps.mirrorPods?.deleteOrphaned((fullName) => staticNames.has(fullName), signal);
 
+    // The pod manager's counts, after terminated workers were pruned (isInactive reads them).
+    const active = desired.filter((p) => !isInactive(p));
+    const staticLabel = (p: Pod) => (isStaticPod(p) ? "true" : "");
+    for (const label of ["", "true"]) {
+      metrics.desiredPods.set({ static: label }, desired.filter((p) => staticLabel(p) === label).length);
+      metrics.activePods.set({ static: label }, active.filter((p) => staticLabel(p) === label).length);
+    }
+    metrics.mirrorPods.set(deps.mirrorPods?.count() ?? 0);
+
     // Desired pods no worker knows: their worker finished and was purged because the UID was
     // reused (a static pod with a fixed UID, re-added), so they start again.
+    const restarted = { "": 0, true: 0 };
     for (const pod of desired) {
       const uid = podUID(pod);
       if (working.has(uid) || isInactive(pod)) continue;
       log.info("Pod will be restarted: it is desired and no pod worker knows it (UID reused)", { pod: podRef(pod), podUID: uid });
       podWorkers.updatePod({ updateType: "create", pod });
-      working.set(uid, { state: "SyncPod", orphan: false });
+      working.set(uid, { state: "SyncPod", orphan: false, hasConfig: true, static: isStaticPod(pod) });
+      restarted[staticLabel(pod) as "" | "true"]++;
     }
+    // Added even when 0, as the kubelet does, so both series exist from the first pass.
+    for (const [label, n] of Object.entries(restarted)) metrics.restartedPods.inc({ static: label }, n);
 
     // Runtime pods nobody knows (left by an earlier run, or removed while bunlet was down).
     for (const runningPod of runtimePods) {
@@ -132,9 +153,10 @@ export function createHousekeeping(deps: HousekeepingDeps): { run(signal: AbortS
         runningPod,
         killPodOptions: { gracePeriodSecondsOverride: ORPHAN_GRACE_SECONDS },
       });
-      working.set(runningPod.uid, { state: "TerminatingPod", orphan: true });
+      working.set(runningPod.uid, { state: "TerminatingPod", orphan: true, hasConfig: false, static: false });
       metrics.orphanedRuntimePods.inc();
     }
+    for (const w of workingPodCounts(working.values())) metrics.workingPods.set({ lifecycle: w.lifecycle, config: w.config, static: w.static }, w.count);
 
     const took = clock.now() - start;
     if (took > HOUSEKEEPING_WARNING_MS) log.warn("Housekeeping took longer than expected", { seconds: took / 1000 });

@@ -63,7 +63,7 @@ export interface PodSyncerDeps {
   };
   clock: Clock;
   log: Logger;
-  metrics: Pick<Metrics, "podStartDuration">;
+  metrics: Pick<Metrics, "podStartDuration" | "podWorkerStartDuration">;
 }
 
 export interface PodCgroups {
@@ -114,6 +114,9 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
   return {
     async syncPod(signal, updateType: SyncPodType, pod, _mirrorPod, podStatus) {
       const uid = podUID(pod);
+      // The first sync of a pod: how long it waited for its worker since bunlet first saw it.
+      const firstSeen = updateType === "create" ? podManager.firstSeen(uid) : undefined;
+      if (firstSeen !== undefined) metrics.podWorkerStartDuration.observe(Math.max(0, clock.now() - firstSeen) / 1000);
       deps.resize?.beforeSync(pod, podStatus);
       const apiStatus = generateStatus(pod, podStatus, { podIsTerminal: false });
       if (apiStatus.phase === "Succeeded" || apiStatus.phase === "Failed") {

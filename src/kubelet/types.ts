@@ -28,7 +28,7 @@ export interface PodWorkers
     "updatePod" | "isPodKnownTerminated" | "isPodTerminationRequested" | "shouldPodContentBeRemoved" | "observeRuntimePods"
   > {
   /** The owner's syncKnownPods; housekeeping reads (and adds to) what each worker is doing. */
-  syncKnownPods(desired: Pod[]): Map<string, Pick<KnownPodWorker, "state" | "orphan">>;
+  syncKnownPods(desired: Pod[]): Map<string, KnownPodWorker>;
 }
 
 /** The work queue the pod workers fill with "sync this pod again at" entries. */

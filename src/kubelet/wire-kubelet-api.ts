@@ -11,10 +11,21 @@ import type { PodList } from "../api/index.ts";
 import { createApiClient, loadKubeconfig } from "../apiclient/index.ts";
 import { tlsPolicy, type BunletConfig } from "../config/index.ts";
 import type { CriClient } from "../cri/index.ts";
-import { alwaysAllow, createAuthenticator, createWebhookAuthorizer, listenKubeletApi, loadServingCert, type ReviewClient, type Routes } from "../server/index.ts";
+import {
+  alwaysAllow,
+  createAuthenticator,
+  createWebhookAuthorizer,
+  kubeletApiPaths,
+  listenKubeletApi,
+  loadServingCert,
+  pathBuckets,
+  requestObserver,
+  type ReviewClient,
+  type Routes,
+} from "../server/index.ts";
 import { deferLogged } from "./teardown.ts";
 import type { WireBase } from "./wire-runtime.ts";
-import { restClientObserver } from "../metrics/index.ts";
+import { registerCertificateTtl, restClientObserver } from "../metrics/index.ts";
 
 export interface KubeletApiParts extends AsyncDisposable {
   /** The port served; 0 when the kubelet API is off. */
@@ -78,6 +89,7 @@ export async function wireKubeletApi(config: BunletConfig, base: WireBase, input
     addresses: [...config.nodeIPs, ...inputs.hostIPs],
     log,
   });
+  registerCertificateTtl(base.metrics.registry, "server", () => cert.cert.toString("utf8"), () => clock.now());
   const authenticate = createAuthenticator({
     x509: clientCA !== undefined,
     webhook: config.authenticationWebhookEnabled && client ? { client, cacheTtlMs: config.authenticationWebhookCacheTTLMs } : undefined,
@@ -103,6 +115,8 @@ export async function wireKubeletApi(config: BunletConfig, base: WireBase, input
         });
   // Filled by bind(): the route table is read per request, so it serves what is there.
   const routes: Routes = {};
+  // The request metrics' path buckets: what the API serves itself, and the table once bound.
+  const buckets = pathBuckets(kubeletApiPaths);
   let pods: () => PodList = () => ({ apiVersion: "v1", kind: "PodList", metadata: {}, items: [] });
   const pod = (namespace: string, name: string) => pods().items.find((p) => p.metadata?.namespace === namespace && p.metadata?.name === name);
   const handle = await listenKubeletApi({
@@ -120,6 +134,7 @@ export async function wireKubeletApi(config: BunletConfig, base: WireBase, input
     tls: { minVersion, ciphers },
     clock,
     log,
+    observe: requestObserver(base.metrics, "readwrite", buckets, clock),
   });
   const stack = new AsyncDisposableStack();
   deferLogged(stack, log, "kubelet API server", () => handle.stop());
@@ -127,6 +142,7 @@ export async function wireKubeletApi(config: BunletConfig, base: WireBase, input
     port: handle.port,
     bind(host) {
       Object.assign(routes, host.routes);
+      for (const b of pathBuckets(Object.keys(host.routes))) buckets.add(b);
       pods = host.pods;
     },
     [Symbol.asyncDispose]: () => stack.disposeAsync(),

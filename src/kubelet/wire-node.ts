@@ -5,18 +5,30 @@
  * lease), the machine read once, and the node agent: registration, status, lease. Without a
  * kubeconfig bunlet is standalone and this area does nothing. Nothing here can stop a pod.
  */
+import { nodeDeclaredFeatures } from "../admission/index.ts";
 import { createApiClient, loadKubeconfig, type ApiClient } from "../apiclient/index.ts";
 import { VERSION, type BunletConfig } from "../config/index.ts";
 import type { CriClient } from "../cri/index.ts";
-import { createStatusInputs, goArch, readMachineInfo, startNodeAgent, type NodeAgent } from "../node/index.ts";
+import { readFileSync } from "node:fs";
+import { createStatusInputs, goArch, NodeStartupLatencyTracker, readMachineInfo, startNodeAgent, type NodeAgent } from "../node/index.ts";
 import type { Pleg } from "../pleg/index.ts";
 import type { RuntimeState } from "./runtime-state.ts";
 import { deferLogged } from "./teardown.ts";
 import type { WireBase } from "./wire-runtime.ts";
-import { restClientObserver } from "../metrics/index.ts";
+import { registerCertificateTtl, restClientObserver } from "../metrics/index.ts";
 
 /** The Kubernetes release whose kubelet bunlet follows; reported as kubeletVersion. */
 const KUBELET_COMPAT_VERSION = "v1.37.2";
+
+/** The host's boot time from /proc/stat's btime (GetBootTime), undefined when it cannot be read. */
+function bootTimeMs(): number | undefined {
+  try {
+    const btime = /^btime\s+(\d+)$/m.exec(readFileSync("/proc/stat", "utf8"))?.[1];
+    return btime === undefined ? undefined : Number(btime) * 1000;
+  } catch {
+    return undefined;
+  }
+}
 
 export interface NodeParts extends AsyncDisposable {
   /** undefined when standalone. */
@@ -89,12 +101,17 @@ export function wireNode(config: BunletConfig, base: WireBase, inputs: NodeWirin
       now: () => clock.now(),
       log,
     },
-    { hostname: config.nodeName, nodeIPs, maxPods: config.maxPods, kubeletPort: inputs.kubeletPort, kubeletVersion: KUBELET_COMPAT_VERSION, allocatableReservation: inputs.allocatableReservation },
+    { hostname: config.nodeName, nodeIPs, maxPods: config.maxPods, kubeletPort: inputs.kubeletPort, kubeletVersion: KUBELET_COMPAT_VERSION, allocatableReservation: inputs.allocatableReservation, declaredFeatures: nodeDeclaredFeatures() },
   );
 
   const stop = new AbortController();
+  const clientCert = apiConfig.clientCertificate;
+  if (clientCert) {
+    registerCertificateTtl(base.metrics.registry, "client", () => (clientCert.kind === "inline" ? clientCert.pem : readFileSync(clientCert.path, "utf8")), () => clock.now());
+  }
+  const startup = new NodeStartupLatencyTracker({ clock, metrics: base.metrics, bootMs: bootTimeMs() });
   const agent = startNodeAgent(
-    { client, heartbeatClient, statusInputs, clock, random, log },
+    { client, heartbeatClient, statusInputs, clock, random, log, startup },
     {
       nodeName: config.nodeName,
       hostname: config.nodeName,

@@ -7,6 +7,7 @@
  * cache with what the runtime already runs (adoption: a pod worker reading an empty cache would
  * create a second sandbox).
  */
+import type { PodStartupLatencyTracker } from "../status/index.ts";
 import { join } from "node:path";
 import type { Pod } from "../api/index.ts";
 import type { BunletConfig } from "../config/index.ts";
@@ -34,6 +35,8 @@ export interface WireBase {
   random: () => number;
   /** Aborted when the agent shuts down. */
   signal: AbortSignal;
+  /** The pod startup SLI, fed by the apiserver source, the runtime and the status sync. */
+  startupLatency: PodStartupLatencyTracker;
 }
 
 export interface RuntimeParts extends AsyncDisposable {
@@ -127,6 +130,7 @@ export async function wireRuntime(config: BunletConfig, base: WireBase, opts: Ru
     runtimeHandler: opts.runtimeHandler,
     podCgroupParent: opts.podCgroupParent,
     podCgroup: opts.podCgroupResizer,
+    startupLatency: base.startupLatency,
   });
 
   const pleg = createPleg({ runtime, cri, cache, clock, log, metrics, eventedEnabled: config.featureGates.EventedPLEG ?? true });

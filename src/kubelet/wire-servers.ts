@@ -7,7 +7,8 @@
 import type { PodList } from "../api/index.ts";
 import { kubeletConfigz, type BunletConfig } from "../config/index.ts";
 import type { CriClient } from "../cri/index.ts";
-import { apiRoutes, healthzRoutes, listen, readOnlyRoutes, statsRoutes, type HealthCheck, type ListenOptions, type Routes } from "../server/index.ts";
+import { apiRoutes, healthzRoutes, listen, pathBuckets, readOnlyRoutes, requestObserver, statsRoutes, type HealthCheck, type ListenOptions, type Routes } from "../server/index.ts";
+import { registerLogMetrics } from "../metrics/index.ts";
 import { PROMETHEUS_TEXT, resourceMetrics, statsJson, type StatsProvider } from "../stats/index.ts";
 import { deferLogged } from "./teardown.ts";
 import type { WireBase } from "./wire-runtime.ts";
@@ -50,6 +51,16 @@ export async function wireServers(config: BunletConfig, base: WireBase, opts: Se
     cadvisorMetrics: () => opts.stats.cadvisorMetrics(base.signal),
     metricsContentType: PROMETHEUS_TEXT,
   });
+  registerLogMetrics(
+    metrics.registry,
+    async () =>
+      (await opts.stats.summary({ signal: base.signal })).pods.flatMap((p) =>
+        p.containers.flatMap((c) =>
+          c.logs?.usedBytes === undefined ? [] : [{ uid: p.podRef.uid, namespace: p.podRef.namespace, pod: p.podRef.name, container: c.name, usedBytes: c.logs.usedBytes }],
+        ),
+      ),
+    (err) => log.error("Failed to get pod stats", { err }),
+  );
   const serve = async (options: ListenOptions, routes: Routes) => {
     const handle = await listen(options, routes);
     deferLogged(stack, log, `${options.name} server`, () => handle.stop());
@@ -58,7 +69,15 @@ export async function wireServers(config: BunletConfig, base: WireBase, opts: Se
   try {
     const routes = { ...health, ...readOnlyRoutes({ pods: opts.pods, metrics: metrics.registry, probeMetrics: metrics.probeRegistry }), ...stats };
     const readOnly = await serve(
-      { name: "read-only", address: config.address, port: config.readOnlyPort, randomPort: opts.randomPorts && config.readOnlyPort !== 0, clock: base.clock, log },
+      {
+        name: "read-only",
+        address: config.address,
+        port: config.readOnlyPort,
+        randomPort: opts.randomPorts && config.readOnlyPort !== 0,
+        clock: base.clock,
+        log,
+        observe: requestObserver(metrics, "readonly", pathBuckets(Object.keys(routes)), base.clock),
+      },
       routes,
     );
     const healthz = await serve(

@@ -38,7 +38,7 @@ export function wirePodSources(config: BunletConfig, base: WireBase, apiClient?:
     nodeName: config.nodeName,
     fileCheckFrequencyMs: config.fileCheckFrequencyMs,
     httpCheckFrequencyMs: config.httpCheckFrequencyMs,
-    apiserver: apiClient ? { client: apiClient, random, checkpoint } : undefined,
+    apiserver: apiClient ? { client: apiClient, random, checkpoint, observe: (pod, when) => base.startupLatency.observedPodOnWatch(pod, when) } : undefined,
     clock,
     log,
     metrics,

@@ -35,6 +35,8 @@ export function wireStatusSync(
     answering: parts.heartbeat ? (signal) => parts.heartbeat!.answering(signal) : undefined,
     clock,
     log: log.with({ component: "status_manager" }),
+    metrics: base.metrics,
+    startupLatency: base.startupLatency,
   });
   const running = sync.run(AbortSignal.any([signal, stop.signal]));
   const stack = new AsyncDisposableStack();

@@ -4,6 +4,7 @@
  * status reports, and graceful node shutdown. Nothing here starts a pod; everything runs from start() until shutdown, which stops
  * the loops and waits for them.
  */
+import { join } from "node:path";
 import { isStaticPod } from "../api/index.ts";
 import { ConfigError, type BunletConfig } from "../config/index.ts";
 import { nodeReference, podReference, type EventRecorder } from "../events/index.ts";
@@ -108,6 +109,7 @@ export function wireUpkeep(
       killPod: (pod, grace, statusFn) => pods.killPod(pod, grace, statusFn, false),
       clock,
       log,
+      state: { path: join(config.rootDir, "graceful_node_shutdown_state"), metrics },
     },
     { gracePeriodMs: config.shutdownGracePeriodMs, criticalGracePeriodMs: config.shutdownGracePeriodCriticalPodsMs },
   );

@@ -21,6 +21,7 @@ import type { BunletConfig } from "../config/index.ts";
 import { podReference, type EventRecorder } from "../events/index.ts";
 import { ObjectNotFoundError, type EnvObjects } from "../runtime/index.ts";
 import { createTokenManager, createVolumeManager, type IssuedToken, type TokenRequestSpec, type VolumeManager, type VolumeObjects } from "../volumes/index.ts";
+import { registerVolumeCounts } from "../metrics/index.ts";
 import { deferLogged } from "./teardown.ts";
 import type { WireBase } from "./wire-runtime.ts";
 
@@ -194,12 +195,15 @@ export function wireApiObjects(config: BunletConfig, base: WireBase, checkpoint?
 }
 
 export function wireVolumes(config: BunletConfig, base: WireBase, objects: ApiObjectParts, hostIPs: string[], recorder: EventRecorder): VolumeManager {
-  return createVolumeManager({
+  const volumes = createVolumeManager({
     podsDir: join(config.rootDir, "pods"),
     objects: objects.volumes,
     node: { nodeName: config.nodeName, hostIPs, cpuCapacityMilli: cpus().length * 1000, memoryCapacity: totalmem() },
     recordEvent: (pod, type, reason, message) => recorder.event(podReference(pod), type, reason, message),
     clock: base.clock,
     log: base.log,
+    metrics: base.metrics,
   });
+  registerVolumeCounts(base.metrics.registry, () => volumes.totalVolumes());
+  return volumes;
 }

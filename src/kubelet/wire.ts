@@ -12,6 +12,8 @@ import type { PodList } from "../api/index.ts";
 import type { BunletConfig } from "../config/index.ts";
 import { anySignal, realClock, type Clock, type Logger } from "../lib/index.ts";
 import { createMetrics } from "../metrics/index.ts";
+import { PodStartupLatencyTracker } from "../status/index.ts";
+import { setNodeMetrics } from "./wire-metrics.ts";
 import { chooseNodeIPs, readMachineInfo } from "../node/index.ts";
 import { createStatusManager } from "../status/index.ts";
 import { PodManager } from "./pod-manager.ts";
@@ -63,8 +65,17 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
   checkCgroupDriver(config);
   const stopper = new AbortController();
   // The composition root is where the real random source is chosen; logic only sees `random`.
-  const base = { clock, log, metrics: createMetrics(deps.registry), random: deps.random ?? Math.random, signal: anySignal(deps.signal, stopper.signal) };
+  const metrics = createMetrics(deps.registry);
+  const base = {
+    clock,
+    log,
+    metrics,
+    random: deps.random ?? Math.random,
+    signal: anySignal(deps.signal, stopper.signal),
+    startupLatency: new PodStartupLatencyTracker({ clock, log: log.with({ component: "pod_startup_latency_tracker" }), metrics }),
+  };
   const { signal } = base;
+  setNodeMetrics(base.metrics, config.nodeName);
   // The root dir first, as the kubelet's setupDataDirs: the machine's filesystem capacity (node
   // status, admission) is read from it before any pod directory exists.
   mkdirSync(config.rootDir, { recursive: true, mode: 0o750 });

@@ -27,6 +27,8 @@ export interface HookOptions {
   clock: Clock;
   /** The container's ports, to resolve a named httpGet port. */
   ports?: ContainerPort[];
+  /** A sleep hook was cut short (the container stopped, or the grace period ran out). */
+  onSleepTerminatedEarly?: () => void;
 }
 
 export async function runHandler(handler: LifecycleHandler, opts: HookOptions): Promise<void> {
@@ -85,6 +87,7 @@ async function runSleep(seconds: number, opts: HookOptions): Promise<void> {
   try {
     await opts.clock.sleep(seconds * 1000, opts.signal);
   } catch (err) {
+    opts.onSleepTerminatedEarly?.();
     throw new HookError("container terminated before sleep hook finished", { cause: err });
   }
 }

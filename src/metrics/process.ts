@@ -1,7 +1,8 @@
 /**
  * The metrics every Kubernetes component exposes besides its own: the process collector of
  * client_golang (process_cpu_seconds_total, process_resident_memory_bytes,
- * process_virtual_memory_bytes, process_start_time_seconds, process_open_fds, process_max_fds),
+ * process_virtual_memory_bytes, process_virtual_memory_max_bytes, process_start_time_seconds,
+ * process_open_fds, process_max_fds, process_network_receive/transmit_bytes_total),
  * read from /proc at scrape time as it reads them, and kubernetes_build_info
  * (component-base/metrics/prometheus/version) with bunlet's version.
  */
@@ -24,10 +25,20 @@ function bootTimeSeconds(): number {
   return Number(line?.slice("btime ".length));
 }
 
-function maxOpenFiles(): number {
-  const line = readFileSync("/proc/self/limits", "utf8").split("\n").find((l) => l.startsWith("Max open files"));
-  const soft = line?.slice("Max open files".length).trim().split(/\s+/)[0];
-  return soft === "unlimited" ? Infinity : Number(soft);
+/** A soft limit of /proc/self/limits; "unlimited" is procfs's MaxUint64. */
+function softLimit(name: string): number {
+  const line = readFileSync("/proc/self/limits", "utf8").split("\n").find((l) => l.startsWith(name));
+  const soft = line?.slice(name.length).trim().split(/\s+/)[0];
+  return soft === "unlimited" ? 2 ** 64 : Number(soft);
+}
+
+/** IpExt InOctets and OutOctets of /proc/self/net/netstat: the network namespace's bytes, as procfs's Netstat reads them. */
+export function ipExtOctets(netstat: string): { in: number; out: number } {
+  const lines = netstat.split("\n").filter((l) => l.startsWith("IpExt:"));
+  const names = lines[0]?.split(/\s+/) ?? [];
+  const values = lines[1]?.split(/\s+/) ?? [];
+  const value = (name: string) => Number(values[names.indexOf(name)] ?? 0) || 0;
+  return { in: value("InOctets"), out: value("OutOctets") };
 }
 
 export function registerProcessMetrics(registry: Registry): void {
@@ -72,9 +83,31 @@ export function registerProcessMetrics(registry: Registry): void {
     help: "Maximum number of open file descriptors.",
     registers,
     collect() {
-      this.set(maxOpenFiles());
+      this.set(softLimit("Max open files"));
     },
   });
+  new Gauge({
+    name: "process_virtual_memory_max_bytes",
+    help: "Maximum amount of virtual memory available in bytes.",
+    registers,
+    collect() {
+      this.set(softLimit("Max address space"));
+    },
+  });
+  for (const [name, help, key] of [
+    ["process_network_receive_bytes_total", "Number of bytes received by the process over the network.", "in"],
+    ["process_network_transmit_bytes_total", "Number of bytes sent by the process over the network.", "out"],
+  ] as const) {
+    new Counter({
+      name,
+      help,
+      registers,
+      collect() {
+        this.reset();
+        this.inc(ipExtOctets(readFileSync("/proc/self/net/netstat", "utf8"))[key]);
+      },
+    });
+  }
 }
 
 /** Go's GOARCH for Node's process.arch. */
@@ -88,7 +121,7 @@ export function registerBuildInfo(registry: Registry, version: string): void {
   const [major = "", minor = ""] = version.split(".");
   new Gauge({
     name: "kubernetes_build_info",
-    help: "A metric with a constant '1' value labeled by major, minor, git version, git commit, git tree state, build date, Go version, and compiler from which Kubernetes was built, and platform on which it is running.",
+    help: "[BETA] A metric with a constant '1' value labeled by major, minor, git version, git commit, git tree state, build date, Go version, and compiler from which Kubernetes was built, and platform on which it is running.",
     labelNames: ["major", "minor", "git_version", "git_commit", "git_tree_state", "build_date", "go_version", "compiler", "platform"],
     registers: [registry],
   }).set(

@@ -35,6 +35,8 @@ export interface MirrorPods {
   deleteOrphaned(hasStaticPod: (fullName: string) => boolean, signal: AbortSignal): Promise<void>;
   /** The mirror pod of a static pod as last seen in the apiserver, if any (whatever its hash). */
   mirrorPodOf(staticPod: Pod): Pod | undefined;
+  /** How many mirror pods on this node the apiserver showed last (kubelet_mirror_pods). */
+  count(): number;
 }
 
 /** IsMirrorPodOf: same full name and the static pod's hash. */
@@ -187,6 +189,7 @@ export function createMirrorPods(deps: MirrorPodsDeps): MirrorPods {
     },
 
     mirrorPodOf: (staticPod) => mirrors.get(podFullName(staticPod)),
+    count: () => mirrors.size,
 
     async deleteOrphaned(hasStaticPod, signal) {
       for (const [fullName, mirror] of [...mirrors]) {

@@ -10,6 +10,7 @@ import { createHeartbeat, type Heartbeat } from "./heartbeat.ts";
 import { createLeaseController, type LeaseController } from "./lease.ts";
 import { createNodeStatusLoop, type NodeStatusLoop } from "./status-loop.ts";
 import type { NodeStatusInputs } from "./setters.ts";
+import type { NodeStartupLatencyTracker } from "./startup-latency.ts";
 
 export { readMachineInfo, goArch, type MachineInfo } from "./machine.ts";
 export { nodeLabels } from "./labels.ts";
@@ -17,6 +18,7 @@ export { chooseNodeIPs } from "./addresses.ts";
 export { createStatusInputs } from "./inputs.ts";
 export { capacityAndAllocatable } from "./setters.ts";
 export type { Heartbeat } from "./heartbeat.ts";
+export { NodeStartupLatencyTracker } from "./startup-latency.ts";
 
 /** The kubelet's node settings (flags and KubeletConfiguration fields of the same meaning). */
 interface NodeAgentOptions {
@@ -39,6 +41,8 @@ interface NodeAgentDeps {
   clock: Clock;
   random: () => number;
   log: Logger;
+  /** kubelet_node_startup_*: made when the agent starts (its start is bunlet's). */
+  startup?: NodeStartupLatencyTracker;
 }
 
 export interface NodeAgent {
@@ -65,7 +69,7 @@ export function startNodeAgent(deps: NodeAgentDeps, opts: NodeAgentOptions, sign
     name: "*v1.Node",
   });
   const status = createNodeStatusLoop(
-    { client: deps.client, heartbeatClient: deps.heartbeatClient, statusInputs: deps.statusInputs, cachedNode: () => nodes.list()[0], clock: deps.clock, random: deps.random, log },
+    { client: deps.client, heartbeatClient: deps.heartbeatClient, statusInputs: deps.statusInputs, cachedNode: () => nodes.list()[0], clock: deps.clock, random: deps.random, log, startup: deps.startup },
     {
       nodeName: opts.nodeName,
       hostname: opts.hostname,

@@ -33,6 +33,8 @@ export interface StatusInputsOptions {
   maxImages?: number;
   /** What allocatable leaves out of capacity (the container manager's reservation). */
   allocatableReservation?: ReadonlyMap<string, bigint>;
+  /** status.declaredFeatures, fixed at start (the kubelet discovers them once). */
+  declaredFeatures?: string[];
 }
 
 export function createStatusInputs(deps: StatusInputsDeps, opts: StatusInputsOptions): () => Promise<NodeStatusInputs> {
@@ -61,6 +63,7 @@ export function createStatusInputs(deps: StatusInputsDeps, opts: StatusInputsOpt
       maxPods: opts.maxPods,
       kubeletPort: opts.kubeletPort,
       kubeletVersion: opts.kubeletVersion,
+      declaredFeatures: opts.declaredFeatures,
       runtime,
       images,
       maxImages: opts.maxImages,

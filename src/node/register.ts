@@ -4,6 +4,7 @@
  * retrying 100 ms doubling to 7 s until it works. A Node of the same name is reconciled, not
  * recreated: its default labels are brought back to what this node says (updateDefaultLabels).
  */
+import type { NodeStartupLatencyTracker } from "./startup-latency.ts";
 import type { Node, Taint } from "kubernetes-types/core/v1";
 import { delay, type Clock, type Logger } from "../lib/index.ts";
 import { isAlreadyExists, resourcePath, type ApiClient } from "../apiclient/index.ts";
@@ -65,6 +66,7 @@ export interface RegisterDeps {
   client: Pick<ApiClient, "create" | "get" | "patch">;
   clock: Clock;
   log: Logger;
+  startup?: Pick<NodeStartupLatencyTracker, "recordAttemptRegisterNode" | "recordRegisteredNewNode">;
 }
 
 /** One attempt (tryRegisterWithAPIServer); true when the Node exists and is reconciled. */
@@ -73,6 +75,7 @@ async function tryRegisterWithAPIServer(deps: RegisterDeps, node: Node, signal: 
   const path = resourcePath({ apiVersion: "v1", resource: "nodes", name });
   try {
     await deps.client.create(resourcePath({ apiVersion: "v1", resource: "nodes" }), node, { signal });
+    deps.startup?.recordRegisteredNewNode();
     return true;
   } catch (err) {
     if (signal.aborted) throw err;
@@ -97,6 +100,7 @@ async function tryRegisterWithAPIServer(deps: RegisterDeps, node: Node, signal: 
 /** registerWithAPIServer: retries forever (100 ms doubling to 7 s) until registered or aborted. */
 export async function registerWithAPIServer(deps: RegisterDeps, makeNode: () => Promise<Node>, signal: AbortSignal): Promise<boolean> {
   let stepMs = REGISTER_BACKOFF_INITIAL_MS;
+  deps.startup?.recordAttemptRegisterNode();
   for (;;) {
     if (!(await delay(deps.clock, stepMs, signal))) return false;
     stepMs = Math.min(stepMs * 2, REGISTER_BACKOFF_MAX_MS);

@@ -34,6 +34,8 @@ export interface NodeStatusInputs {
   /** daemonEndpoints.kubeletEndpoint.Port */
   kubeletPort: number;
   kubeletVersion: string;
+  /** The features this node declares (KEP-5328); none or undefined leaves the field unset, as the kubelet's nil list. */
+  declaredFeatures?: string[];
   /** CRI Version; undefined while the runtime has not answered. */
   runtime?: { name: string; version: string };
   /** CRI ListImages; undefined keeps the images last reported. */
@@ -234,6 +236,7 @@ export function setNodeStatus(node: Node, inputs: NodeStatusInputs): Node {
   setVersionInfo(status, inputs);
   setDaemonEndpoints(status, inputs);
   setImages(status, inputs);
+  if (inputs.declaredFeatures && inputs.declaredFeatures.length > 0) (status as NodeStatus & { declaredFeatures?: string[] }).declaredFeatures = [...inputs.declaredFeatures];
   setPressureCondition(status, memoryPressure, inputs.pressure.memory, inputs.now);
   setPressureCondition(status, diskPressure, inputs.pressure.disk, inputs.now);
   setPressureCondition(status, pidPressure, inputs.pressure.pid, inputs.now);

@@ -11,6 +11,7 @@ import type { Node, NodeStatus } from "kubernetes-types/core/v1";
 import { delay, jitter, type Clock, type Logger } from "../lib/index.ts";
 import { resourcePath, type ApiClient } from "../apiclient/index.ts";
 import { initialNode, registerWithAPIServer, type RegistrationOptions } from "./register.ts";
+import type { NodeStartupLatencyTracker } from "./startup-latency.ts";
 import { nodeStatusHasChanged, setNodeStatus, type NodeStatusInputs } from "./setters.ts";
 
 /** nodeStatusUpdateRetry */
@@ -56,6 +57,8 @@ export interface NodeStatusLoopDeps {
   clock: Clock;
   random: () => number;
   log: Logger;
+  /** The node startup durations: registration and the first Ready status. */
+  startup?: NodeStartupLatencyTracker;
 }
 
 export interface NodeStatusLoopOptions extends RegistrationOptions {
@@ -98,6 +101,7 @@ export function createNodeStatusLoop(deps: NodeStatusLoopDeps, opts: NodeStatusL
     await deps.heartbeatClient.patch(`${path}/status`, statusPatch(original, node.status!), "strategic-merge", { signal });
     lastReport = now;
     const ready = node.status?.conditions?.find((c) => c.type === "Ready");
+    if (ready?.status === "True") deps.startup?.recordNodeReady();
     log.debug("Node status updated", { node: opts.nodeName, ready: ready?.status, reason: ready?.reason }, 4);
   };
 
@@ -147,7 +151,7 @@ export function createNodeStatusLoop(deps: NodeStatusLoopDeps, opts: NodeStatusL
     async run(signal) {
       while (!signal.aborted) {
         if (opts.registerNode && !registered) {
-          const regDeps = { client: deps.client, clock, log };
+          const regDeps = { client: deps.client, clock, log, startup: deps.startup };
           registered = await registerWithAPIServer(regDeps, async () => initialNode(opts, await deps.statusInputs()), signal);
           if (!registered) return;
         }

@@ -40,7 +40,13 @@ export interface PodConfigOptions {
    * random source of its backoff and watch-timeout jitter; with --offline-start, the checkpoint
    * whose pods are the source's first snapshot and which records the apiserver's.
    */
-  apiserver?: { client: Pick<ApiClient, "list" | "watch">; random: () => number; checkpoint?: PodCheckpoint };
+  apiserver?: {
+    client: Pick<ApiClient, "list" | "watch">;
+    random: () => number;
+    checkpoint?: PodCheckpoint;
+    /** Sees every pod of every snapshot as the watch brought it (the startup SLI's ObservedPodOnWatch). */
+    observe?: (pod: Pod, when: number) => void;
+  };
   clock: Clock;
   log: Logger;
   metrics: ManifestErrorMetrics;
@@ -108,7 +114,13 @@ function configuredSources(opts: PodConfigOptions, log: Logger, send: (source: s
         clock: opts.clock,
         random: opts.apiserver.random,
         log: log.with({ source: "api" }),
-        onSnapshot: (pods) => send("api", pods),
+        onSnapshot: (pods) => {
+          const observe = opts.apiserver?.observe;
+          // Every pod the apiserver gave is an API pod here (its mirror pods too), as the kubelet's
+          // config annotates the source before its IsStaticPod check.
+          if (observe) for (const pod of pods) observe(pod, opts.clock.now());
+          return send("api", pods);
+        },
         checkpoint: opts.apiserver.checkpoint,
       }),
     );

@@ -23,7 +23,7 @@ export interface PodWorkersDeps {
   clock: Clock;
   random: () => number;
   log: Logger;
-  metrics: Pick<Metrics, "podWorkerDuration">;
+  metrics: Pick<Metrics, "podWorkerDuration" | "containersPerPodCount">;
   /** syncFrequency: how often a healthy pod is synced again (1 min by default). */
   resyncIntervalMs: number;
   /** The worker's error backoff (10 s by default). */

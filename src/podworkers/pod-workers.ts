@@ -296,6 +296,8 @@ class PodWorkersImpl {
     }
     status.startedAt = this.#deps.clock.now();
     status.mergeLastUpdate(pending);
+    // Once per pod a worker starts, as the kubelet's allowPodStart path records it.
+    this.#deps.metrics.containersPerPodCount.observe(pod.spec.containers.length);
     return { kind: "run", work, signal };
   }
 

@@ -54,6 +54,16 @@ export interface ImageManagerDeps {
   recorder: EventRecorder;
   /** Reads the pod's pull secrets; absent when standalone (a pod naming some pulls anonymously). */
   pullSecret?: PullSecretGetter;
+  /** Told when a pod's pull starts and ends, and when its image turns out present (the startup SLI leaves pulls out). */
+  pullTimes?: ImagePullTimes;
+  /** kubelet_image_manager_ensure_image_requests_total. */
+  metrics?: { imageManagerEnsureImageRequests: { inc(labels: { pull_policy: string; present_locally: string; pull_required: string }): void } };
+}
+
+/** The pod startup latency tracker's pull recorder (podPullingTimeRecorder). */
+export interface ImagePullTimes {
+  recordImageStartedPulling(uid: string): void;
+  recordImageFinishedPulling(uid: string): void;
 }
 
 export function createImageManager(deps: ImageManagerDeps): ImageManager {
@@ -93,93 +103,117 @@ export function createImageManager(deps: ImageManagerDeps): ImageManager {
     return res.image?.id ?? "";
   }
 
+  /** EnsureImageExists, telling `facts` whether the image was present and a pull was required. */
+  async function ensure(pod: Pod, container: Container, sandboxConfig: PodSandboxConfig, facts: { present?: boolean; pullRequired?: boolean }, signal?: AbortSignal): Promise<EnsuredImage> {
+    const requested = container.image ?? "";
+    // The image manager's events are about the container (its fieldPath), as the kubelet's.
+    const event = (type: EventType, reason: string, message: string) => {
+      const ref = containerReference(pod, container);
+      if (ref) deps.recorder.event(ref, type, reason, message);
+    };
+    let image: string;
+    try {
+      image = applyDefaultImageTag(requested);
+    } catch (err) {
+      if (!(err instanceof ImageNameError)) throw err;
+      const message = `Failed to apply default image tag ${JSON.stringify(requested)}: ${err.message}`;
+      event("Warning", EventReason.FailedToInspectImage, message);
+      throw new SyncError(Reason.InvalidImageName, message);
+    }
+    const annotations = { ...(pod.metadata.annotations ?? {}) };
+    let present: string;
+    try {
+      present = await imageRefOf(image, annotations, signal);
+    } catch (err) {
+      const message = `Failed to inspect image "${requested}": ${(err as Error).message}`;
+      event("Warning", EventReason.FailedToInspectImage, message);
+      throw new SyncError(Reason.ImageInspectError, message);
+    }
+    const policy = effectivePullPolicy(container);
+    // Always asks the runtime nothing in the kubelet: whether the image is there stays unknown.
+    if (policy !== "Always") facts.present = present !== "";
+    if (policy === "Never" || (policy === "IfNotPresent" && present)) {
+      if (present) {
+        facts.pullRequired = false;
+        event("Normal", EventReason.PulledImage, `Container image "${requested}" already present on machine and can be accessed by the pod`);
+        // Another pod's pull may have brought it: a pull this pod had open ends here.
+        deps.pullTimes?.recordImageFinishedPulling(pod.metadata.uid ?? "");
+        return { imageRef: present, pullMs: 0 };
+      }
+      const message = `Container image "${requested}" is not present with pull policy of Never`;
+      event("Warning", EventReason.ErrImageNeverPullPolicy, message);
+      throw new SyncError(Reason.ErrImageNeverPull, message);
+    }
+
+    facts.pullRequired = true;
+    const key = `${pod.metadata.uid}_${requested}`;
+    if (backoff.isInBackOffSinceUpdate(key)) {
+      const message = `Back-off pulling image "${requested}"`;
+      event("Normal", EventReason.BackOffPullImage, message);
+      throw new SyncError(Reason.ImagePullBackOff, message, backoff.expiresAt(key));
+    }
+    const fields = { pod: podRef(pod), image: requested };
+    deps.pullTimes?.recordImageStartedPulling(pod.metadata.uid ?? "");
+    log.info("Pulling image", fields);
+    event("Normal", EventReason.PullingImage, `Pulling image "${requested}"`);
+    let credentials: RegistryAuth[];
+    let missingSecrets: string[];
+    try {
+      ({ credentials, missing: missingSecrets } = await pullCredentialsFor(pod, parseImageName(image).repository, deps.pullSecret, log, signal));
+    } catch (err) {
+      if (!(err instanceof PullSecretError)) throw err;
+      event("Warning", EventReason.FailedToPullImage, `Failed to pull image "${requested}": ${err.message}`);
+      throw new SyncError(Reason.ErrImagePull, err.message);
+    }
+    const queued = clock.now();
+    const pull = pullQueue.then(async () => {
+      const started = clock.now();
+      const imageRef = await pullWith(image, annotations, sandboxConfig, credentials, signal);
+      return { imageRef, pullMs: clock.now() - started, size: await imageSize(imageRef, signal) };
+    });
+    pullQueue = pull.catch(() => undefined);
+    try {
+      const { imageRef, pullMs, size } = await pull;
+      const waitedMs = clock.now() - queued;
+      deps.pullTimes?.recordImageFinishedPulling(pod.metadata.uid ?? "");
+      log.info("Successfully pulled image", { ...fields, durationMs: pullMs, includingWaitingMs: waitedMs });
+      event(
+        "Normal",
+        EventReason.PulledImage,
+        `Successfully pulled image "${requested}" in ${formatGoDuration(pullMs)} (${formatGoDuration(waitedMs)} including waiting). Image size: ${size} bytes.`,
+      );
+      backoff.gc();
+      return { imageRef, pullMs: clock.now() - queued };
+    } catch (err) {
+      backoff.next(key);
+      const message = isCriError(err) ? err.detail : (err as Error).message;
+      log.warn("Failed to pull image; bunlet backs off before the next attempt", { ...fields, err: message, backoffMs: backoff.get(key) });
+      event("Warning", EventReason.FailedToPullImage, `Failed to pull image "${requested}": ${message}`);
+      if (missingSecrets.length > 0) {
+        deps.recorder.event(
+          podReference(pod),
+          "Warning",
+          EventReason.FailedToRetrieveImagePullSecret,
+          `Unable to retrieve some image pull secrets (${missingSecrets.join(", ")}); attempting to pull the image may not succeed.`,
+        );
+      }
+      throw new SyncError(Reason.ErrImagePull, message);
+    }
+  }
+
   return {
     async ensureImageExists(pod, container, sandboxConfig, signal) {
-      const requested = container.image ?? "";
-      // The image manager's events are about the container (its fieldPath), as the kubelet's.
-      const event = (type: EventType, reason: string, message: string) => {
-        const ref = containerReference(pod, container);
-        if (ref) deps.recorder.event(ref, type, reason, message);
-      };
-      let image: string;
+      // What the request found, for the metric: unknown until known, as the kubelet's nil pointers.
+      const facts: { present?: boolean; pullRequired?: boolean } = {};
       try {
-        image = applyDefaultImageTag(requested);
-      } catch (err) {
-        if (!(err instanceof ImageNameError)) throw err;
-        const message = `Failed to apply default image tag ${JSON.stringify(requested)}: ${err.message}`;
-        event("Warning", EventReason.FailedToInspectImage, message);
-        throw new SyncError(Reason.InvalidImageName, message);
-      }
-      const annotations = { ...(pod.metadata.annotations ?? {}) };
-      let present: string;
-      try {
-        present = await imageRefOf(image, annotations, signal);
-      } catch (err) {
-        const message = `Failed to inspect image "${requested}": ${(err as Error).message}`;
-        event("Warning", EventReason.FailedToInspectImage, message);
-        throw new SyncError(Reason.ImageInspectError, message);
-      }
-      const policy = effectivePullPolicy(container);
-      if (policy === "Never" || (policy === "IfNotPresent" && present)) {
-        if (present) {
-          event("Normal", EventReason.PulledImage, `Container image "${requested}" already present on machine and can be accessed by the pod`);
-          return { imageRef: present, pullMs: 0 };
-        }
-        const message = `Container image "${requested}" is not present with pull policy of Never`;
-        event("Warning", EventReason.ErrImageNeverPullPolicy, message);
-        throw new SyncError(Reason.ErrImageNeverPull, message);
-      }
-
-      const key = `${pod.metadata.uid}_${requested}`;
-      if (backoff.isInBackOffSinceUpdate(key)) {
-        const message = `Back-off pulling image "${requested}"`;
-        event("Normal", EventReason.BackOffPullImage, message);
-        throw new SyncError(Reason.ImagePullBackOff, message, backoff.expiresAt(key));
-      }
-      const fields = { pod: podRef(pod), image: requested };
-      log.info("Pulling image", fields);
-      event("Normal", EventReason.PullingImage, `Pulling image "${requested}"`);
-      let credentials: RegistryAuth[];
-      let missingSecrets: string[];
-      try {
-        ({ credentials, missing: missingSecrets } = await pullCredentialsFor(pod, parseImageName(image).repository, deps.pullSecret, log, signal));
-      } catch (err) {
-        if (!(err instanceof PullSecretError)) throw err;
-        event("Warning", EventReason.FailedToPullImage, `Failed to pull image "${requested}": ${err.message}`);
-        throw new SyncError(Reason.ErrImagePull, err.message);
-      }
-      const queued = clock.now();
-      const pull = pullQueue.then(async () => {
-        const started = clock.now();
-        const imageRef = await pullWith(image, annotations, sandboxConfig, credentials, signal);
-        return { imageRef, pullMs: clock.now() - started, size: await imageSize(imageRef, signal) };
-      });
-      pullQueue = pull.catch(() => undefined);
-      try {
-        const { imageRef, pullMs, size } = await pull;
-        const waitedMs = clock.now() - queued;
-        log.info("Successfully pulled image", { ...fields, durationMs: pullMs, includingWaitingMs: waitedMs });
-        event(
-          "Normal",
-          EventReason.PulledImage,
-          `Successfully pulled image "${requested}" in ${formatGoDuration(pullMs)} (${formatGoDuration(waitedMs)} including waiting). Image size: ${size} bytes.`,
-        );
-        backoff.gc();
-        return { imageRef, pullMs: clock.now() - queued };
-      } catch (err) {
-        backoff.next(key);
-        const message = isCriError(err) ? err.detail : (err as Error).message;
-        log.warn("Failed to pull image; bunlet backs off before the next attempt", { ...fields, err: message, backoffMs: backoff.get(key) });
-        event("Warning", EventReason.FailedToPullImage, `Failed to pull image "${requested}": ${message}`);
-        if (missingSecrets.length > 0) {
-          deps.recorder.event(
-            podReference(pod),
-            "Warning",
-            EventReason.FailedToRetrieveImagePullSecret,
-            `Unable to retrieve some image pull secrets (${missingSecrets.join(", ")}); attempting to pull the image may not succeed.`,
-          );
-        }
-        throw new SyncError(Reason.ErrImagePull, message);
+        return await ensure(pod, container, sandboxConfig, facts, signal);
+      } finally {
+        const known = (b: boolean | undefined) => (b === undefined ? "unknown" : String(b));
+        deps.metrics?.imageManagerEnsureImageRequests.inc({
+          pull_policy: effectivePullPolicy(container).toLowerCase(),
+          present_locally: known(facts.present),
+          pull_required: known(facts.pullRequired),
+        });
       }
     },
     forgetPod(uid) {

@@ -8,6 +8,7 @@ import { podRef, DefaultTerminationGracePeriodSeconds, type Container, type Pod 
 import { isNotFound, type CriClient } from "../cri/index.ts";
 import { EventReason, type EventRecorder } from "../events/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
+import type { Metrics } from "../metrics/index.ts";
 import { runHandler } from "../lifecycle/index.ts";
 import {
   containerInfoFromAnnotations,
@@ -32,6 +33,7 @@ export interface KillDeps {
   recorder: EventRecorder;
   /** The pod's IPs, for httpGet preStop hooks without a host (read lazily, only when needed). */
   podIPs(uid: string, name: string, namespace: string, signal: AbortSignal): Promise<string[]>;
+  metrics: Pick<Metrics, "sleepActionTerminatedEarly">;
 }
 
 export interface KillOptions {
@@ -114,7 +116,8 @@ export async function killContainer(
       const podIP = preStop.httpGet && !preStop.httpGet.host
         ? ((await deps.podIPs(pod.metadata.uid ?? "", pod.metadata.name ?? "", pod.metadata.namespace ?? "", signal))[0] ?? "")
         : "";
-      await runHandler(preStop, { cri, containerId, podIP, signal, timeoutMs: grace * 1000, clock, ports: container.ports });
+      const onSleepTerminatedEarly = () => deps.metrics.sleepActionTerminatedEarly.inc();
+      await runHandler(preStop, { cri, containerId, podIP, signal, timeoutMs: grace * 1000, clock, ports: container.ports, onSleepTerminatedEarly });
     } catch (err) {
       log.warn("PreStop hook failed; stopping the container anyway", { ...fields, err });
       // The hook's output stays out of the event, as the kubelet keeps it: it may hold secrets.

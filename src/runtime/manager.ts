@@ -25,7 +25,8 @@ import { ReasonCache, type PodSyncResult } from "./result.ts";
 import { runtimeStatus } from "./runtime-status.ts";
 import { isPodResizeInProgress } from "./resize-progress.ts";
 import type { ActuatedStore, PodCgroupResizer } from "./resize.ts";
-import { syncPod, type SyncDeps } from "./sync.ts";
+import type { ImagePullTimes } from "./images.ts";
+import { syncPod, type InitContainerTimes, type SyncDeps } from "./sync.ts";
 import type { StartTimeline } from "./timeline.ts";
 import { getPodStatus, runtimeViews, type RuntimeViews } from "./views.ts";
 
@@ -69,6 +70,8 @@ export interface RuntimeManagerDeps {
   actuated?: ActuatedStore;
   /** The pod cgroup a resize changes (src/cm); undefined when bunlet runs no pod cgroups. */
   podCgroup?: PodCgroupResizer;
+  /** The pod startup latency tracker: told of image pulls and of init containers' run times. */
+  startupLatency?: ImagePullTimes & InitContainerTimes;
 }
 
 /** Every call that reaches the runtime takes the caller's signal, so none can hold shutdown. */
@@ -116,7 +119,15 @@ export function createRuntimeManager(deps: RuntimeManagerDeps): RuntimeManager {
   const crashLoopBackoff = newCrashLoopBackoff(clock);
   const recorder: EventRecorder = deps.recorder ?? { event: () => undefined };
   const { envObjects } = deps;
-  const images = createImageManager({ cri, clock, log, recorder, pullSecret: envObjects && ((ns, name, signal) => envObjects.secret(ns, name, signal)) });
+  const images = createImageManager({
+    cri,
+    clock,
+    log,
+    recorder,
+    pullSecret: envObjects && ((ns, name, signal) => envObjects.secret(ns, name, signal)),
+    pullTimes: deps.startupLatency,
+    metrics,
+  });
   const podIPs = async (uid: string, name: string, namespace: string, signal: AbortSignal) =>
     (await getPodStatus(cri, uid, name, namespace, { signal })).ips;
 
@@ -130,6 +141,7 @@ export function createRuntimeManager(deps: RuntimeManagerDeps): RuntimeManager {
     images,
     podIPs,
     crashLoopBackoff,
+    initContainerTimes: deps.startupLatency,
     probes: deps.probeResults ?? probesAlwaysSucceed,
     podLogsDir: deps.podLogsDir,
     containerLogsDir: deps.containerLogsDir,

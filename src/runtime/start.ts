@@ -140,7 +140,8 @@ export async function startContainer(deps: StartDeps, t: StartTarget, container:
   const postStart = container.lifecycle?.postStart;
   if (postStart) {
     try {
-      await runHandler(postStart, { cri, containerId, podIP: t.podIPs[0] ?? "", signal, clock, ports: container.ports });
+      const onSleepTerminatedEarly = () => deps.metrics.sleepActionTerminatedEarly.inc();
+      await runHandler(postStart, { cri, containerId, podIP: t.podIPs[0] ?? "", signal, clock, ports: container.ports, onSleepTerminatedEarly });
     } catch (err) {
       log.warn("PostStart hook failed; killing the container, it restarts per its restart policy", { ...fields, containerID: containerId, err });
       // The hook's output stays out of the event, as the kubelet keeps it: it may hold secrets.

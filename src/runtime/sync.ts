@@ -47,6 +47,14 @@ export interface SyncDeps extends StartDeps, GcDeps {
   memoryUsage: MemoryUsage;
   /** The pod cgroup a resize changes; undefined when bunlet runs none. */
   podCgroup?: PodCgroupResizer;
+  /** The pod startup latency tracker's init container recorder (podInitContainerTimeRecorder). */
+  initContainerTimes?: InitContainerTimes;
+}
+
+/** What the startup SLI subtracts: the time the pod's (non-sidecar) init containers ran. */
+export interface InitContainerTimes {
+  recordInitContainerStarted(uid: string, at: number): void;
+  recordInitContainerFinished(uid: string, finishedAt: number): void;
 }
 
 export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: RuntimePodStatus, signal?: AbortSignal): Promise<PodSyncResult> {
@@ -94,8 +102,16 @@ export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: RuntimePodSta
         mkdirSync(config.logDirectory, { recursive: true, mode: 0o755 });
         const runtimeHandler = deps.runtimeHandler(pod);
         if (runtimeHandler) log.debug("Running pod with runtime handler", { ...fields, runtimeHandler }, 2);
-        const res = await deps.cri.runtime.runPodSandbox({ config, runtimeHandler }, { signal });
-        return res.podSandboxId;
+        // Timed and counted per RuntimeClass handler, failures included (instrumented_services.go).
+        const t0 = clock.now();
+        try {
+          return (await deps.cri.runtime.runPodSandbox({ config, runtimeHandler }, { signal })).podSandboxId;
+        } catch (err) {
+          deps.metrics.runPodSandboxErrors.inc({ runtime_handler: runtimeHandler });
+          throw err;
+        } finally {
+          deps.metrics.runPodSandboxDuration.observe({ runtime_handler: runtimeHandler }, (clock.now() - t0) / 1000);
+        }
       });
     } catch (err) {
       deps.metrics.startedPodsErrors.inc();
@@ -152,6 +168,7 @@ export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: RuntimePodSta
       deps.metrics.startedContainers.inc({ container_type: label });
       try {
         await startContainer(deps, target, container, kind, signal);
+        if (kind === "init" && !isRestartableInitContainer(container)) deps.initContainerTimes?.recordInitContainerStarted(uid, clock.now());
       } catch (err) {
         if (signal?.aborted) {
           // The pod began terminating while this container started, and the pod worker cancelled
@@ -180,6 +197,11 @@ export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: RuntimePodSta
       // A failing sidecar does not block the rest; a failing init container does.
       if (!isRestartableInitContainer(container)) return finish();
     }
+  }
+  // The init containers that have finished end their run time (after the starts, as the kubelet's SyncPod).
+  for (const cs of podStatus.containerStatuses) {
+    const init = pod.spec.initContainers?.find((c) => c.name === cs.name);
+    if (init && !isRestartableInitContainer(init) && cs.state === "exited" && cs.finishedAt > 0) deps.initContainerTimes?.recordInitContainerFinished(uid, cs.finishedAt);
   }
   for (const idx of changes.containersToStart) {
     // A cancelled sync starts nothing more: the pod is terminating.

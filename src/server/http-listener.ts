@@ -10,6 +10,7 @@ import { createServer as createNetServer, type Server, type Socket } from "node:
 import type { Duplex } from "node:stream";
 import { createServer as createTlsServer, type TlsOptions } from "node:tls";
 import type { Clock, Logger } from "../lib/index.ts";
+import type { RequestObserver } from "./request-metrics.ts";
 import { createConnectionGuard, MAX_HEADER_BYTES, type ConnectionGuard, type ConnectionLimits } from "./connections.ts";
 
 /** What a handler may tell the guard about its request's connection. */
@@ -33,6 +34,8 @@ export interface HttpListenerOptions {
   log: Logger;
   onRequest(req: IncomingMessage, res: ServerResponse, conn: RequestConnection): Promise<void>;
   onUpgrade?(req: IncomingMessage, socket: Duplex, head: Buffer, conn: RequestConnection): Promise<void>;
+  /** Told of each request (upgrades included) when it starts; what it returns, when it ends. */
+  observe?: RequestObserver;
 }
 
 export interface HttpListener {
@@ -69,12 +72,19 @@ export function listenHttp(opts: HttpListenerOptions): Promise<HttpListener> {
   http.keepAliveTimeout = opts.limits.timeouts.idleMs + 1_000;
   http.on("request", (req: IncomingMessage, res: ServerResponse) => {
     const request = guard.requestStarted(req.socket);
-    res.once("close", () => request.done());
-    res.once("finish", () => request.done());
+    const observed = opts.observe?.(req.method ?? "", req.url ?? "/");
+    const done = () => {
+      request.done();
+      observed?.();
+    };
+    res.once("close", done);
+    res.once("finish", done);
     void opts.onRequest(req, res, connection(req.socket));
   });
   http.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     guard.requestStarted(socket as Socket);
+    const observed = opts.observe?.(req.method ?? "", req.url ?? "/");
+    if (observed) socket.once("close", observed);
     if (!opts.onUpgrade) return void socket.end(clientErrorAnswer(undefined));
     void opts.onUpgrade(req, socket, head, connection(socket as Socket));
   });

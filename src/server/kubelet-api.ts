@@ -22,6 +22,7 @@ import { defaultConnectionLimits, type ConnectionLimits } from "./connections.ts
 import { createHandler, requestUrl, type Routes } from "./handler.ts";
 import { listenHttp, type RequestConnection } from "./http-listener.ts";
 import { requestAttributes } from "./request-attributes.ts";
+import type { RequestObserver } from "./request-metrics.ts";
 import { send, textResponse } from "./respond.ts";
 import type { ServerHandle } from "./serve.ts";
 import type { ServingCert } from "./serving-cert.ts";
@@ -49,7 +50,12 @@ export interface KubeletApiOptions {
   limits?: ConnectionLimits;
   clock?: Clock;
   log: Logger;
+  /** The kubelet_http_* instrumentation (server_type "readwrite"). */
+  observe?: RequestObserver;
 }
+
+/** The paths the kubelet API serves besides its GET route table, for the request metrics' buckets. */
+export const kubeletApiPaths = ["/containerLogs/*", "/run/*", "/exec/*", "/attach/*", "/portForward/*"];
 
 /** node:tls's spelling of the kubelet's TLS options. */
 export interface TlsPolicy {
@@ -213,6 +219,7 @@ export async function listenKubeletApi(opts: KubeletApiOptions): Promise<ServerH
     log: opts.log,
     onRequest,
     onUpgrade,
+    ...(opts.observe && { observe: opts.observe }),
   });
   log.info("serving HTTPS", { address: opts.address, port: server.port, x509: opts.clientCA !== undefined, tlsMinVersion: opts.tls.minVersion });
   return {

@@ -9,6 +9,7 @@ import { realClock, type Clock, type Logger } from "../lib/index.ts";
 import { defaultConnectionLimits, type ConnectionLimits } from "./connections.ts";
 import { createHandler, type Routes } from "./handler.ts";
 import { listenHttp } from "./http-listener.ts";
+import type { RequestObserver } from "./request-metrics.ts";
 import { send } from "./respond.ts";
 
 export { ServerError } from "./http-listener.ts";
@@ -26,6 +27,8 @@ export interface ListenOptions {
   limits?: ConnectionLimits;
   clock?: Clock;
   log: Logger;
+  /** The kubelet_http_* instrumentation (the read-only port's). */
+  observe?: RequestObserver;
 }
 
 export interface ServerHandle {
@@ -48,6 +51,7 @@ export async function listen(opts: ListenOptions, routes: Routes): Promise<Serve
     clock: opts.clock ?? realClock,
     log: opts.log,
     onRequest: async (req, res) => send(res, await handle(req.method ?? "GET", req.url ?? "/"), req.method === "HEAD"),
+    ...(opts.observe && { observe: opts.observe }),
   });
   const port = server.port;
   const paths = Object.keys(routes).filter((p) => !p.endsWith("/*")).join(",");

@@ -12,6 +12,7 @@ import { kObj, type Pod, type PodStatus } from "../api/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import type { InhibitorLock } from "./logind.ts";
 import { podGracePeriod, shutdownGroups, shutdownStatus } from "./policy.ts";
+import { loadShutdownState, setShutdownMetrics, storeShutdownState, type ShutdownStateMetrics, type ShutdownTimes } from "./state.ts";
 
 export interface Logind {
   unavailableReason(): string | undefined;
@@ -28,6 +29,8 @@ export interface ShutdownDeps {
   killPod(pod: Pod, gracePeriodSeconds: number, statusFn: (status: PodStatus) => void): Promise<void>;
   clock: Clock;
   log: Logger;
+  /** Where the last shutdown's times are kept, and the gauges that show them. */
+  state?: { path: string; metrics: ShutdownStateMetrics };
 }
 
 export interface ShutdownOptions {
@@ -74,6 +77,7 @@ export class ShutdownManager {
       }
     }
     this.#lock = logind.acquireInhibitorLock();
+    this.#showLastShutdown();
     log.info("Creating node shutdown manager", { shutdownGracePeriodRequested: `${gracePeriodMs / 1000}s`, shutdownGracePeriodCriticalPods: `${criticalGracePeriodMs / 1000}s` });
     try {
       await logind.monitorShutdown((active) => {
@@ -86,10 +90,37 @@ export class ShutdownManager {
     }
   }
 
+  /** The times of the shutdown before this start (the kubelet's setMetrics). */
+  #showLastShutdown(): void {
+    const state = this.#deps.state;
+    if (!state) return;
+    try {
+      const times = loadShutdownState(state.path);
+      if (times.startMs !== undefined) state.metrics.gracefulShutdownStartTime.set(Math.floor(times.startMs / 1000));
+      if (times.endMs !== undefined) state.metrics.gracefulShutdownEndTime.set(Math.floor(times.endMs / 1000));
+    } catch (err) {
+      this.#deps.log.error("Failed to load graceful shutdown state", { path: state.path, err });
+    }
+  }
+
+  /** Stores and shows a time of this shutdown; a failed write is logged, the shutdown goes on. */
+  #recordShutdown(times: ShutdownTimes): void {
+    const state = this.#deps.state;
+    if (!state) return;
+    try {
+      storeShutdownState(state.path, times);
+    } catch (err) {
+      this.#deps.log.error("Failed to store graceful shutdown state", { path: state.path, err });
+    }
+    setShutdownMetrics(state.metrics, times);
+  }
+
   async #onShutdown(): Promise<void> {
     const { log, clock } = this.#deps;
     if (this.#shuttingDown) return;
     this.#shuttingDown = true;
+    const startMs = clock.now();
+    this.#recordShutdown({ startMs });
     log.info("Shutdown manager detected new shutdown event, isNodeShuttingDownNow", { event: "true" });
     const groups = shutdownGroups(this.#deps.activePods(), this.#opts.gracePeriodMs, this.#opts.criticalGracePeriodMs);
     for (const group of groups) {
@@ -108,6 +139,7 @@ export class ShutdownManager {
         }),
       );
     }
+    this.#recordShutdown({ startMs, endMs: clock.now() });
     log.info("Shutdown manager completed processing shutdown event, node will shutdown shortly");
     this.#lock?.release();
     this.#lock = undefined;

@@ -9,6 +9,7 @@
  */
 import { exposition, type MetricFamily, type Sample } from "./exposition.ts";
 import type { InterfaceStats } from "./cgroup.ts";
+import type { CgroupExtras } from "./cgroup-extras.ts";
 
 export interface CadvisorLabels {
   container: string;
@@ -27,6 +28,8 @@ export interface CadvisorContainer {
   memory?: { timeMs: number; usageBytes?: bigint; workingSetBytes?: bigint; rssBytes?: bigint };
   fs?: { timeMs: number; device: string; usedBytes: bigint }[];
   network?: { timeMs: number; interfaces: InterfaceStats[] };
+  /** What its cgroup says beyond usage (cgroup-extras.ts), read at timeMs. */
+  extras?: CgroupExtras & { timeMs: number };
 }
 
 export interface CadvisorMachine {
@@ -50,6 +53,20 @@ type Help = [name: string, help: string, type: "counter" | "gauge"];
 
 const help = {
   cpu: ["container_cpu_usage_seconds_total", "Cumulative cpu time consumed in seconds.", "counter"],
+  cpuUser: ["container_cpu_user_seconds_total", "Cumulative user cpu time consumed in seconds.", "counter"],
+  cpuSystem: ["container_cpu_system_seconds_total", "Cumulative system cpu time consumed in seconds.", "counter"],
+  cfsPeriods: ["container_cpu_cfs_periods_total", "Number of elapsed enforcement period intervals.", "counter"],
+  cfsThrottledPeriods: ["container_cpu_cfs_throttled_periods_total", "Number of throttled period intervals.", "counter"],
+  cfsThrottledSeconds: ["container_cpu_cfs_throttled_seconds_total", "Total time duration the container has been throttled.", "counter"],
+  cache: ["container_memory_cache", "Number of bytes of page cache memory.", "gauge"],
+  mappedFile: ["container_memory_mapped_file", "Size of memory mapped files in bytes.", "gauge"],
+  swap: ["container_memory_swap", "Container swap usage in bytes.", "gauge"],
+  failcnt: ["container_memory_failcnt", "Number of memory usage hits limits", "counter"],
+  maxUsage: ["container_memory_max_usage_bytes", "Maximum memory usage recorded in bytes", "gauge"],
+  specShares: ["container_spec_cpu_shares", "CPU share of the container.", "gauge"],
+  specPeriod: ["container_spec_cpu_period", "CPU period of the container.", "gauge"],
+  specQuota: ["container_spec_cpu_quota", "CPU quota of the container.", "gauge"],
+  specMemoryLimit: ["container_spec_memory_limit_bytes", "Memory limit for the container.", "gauge"],
   workingSet: ["container_memory_working_set_bytes", "Current working set in bytes.", "gauge"],
   usage: ["container_memory_usage_bytes", "Current memory usage in bytes, including all memory regardless of when it was accessed", "gauge"],
   rss: ["container_memory_rss", "Size of RSS in bytes.", "gauge"],
@@ -104,6 +121,27 @@ export function cadvisorMetrics(input: CadvisorInput): string {
       if (m.rssBytes !== undefined) add("rss", m.rssBytes, l, m.timeMs);
     }
     for (const fs of c.fs ?? []) add("fsUsage", fs.usedBytes, { ...l, device: fs.device }, fs.timeMs);
+    const x = c.extras;
+    if (x) {
+      const ns = (v: bigint) => Number(v) / 1e9;
+      add("cpuUser", ns(x.cpu.userNs), l, x.timeMs);
+      add("cpuSystem", ns(x.cpu.systemNs), l, x.timeMs);
+      if (x.cfs) {
+        add("cfsPeriods", x.cfs.periods, l, x.timeMs);
+        add("cfsThrottledPeriods", x.cfs.throttledPeriods, l, x.timeMs);
+        add("cfsThrottledSeconds", ns(x.cfs.throttledNs), l, x.timeMs);
+      }
+      add("cache", x.memory.cache, l, x.timeMs);
+      add("mappedFile", x.memory.mappedFile, l, x.timeMs);
+      if (x.memory.swap !== undefined) add("swap", x.memory.swap, l, x.timeMs);
+      if (x.memory.failcnt !== undefined) add("failcnt", x.memory.failcnt, l, x.timeMs);
+      if (x.memory.maxUsage !== undefined) add("maxUsage", x.memory.maxUsage, l, x.timeMs);
+      // The spec carries no timestamp, as cAdvisor's.
+      add("specShares", x.spec.cpuShares, l);
+      if (x.spec.cpuPeriod !== undefined) add("specPeriod", x.spec.cpuPeriod, l);
+      if (x.spec.cpuQuota !== undefined) add("specQuota", x.spec.cpuQuota, l);
+      add("specMemoryLimit", x.spec.memoryLimit, l);
+    }
     for (const iface of c.network?.interfaces ?? []) {
       for (const [key, field] of networkFields) add(key, iface[field] as bigint, { ...l, interface: iface.name }, c.network!.timeMs);
     }

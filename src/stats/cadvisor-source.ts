@@ -8,7 +8,9 @@
  *   pod's network from /proc/<sandbox pid>/net/dev, the pod's network namespace;
  * - the pod cgroup (container="", name="", image=""), when the sandbox sits in one (a parent
  *   cgroup named after the pod's UID): its CPU and memory, and the pod's network;
- * - the machine's cores and memory.
+ * - the machine's cores and memory;
+ * - for each of them, what its cgroup says beyond usage (cgroup-extras.ts): CPU split and
+ *   throttling, page cache, mapped files, swap, limit hits, peak, and the CPU and memory spec.
  * The verbose statuses are cached per container and sandbox (a cgroup, pid and image do not
  * change); a container or sandbox whose status cannot be read is left out and
  * container_scrape_error is 1 (one without stats yet is left out for this scrape only).
@@ -20,6 +22,7 @@ import { ContainerState, PodSandboxState, type CriClient } from "../cri/index.ts
 import type { Clock } from "../lib/index.ts";
 import { cadvisorMetrics, type CadvisorContainer, type CadvisorLabels } from "./cadvisor-metrics.ts";
 import { cgroupName, cgroupStats, parseNetDev } from "./cgroup.ts";
+import { cgroupExtras } from "./cgroup-extras.ts";
 import { deviceOf, parseMountinfo } from "./mounts.ts";
 import type { MachineInfo } from "./machine.ts";
 
@@ -116,7 +119,9 @@ export function createCadvisorSource(deps: CadvisorSourceDeps) {
         const labels: CadvisorLabels = { container: c.metadata?.name ?? "", id: info.cgroup, image: imageName(info.image, c.image?.image), name: c.id, ...pod };
         const at = (ts: bigint) => (ts > 0n ? nanosToMs(ts) : nowMs);
         const layer = s.writableLayer;
+        const extras = await cgroupExtras(info.cgroup, deps.cgroupRoot);
         out.push({
+          ...(extras && { extras: { ...extras, timeMs: nowMs } }),
           labels,
           creationMs: nanosToMs(c.createdAt),
           startMs: nanosToMs(c.createdAt),
@@ -142,8 +147,10 @@ export function createCadvisorSource(deps: CadvisorSourceDeps) {
         const createdMs = nanosToMs(sb.createdAt);
         const fromCgroup = async (id: string, labels: CadvisorLabels): Promise<CadvisorContainer> => {
           const cg = await cgroupStats(id, deps.cgroupRoot);
+          const extras = await cgroupExtras(id, deps.cgroupRoot);
           return {
             labels,
+            ...(extras && { extras: { ...extras, timeMs: nowMs } }),
             creationMs: createdMs,
             startMs: createdMs,
             ...(cg && { cpu: { timeMs: nowMs, usageCoreNanoSeconds: cg.usageCoreNanoSeconds } }),

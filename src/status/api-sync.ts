@@ -29,13 +29,14 @@ import { delay, Mailbox, type Clock, type Logger } from "../lib/index.ts";
 import type { StatusManager } from "./manager.ts";
 import { comparableStatus, isPodStatusByKubeletEqual, normalizeStatus } from "./normalize.ts";
 import { canBeDeleted, makeStatusPatch, mergePodStatus } from "./patch.ts";
+import type { PodStartupLatencyTracker } from "./startup-latency.ts";
 
 /** status_manager.go syncPeriod. */
 const SYNC_PERIOD_MS = 10_000;
 
 export interface StatusSyncDeps {
   client: Pick<ApiClient, "get" | "patch" | "delete">;
-  statusManager: Pick<StatusManager, "getPodStatus" | "version" | "isFinished" | "uids" | "onChange" | "deletePodStatus">;
+  statusManager: Pick<StatusManager, "getPodStatus" | "version" | "statusAt" | "isFinished" | "uids" | "onChange" | "deletePodStatus">;
   /** The desired pod of a UID (the pod manager), as its source last gave it. */
   podOf(uid: string): Pod | undefined;
   /** The mirror pod of a static pod, as the apiserver source last gave it; undefined if none. */
@@ -47,6 +48,9 @@ export interface StatusSyncDeps {
   answering?(signal: AbortSignal): Promise<void>;
   clock: Clock;
   log: Logger;
+  metrics?: { podStatusSyncDuration: { observe(seconds: number): void } };
+  /** The pod startup latency tracker: told of each status the apiserver accepted, and of pods forgotten. */
+  startupLatency?: Pick<PodStartupLatencyTracker, "recordStatusUpdated" | "deletePodStartupState">;
 }
 
 export interface StatusSync {
@@ -148,7 +152,11 @@ export function createStatusSync(deps: StatusSyncDeps): StatusSync {
         return;
       }
       log.debug("Status for pod updated successfully", { pod: podRef(apiPod), statusVersion: version }, 3);
+      deps.startupLatency?.recordStatusUpdated(updated);
     }
+    // From the pod's first status to the apiserver holding this one (the kubelet keeps `at` from the first version).
+    const at = statusManager.statusAt(uid);
+    if (at !== undefined) deps.metrics?.podStatusSyncDuration.observe(Math.floor(clock.now() - at) / 1000);
     sent.set(uid, version);
     if (isStaticPod(pod) || !canBeDeleted(updated, finished)) return;
     if (!(await heartbeatFirst(signal))) return;
@@ -164,6 +172,7 @@ export function createStatusSync(deps: StatusSyncDeps): StatusSync {
     log.debug("Pod fully terminated and removed from etcd", { pod: podRef(pod), podUID: uid }, 3);
     sent.delete(uid);
     statusManager.deletePodStatus(uid);
+    deps.startupLatency?.deletePodStartupState(uid);
   };
 
   /** Waits while the node's heartbeats go unanswered; false when the signal aborted meanwhile. */

@@ -6,3 +6,4 @@ export { createStatusGenerator, type StatusGenerator } from "./generator.ts";
 export { createStatusSync } from "./api-sync.ts";
 export { needToReconcilePodReadiness } from "./conditions.ts";
 export { PodReasonError, type ResizeConditions } from "./resize-conditions.ts";
+export { PodStartupLatencyTracker } from "./startup-latency.ts";

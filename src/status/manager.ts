@@ -28,6 +28,8 @@ export interface StatusManager {
   deletePodStatus(uid: string): void;
   /** Increases on every recorded change (0 = never set). */
   version(uid: string): number;
+  /** When the pod's first status was recorded (versionedPodStatus.at, which later versions keep). */
+  statusAt(uid: string): number | undefined;
   /** terminatePod ran: the pod will not change any more. */
   isFinished(uid: string): boolean;
   /** The UIDs with a status. */
@@ -42,6 +44,7 @@ interface VersionedStatus {
   status: PodStatus;
   version: number;
   podIsFinished: boolean;
+  at: number;
 }
 
 const terminatedUnknown = {
@@ -86,7 +89,7 @@ export function createStatusManager(deps: { clock: Clock; log: Logger }): Status
     normalizeStatus(pod, status);
 
     if (cached && !force && isPodStatusByKubeletEqual(cached.status, status)) return;
-    statuses.set(uid, { status, version: (cached?.version ?? 0) + 1, podIsFinished });
+    statuses.set(uid, { status, version: (cached?.version ?? 0) + 1, podIsFinished, at: cached?.at ?? now });
     for (const listener of listeners) listener(uid);
   };
 
@@ -131,6 +134,10 @@ export function createStatusManager(deps: { clock: Clock; log: Logger }): Status
 
     version(uid) {
       return statuses.get(uid)?.version ?? 0;
+    },
+
+    statusAt(uid) {
+      return statuses.get(uid)?.at;
     },
 
     isFinished(uid) {

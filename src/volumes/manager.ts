@@ -13,13 +13,14 @@
 import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { podRef, podUID, type ConfigMap, type Pod, type Secret, type Volume } from "../api/index.ts";
-import { pluginVolumeType, podVolumeDir, type NodeFacts } from "../container/index.ts";
+import { pluginVolumeType, podVolumeDir, volumePluginName, type NodeFacts } from "../container/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import { createSubpather, type Subpather } from "../subpath/index.ts";
 import { writeAtomically, type Payload } from "./atomic-writer.ts";
 import { emptyDirMemorySize, setUpDiskDir, setUpTmpfs } from "./emptydir.ts";
 import { realHostPathFs, setUpHostPath, type HostPathFs } from "./hostpath.ts";
 import { realMounter, type Mounter } from "./mounter.ts";
+import { VolumeStates } from "./states.ts";
 import { fsUserFrom, setVolumeOwnership } from "./ownership.ts";
 import { configMapPayload, DEFAULT_MODE, downwardAPIPayload, secretPayload } from "./payload.ts";
 import type { TokenManager } from "./tokens.ts";
@@ -75,11 +76,21 @@ export interface VolumeManagerDeps {
   hostPathFs?: HostPathFs;
   /** subPath mounts to clean up at teardown; default: the real one. */
   subpather?: Subpather;
+  /** storage_operation_duration_seconds: each set-up (volume_mount) and tear-down (volume_unmount). */
+  metrics?: StorageOperationMetrics;
+}
+
+type StorageOperationLabels = { volume_plugin: string; operation_name: string; status: string; migrated: string };
+
+export interface StorageOperationMetrics {
+  storageOperationDuration: { observe(labels: StorageOperationLabels, seconds: number): void };
 }
 
 export interface VolumeManager {
   /** Sets up every mounted volume of the pod; throws VolumeSetUpError naming each one that failed. */
   waitForAttachAndMount(pod: Pod, signal?: AbortSignal): Promise<void>;
+  /** The volumes to mount and those mounted, per plugin (volume_manager_total_volumes). */
+  totalVolumes(): ReturnType<VolumeStates["counts"]>;
   /** Cleans up the pod's subPath mounts, then unmounts and removes its volumes; its containers must be gone. */
   unmountPodVolumes(uid: string): Promise<void>;
 }
@@ -91,6 +102,7 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
   const mounter = deps.mounter ?? realMounter;
   const hostPathFs = deps.hostPathFs ?? realHostPathFs;
   const subpather = deps.subpather ?? createSubpather({ log: deps.log });
+  const states = new VolumeStates();
   const { log } = deps;
 
   function objectsOrFail(kind: string, namespace: string, name: string): VolumeObjects {
@@ -217,16 +229,41 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
     log.debug("Volume set up", { pod: podRef(pod), volume: volume.name, plugin: type, updated: written }, written ? 3 : 5);
   }
 
+  /** OperationCompleteHook: times one operation of a plugin; "success" or "fail-unknown". */
+  function operation(plugin: string | undefined, name: string): (ok: boolean) => void {
+    const start = deps.clock.now();
+    return (ok) => {
+      if (plugin === undefined) return;
+      deps.metrics?.storageOperationDuration.observe({ volume_plugin: plugin, operation_name: name, status: ok ? "success" : "fail-unknown", migrated: "false" }, (deps.clock.now() - start) / 1000);
+    };
+  }
+
+  /** Unmounts what is mounted at or under dir (deepest first), then removes dir. */
+  async function tearDown(uid: string, dir: string): Promise<void> {
+    for (const point of mounter.mountsUnder(dir)) {
+      await mounter.unmount(point);
+      log.debug("UnmountVolume.TearDown succeeded", { podUID: uid, path: point }, 3);
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+
   return {
     async waitForAttachAndMount(pod, signal) {
       const used = mountedVolumeNames(pod);
       const failures: VolumeFailure[] = [];
       for (const volume of pod.spec.volumes ?? []) {
         if (!used.has(volume.name)) continue;
+        const plugin = volumePluginName(volume);
+        const done = operation(plugin, "volume_mount");
+        if (plugin) states.record("desired_state_of_world", podUID(pod), volume.name, plugin);
         try {
           await setUp(pod, volume, signal);
+          done(true);
+          if (plugin) states.record("actual_state_of_world", podUID(pod), volume.name, plugin);
         } catch (err) {
           signal?.throwIfAborted();
+          done(false);
+          states.remove("actual_state_of_world", podUID(pod), volume.name);
           const message = err instanceof Error ? err.message : String(err);
           failures.push({ volume: volume.name, message });
           deps.recordEvent(pod, "Warning", "FailedMount", `MountVolume.SetUp failed for volume ${JSON.stringify(volume.name)} : ${message}`);
@@ -241,17 +278,32 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
       // and must never be inside the directory a removal walks.
       await subpather.cleanSubPaths(join(deps.podsDir, uid));
       const volumesDir = join(deps.podsDir, uid, "volumes");
-      for (const point of mounter.mountsUnder(volumesDir)) {
-        await mounter.unmount(point);
-        log.debug("UnmountVolume.TearDown succeeded", { podUID: uid, path: point }, 3);
+      // Each volume is torn down and timed on its own, as the kubelet's UnmountVolume operations.
+      for (const plugin of readdirOrEmpty(volumesDir)) {
+        for (const name of readdirOrEmpty(join(volumesDir, plugin))) {
+          const done = operation(plugin.replace("~", "/"), "volume_unmount");
+          try {
+            await tearDown(uid, join(volumesDir, plugin, name));
+            done(true);
+          } catch (err) {
+            done(false);
+            throw err;
+          }
+        }
       }
-      let plugins: string[];
-      try {
-        plugins = readdirSync(volumesDir);
-      } catch {
-        return;
-      }
-      for (const plugin of plugins) rmSync(join(volumesDir, plugin), { recursive: true, force: true });
+      // What is left: the (now empty) plugin directories, and anything mounted beside a volume.
+      for (const plugin of readdirOrEmpty(volumesDir)) await tearDown(uid, join(volumesDir, plugin));
+      states.forget(uid);
     },
+
+    totalVolumes: () => states.counts(),
   };
+}
+
+function readdirOrEmpty(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
 }

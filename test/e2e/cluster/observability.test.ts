@@ -7,15 +7,16 @@
  * held at 0.2 cores by its CPU limit and one holding 64 MiB. And /configz and /logs/ answer
  * through the apiserver's node proxy (its client certificate authenticated and its
  * SubjectAccessReview made by bunlet), with the node log query enabled by the config file.
+ * A HorizontalPodAutoscaler (kube-controller-manager's, reading metrics.k8s.io from the same
+ * metrics-server) scales a Deployment on the node from 1 to 3 under a CPU load and back to 1.
  */
 import { expect, test } from "bun:test";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
-import { REPO_ROOT } from "../../harness/images.ts";
-import { freePort } from "../agent/bunlet.ts";
 import { clusterNodeFixture } from "./fixture.ts";
-import { kubectlApply } from "./kubectl.ts";
+import { kubectlApply, kubectlJson } from "./kubectl.ts";
+import { startMetricsServer } from "./metrics-server.ts";
 
 const NODE = "bunlet-observe";
 const LOG_NAME = `bunlet-e2e-observe-${process.pid}`;
@@ -32,7 +33,7 @@ const fx = clusterNodeFixture({
     // The node log query is off by default, as in the kubelet.
     writeFileSync(join(f.dir, "config.yaml"), "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nenableSystemLogQuery: true\n");
     writeFileSync(LOG_FILE, "a line for the node log query\n");
-    await startMetricsServer(f.cluster.env.API_ADDRESS!, f.cluster.adminKubeconfig, f.dir);
+    metricsServer = await startMetricsServer(f.cluster, f.dir);
   },
   beforeRemove: () => {
     metricsServer?.kill("SIGKILL");
@@ -41,53 +42,6 @@ const fx = clusterNodeFixture({
 });
 const waitFor = fx.waitFor;
 const apply = (obj: unknown) => kubectlApply(fx.cluster, obj);
-
-async function startMetricsServer(address: string, kubeconfig: string, dir: string): Promise<void> {
-  const build = Bun.spawnSync(["bash", join(REPO_ROOT, "scripts/k8s/build-metrics-server.sh")], { stdout: "pipe", stderr: "pipe" });
-  if (build.exitCode !== 0) throw new Error(`build-metrics-server.sh failed: ${build.stderr.toString()}`);
-  const binary = build.stdout.toString().trim().split("\n").pop()!;
-  const port = await freePort();
-  const log = Bun.file(join(dir, "metrics-server.log"));
-  metricsServer = Bun.spawn(
-    [
-      binary,
-      `--kubeconfig=${kubeconfig}`,
-      `--authentication-kubeconfig=${kubeconfig}`,
-      `--authorization-kubeconfig=${kubeconfig}`,
-      `--bind-address=${address}`,
-      `--secure-port=${port}`,
-      `--cert-dir=${join(dir, "metrics-server-certs")}`,
-      "--kubelet-insecure-tls",
-      "--kubelet-preferred-address-types=InternalIP",
-      "--kubelet-use-node-status-port",
-      "--metric-resolution=15s",
-      "--v=2",
-    ],
-    { stdout: log, stderr: log },
-  );
-  // An APIService backed by a Service whose endpoint is this process (--enable-aggregator-routing).
-  const labels = { "kubernetes.io/service-name": "metrics-server" };
-  for (const obj of [
-    { apiVersion: "v1", kind: "Service", metadata: { name: "metrics-server", namespace: "kube-system" }, spec: { ports: [{ name: "https", port: 443, targetPort: port }] } },
-    { apiVersion: "v1", kind: "Endpoints", metadata: { name: "metrics-server", namespace: "kube-system" }, subsets: [{ addresses: [{ ip: address }], ports: [{ name: "https", port }] }] },
-    {
-      apiVersion: "discovery.k8s.io/v1",
-      kind: "EndpointSlice",
-      metadata: { name: "metrics-server-outside", namespace: "kube-system", labels: { ...labels, "endpointslice.kubernetes.io/managed-by": "bunlet-e2e" } },
-      addressType: "IPv4",
-      endpoints: [{ addresses: [address], conditions: { ready: true } }],
-      ports: [{ name: "https", port, protocol: "TCP" }],
-    },
-    {
-      apiVersion: "apiregistration.k8s.io/v1",
-      kind: "APIService",
-      metadata: { name: "v1beta1.metrics.k8s.io" },
-      spec: { service: { name: "metrics-server", namespace: "kube-system", port: 443 }, group: "metrics.k8s.io", version: "v1beta1", insecureSkipTLSVerify: true, groupPriorityMinimum: 100, versionPriority: 100 },
-    },
-  ]) {
-    await kubectlApply(fx.cluster, obj);
-  }
-}
 
 /** Busy CPU time (user + system, in seconds) of a process, from /proc/<pid>/stat. */
 function cpuSeconds(pid: number): number {
@@ -195,6 +149,66 @@ test("kubectl top node: the node's CPU and memory working set within 20 % of /pr
   expect(top!.cpu).toBeLessThanOrEqual(Math.max(...rates) * 1.2);
   expect(within(top!.memory, workingSet)).toBe(true);
 }, 120_000);
+
+test("an HPA scales a Deployment on the node from 1 to 3 under CPU load, and back to 1", async () => {
+  // The load switch: a host directory every replica mounts; while it holds `on`, each replica
+  // burns what its limit lets it (200m against a 100m request: 200 % against a 50 % target).
+  const switchDir = join(fx.dir, "load");
+  mkdirSync(switchDir, { recursive: true });
+  const loop = "while :; do if [ -e /load/on ]; then i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; else sleep 1; fi; done";
+  await apply({
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name: "scaled", namespace: "default" },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { app: "scaled" } },
+      template: {
+        metadata: { labels: { app: "scaled" } },
+        spec: {
+          tolerations: [{ operator: "Exists" }],
+          terminationGracePeriodSeconds: 1,
+          automountServiceAccountToken: false,
+          containers: [
+            {
+              name: "load",
+              image: BUSYBOX_IMAGE,
+              imagePullPolicy: "Never",
+              command: ["sh", "-c", loop],
+              resources: { requests: { cpu: "100m" }, limits: { cpu: "200m" } },
+              volumeMounts: [{ name: "switch", mountPath: "/load" }],
+            },
+          ],
+          volumes: [{ name: "switch", hostPath: { path: switchDir, type: "Directory" } }],
+        },
+      },
+    },
+  });
+  await apply({
+    apiVersion: "autoscaling/v2",
+    kind: "HorizontalPodAutoscaler",
+    metadata: { name: "scaled", namespace: "default" },
+    spec: {
+      scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: "scaled" },
+      minReplicas: 1,
+      maxReplicas: 3,
+      metrics: [{ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 50 } } }],
+      // No waiting on the way down (the default window is 5 minutes).
+      behavior: { scaleDown: { stabilizationWindowSeconds: 0, policies: [{ type: "Percent", value: 100, periodSeconds: 5 }] } },
+    },
+  });
+  const hpa = async () => (await kubectlJson(fx.cluster, ["get", "hpa", "scaled"])).status ?? {};
+  const replicas = async () => (await kubectlJson(fx.cluster, ["get", "deployment", "scaled"])).status?.readyReplicas ?? 0;
+  await waitFor("the HPA reading the idle replica's CPU", async () => (await hpa()).currentMetrics?.[0]?.resource?.current?.averageUtilization !== undefined, 180_000);
+  expect(await replicas()).toBe(1);
+  writeFileSync(join(switchDir, "on"), "");
+  await waitFor("3 ready replicas under load", async () => (await replicas()) === 3 && (await hpa()).desiredReplicas === 3, 240_000);
+  const pods = (await kubectlJson(fx.cluster, ["get", "pods", "-l", "app=scaled"])).items as { spec: { nodeName: string } }[];
+  expect(pods.map((p) => p.spec.nodeName)).toEqual([NODE, NODE, NODE]);
+  rmSync(join(switchDir, "on"));
+  await waitFor("back to 1 replica once idle", async () => (await hpa()).desiredReplicas === 1 && (await replicas()) === 1, 240_000);
+  await fx.cluster.kubectl(["delete", "hpa,deployment", "scaled", "--wait=false"]);
+}, 600_000);
 
 test("/configz and /logs/ through the apiserver's node proxy", async () => {
   const configz = await fx.cluster.kubectl(["get", "--raw", `/api/v1/nodes/${NODE}/proxy/configz`]);

@@ -85,6 +85,8 @@ describe("killPod", () => {
     await killing;
     expect(requests("StopContainer").map((r) => r.timeout)).toEqual([2n]);
     expect(h.clock.now() - h.fake.calls.find((x) => x.method === "StopContainer")!.at).toBe(0);
+    // The sleep hook cut short is counted.
+    expect((await h.metrics.sleepActionTerminatedEarly.get()).values[0]?.value).toBe(1);
   });
 
   test("a failing preStop hook does not prevent the stop", async () => {

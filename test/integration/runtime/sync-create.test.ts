@@ -33,6 +33,15 @@ describe("syncPod creates a new pod", () => {
     ]);
   });
 
+  test("RunPodSandbox is timed and its failures counted by runtime handler (kubelet_run_podsandbox_*)", async () => {
+    h.fake.failNext("RunPodSandbox", 2);
+    await h.sync(makePod({ containers: [c("a")] }));
+    await h.sync(makePod({ containers: [c("a")] }));
+    expect((await h.metrics.runPodSandboxErrors.get()).values).toEqual([{ labels: { runtime_handler: "" }, value: 1 }]);
+    const count = (await h.metrics.runPodSandboxDuration.get()).values.find((v) => v.metricName === "kubelet_run_podsandbox_duration_seconds_count");
+    expect(count).toMatchObject({ labels: { runtime_handler: "" }, value: 2 });
+  });
+
   test("a second sync of a running pod does nothing", async () => {
     const pod = makePod({ containers: [c("a")] });
     await h.sync(pod);

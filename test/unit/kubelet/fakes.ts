@@ -63,7 +63,8 @@ export function runtimePod(uid: string, name = "orphan"): RuntimePod {
 
 export class FakePodWorkers implements PodWorkers {
   updates: UpdatePodOptions[] = [];
-  states = new Map<string, { state: PodWorkType; orphan: boolean }>();
+  /** What syncKnownPods reports; hasConfig defaults to true, static to false. */
+  states = new Map<string, { state: PodWorkType; orphan: boolean; hasConfig?: boolean; static?: boolean }>();
   terminationRequested = new Set<string>();
   knownTerminated = new Set<string>();
   contentRemovable = new Set<string>();
@@ -74,7 +75,7 @@ export class FakePodWorkers implements PodWorkers {
   }
   syncKnownPods(desired: Pod[]) {
     this.syncKnownCalls.push(desired);
-    return new Map(this.states);
+    return new Map([...this.states].map(([uid, s]) => [uid, { hasConfig: true, static: false, ...s }]));
   }
   /** What each observeRuntimePods call was told (runtime pod UIDs). */
   observedRuntime: string[][] = [];

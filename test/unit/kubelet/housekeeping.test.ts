@@ -90,4 +90,32 @@ describe("housekeeping", () => {
     expect(h.podDirs.dirs.has("uid-gone")).toBe(true);
     expect(h.log.lines.some((l) => l.level === "error")).toBe(true);
   });
+
+  test("publishes desired, active, mirror, working and restarted pod counts as the kubelet's HandlePodCleanups", async () => {
+    const h = harness();
+    const value = async (g: { get(): Promise<{ values: { labels: object; value: number }[] }> }) =>
+      Object.fromEntries((await g.get()).values.map((v) => [Object.values(v.labels).join("/"), v.value]));
+    h.podManager.upsert(makePod("static-running"));
+    h.podManager.upsert(makePod("api-running", { source: "api" }));
+    h.podManager.upsert(makePod("api-done", { source: "api" }));
+    h.podManager.upsert(makePod("static-reused"));
+    h.statusManager.statuses.set("uid-api-done", { phase: "Succeeded" });
+    h.podWorkers.states.set("uid-static-running", { state: "SyncPod", orphan: false, static: true });
+    h.podWorkers.states.set("uid-api-running", { state: "SyncPod", orphan: false });
+    h.podWorkers.states.set("uid-api-done", { state: "TerminatedPod", orphan: false });
+    h.runtime.runtimePods = [runtimePod("uid-stray")];
+    await h.hk.run(new AbortController().signal);
+    expect(await value(h.metrics.desiredPods)).toEqual({ "": 2, true: 2 });
+    expect(await value(h.metrics.activePods)).toEqual({ "": 1, true: 2 });
+    expect(await value(h.metrics.mirrorPods)).toEqual({ "": 0 });
+    expect(await value(h.metrics.restartedPods)).toEqual({ "": 0, true: 1 });
+    const working = await value(h.metrics.workingPods);
+    expect(Object.keys(working)).toHaveLength(15);
+    expect(Object.fromEntries(Object.entries(working).filter(([, n]) => n > 0))).toEqual({
+      "sync/desired/true": 2,
+      "sync/desired/": 1,
+      "terminated/desired/": 1,
+      "terminating/runtime_only/unknown": 1,
+    });
+  });
 });

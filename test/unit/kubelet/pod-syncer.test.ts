@@ -205,6 +205,18 @@ describe("syncPod", () => {
     ]);
   });
 
+  test("the first (create) sync records the time from first seen to the worker starting", async () => {
+    const h = harness();
+    const pod = makePod("a");
+    h.podManager.upsert(pod);
+    await h.clock.advance(250);
+    await h.syncer.syncPod(h.signal, "create", pod, undefined, podStatus("uid-a"));
+    await h.syncer.syncPod(h.signal, "sync", pod, undefined, podStatus("uid-a"));
+    const values = (await h.metrics.podWorkerStartDuration.get()).values;
+    expect(values.find((v) => v.metricName === "kubelet_pod_worker_start_duration_seconds_count")?.value).toBe(1);
+    expect(values.find((v) => v.metricName === "kubelet_pod_worker_start_duration_seconds_sum")?.value).toBe(0.25);
+  });
+
   test("a pod adopted already Running (bunlet restarted) records no start duration", async () => {
     const h = harness();
     const pod = makePod("a");

@@ -1,7 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { Registry } from "prom-client";
 import pkg from "../../../package.json";
+import { readFileSync } from "node:fs";
 import { createMetrics } from "../../../src/metrics/index.ts";
+import { ipExtOctets } from "../../../src/metrics/process.ts";
 
 async function scrape(): Promise<Map<string, number>> {
   const registry = new Registry();
@@ -45,4 +47,16 @@ test("/metrics/probes carries process_start_time_seconds, as the kubelet's Regis
   const value = Number(/^process_start_time_seconds (\S+)$/m.exec(text)?.[1]);
   expect(value).toBeLessThanOrEqual(Date.now() / 1000 + 0.01);
   expect(value).toBeGreaterThan(Date.now() / 1000 - process.uptime() - 1);
+});
+
+test("process_network_*_bytes_total are the namespace's IpExt octets; process_virtual_memory_max_bytes the address-space limit", async () => {
+  expect(ipExtOctets("TcpExt: A B\nTcpExt: 1 2\nIpExt: InNoRoutes InOctets OutOctets\nIpExt: 0 1234 5678\n")).toEqual({ in: 1234, out: 5678 });
+  expect(ipExtOctets("")).toEqual({ in: 0, out: 0 });
+  const s = await scrape();
+  const now = ipExtOctets(readFileSync("/proc/self/net/netstat", "utf8"));
+  expect(s.get("process_network_receive_bytes_total")).toBeGreaterThan(0);
+  expect(s.get("process_network_receive_bytes_total")).toBeLessThanOrEqual(now.in);
+  expect(s.get("process_network_transmit_bytes_total")).toBeLessThanOrEqual(now.out);
+  const limit = /^Max address space\s+(\S+)/m.exec(readFileSync("/proc/self/limits", "utf8"))![1]!;
+  expect(s.get("process_virtual_memory_max_bytes")).toBe(limit === "unlimited" ? 2 ** 64 : Number(limit));
 });

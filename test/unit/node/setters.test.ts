@@ -67,6 +67,12 @@ describe("node status setters (nodestatus/setters.go)", () => {
     expect(status(n).daemonEndpoints).toEqual({ kubeletEndpoint: { Port: 10250 } });
   });
 
+  test("declaredFeatures: the list when there is one, no field when none (the kubelet's nil list)", () => {
+    expect("declaredFeatures" in status(setNodeStatus({}, inputs()))).toBe(false);
+    expect("declaredFeatures" in status(setNodeStatus({}, inputs({ declaredFeatures: [] })))).toBe(false);
+    expect((status(setNodeStatus({}, inputs({ declaredFeatures: ["A", "B"] }))) as { declaredFeatures?: string[] }).declaredFeatures).toEqual(["A", "B"]);
+  });
+
   test("huge pages reserved come out of allocatable memory", () => {
     const n = setNodeStatus({}, inputs({ machine: { ...machine, hugePages: [{ pageSizeBytes: 2 * 1024 * 1024, pages: 512 }] } }));
     expect(status(n).capacity!["hugepages-2Mi"]).toBe("1Gi");

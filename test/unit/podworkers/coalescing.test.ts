@@ -13,6 +13,21 @@ describe("pod workers: one serialized worker per pod, latest update wins", () =>
     expect(syncer.last().podStatus).toBe(status);
   });
 
+  test("each pod a worker starts is counted in kubelet_containers_per_pod_count once, by its containers", async () => {
+    const { workers, metrics, relist } = setupWorkers();
+    const two = makePod("two");
+    two.spec.containers.push({ name: "second", image: "busybox" });
+    workers.updatePod({ updateType: "create", pod: makePod("one") });
+    workers.updatePod({ updateType: "create", pod: two });
+    await workers.whenIdle();
+    workers.updatePod({ updateType: "sync", pod: two });
+    await relist();
+    await workers.whenIdle();
+    const values = (await metrics.containersPerPodCount.get()).values;
+    expect(values.find((v) => v.metricName === "kubelet_containers_per_pod_count_count")?.value).toBe(2);
+    expect(values.find((v) => v.metricName === "kubelet_containers_per_pod_count_sum")?.value).toBe(3);
+  });
+
   test("updates that arrive while a sync runs coalesce: only the latest one runs next", async () => {
     const { workers, syncer, relist } = setupWorkers();
     syncer.next("syncPod", "hold");

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { diffFamilies, parseFamilies } from "../../../scripts/lib/metric-families.ts";
+import { diffFamilies, formatReference, parseFamilies, parseReference } from "../../../scripts/lib/metric-families.ts";
 
 const kubelet = `# HELP a_total A.
 # TYPE a_total counter
@@ -29,11 +29,19 @@ bunlet_own{k="v"} 1
 
 test("families with their types and label names (le left out), and the diff of two agents", () => {
   const up = parseFamilies(kubelet);
-  expect(up.get("h")).toEqual({ type: "histogram", labels: ["op"] });
-  expect(up.get("a_total")).toEqual({ type: "counter", labels: ["x", "y"] });
+  expect(up.get("h")).toEqual({ type: "histogram", labels: ["op"], help: "Hist." });
+  expect(up.get("a_total")).toEqual({ type: "counter", labels: ["x", "y"], help: "A." });
   expect(diffFamilies(up, parseFamilies(bunlet))).toEqual({
     missing: ["only_kubelet gauge{}"],
     different: ["a_total counter{x,y} ≠ a_total counter{x}", "typed gauge{} ≠ typed counter{}"],
     extra: ["bunlet_own gauge{k}"],
   });
+});
+
+test("help texts are compared where both have one, and the reference list reads back what it wrote", () => {
+  const up = parseFamilies("# HELP g [ALPHA] Line one\\nand a \\\\ backslash.\n# TYPE g gauge\ng{k=\"v\"} 1\n");
+  expect(up.get("g")).toEqual({ type: "gauge", labels: ["k"], help: "[ALPHA] Line one\nand a \\ backslash." });
+  expect(diffFamilies(up, parseFamilies("# HELP g Other.\n# TYPE g gauge\ng{k=\"v\"} 1\n")).different).toEqual([`g help "[ALPHA] Line one\\nand a \\\\ backslash." ≠ "Other."`]);
+  const ref = new Map([["/metrics", up]]);
+  expect(parseReference(formatReference(ref))).toEqual(ref);
 });

@@ -1,4 +1,9 @@
 import { describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Registry } from "prom-client";
+import { createMetrics } from "../../../src/metrics/index.ts";
 import type { Pod, PodStatus } from "../../../src/api/index.ts";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/testing.ts";
 import { ShutdownManager, type Logind } from "../../../src/shutdown/manager.ts";
@@ -118,5 +123,51 @@ describe("ShutdownManager", () => {
     stop.abort();
     await running;
     expect(fake.calls.at(-1)).toBe("release");
+  });
+
+  test("the shutdown's start and end go to graceful_node_shutdown_state and the gauges; the next start shows them again", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "bunlet-shutdown-"));
+    try {
+      const path = join(dir, "graceful_node_shutdown_state");
+      const clock = new FakeClock(Date.UTC(2026, 0, 1, 12, 0, 0));
+      const start = clock.now() / 1000;
+      const run = async (metrics: ReturnType<typeof createMetrics>, work: (fake: ReturnType<typeof fakeLogind>) => Promise<void>) => {
+        const fake = fakeLogind({ delayMs: 30_000 });
+        const stop = new AbortController();
+        const m = new ShutdownManager(
+          {
+            logind: fake.logind,
+            activePods: () => [pod("web", 0, 5)],
+            killPod: async () => clock.advance(3000),
+            clock,
+            log: createMemoryLogger(),
+            state: { path, metrics },
+          },
+          { gracePeriodMs: 30_000, criticalGracePeriodMs: 10_000 },
+        );
+        const running = m.run(stop.signal);
+        await Bun.sleep(0);
+        await work(fake);
+        stop.abort();
+        await running;
+      };
+      const gauges = async (metrics: ReturnType<typeof createMetrics>) => [
+        (await metrics.gracefulShutdownStartTime.get()).values[0]?.value,
+        (await metrics.gracefulShutdownEndTime.get()).values[0]?.value,
+      ];
+      const before = createMetrics(new Registry());
+      await run(before, async (fake) => {
+        fake.announce(true);
+        for (let i = 0; i < 5; i++) await Bun.sleep(0);
+      });
+      expect(await gauges(before)).toEqual([start, start + 3]);
+      expect(JSON.parse(readFileSync(path, "utf8"))).toEqual({ startTime: "2026-01-01T12:00:00.000Z", endTime: "2026-01-01T12:00:03.000Z" });
+      // After the reboot: the gauges show the last shutdown before any new one.
+      const after = createMetrics(new Registry());
+      await run(after, async () => {});
+      expect(await gauges(after)).toEqual([start, start + 3]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

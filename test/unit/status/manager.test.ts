@@ -24,6 +24,18 @@ describe("status manager", () => {
     expect(manager.getPodStatus("uid-1")?.startTime).toBe("2026-01-01T12:00:00Z");
   });
 
+  test("statusAt is the time of the pod's first status, kept by later versions (versionedPodStatus.at)", async () => {
+    const { manager, clock } = setup();
+    const pod = podWith({ containers: [c("app")] });
+    expect(manager.statusAt("uid-1")).toBeUndefined();
+    manager.setPodStatus(pod, { phase: "Pending", containerStatuses: [waiting("app", "ContainerCreating")] });
+    const first = clock.now();
+    await clock.advance(3_000);
+    manager.setPodStatus(pod, { phase: "Running", containerStatuses: [running("app")] });
+    expect(manager.version("uid-1")).toBe(2);
+    expect(manager.statusAt("uid-1")).toBe(first);
+  });
+
   test("the version moves only when something the kubelet owns changed", () => {
     const { manager } = setup();
     const pod = podWith({ containers: [c("app")] });
