@@ -71,7 +71,9 @@ const allowed: Record<string, readonly string[]> = {
   eviction: ["api", "lib"],
   // Graceful node shutdown on systemd-logind (busctl, gdbus, systemd-inhibit); pods are stopped through the wiring.
   shutdown: ["api", "lib"],
-  kubelet: ["admission", "api", "apiclient", "checkpoint", "config", "container", "containerd", "cri", "events", "eviction", "imagegc", "lib", "logs", "metrics", "mirrorpods", "node", "pleg", "podconfig", "podworkers", "prober", "runtime", "runtimeclass", "server", "shutdown", "stats", "status", "volumes"],
+  kubelet: ["admission", "api", "apiclient", "checkpoint", "config", "container", "containerd", "cri", "events", "eviction", "imagegc", "lib", "logs", "metrics", "mirrorpods", "network", "node", "pleg", "podconfig", "podworkers", "prober", "runtime", "runtimeclass", "server", "shutdown", "stats", "status", "volumes"],
+  // The embedded runtime's pod network in a cluster (issue 28): Nodes through the API client, host tools.
+  network: ["apiclient", "lib"],
   // Subcommands beside the agent (`bunlet crictl`): the CRI client and the embedded containerd's paths.
   cli: ["containerd", "cri", "lib"],
 };

@@ -45,6 +45,10 @@ export interface BunletConfig extends EdgeConfig {
   podCIDR: string;
   /** --cni-bridge-name (bunlet): the embedded containerd's CNI bridge, so two bunlets on one host do not share one. */
   cniBridgeName: string;
+  /** --cni-conf-dir: the host's CNI conf dir the embedded containerd reads (a cluster CNI's); "" = bunlet renders its own bridge. */
+  cniConfDir: string;
+  /** --cni-bin-dir: where the embedded containerd finds CNI plugins; "" = /usr/lib/cni. */
+  cniBinDir: string;
   /** --containerd (bunlet): the containerd binary the embedded containerd runs; "" = containerd on PATH. */
   containerdPath: string;
   /** --hostname-override / --node-name, else the OS hostname; always lower-cased. */
@@ -188,6 +192,8 @@ export const defaults = {
   containerLogsDir: "/var/log/containers",
   podCIDR: "",
   cniBridgeName: "bunlet0",
+  cniConfDir: "",
+  cniBinDir: "",
   containerdPath: "",
   cgroupDriver: "cgroupfs" as CgroupDriver,
   resolvConf: "/etc/resolv.conf",

@@ -1,0 +1,150 @@
+/**
+ * The pod network of a joined node: a watch of every Node (one list, then only changes), and on
+ * each change (and every resync period) one pass that (1) hands this Node's pod CIDR to the
+ * runtime once it is assigned or changes, (2) with host-gw, makes the kernel's bunlet routes
+ * match the other Nodes' pod CIDRs, and (3) keeps the masquerade chains. Nothing is removed at
+ * shutdown: routes and rules stay with the pods, which keep running.
+ */
+import type { Node } from "kubernetes-types/core/v1";
+import { createReflector, ObjectStore, type ApiClient, type KubeObject } from "../apiclient/index.ts";
+import { delay, Mailbox, type Clock, type Logger } from "../lib/index.ts";
+import type { HostNetwork } from "./host.ts";
+import { choosePodCIDR, nodePodCIDRs } from "./pod-cidr.ts";
+import { desiredRoutes, planRoutes } from "./routes.ts";
+
+/** How long to wait for the controller-manager to assign a range before the fallback (k3s waits forever). */
+const DEFAULT_WAIT_FOR_POD_CIDR_MS = 30_000;
+/** Routes and rules are checked again this often, so a route someone deleted comes back. */
+const DEFAULT_RESYNC_MS = 30_000;
+
+/** Gives the runtime its pod range: the embedded containerd's conflist, or CRI UpdateRuntimeConfig. */
+export type PodCIDRApplier = (cidrs: string, origin: "node" | "fallback") => Promise<void>;
+
+export interface PodNetworkDeps {
+  client: Pick<ApiClient, "list" | "watch">;
+  apply: PodCIDRApplier;
+  /** Given with host-gw routing (the embedded runtime's bridge on the Node's range). */
+  host?: HostNetwork;
+  clock: Clock;
+  random: () => number;
+  log: Logger;
+}
+
+export interface PodNetworkOptions {
+  nodeName: string;
+  /** --pod-cidr; "" takes the Node's. */
+  flagPodCIDR: string;
+  /** The range the runtime gets when the Node has none after waitForPodCIDRMs; none = keep waiting. */
+  fallbackPodCIDR?: string;
+  /** The Node's pod CIDR the runtime already has (the last run's conflist), so it is not handed again. */
+  appliedPodCIDR?: string;
+  waitForPodCIDRMs?: number;
+  resyncMs?: number;
+}
+
+export interface PodNetwork {
+  /** Runs until the signal aborts. */
+  run(signal: AbortSignal): Promise<void>;
+  /** The range the runtime was given last ("" = none yet). */
+  podCIDR(): string;
+}
+
+type Wake = "nodes" | "resync" | "fallback";
+
+export function createPodNetwork(deps: PodNetworkDeps, opts: PodNetworkOptions): PodNetwork {
+  const { clock, log } = deps;
+  const wake = new Mailbox<Wake>();
+  const nodes = new ObjectStore<Node & KubeObject>({ onChange: () => void wake.put("nodes") });
+  // Every Node, not only this one: host-gw routes lead to all of them (flannel watches the same).
+  const reflector = createReflector<Node & KubeObject>({ client: deps.client, path: "/api/v1/nodes", store: nodes, clock, random: deps.random, log, name: "*v1.Node" });
+  let applied = opts.appliedPodCIDR ?? "";
+  // Routes and rules belong to a range from the Node; a fallback range is this host's alone.
+  let appliedFrom: "node" | "fallback" | undefined = applied === "" ? undefined : "node";
+  let fallbackDue = false;
+  let lastProblems = "";
+
+  const syncPodCIDR = async (self: Node | undefined) => {
+    const choice = choosePodCIDR(opts.flagPodCIDR, self);
+    let cidrs: string | undefined;
+    let origin: "node" | "fallback" = "node";
+    if (choice.source === "flag" || choice.source === "node") cidrs = choice.cidrs;
+    else if (choice.source === "invalid") log.error("Cannot use the Node's pod CIDR; pods keep the range they have", { reason: choice.reason });
+    else if (fallbackDue && applied === "" && opts.fallbackPodCIDR) {
+      cidrs = opts.fallbackPodCIDR;
+      origin = "fallback";
+      log.warn("The Node has no spec.podCIDR (is kube-controller-manager run with --allocate-node-cidrs?); pods get the fallback range, and no routes lead to them from other nodes", {
+        waitedSeconds: (opts.waitForPodCIDRMs ?? DEFAULT_WAIT_FOR_POD_CIDR_MS) / 1000,
+        podCIDR: cidrs,
+      });
+    }
+    if (cidrs === undefined || cidrs === applied) return;
+    try {
+      await deps.apply(cidrs, origin);
+    } catch (err) {
+      log.error("Error updating pod CIDR; retrying at the next Node change or resync", { err: `failed to update pod CIDR: ${err instanceof Error ? err.message : String(err)}` });
+      return;
+    }
+    log.info("Updating Pod CIDR", { originalPodCIDR: applied, newPodCIDR: cidrs });
+    applied = cidrs;
+    appliedFrom = origin;
+  };
+
+  const syncRoutes = async (host: HostNetwork, all: Node[]) => {
+    const local = await host.localAddresses();
+    const { routes, skipped } = desiredRoutes(all, opts.nodeName, local);
+    const problems = skipped.map((s) => `${s.node}: ${s.reason}`).join("; ");
+    if (problems !== lastProblems && problems !== "") log.warn("Some nodes get no route to their pods", { nodes: problems });
+    lastProblems = problems;
+    const plan = planRoutes(routes, await host.listRoutes());
+    for (const route of [...plan.add, ...plan.replace]) {
+      try {
+        await host.replaceRoute(route);
+        log.info("Route to a node's pods", { node: route.node, podCIDR: route.dst, via: route.via });
+      } catch (err) {
+        // The kernel refuses a gateway that is not on a connected network: host-gw needs one L2 segment.
+        log.error("Cannot route to a node's pods (host-gw needs the node's InternalIP on a directly connected network); retrying at the next resync", {
+          node: route.node,
+          podCIDR: route.dst,
+          via: route.via,
+          err,
+        });
+      }
+    }
+    for (const route of plan.delete) {
+      await host.deleteRoute(route);
+      log.info("Removed the route to a node that is gone", { podCIDR: route.dst, via: route.via });
+    }
+    const ownRanges = applied === "" ? [] : applied.split(",");
+    if (ownRanges.length > 0) await host.syncRules({ local: ownRanges, cluster: all.flatMap((n) => nodePodCIDRs(n)) });
+  };
+
+  const sync = async () => {
+    const all = nodes.list();
+    await syncPodCIDR(all.find((n) => n.metadata?.name === opts.nodeName));
+    // Before the first list, every route would look stale: none is touched until the Nodes are known.
+    if (deps.host && reflector.hasSynced() && appliedFrom === "node") await syncRoutes(deps.host, all);
+  };
+
+  const run = async (signal: AbortSignal) => {
+    const watching = reflector.run(signal);
+    const ticking = (async () => {
+      while (await delay(clock, opts.resyncMs ?? DEFAULT_RESYNC_MS, signal)) wake.put("resync");
+    })();
+    const waiting = (async () => {
+      if (await delay(clock, opts.waitForPodCIDRMs ?? DEFAULT_WAIT_FOR_POD_CIDR_MS, signal)) {
+        fallbackDue = true;
+        wake.put("fallback");
+      }
+    })();
+    while ((await wake.take(signal)) !== undefined) {
+      try {
+        await sync();
+      } catch (err) {
+        log.error("Pod network sync failed; retrying at the next Node change or resync", { err });
+      }
+    }
+    await Promise.all([watching, ticking, waiting]);
+  };
+
+  return { run, podCIDR: () => applied };
+}
