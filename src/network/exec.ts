@@ -16,7 +16,7 @@ export const runCommand: CommandRunner = async (argv, stdin) => {
 };
 
 /** A tool that exited non-zero: the command line and its own words. */
-export class HostNetworkError extends Error {
+class HostNetworkError extends Error {
   readonly argv: readonly string[];
   constructor(argv: readonly string[], result: CommandResult) {
     super(`${argv.join(" ")} exited with code ${result.code}: ${result.stderr.trim() || result.stdout.trim()}`);

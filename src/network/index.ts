@@ -3,6 +3,6 @@
  * runtime), host-gw routes to the other Nodes' pod CIDRs, and the masquerade rules. Depends on
  * lib and apiclient; the wiring says how a pod CIDR reaches the runtime.
  */
-export { createPodNetwork, type PodCIDRApplier, type PodNetwork } from "./controller.ts";
+export { createPodNetwork, type PodCIDRApplier } from "./controller.ts";
 export { createHostNetwork } from "./host.ts";
 export { runCommand } from "./exec.ts";

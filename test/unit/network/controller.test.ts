@@ -1,0 +1,120 @@
+import { describe, expect, test } from "bun:test";
+import type { Node } from "kubernetes-types/core/v1";
+import type { ApiClient, WatchEvent } from "../../../src/apiclient/index.ts";
+import { Channel, FakeClock, flushMicrotasks, silentLogger } from "../../../src/lib/index.ts";
+import { createPodNetwork } from "../../../src/network/controller.ts";
+import type { HostNetwork } from "../../../src/network/host.ts";
+import type { PodRoute } from "../../../src/network/routes.ts";
+
+function node(name: string, podCIDR: string | undefined, ip: string): Node {
+  return { metadata: { name, resourceVersion: "1" }, spec: podCIDR ? { podCIDR, podCIDRs: [podCIDR] } : {}, status: { addresses: [{ type: "InternalIP", address: ip }] } };
+}
+
+/** A Nodes collection: one list, then the events the test sends. */
+function fakeNodes(initial: Node[]) {
+  const events = new Channel<WatchEvent<Node>>(16);
+  const client: Pick<ApiClient, "list" | "watch"> = {
+    list: async <T,>() => ({ items: initial as T[], metadata: { resourceVersion: "1" } }),
+    watch: <T,>(_path: string, opts?: { signal?: AbortSignal }) => {
+      // The apiserver ends a watch when the client goes away.
+      opts?.signal?.addEventListener("abort", () => events.close(), { once: true });
+      return events as unknown as AsyncIterable<WatchEvent<T>>;
+    },
+  };
+  return { client, send: (type: WatchEvent<Node>["type"], object: Node) => events.send({ type, object } as WatchEvent<Node>) };
+}
+
+function fakeHost(routes: PodRoute[] = []) {
+  const rules: string[][] = [];
+  const host: HostNetwork = {
+    listRoutes: async () => [...routes],
+    replaceRoute: async (r) => void routes.splice(0, routes.length, ...routes.filter((x) => x.dst !== r.dst), { dst: r.dst, via: r.via }),
+    deleteRoute: async (r) => void routes.splice(0, routes.length, ...routes.filter((x) => x.dst !== r.dst)),
+    localAddresses: async () => new Set(["192.168.5.1"]),
+    syncRules: async (input) => void rules.push([...input.local, "|", ...input.cluster]),
+  };
+  return { host, routes, rules };
+}
+
+/** Lets the reflector, the store's wake-up and one sync pass run (all on promises, no timers). */
+async function settle() {
+  for (let i = 0; i < 20; i++) await flushMicrotasks();
+}
+
+describe("the pod network of a joined node", () => {
+  test("waits for the Node's range, hands it to the runtime once assigned, and then routes to the other nodes", async () => {
+    const clock = new FakeClock();
+    const nodes = fakeNodes([node("a", undefined, "192.168.5.1"), node("b", "10.90.1.0/24", "192.168.5.2")]);
+    const { host, routes, rules } = fakeHost();
+    const applied: string[] = [];
+    const net = createPodNetwork(
+      { client: nodes.client, apply: async (c, origin) => void applied.push(`${c} ${origin}`), host, clock, random: () => 0, log: silentLogger },
+      { nodeName: "a", flagPodCIDR: "", fallbackPodCIDR: "10.88.0.0/16" },
+    );
+    const stop = new AbortController();
+    const running = net.run(stop.signal);
+    await settle();
+    expect(applied).toEqual([]);
+    expect(routes).toEqual([]); // no range of its own yet: no routes, no rules
+
+    await nodes.send("MODIFIED", node("a", "10.90.0.0/24", "192.168.5.1"));
+    await settle();
+    expect(applied).toEqual(["10.90.0.0/24 node"]);
+    expect(net.podCIDR()).toBe("10.90.0.0/24");
+    expect(routes).toEqual([{ dst: "10.90.1.0/24", via: "192.168.5.2" }]);
+    expect(rules.at(-1)).toEqual(["10.90.0.0/24", "|", "10.90.0.0/24", "10.90.1.0/24"]);
+
+    await nodes.send("DELETED", node("b", "10.90.1.0/24", "192.168.5.2"));
+    await settle();
+    expect(routes).toEqual([]);
+    stop.abort();
+    await running;
+  });
+
+  test("a Node never given a range gets the fallback after the wait, and no routes", async () => {
+    const clock = new FakeClock();
+    const nodes = fakeNodes([node("a", undefined, "192.168.5.1"), node("b", "10.90.1.0/24", "192.168.5.2")]);
+    const { host, routes } = fakeHost();
+    const applied: string[] = [];
+    const net = createPodNetwork(
+      { client: nodes.client, apply: async (c, origin) => void applied.push(`${c} ${origin}`), host, clock, random: () => 0, log: silentLogger },
+      { nodeName: "a", flagPodCIDR: "", fallbackPodCIDR: "10.88.0.0/16", waitForPodCIDRMs: 30_000 },
+    );
+    const ctl = new AbortController();
+    const running = net.run(ctl.signal);
+    await clock.whenTimer(30_000);
+    clock.advance(30_000);
+    await settle();
+    expect(applied).toEqual(["10.88.0.0/16 fallback"]);
+    expect(routes).toEqual([]);
+    // Assigned later: the Node's range replaces the fallback, and routing starts.
+    await nodes.send("MODIFIED", node("a", "10.90.0.0/24", "192.168.5.1"));
+    await settle();
+    expect(applied).toEqual(["10.88.0.0/16 fallback", "10.90.0.0/24 node"]);
+    expect(routes).toEqual([{ dst: "10.90.1.0/24", via: "192.168.5.2" }]);
+    ctl.abort();
+    await running;
+  });
+
+  test("a restart with the last run's range keeps it and the routes: nothing is re-applied or removed", async () => {
+    const clock = new FakeClock();
+    const nodes = fakeNodes([node("a", "10.90.0.0/24", "192.168.5.1"), node("b", "10.90.1.0/24", "192.168.5.2")]);
+    const { host, routes } = fakeHost([{ dst: "10.90.1.0/24", via: "192.168.5.2" }]);
+    const calls: string[] = [];
+    const spy: HostNetwork = { ...host, replaceRoute: async (r) => void calls.push(`replace ${r.dst}`), deleteRoute: async (r) => void calls.push(`delete ${r.dst}`) };
+    const applied: string[] = [];
+    const net = createPodNetwork(
+      { client: nodes.client, apply: async (c) => void applied.push(c), host: spy, clock, random: () => 0, log: silentLogger },
+      { nodeName: "a", flagPodCIDR: "", appliedPodCIDR: "10.90.0.0/24" },
+    );
+    const ctl = new AbortController();
+    const running = net.run(ctl.signal);
+    await nodes.send("MODIFIED", node("b", "10.90.1.0/24", "192.168.5.2"));
+    await settle();
+    expect(applied).toEqual([]);
+    expect(calls).toEqual([]);
+    expect(routes).toEqual([{ dst: "10.90.1.0/24", via: "192.168.5.2" }]);
+    ctl.abort();
+    await running;
+  });
+});
