@@ -62,6 +62,7 @@ export function createPodNetwork(deps: PodNetworkDeps, opts: PodNetworkOptions):
   let appliedFrom: "node" | "fallback" | undefined = applied === "" ? undefined : "node";
   let fallbackDue = false;
   let lastProblems = "";
+  let routesSynced = false;
 
   const syncPodCIDR = async (self: Node | undefined) => {
     const choice = choosePodCIDR(opts.flagPodCIDR, self);
@@ -116,6 +117,8 @@ export function createPodNetwork(deps: PodNetworkDeps, opts: PodNetworkOptions):
     }
     const ownRanges = applied === "" ? [] : applied.split(",");
     if (ownRanges.length > 0) await host.syncRules({ local: ownRanges, cluster: all.flatMap((n) => nodePodCIDRs(n)) });
+    if (!routesSynced) log.info("Routes to the other nodes' pods are in place", { podCIDR: applied, routes: routes.length });
+    routesSynced = true;
   };
 
   const sync = async () => {
