@@ -112,8 +112,12 @@ export function createPodNetwork(deps: PodNetworkDeps, opts: PodNetworkOptions):
       }
     }
     for (const route of plan.delete) {
-      await host.deleteRoute(route);
-      log.info("Removed the route to a node that is gone", { podCIDR: route.dst, via: route.via });
+      try {
+        await host.deleteRoute(route);
+        log.info("Removed the route to a node that is gone", { podCIDR: route.dst, via: route.via });
+      } catch (err) {
+        log.error("Cannot remove the route to a node that is gone; retrying at the next resync", { podCIDR: route.dst, via: route.via, err });
+      }
     }
     const ownRanges = applied === "" ? [] : applied.split(",");
     if (ownRanges.length > 0) await host.syncRules({ local: ownRanges, cluster: all.flatMap((n) => nodePodCIDRs(n)) });

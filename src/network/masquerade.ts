@@ -31,7 +31,7 @@ export function renderRules(input: MasqueradeInput, family: 4 | 6): string {
     for (const dst of cluster) {
       nat.push(`-A ${POSTROUTING_CHAIN} -s ${src} -d ${dst} -m comment --comment "bunlet: pod to pod, source kept" -j RETURN`);
     }
-    nat.push(`-A ${POSTROUTING_CHAIN} -s ${src} ! -d ${MULTICAST[family]} -m comment --comment "bunlet: leaving the cluster's pod ranges" -j MASQUERADE`);
+    nat.push(`-A ${POSTROUTING_CHAIN} -s ${src} ! -d ${MULTICAST[family]} -m comment --comment "bunlet: leaving the pod ranges" -j MASQUERADE`);
   }
   const filter = [`:${FORWARD_CHAIN} - [0:0]`];
   for (const cidr of cluster) {

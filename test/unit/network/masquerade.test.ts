@@ -9,7 +9,7 @@ describe("the masquerade rules", () => {
       `:${POSTROUTING_CHAIN} - [0:0]`,
       `-A ${POSTROUTING_CHAIN} -s 10.90.0.0/24 -d 10.90.0.0/24 -m comment --comment "bunlet: pod to pod, source kept" -j RETURN`,
       `-A ${POSTROUTING_CHAIN} -s 10.90.0.0/24 -d 10.90.1.0/24 -m comment --comment "bunlet: pod to pod, source kept" -j RETURN`,
-      `-A ${POSTROUTING_CHAIN} -s 10.90.0.0/24 ! -d 224.0.0.0/4 -m comment --comment "bunlet: leaving the cluster's pod ranges" -j MASQUERADE`,
+      `-A ${POSTROUTING_CHAIN} -s 10.90.0.0/24 ! -d 224.0.0.0/4 -m comment --comment "bunlet: leaving the pod ranges" -j MASQUERADE`,
       "COMMIT",
       "*filter",
       `:${FORWARD_CHAIN} - [0:0]`,
