@@ -55,8 +55,18 @@ export function createPodNetwork(deps: PodNetworkDeps, opts: PodNetworkOptions):
   const { clock, log } = deps;
   const wake = new Mailbox<Wake>();
   const nodes = new ObjectStore<Node & KubeObject>({ onChange: () => void wake.put("nodes") });
-  // Every Node, not only this one: host-gw routes lead to all of them (flannel watches the same).
-  const reflector = createReflector<Node & KubeObject>({ client: deps.client, path: "/api/v1/nodes", store: nodes, clock, random: deps.random, log, name: "*v1.Node" });
+  // With host-gw every Node, since routes lead to all of them (flannel watches the same); else
+  // only this one, for its pod CIDR.
+  const reflector = createReflector<Node & KubeObject>({
+    client: deps.client,
+    path: "/api/v1/nodes",
+    fieldSelector: deps.host ? undefined : `metadata.name=${opts.nodeName}`,
+    store: nodes,
+    clock,
+    random: deps.random,
+    log,
+    name: "*v1.Node",
+  });
   let applied = opts.appliedPodCIDR ?? "";
   // Routes and rules belong to a range from the Node; a fallback range is this host's alone.
   let appliedFrom: "node" | "fallback" | undefined = applied === "" ? undefined : "node";

@@ -13,15 +13,19 @@ function node(name: string, podCIDR: string | undefined, ip: string): Node {
 /** A Nodes collection: one list, then the events the test sends. */
 function fakeNodes(initial: Node[]) {
   const events = new Channel<WatchEvent<Node>>(16);
+  const selectors: (string | undefined)[] = [];
   const client: Pick<ApiClient, "list" | "watch"> = {
-    list: async <T,>() => ({ items: initial as T[], metadata: { resourceVersion: "1" } }),
+    list: async <T,>(_path: string, opts?: { fieldSelector?: string }) => {
+      selectors.push(opts?.fieldSelector);
+      return { items: initial as T[], metadata: { resourceVersion: "1" } };
+    },
     watch: <T,>(_path: string, opts?: { signal?: AbortSignal }) => {
       // The apiserver ends a watch when the client goes away.
       opts?.signal?.addEventListener("abort", () => events.close(), { once: true });
       return events as unknown as AsyncIterable<WatchEvent<T>>;
     },
   };
-  return { client, send: (type: WatchEvent<Node>["type"], object: Node) => events.send({ type, object } as WatchEvent<Node>) };
+  return { client, selectors, send: (type: WatchEvent<Node>["type"], object: Node) => events.send({ type, object } as WatchEvent<Node>) };
 }
 
 function fakeHost(routes: PodRoute[] = []) {
@@ -114,6 +118,54 @@ describe("the pod network of a joined node", () => {
     expect(applied).toEqual([]);
     expect(calls).toEqual([]);
     expect(routes).toEqual([{ dst: "10.90.1.0/24", via: "192.168.5.2" }]);
+    ctl.abort();
+    await running;
+  });
+});
+
+describe("with an external runtime", () => {
+  test("only this Node is watched, and its pod CIDR goes to the runtime once", async () => {
+    const clock = new FakeClock();
+    const nodes = fakeNodes([node("a", "10.90.0.0/24", "192.168.5.1")]);
+    const applied: string[] = [];
+    const net = createPodNetwork(
+      { client: nodes.client, apply: async (c, origin) => void applied.push(`${c} ${origin}`), clock, random: () => 0, log: silentLogger },
+      { nodeName: "a", flagPodCIDR: "" },
+    );
+    const ctl = new AbortController();
+    const running = net.run(ctl.signal);
+    await settle();
+    await nodes.send("MODIFIED", node("a", "10.90.0.0/24", "192.168.5.1"));
+    await settle();
+    expect(nodes.selectors).toEqual(["metadata.name=a"]);
+    expect(applied).toEqual(["10.90.0.0/24 node"]);
+    ctl.abort();
+    await running;
+  });
+
+  test("a runtime that refuses the pod CIDR is asked again at the next Node change", async () => {
+    const clock = new FakeClock();
+    const nodes = fakeNodes([node("a", "10.90.0.0/24", "192.168.5.1")]);
+    let calls = 0;
+    const net = createPodNetwork(
+      {
+        client: nodes.client,
+        apply: async () => {
+          if (++calls === 1) throw new Error("rpc error: code = Unavailable");
+        },
+        clock,
+        random: () => 0,
+        log: silentLogger,
+      },
+      { nodeName: "a", flagPodCIDR: "" },
+    );
+    const ctl = new AbortController();
+    const running = net.run(ctl.signal);
+    await settle();
+    expect(net.podCIDR()).toBe("");
+    await nodes.send("MODIFIED", node("a", "10.90.0.0/24", "192.168.5.1"));
+    await settle();
+    expect({ calls, podCIDR: net.podCIDR() }).toEqual({ calls: 2, podCIDR: "10.90.0.0/24" });
     ctl.abort();
     await running;
   });
