@@ -41,7 +41,7 @@ export interface BunletConfig extends EdgeConfig {
   cgroupDriver: CgroupDriver;
   /** --resolv-conf / resolvConf: the node resolver file pods inherit (Default, ClusterFirst); "" = none. */
   resolvConf: string;
-  /** --pod-cidr / podCIDR: the embedded containerd's pod subnet (kubelet: standalone mode only); "" = 10.88.0.0/16. */
+  /** --pod-cidr / podCIDR: the embedded containerd's pod subnet (kubelet: standalone mode only); "" = the Node's when joined, else 10.88.0.0/16. */
   podCIDR: string;
   /** --cni-bridge-name (bunlet): the embedded containerd's CNI bridge, so two bunlets on one host do not share one. */
   cniBridgeName: string;

@@ -169,8 +169,8 @@ describe("pods on two hosts, host-gw routes between them", () => {
     ips.sleeper = await runningPod("sleeper", 0, ["sleep", "3600"]);
     expect(inRange(ips.server, podCIDR[1]!)).toBe(true);
     expect(inRange(ips.sleeper, podCIDR[0]!)).toBe(true);
-    expect(routes(0)).toEqual([`${podCIDR[1]} via ${host(1).ip}`]);
-    expect(routes(1)).toEqual([`${podCIDR[0]} via ${host(0).ip}`]);
+    // Host C's Node has a range too (unused there: its CNI decides), so A and B route to it as well.
+    await waitFor("A and B route to each other's pods", () => routes(0).includes(`${podCIDR[1]} via ${host(1).ip}`) && routes(1).includes(`${podCIDR[0]} via ${host(0).ip}`), 60_000);
   }, 300_000);
 
   test("a pod on host A reaches a pod on host B by IP over TCP, and B sees A's pod address (no masquerade)", async () => {
@@ -237,7 +237,7 @@ describe("pods on two hosts, host-gw routes between them", () => {
     bunlets.delete(NAMES[1]!);
     const r = await cluster.kubectl(["delete", "node", NAMES[1]!]);
     expect(r.code).toBe(0);
-    await waitFor("host A without a route to host B's pods", () => routes(0).length === 0, 60_000);
+    await waitFor("host A without a route to host B's pods", () => !routes(0).some((r) => r.startsWith(`${podCIDR[1]} `)), 60_000);
   }, 120_000);
 });
 
