@@ -123,6 +123,32 @@ describe("the pod network of a joined node", () => {
   });
 });
 
+describe("while the apiserver is away", () => {
+  test("a restarted node keeps its routes: none is removed before the Nodes were listed", async () => {
+    const clock = new FakeClock();
+    const client: Pick<ApiClient, "list" | "watch"> = {
+      list: async () => {
+        throw new Error("dial tcp 10.89.0.1:6443: connect: connection refused");
+      },
+      watch: () => {
+        throw new Error("not reached");
+      },
+    };
+    const { host, routes } = fakeHost([{ dst: "10.90.1.0/24", via: "192.168.5.2" }]);
+    const net = createPodNetwork({ client, apply: async () => {}, host, clock, random: () => 0, log: silentLogger }, { nodeName: "a", flagPodCIDR: "", appliedPodCIDR: "10.90.0.0/24", resyncMs: 30_000 });
+    const ctl = new AbortController();
+    const running = net.run(ctl.signal);
+    for (let i = 0; i < 3; i++) {
+      await clock.whenTimer(30_000);
+      clock.advance(30_000);
+      await settle();
+    }
+    expect(routes).toEqual([{ dst: "10.90.1.0/24", via: "192.168.5.2" }]);
+    ctl.abort();
+    await running;
+  });
+});
+
 describe("with an external runtime", () => {
   test("only this Node is watched, and its pod CIDR goes to the runtime once", async () => {
     const clock = new FakeClock();
