@@ -55,7 +55,7 @@ async function startNode(i: number, extra: string[] = []): Promise<BunletProcess
       ...extra,
     ],
     await freePort(),
-    ["ip", "netns", "exec", host(i).ns],
+    host(i).enter,
   );
   bunlets.set(NAMES[i]!, b);
   return b;
@@ -202,8 +202,8 @@ describe("pods on two hosts, host-gw routes between them", () => {
         "",
       ].join("\n"),
     );
-    kubeProxy = Bun.spawn(["ip", "netns", "exec", host(0).ns, join(cluster.env.K8S_BIN!, "kube-proxy"), `--config=${yaml}`, "--v=1"], {
-      stdout: Bun.file(join(dir, "kube-proxy.log")),
+    kubeProxy = Bun.spawn([...host(0).enter, join(cluster.env.K8S_BIN!, "kube-proxy"), `--config=${yaml}`, "--v=1"], {
+      stdout: "ignore",
       stderr: Bun.file(join(dir, "kube-proxy.log")),
     });
     await apply({ apiVersion: "v1", kind: "Service", metadata: { name: "net-server", namespace: "default" }, spec: { selector: { app: "net-server" }, ports: [{ port: 80, targetPort: 8080 }] } });

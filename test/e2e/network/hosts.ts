@@ -11,6 +11,13 @@ export interface TestHost {
   ns: string;
   /** Its address on the bridge: the Node's InternalIP. */
   ip: string;
+  /**
+   * The prefix that runs a long-lived process (bunlet, kube-proxy) in the namespace: nsenter, which
+   * enters the network namespace only, so its mounts (containerd's) are the machine's, as on a
+   * real host, and a restarted bunlet sees what the last one mounted (`ip netns exec` would give
+   * each run a mount namespace of its own).
+   */
+  enter: string[];
   /** Runs a command in the namespace; stdout on success, an error with stderr otherwise. */
   run(argv: string[]): string;
 }
@@ -40,7 +47,7 @@ export function createTestLan(names: string[]): TestLan {
   const gateway = `${prefix}.1`;
   const hosts: TestHost[] = names.map((name, i) => {
     const ns = `${net.bridgeName}-${i}`;
-    return { name, ns, ip: `${prefix}.${i + 2}`, run: (argv) => sh(["ip", "netns", "exec", ns, ...argv]) };
+    return { name, ns, ip: `${prefix}.${i + 2}`, enter: ["nsenter", `--net=/run/netns/${ns}`], run: (argv) => sh(["ip", "netns", "exec", ns, ...argv]) };
   });
   const destroy = (sockets: string[]) => {
     for (const socket of sockets) killShims(socket);
