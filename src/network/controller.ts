@@ -7,10 +7,11 @@
  */
 import type { Node } from "kubernetes-types/core/v1";
 import { createReflector, ObjectStore, type ApiClient, type KubeObject } from "../apiclient/index.ts";
-import { delay, Mailbox, type Clock, type Logger } from "../lib/index.ts";
+import { delay, ipFamily, Mailbox, type Clock, type Logger } from "../lib/index.ts";
 import type { HostNetwork } from "./host.ts";
 import { choosePodCIDR, nodePodCIDRs } from "./pod-cidr.ts";
-import { desiredRoutes, planRoutes } from "./routes.ts";
+import { desiredRoutes, planRoutes, type NodeRoute } from "./routes.ts";
+import { networkAddress, overVxlan, planPeers, vtepMac, type VxlanPeer } from "./vxlan.ts";
 
 /** How long to wait for the controller-manager to assign a range before the fallback (k3s waits forever). */
 const DEFAULT_WAIT_FOR_POD_CIDR_MS = 30_000;
@@ -102,17 +103,22 @@ export function createPodNetwork(deps: PodNetworkDeps, opts: PodNetworkOptions):
 
   const syncRoutes = async (host: HostNetwork, all: Node[]) => {
     const local = await host.localAddresses();
-    const { routes, skipped } = desiredRoutes(all, opts.nodeName, local);
+    const wanted = desiredRoutes(all, opts.nodeName, local);
+    const { routes, peers } = await chooseBackends(host, wanted.routes, all.find((n) => n.metadata?.name === opts.nodeName));
+    const skipped = wanted.skipped;
     const problems = skipped.map((s) => `${s.node}: ${s.reason}`).join("; ");
     if (problems !== lastProblems && problems !== "") log.warn("Some nodes get no route to their pods", { nodes: problems });
     lastProblems = problems;
+    const peerPlan = planPeers(peers, await host.listPeers());
+    // Neighbour and FDB entries first: a VXLAN route is usable the moment it is added.
+    for (const peer of peerPlan.set) await host.setPeer(peer);
     const plan = planRoutes(routes, await host.listRoutes());
     for (const route of [...plan.add, ...plan.replace]) {
       try {
         await host.replaceRoute(route);
         log.info("Route to a node's pods", { node: route.node, podCIDR: route.dst, via: route.via });
       } catch (err) {
-        // The kernel refuses a gateway that is not on a connected network: host-gw needs one L2 segment.
+        // The kernel refuses a gateway that is not on a connected network (an IPv6 peer across a router).
         log.error("Cannot route to a node's pods (host-gw needs the node's InternalIP on a directly connected network); retrying at the next resync", {
           node: route.node,
           podCIDR: route.dst,
@@ -129,10 +135,43 @@ export function createPodNetwork(deps: PodNetworkDeps, opts: PodNetworkOptions):
         log.error("Cannot remove the route to a node that is gone; retrying at the next resync", { podCIDR: route.dst, via: route.via, err });
       }
     }
+    for (const peer of peerPlan.remove) {
+      try {
+        await host.removePeer(peer);
+      } catch (err) {
+        log.error("Cannot remove a VXLAN peer that is gone; retrying at the next resync", { peer: peer.underlay, err });
+      }
+    }
     const ownRanges = applied === "" ? [] : applied.split(",");
     if (ownRanges.length > 0) await host.syncRules({ local: ownRanges, cluster: all.flatMap((n) => nodePodCIDRs(n)) });
     if (!routesSynced) log.info("Routes to the other nodes' pods are in place", { podCIDR: applied, routes: routes.length });
     routesSynced = true;
+  };
+
+  /**
+   * host-gw where the peer's InternalIP is directly reachable; VXLAN (IPv4) where it is not, with
+   * the device made on first need. IPv6 routes are host-gw only.
+   */
+  const chooseBackends = async (host: HostNetwork, candidates: NodeRoute[], self: Node | undefined) => {
+    const routes: NodeRoute[] = [];
+    const peers: VxlanPeer[] = [];
+    const selfIP = self?.status?.addresses?.find((a) => a.type === "InternalIP" && ipFamily(a.address) === 4)?.address;
+    const selfCIDR = nodePodCIDRs(self).find((c) => ipFamily(c.split("/")[0]!) === 4);
+    for (const route of candidates) {
+      if (ipFamily(route.via) !== 4 || (await host.isDirect(route.via).catch(() => true))) {
+        routes.push(route);
+        continue;
+      }
+      if (!selfIP || !selfCIDR) {
+        routes.push(route); // without its own VTEP this node cannot use VXLAN; host-gw's failure is logged
+        continue;
+      }
+      const { route: tunneled, peer } = overVxlan(route);
+      routes.push(tunneled);
+      peers.push(peer);
+    }
+    if (peers.length > 0) await host.ensureVxlan(selfIP!, vtepMac(selfIP!), networkAddress(selfCIDR!));
+    return { routes, peers };
   };
 
   const sync = async () => {

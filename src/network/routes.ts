@@ -12,6 +12,8 @@ import { nodePodCIDRs } from "./pod-cidr.ts";
 export interface PodRoute {
   dst: string;
   via: string;
+  /** Set for a route through the vxlan device (onlink); a host-gw route leaves the device to the kernel. */
+  dev?: string;
 }
 
 /** A desired route and the Node it leads to (for logs). */

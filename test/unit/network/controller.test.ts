@@ -5,6 +5,7 @@ import { Channel, FakeClock, flushMicrotasks, silentLogger } from "../../../src/
 import { createPodNetwork } from "../../../src/network/controller.ts";
 import type { HostNetwork } from "../../../src/network/host.ts";
 import type { PodRoute } from "../../../src/network/routes.ts";
+import type { VxlanPeer } from "../../../src/network/vxlan.ts";
 
 function node(name: string, podCIDR: string | undefined, ip: string): Node {
   return { metadata: { name, resourceVersion: "1" }, spec: podCIDR ? { podCIDR, podCIDRs: [podCIDR] } : {}, status: { addresses: [{ type: "InternalIP", address: ip }] } };
@@ -28,16 +29,23 @@ function fakeNodes(initial: Node[]) {
   return { client, selectors, send: (type: WatchEvent<Node>["type"], object: Node) => events.send({ type, object } as WatchEvent<Node>) };
 }
 
-function fakeHost(routes: PodRoute[] = []) {
+function fakeHost(routes: PodRoute[] = [], behindRouter: string[] = []) {
   const rules: string[][] = [];
+  const peers: VxlanPeer[] = [];
+  const devices: string[] = [];
   const host: HostNetwork = {
+    isDirect: async (ip) => !behindRouter.includes(ip),
+    ensureVxlan: async (local, mac, address) => void devices.splice(0, devices.length, `${local} ${mac} ${address}`),
+    listPeers: async () => [...peers],
+    setPeer: async (p) => void peers.push(p),
+    removePeer: async (p) => void peers.splice(peers.findIndex((x) => x.mac === p.mac), 1),
     listRoutes: async () => [...routes],
-    replaceRoute: async (r) => void routes.splice(0, routes.length, ...routes.filter((x) => x.dst !== r.dst), { dst: r.dst, via: r.via }),
+    replaceRoute: async (r) => void routes.splice(0, routes.length, ...routes.filter((x) => x.dst !== r.dst), { dst: r.dst, via: r.via, ...(r.dev ? { dev: r.dev } : {}) }),
     deleteRoute: async (r) => void routes.splice(0, routes.length, ...routes.filter((x) => x.dst !== r.dst)),
     localAddresses: async () => new Set(["192.168.5.1"]),
     syncRules: async (input) => void rules.push([...input.local, "|", ...input.cluster]),
   };
-  return { host, routes, rules };
+  return { host, routes, rules, peers, devices };
 }
 
 /** Lets the reflector, the store's wake-up and one sync pass run (all on promises, no timers). */
@@ -118,6 +126,29 @@ describe("the pod network of a joined node", () => {
     expect(applied).toEqual([]);
     expect(calls).toEqual([]);
     expect(routes).toEqual([{ dst: "10.90.1.0/24", via: "192.168.5.2" }]);
+    ctl.abort();
+    await running;
+  });
+});
+
+describe("a node behind a router", () => {
+  test("is reached over VXLAN (the device made on first need), the others by host-gw; its peer entries go with it", async () => {
+    const clock = new FakeClock();
+    const nodes = fakeNodes([node("a", "10.90.0.0/24", "192.168.5.1"), node("b", "10.90.1.0/24", "192.168.5.2"), node("d", "10.90.3.0/24", "172.16.9.4")]);
+    const { host, routes, peers, devices } = fakeHost([], ["172.16.9.4"]);
+    const net = createPodNetwork({ client: nodes.client, apply: async () => {}, host, clock, random: () => 0, log: silentLogger }, { nodeName: "a", flagPodCIDR: "" });
+    const ctl = new AbortController();
+    const running = net.run(ctl.signal);
+    await settle();
+    expect(routes).toEqual([
+      { dst: "10.90.1.0/24", via: "192.168.5.2" },
+      { dst: "10.90.3.0/24", via: "10.90.3.0", dev: "bunlet.vxlan" },
+    ]);
+    expect(devices).toEqual(["192.168.5.1 0e:ba:c0:a8:05:01 10.90.0.0"]);
+    expect(peers).toEqual([{ mac: "0e:ba:ac:10:09:04", gateway: "10.90.3.0", underlay: "172.16.9.4" }]);
+    await nodes.send("DELETED", node("d", "10.90.3.0/24", "172.16.9.4"));
+    await settle();
+    expect({ routes, peers }).toEqual({ routes: [{ dst: "10.90.1.0/24", via: "192.168.5.2" }], peers: [] });
     ctl.abort();
     await running;
   });
