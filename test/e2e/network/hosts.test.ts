@@ -1,12 +1,12 @@
 /**
- * Pods that reach each other across hosts (issue 28). Three "hosts", each a network namespace on
- * one bridge of this machine with its own bunlet and embedded containerd, join one control plane
+ * Pods that reach each other across hosts (issue 28). Four "hosts", each a network namespace on
+ * a bridge of this machine with its own bunlet and embedded containerd, join one control plane
  * (scripts/cluster.sh, whose controller-manager allocates node CIDRs). Hosts A and B run bunlet
  * without --pod-cidr: their pods get addresses from their Node's spec.podCIDR, bunlet routes each
  * other's pod CIDR via the other's InternalIP (host-gw), pod-to-pod traffic keeps its source
  * address (TCP, UDP, and through a ClusterIP Service served by a kube-proxy in host A), a restart
  * keeps the routes and the pods' addresses, and a Node deleted from the cluster loses its route.
- * Host C runs with --cni-conf-dir naming a conf dir written by hand (a cluster CNI's stand-in):
+ * Host D sits on another bridge, a router away: it is reached over VXLAN. Host C runs with --cni-conf-dir naming a conf dir written by hand (a cluster CNI's stand-in):
  * its pods get that range, and bunlet renders no bridge and keeps no routes there.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -23,15 +23,16 @@ import { ensureBuilt, freePort, startBunlet, type BunletProcess } from "../agent
 import { kubectlApply, kubectlJson as kubectlJsonOf } from "../cluster/kubectl.ts";
 import { createTestLan, type TestHost, type TestLan } from "./hosts.ts";
 
-const NAMES = ["bunlet-net-a", "bunlet-net-b", "bunlet-net-c"];
+const NAMES = ["bunlet-net-a", "bunlet-net-b", "bunlet-net-c", "bunlet-net-d"];
 const CNI_RANGE = "10.66.0.0/24";
 let cluster: TestCluster;
-let lan: TestLan | undefined;
+/** Hosts A, B and C on one bridge; host D on another, a router (this machine) away. */
+const lans: TestLan[] = [];
 let dir = "";
 const bunlets = new Map<string, BunletProcess>();
 let kubeProxy: Bun.Subprocess | undefined;
 
-const host = (i: number): TestHost => lan!.hosts[i]!;
+const host = (i: number): TestHost => (i < 3 ? lans[0]!.hosts[i]! : lans[1]!.hosts[i - 3]!);
 const root = (i: number) => join(dir, NAMES[i]!);
 const logTail = () =>
   [...bunlets].map(([n, b]) => `${n}:\n${b.lines.filter((l) => !(Number(l.v) > 0)).slice(-12).map((l) => JSON.stringify(l)).join("\n")}`).join("\n");
@@ -79,7 +80,7 @@ beforeAll(async () => {
   await ensureImages();
   cluster = await startTestCluster({ name: "network" });
   dir = mkdtempSync(join(tmpdir(), "bunlet-network-"));
-  lan = createTestLan(NAMES);
+  lans.push(createTestLan(NAMES.slice(0, 3)), createTestLan(NAMES.slice(3)));
   for (const [i, name] of NAMES.entries()) {
     copyFileSync(await cluster.nodeKubeconfig(name), join(dir, `${name}.kubeconfig`));
     mkdirSync(join(root(i), "state", "images"), { recursive: true });
@@ -93,7 +94,7 @@ afterAll(async () => {
   await Promise.all([...bunlets.values()].map((b) => b.exited));
   kubeProxy?.kill("SIGKILL");
   await kubeProxy?.exited;
-  lan?.destroy(NAMES.map((_, i) => containerdPaths(join(root(i), "state")).socketPath));
+  for (const lan of lans) lan.destroy(NAMES.map((_, i) => containerdPaths(join(root(i), "state")).socketPath));
   if (dir) unmountUnder(dir);
   await cluster?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -211,6 +212,21 @@ describe("pods on two hosts, host-gw routes between them", () => {
     await waitFor("kube-proxy's rules for the Service in host A", () => host(0).run(["iptables-save", "-t", "nat"]).includes(`${clusterIP}/32`), 120_000);
     const { phase, logs } = await clientPod("svc-client", 0, getLoop({ host: clusterIP, port: 80, path: "/cgi-bin/ip" }, "seen-from-"));
     expect({ phase, logs: logs.includes("seen-from-") ? "" : logs + readFileSync(join(dir, "kube-proxy.log"), "utf8").slice(-2000) }).toEqual({ phase: "Succeeded", logs: "" });
+  }, 300_000);
+
+  test("a pod on host A reaches a pod on host D, on another subnet, over VXLAN; D sees A's pod address", async () => {
+    const cidrD = await waitFor(`${NAMES[3]} Ready with a pod CIDR`, async () => {
+      const n = await kubectlJson(["get", "node", NAMES[3]!]);
+      return n.status?.conditions?.some((c: any) => c.type === "Ready" && c.status === "True") && n.spec?.podCIDR ? (n.spec.podCIDR as string) : undefined;
+    });
+    const gateway = cidrD.split("/")[0]!;
+    await waitFor("A and D route to each other's pods through the vxlan device", () => routes(0).includes(`${cidrD} via ${gateway}`) && routes(3).includes(`${podCIDR[0]} via ${podCIDR[0]!.split("/")[0]}`), 60_000);
+    ips.serverD = await runningPod("server-d", 3, whoAmIServer);
+    expect(inRange(ips.serverD, cidrD)).toBe(true);
+    const { phase, logs } = await clientPod("vxlan-client", 0, `ip -4 -o addr show eth0; ${getLoop({ host: ips.serverD, port: 8080, path: "/cgi-bin/ip" }, "seen-from-")}`);
+    const mine = /inet (\d+\.\d+\.\d+\.\d+)\//.exec(logs)?.[1];
+    expect({ phase, seen: logs.includes(`seen-from-${mine}`) }).toEqual({ phase: "Succeeded", seen: true });
+    expect(host(0).run(["ip", "-d", "link", "show", "bunlet.vxlan"])).toContain("vxlan id 1");
   }, 300_000);
 
   test("a restart of bunlet keeps the routes and the pods' addresses", async () => {
