@@ -6,8 +6,9 @@
  * other's pod CIDR via the other's InternalIP (host-gw), pod-to-pod traffic keeps its source
  * address (TCP, UDP, and through a ClusterIP Service served by a kube-proxy in host A), a restart
  * keeps the routes and the pods' addresses, and a Node deleted from the cluster loses its route.
- * Host D sits on another bridge, a router away: it is reached over VXLAN. Host C runs with --cni-conf-dir naming a conf dir written by hand (a cluster CNI's stand-in):
- * its pods get that range, and bunlet renders no bridge and keeps no routes there.
+ * Host D sits on another bridge, a router (this machine) away: it is reached over VXLAN. Host C
+ * runs with --cni-conf-dir naming a conf dir written by hand (a cluster CNI's stand-in): its pods
+ * get that range, and bunlet renders no bridge and keeps no routes there.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
