@@ -81,7 +81,9 @@ beforeAll(async () => {
   await ensureImages();
   cluster = await startTestCluster({ name: "network" });
   dir = mkdtempSync(join(tmpdir(), "bunlet-network-"));
-  lans.push(createTestLan(NAMES.slice(0, 3)), createTestLan(NAMES.slice(3)));
+  // One at a time, so afterAll removes the first even when the second cannot be made.
+  lans.push(createTestLan(NAMES.slice(0, 3)));
+  lans.push(createTestLan(NAMES.slice(3)));
   for (const [i, name] of NAMES.entries()) {
     copyFileSync(await cluster.nodeKubeconfig(name), join(dir, `${name}.kubeconfig`));
     mkdirSync(join(root(i), "state", "images"), { recursive: true });
