@@ -6,7 +6,7 @@
  * shutdown: routes and rules stay with the pods, which keep running.
  */
 import type { Node } from "kubernetes-types/core/v1";
-import { createReflector, ObjectStore, type ApiClient, type KubeObject } from "../apiclient/index.ts";
+import { ApiError, createReflector, ObjectStore, type ApiClient, type KubeObject } from "../apiclient/index.ts";
 import { delay, ipFamily, Mailbox, type Clock, type Logger } from "../lib/index.ts";
 import type { HostNetwork } from "./host.ts";
 import { choosePodCIDR, nodePodCIDRs } from "./pod-cidr.ts";
@@ -15,6 +15,7 @@ import { networkAddress, overVxlan, planPeers, vtepMac, type VxlanPeer } from ".
 
 /** How long to wait for the controller-manager to assign a range before the fallback (k3s waits forever). */
 const DEFAULT_WAIT_FOR_POD_CIDR_MS = 30_000;
+const NODES = "/api/v1/nodes";
 /** Routes and rules are checked again this often, so a route someone deleted comes back. */
 const DEFAULT_RESYNC_MS = 30_000;
 
@@ -55,19 +56,16 @@ type Wake = "nodes" | "resync" | "fallback";
 export function createPodNetwork(deps: PodNetworkDeps, opts: PodNetworkOptions): PodNetwork {
   const { clock, log } = deps;
   const wake = new Mailbox<Wake>();
-  const nodes = new ObjectStore<Node & KubeObject>({ onChange: () => void wake.put("nodes") });
-  // With host-gw every Node, since routes lead to all of them (flannel watches the same); else
-  // only this one, for its pod CIDR.
-  const reflector = createReflector<Node & KubeObject>({
-    client: deps.client,
-    path: "/api/v1/nodes",
-    fieldSelector: deps.host ? undefined : `metadata.name=${opts.nodeName}`,
-    store: nodes,
-    clock,
-    random: deps.random,
-    log,
-    name: "*v1.Node",
-  });
+  const onChange = () => void wake.put("nodes");
+  const reflect = (store: ObjectStore<Node & KubeObject>, fieldSelector?: string) =>
+    createReflector<Node & KubeObject>({ client: deps.client, path: NODES, fieldSelector, store, clock, random: deps.random, log, name: "*v1.Node" });
+  // This Node, for its pod CIDR: a node's credentials may always watch their own Node.
+  const own = new ObjectStore<Node & KubeObject>({ onChange });
+  const ownReflector = reflect(own, `metadata.name=${opts.nodeName}`);
+  // With host-gw every Node, since routes lead to all of them. Since Kubernetes 1.34 the Node
+  // authorizer gives a node its own Node only (AuthorizeNodeWithSelectors): this list needs RBAC.
+  const all = new ObjectStore<Node & KubeObject>({ onChange });
+  const allReflector = deps.host ? reflect(all) : undefined;
   let applied = opts.appliedPodCIDR ?? "";
   // Routes and rules belong to a range from the Node; a fallback range is this host's alone.
   let appliedFrom: "node" | "fallback" | undefined = applied === "" ? undefined : "node";
@@ -101,10 +99,10 @@ export function createPodNetwork(deps: PodNetworkDeps, opts: PodNetworkOptions):
     appliedFrom = origin;
   };
 
-  const syncRoutes = async (host: HostNetwork, all: Node[]) => {
+  const syncRoutes = async (host: HostNetwork, nodes: Node[]) => {
     const local = await host.localAddresses();
-    const wanted = desiredRoutes(all, opts.nodeName, local);
-    const { routes, peers } = await chooseBackends(host, wanted.routes, all.find((n) => n.metadata?.name === opts.nodeName));
+    const wanted = desiredRoutes(nodes, opts.nodeName, local);
+    const { routes, peers } = await chooseBackends(host, wanted.routes, nodes.find((n) => n.metadata?.name === opts.nodeName));
     const skipped = wanted.skipped;
     const problems = skipped.map((s) => `${s.node}: ${s.reason}`).join("; ");
     if (problems !== lastProblems && problems !== "") log.warn("Some nodes get no route to their pods", { nodes: problems });
@@ -143,7 +141,7 @@ export function createPodNetwork(deps: PodNetworkDeps, opts: PodNetworkOptions):
       }
     }
     const ownRanges = applied === "" ? [] : applied.split(",");
-    if (ownRanges.length > 0) await host.syncRules({ local: ownRanges, cluster: all.flatMap((n) => nodePodCIDRs(n)) });
+    if (ownRanges.length > 0) await host.syncRules({ local: ownRanges, cluster: nodes.flatMap((n) => nodePodCIDRs(n)) });
     if (!routesSynced) log.info("Routes to the other nodes' pods are in place", { podCIDR: applied, routes: routes.length });
     routesSynced = true;
   };
@@ -175,14 +173,29 @@ export function createPodNetwork(deps: PodNetworkDeps, opts: PodNetworkOptions):
   };
 
   const sync = async () => {
-    const all = nodes.list();
-    await syncPodCIDR(all.find((n) => n.metadata?.name === opts.nodeName));
+    const self = own.list()[0];
+    await syncPodCIDR(self);
     // Before the first list, every route would look stale: none is touched until the Nodes are known.
-    if (deps.host && reflector.hasSynced() && appliedFrom === "node") await syncRoutes(deps.host, all);
+    if (deps.host && allReflector?.hasSynced() && appliedFrom === "node") {
+      const others = all.list().filter((n) => n.metadata?.name !== opts.nodeName);
+      await syncRoutes(deps.host, self ? [self, ...others] : others);
+    }
+  };
+
+  /** Says once, in words an operator can act on, that the Nodes cannot be listed (the reflector keeps retrying). */
+  const checkListAccess = async (signal: AbortSignal) => {
+    try {
+      await deps.client.list(NODES, { limit: 1, signal });
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 403) {
+        log.error("Cannot list Nodes, so no routes lead to other nodes' pods: grant list and watch on nodes to the group system:nodes (see docs/network.md); retrying", { err });
+      }
+    }
   };
 
   const run = async (signal: AbortSignal) => {
-    const watching = reflector.run(signal);
+    if (allReflector) await checkListAccess(signal);
+    const watching = Promise.all([ownReflector.run(signal), allReflector?.run(signal)]);
     const ticking = (async () => {
       while (await delay(clock, opts.resyncMs ?? DEFAULT_RESYNC_MS, signal)) wake.put("resync");
     })();

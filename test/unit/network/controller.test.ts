@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Node } from "kubernetes-types/core/v1";
-import type { ApiClient, WatchEvent } from "../../../src/apiclient/index.ts";
-import { Channel, FakeClock, flushMicrotasks, silentLogger } from "../../../src/lib/index.ts";
+import { ApiError, type ApiClient, type WatchEvent } from "../../../src/apiclient/index.ts";
+import { Channel, createMemoryLogger, FakeClock, flushMicrotasks, silentLogger } from "../../../src/lib/index.ts";
 import { createPodNetwork } from "../../../src/network/controller.ts";
 import type { HostNetwork } from "../../../src/network/host.ts";
 import type { PodRoute } from "../../../src/network/routes.ts";
@@ -11,22 +11,29 @@ function node(name: string, podCIDR: string | undefined, ip: string): Node {
   return { metadata: { name, resourceVersion: "1" }, spec: podCIDR ? { podCIDR, podCIDRs: [podCIDR] } : {}, status: { addresses: [{ type: "InternalIP", address: ip }] } };
 }
 
-/** A Nodes collection: one list, then the events the test sends. */
+/** A Nodes collection: one list, then the events the test sends, to every watch whose field selector they match. */
 function fakeNodes(initial: Node[]) {
-  const events = new Channel<WatchEvent<Node>>(16);
+  const watches: { channel: Channel<WatchEvent<Node>>; name?: string }[] = [];
   const selectors: (string | undefined)[] = [];
+  const nameOf = (fieldSelector?: string) => fieldSelector?.replace("metadata.name=", "");
+  const matches = (n: Node, name?: string) => name === undefined || n.metadata?.name === name;
   const client: Pick<ApiClient, "list" | "watch"> = {
     list: async <T,>(_path: string, opts?: { fieldSelector?: string }) => {
       selectors.push(opts?.fieldSelector);
-      return { items: initial as T[], metadata: { resourceVersion: "1" } };
+      return { items: initial.filter((n) => matches(n, nameOf(opts?.fieldSelector))) as T[], metadata: { resourceVersion: "1" } };
     },
-    watch: <T,>(_path: string, opts?: { signal?: AbortSignal }) => {
+    watch: <T,>(_path: string, opts?: { fieldSelector?: string; signal?: AbortSignal }) => {
+      const channel = new Channel<WatchEvent<Node>>(16);
+      watches.push({ channel, name: nameOf(opts?.fieldSelector) });
       // The apiserver ends a watch when the client goes away.
-      opts?.signal?.addEventListener("abort", () => events.close(), { once: true });
-      return events as unknown as AsyncIterable<WatchEvent<T>>;
+      opts?.signal?.addEventListener("abort", () => channel.close(), { once: true });
+      return channel as unknown as AsyncIterable<WatchEvent<T>>;
     },
   };
-  return { client, selectors, send: (type: WatchEvent<Node>["type"], object: Node) => events.send({ type, object } as WatchEvent<Node>) };
+  const send = async (type: WatchEvent<Node>["type"], object: Node) => {
+    for (const w of watches) if (matches(object, w.name)) await w.channel.send({ type, object } as WatchEvent<Node>);
+  };
+  return { client, selectors, send };
 }
 
 function fakeHost(routes: PodRoute[] = [], behindRouter: string[] = []) {
@@ -126,6 +133,34 @@ describe("the pod network of a joined node", () => {
     expect(applied).toEqual([]);
     expect(calls).toEqual([]);
     expect(routes).toEqual([{ dst: "10.90.1.0/24", via: "192.168.5.2" }]);
+    ctl.abort();
+    await running;
+  });
+});
+
+describe("a node whose credentials may read only its own Node (the Node authorizer since 1.34)", () => {
+  test("still gets its pod CIDR, and says what to grant for routes", async () => {
+    const clock = new FakeClock();
+    const nodes = fakeNodes([node("a", "10.90.0.0/24", "192.168.5.1"), node("b", "10.90.1.0/24", "192.168.5.2")]);
+    const forbidden = new ApiError(`nodes is forbidden: User "system:node:a" cannot list resource "nodes" in API group "" at the cluster scope`, { code: 403, reason: "Forbidden" });
+    const client: Pick<ApiClient, "list" | "watch"> = {
+      list: async <T,>(path: string, opts?: { fieldSelector?: string }) => {
+        if (!opts?.fieldSelector) throw forbidden;
+        return nodes.client.list<T>(path, opts);
+      },
+      watch: nodes.client.watch,
+    };
+    const { host, routes } = fakeHost();
+    const log = createMemoryLogger();
+    const applied: string[] = [];
+    const net = createPodNetwork({ client, apply: async (c) => void applied.push(c), host, clock, random: () => 0, log }, { nodeName: "a", flagPodCIDR: "" });
+    const ctl = new AbortController();
+    const running = net.run(ctl.signal);
+    await settle();
+    expect({ applied, routes }).toEqual({ applied: ["10.90.0.0/24"], routes: [] });
+    expect(log.lines.filter((l) => l.level === "error").map((l) => l.msg)).toEqual([
+      "Cannot list Nodes, so no routes lead to other nodes' pods: grant list and watch on nodes to the group system:nodes (see docs/network.md); retrying",
+    ]);
     ctl.abort();
     await running;
   });
