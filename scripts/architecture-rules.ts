@@ -58,9 +58,11 @@ export const allowed: Record<string, readonly string[]> = {
   eviction: ["api", "lib"],
   // The container manager (issue 25): kubepods / QoS / pod cgroups, node allocatable; pure over the v1 Pod and cgroupfs.
   cm: ["api", "lib"],
+  // The embedded runtime's pod network in a cluster (issue 28): Nodes through the API client, host tools.
+  network: ["apiclient", "lib"],
   // Graceful node shutdown on systemd-logind (busctl, gdbus, systemd-inhibit); pods are stopped through the wiring.
   shutdown: ["api", "lib"],
-  kubelet: ["admission", "allocation", "api", "apiclient", "checkpoint", "cm", "config", "container", "containerd", "cri", "events", "eviction", "imagegc", "lib", "logs", "metrics", "mirrorpods", "node", "pleg", "podconfig", "podworkers", "prober", "runtime", "runtimeclass", "server", "shutdown", "stats", "status", "volumes"],
+  kubelet: ["admission", "allocation", "api", "apiclient", "checkpoint", "cm", "config", "container", "containerd", "cri", "events", "eviction", "imagegc", "lib", "logs", "metrics", "mirrorpods", "network", "node", "pleg", "podconfig", "podworkers", "prober", "runtime", "runtimeclass", "server", "shutdown", "stats", "status", "volumes"],
   // Subcommands beside the agent (`bunlet crictl`): the CRI client and the embedded containerd's paths.
   cli: ["containerd", "cri", "lib"],
 };
@@ -118,6 +120,8 @@ export const packages: Record<string, readonly string[]> = {
   kubelet: ["prom-client"],
   // Objects api does not model: Node and Lease (node), Event (events), RuntimeClass, the Node a mirror pod is owned by.
   node: ["kubernetes-types"],
+  // The Nodes whose pod CIDRs and addresses make the routes.
+  network: ["kubernetes-types"],
   events: ["kubernetes-types"],
   runtimeclass: ["kubernetes-types"],
   mirrorpods: ["kubernetes-types"],

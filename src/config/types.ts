@@ -42,10 +42,14 @@ export interface BunletConfig extends EdgeConfig, CgroupsConfig {
   cgroupDriver: CgroupDriver;
   /** --resolv-conf / resolvConf: the node resolver file pods inherit (Default, ClusterFirst); "" = none. */
   resolvConf: string;
-  /** --pod-cidr / podCIDR: the embedded containerd's pod subnet (kubelet: standalone mode only); "" = 10.88.0.0/16. */
+  /** --pod-cidr / podCIDR: the embedded containerd's pod subnet (kubelet: standalone mode only); "" = the Node's when joined, else 10.88.0.0/16. */
   podCIDR: string;
   /** --cni-bridge-name (bunlet): the embedded containerd's CNI bridge, so two bunlets on one host do not share one. */
   cniBridgeName: string;
+  /** --cni-conf-dir: the host's CNI conf dir the embedded containerd reads (a cluster CNI's); "" = bunlet renders its own bridge. */
+  cniConfDir: string;
+  /** --cni-bin-dir: where the embedded containerd finds CNI plugins; "" = /usr/lib/cni. */
+  cniBinDir: string;
   /** --containerd (bunlet): the containerd binary the embedded containerd runs; "" = containerd on PATH. */
   containerdPath: string;
   /** --hostname-override / --node-name, else the OS hostname; always lower-cased. */
@@ -190,6 +194,8 @@ export const defaults = {
   containerLogsDir: "/var/log/containers",
   podCIDR: "",
   cniBridgeName: "bunlet0",
+  cniConfDir: "",
+  cniBinDir: "",
   containerdPath: "",
   cgroupDriver: "cgroupfs" as CgroupDriver,
   resolvConf: "/etc/resolv.conf",

@@ -1,4 +1,5 @@
 import { parsePodCIDRs } from "../lib/index.ts";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { containerdPaths } from "./paths.ts";
 
 export const DEFAULT_BRIDGE_NAME = "bunlet0";
@@ -11,6 +12,17 @@ export interface CniConflistOptions {
   bridgeName?: string;
   /** Pod subnet for host-local IPAM: IPv4, IPv6, or both comma-separated. Default 10.88.0.0/16. */
   podSubnet?: string;
+  /**
+   * The bridge plugin's ipMasq (default true): it masquerades everything a pod sends outside its
+   * own node's subnet, pod-to-pod traffic to other nodes included. The cluster network turns it
+   * off and masquerades only traffic that leaves the cluster's pod ranges (src/network).
+   */
+  ipMasq?: boolean;
+  /**
+   * The bridge plugin's forceAddress: a bridge left with a gateway address from another range
+   * (the range moved to the Node's) gets the new one instead of failing every pod.
+   */
+  forceAddress?: boolean;
 }
 
 const IFNAMSIZ = 15;
@@ -37,7 +49,8 @@ export function renderCniConflist(opts: CniConflistOptions): string {
         type: "bridge",
         bridge,
         isGateway: true,
-        ipMasq: true,
+        ipMasq: opts.ipMasq ?? true,
+        ...(opts.forceAddress ? { forceAddress: true } : {}),
         hairpinMode: true,
         ipam: {
           type: "host-local",
@@ -51,4 +64,42 @@ export function renderCniConflist(opts: CniConflistOptions): string {
     ],
   };
   return JSON.stringify(conflist, null, 2) + "\n";
+}
+
+/**
+ * Writes the embedded containerd's conflist (atomically: containerd's CRI watches the conf dir
+ * and reloads its network on every change, so a half-written file would be read). Returns false
+ * when the file already held this text, so an unchanged network is not reloaded.
+ */
+export function writeCniConflist(opts: CniConflistOptions): boolean {
+  const paths = containerdPaths(opts.rootDir);
+  const text = renderCniConflist(opts);
+  if (readText(paths.cniConflistFile) === text) return false;
+  mkdirSync(paths.cniConfDir, { recursive: true, mode: 0o711 });
+  // The temporary name does not end in .conflist, so containerd never loads it.
+  writeFileSync(`${paths.cniConflistFile}.tmp`, text, { mode: 0o600 });
+  renameSync(`${paths.cniConflistFile}.tmp`, paths.cniConflistFile);
+  return true;
+}
+
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+/** The range and masquerade setting of the conflist a previous run wrote; undefined when there is none. */
+export function renderedPodNetwork(rootDir: string): { podSubnet: string; ipMasq: boolean } | undefined {
+  const text = readText(containerdPaths(rootDir).cniConflistFile);
+  if (text === undefined) return undefined;
+  try {
+    const bridge = (JSON.parse(text) as { plugins?: { type?: string; ipMasq?: boolean; ipam?: { ranges?: { subnet?: string }[][] } }[] }).plugins?.find((p) => p.type === "bridge");
+    const subnets = (bridge?.ipam?.ranges ?? []).map((r) => r[0]?.subnet ?? "");
+    if (!bridge || subnets.length === 0 || subnets.includes("")) return undefined;
+    return { podSubnet: subnets.join(","), ipMasq: bridge.ipMasq !== false };
+  } catch {
+    return undefined; // not ours, or damaged: rendered anew
+  }
 }

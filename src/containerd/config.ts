@@ -13,6 +13,8 @@ export interface ContainerdConfigOptions {
   sandboxImage?: string;
   /** Default /usr/lib/cni (Debian's containernetworking-plugins). */
   cniBinDir?: string;
+  /** The host's CNI conf dir (--cni-conf-dir, a cluster CNI's); default `<rootDir>/containerd/cni/net.d`, bunlet's own. */
+  cniConfDir?: string;
   /** `host:port` of plain-http registries, each mirrored to `http://host:port`. Default 127.0.0.1:5000. */
   registryMirrors?: readonly string[];
   /** 2 for containerd 1.6 and 1.7 (the default), 3 for containerd 2.x; see configVersionFor. */
@@ -95,7 +97,7 @@ function criV2(opts: ContainerdConfigOptions): string[] {
     ...extraHandlers(`${CRI}.containerd.runtimes`, opts),
     `[${CRI}.cni]`,
     `  bin_dir = ${str(opts.cniBinDir ?? DEFAULT_CNI_BIN_DIR)}`,
-    `  conf_dir = ${str(paths.cniConfDir)}`,
+    `  conf_dir = ${str(opts.cniConfDir || paths.cniConfDir)}`,
     "  max_conf_num = 1",
     "",
     `[${CRI}.registry]`,
@@ -156,7 +158,7 @@ function criV3(opts: ContainerdConfigOptions): string[] {
     ...extraHandlers(`${RUNTIME}.containerd.runtimes`, opts),
     `[${RUNTIME}.cni]`,
     `  bin_dirs = [${str(opts.cniBinDir ?? DEFAULT_CNI_BIN_DIR)}]`,
-    `  conf_dir = ${str(paths.cniConfDir)}`,
+    `  conf_dir = ${str(opts.cniConfDir || paths.cniConfDir)}`,
     "  max_conf_num = 1",
     "",
     // 2.x deprecates `mirrors` (and pulls without its transfer service when they are set).

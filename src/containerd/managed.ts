@@ -33,6 +33,12 @@ export interface ManagedContainerdOptions extends ContainerdConfigOptions, Omit<
   logMaxFiles?: number;
   /** Image tarballs imported into k8s.io once containerd is ready (k3s's agent/images). Default `<rootDir>/images`. */
   imagesDir?: string;
+  /**
+   * "write" (the default) renders the bridge conflist now; "later" leaves the conf dir as it is
+   * (a conflist from the last run stays in use), because the pod CIDR comes from the Node and the
+   * network area writes it (writeCniConflist) once it is known. Nothing is written with cniConfDir.
+   */
+  cniConflist?: "write" | "later";
 }
 
 /** starting → ready ⇄ restarting → stopping → stopped */
@@ -86,7 +92,8 @@ export async function startManagedContainerd(opts: ManagedContainerdOptions): Pr
       writeFileAtomic(join(paths.registryHostsDir, host, "hosts.toml"), text);
     }
   }
-  writeFileAtomic(paths.cniConflistFile, renderCniConflist(opts));
+  if (opts.cniConfDir) log.info("CNI configuration from the host's conf dir", { cniConfDir: opts.cniConfDir, cniBinDir: opts.cniBinDir });
+  else if (opts.cniConflist !== "later") writeFileAtomic(paths.cniConflistFile, renderCniConflist(opts));
 
   const stale = stalePid(paths.pidFile, paths.configFile);
   if (stale !== undefined) {

@@ -43,8 +43,12 @@ export interface ConnectOptions {
   /** Aborting it cancels the start-up. */
   signal: AbortSignal;
   waitTimeoutMs?: number;
-  /** The embedded containerd's CNI network; "" podSubnet keeps its default. */
-  network?: { podSubnet: string; bridgeName: string };
+  /**
+   * The embedded containerd's CNI network; "" podSubnet keeps its default. `conflist: "later"`
+   * leaves the conflist to the network area (the range comes from the Node); a cniConfDir is the
+   * host's (a cluster CNI's), so bunlet renders nothing.
+   */
+  network?: { podSubnet: string; bridgeName: string; cniConfDir?: string; cniBinDir?: string; conflist?: "write" | "later" };
   /** The embedded containerd's binary; "" or undefined = containerd on PATH. */
   containerdPath?: string;
   /** The embedded containerd's runc SystemdCgroup option (cgroupDriver systemd). */
@@ -82,6 +86,9 @@ export async function connectRuntime(opts: ConnectOptions): Promise<RuntimeConne
         rootDir: opts.rootDir,
         bridgeName: opts.network?.bridgeName || undefined,
         podSubnet: opts.network?.podSubnet || undefined,
+        cniConfDir: opts.network?.cniConfDir || undefined,
+        cniBinDir: opts.network?.cniBinDir || undefined,
+        cniConflist: opts.network?.conflist,
         containerdPath: opts.containerdPath || undefined,
         systemdCgroup: opts.systemdCgroup,
         logLevel: opts.containerdLog?.level,

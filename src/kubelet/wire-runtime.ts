@@ -26,6 +26,7 @@ import { connectRuntime } from "./connect-runtime.ts";
 import { plegHealthCheck, runtimeHealthCheck } from "./health.ts";
 import { RuntimeState } from "./runtime-state.ts";
 import { deferLogged } from "./teardown.ts";
+import { embeddedNetwork } from "./wire-network.ts";
 
 export interface WireBase {
   clock: Clock;
@@ -84,7 +85,7 @@ export async function wireRuntime(config: BunletConfig, base: WireBase, opts: Ru
   const connection = await connectRuntime({
     endpoint: opts.criEndpointOverride ?? config.containerRuntimeEndpoint,
     rootDir: config.rootDir,
-    network: { podSubnet: config.podCIDR, bridgeName: config.cniBridgeName },
+    network: embeddedNetwork(config),
     containerdPath: config.containerdPath,
     systemdCgroup: config.cgroupDriver === "systemd",
     containerdLog: { level: config.containerdLogLevel, maxSize: config.containerdLogMaxSize, maxFiles: config.containerdLogMaxFiles },

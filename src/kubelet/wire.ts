@@ -24,6 +24,7 @@ import { checkCgroupDriver, wireContainerManager } from "./wire-cm.ts";
 import { wireKubeletApi } from "./wire-kubelet-api.ts";
 import { wireEvents } from "./wire-events.ts";
 import { wireRuntimeClass } from "./wire-runtimeclass.ts";
+import { wireNetwork } from "./wire-network.ts";
 import { wireNode } from "./wire-node.ts";
 import { wirePods } from "./wire-pods.ts";
 import { wireRuntime } from "./wire-runtime.ts";
@@ -130,6 +131,8 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
     wireNode(config, base, { nodeIPs, cri: runtime.cri, runtimeState: runtime.runtimeState, pleg: runtime.pleg, kubeletPort: kubeletApi.port, pressure, shutdownStatus, allocatableReservation: containerManager.reservation }),
   );
   apiObjects.bind(node.client);
+  const embedded = (deps.criEndpointOverride ?? config.containerRuntimeEndpoint) === "";
+  adopt("pod network", wireNetwork(config, base, { client: node.client, cri: runtime.cri, embedded }));
   const sources = adopt("pod sources", wirePodSources(config, base, node.client, checkpoint));
   const volumes = wireVolumes(config, base, apiObjects, hostIPs, recorder);
   const pods = adopt("pods", wirePods(config, base, runtime, sources, {

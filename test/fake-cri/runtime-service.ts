@@ -31,6 +31,8 @@ export const FAKE_RUNTIME_VERSION = { version: "0.1.0", runtimeName: "fake-cri",
 export function runtimeHandlers(store: FakeStore, behaviors: Behaviors, conditions: RuntimeConditions, clock: Clock): RuntimeHandlers {
   return {
     version: () => FAKE_RUNTIME_VERSION,
+    // containerd's CRI accepts a pod CIDR and uses it only with a CNI conf template; so does the fake.
+    updateRuntimeConfig: () => ({}),
     status: () => ({
       status: {
         conditions: [

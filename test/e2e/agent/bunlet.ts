@@ -78,7 +78,8 @@ function cgroupRootFlag(flags: string[]): string[] {
 /** The test cgroup root of the bunlet whose --root-dir is rootDir, removed with what bunlet made under it. */
 export const removeCgroupRootOf = (rootDir: string) => removeTestCgroupRoot(testCgroupRoot(rootDir));
 
-export async function startBunlet(flags: string[], readOnlyPort: number): Promise<BunletProcess> {
+/** `prefix` runs the binary through another command (`ip netns exec NS`: a node on its own network). */
+export async function startBunlet(flags: string[], readOnlyPort: number, prefix: readonly string[] = []): Promise<BunletProcess> {
   const portFlag = flags.find((f) => f.startsWith("--port="));
   let kubeletPort = portFlag ? Number(portFlag.slice("--port=".length)) : 0;
   const extra: string[] = cgroupRootFlag(flags);
@@ -86,7 +87,7 @@ export async function startBunlet(flags: string[], readOnlyPort: number): Promis
     kubeletPort = await freePort();
     extra.push(`--port=${kubeletPort}`);
   }
-  const proc = Bun.spawn([binary, "--logging-format=json", "--v=2", `--read-only-port=${readOnlyPort}`, ...extra, ...flags], {
+  const proc = Bun.spawn([...prefix, binary, "--logging-format=json", "--v=2", `--read-only-port=${readOnlyPort}`, ...extra, ...flags], {
     stdout: "pipe",
     stderr: "pipe",
     env: { PATH: process.env.PATH ?? "/usr/sbin:/usr/bin:/sbin:/bin" },
