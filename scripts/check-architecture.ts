@@ -5,7 +5,8 @@
  * and export statements, dynamic `import("...")` and `import("...").T` types. CI runs it through
  * test/unit/architecture.test.ts and `npm run check`; `bun scripts/check-architecture.ts` prints
  * the same findings; with `--graph` it prints the folder graph, with `--write-graph` it writes it
- * into docs/architecture.md. The rules themselves are in scripts/architecture-rules.ts.
+ * into docs/architecture.md. The folder direction is `allowed` below; the package allow-list and
+ * the test-only exports are in scripts/architecture-rules.ts.
  *
  * The rules:
  * - src/: another folder is imported only through its index.ts, and only if the folder's entry in
@@ -25,7 +26,90 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
 import { renderGraph, writeGraph } from "./architecture-graph.ts";
-import { allowed, contracts, packages, testedThroughIndex } from "./architecture-rules.ts";
+import { packages, testedThroughIndex } from "./architecture-rules.ts";
+
+/** Which folders each src/ folder may import (through their index.ts). */
+const subsystem = ["api", "container", "cri", "lib", "metrics"];
+const allowed: Record<string, readonly string[]> = {
+  lib: [],
+  api: [],
+  // kubernetes_build_info carries bunlet's version, which config reads from package.json.
+  metrics: ["config"],
+  // Byte sizes (containerLogMaxSize, ...) are resource quantities, read with api's Quantity.
+  config: ["api", "lib"],
+  cri: ["lib"],
+  containerd: ["lib"],
+  apiclient: ["lib"],
+  container: ["api", "cri", "lib"],
+  lifecycle: ["api", "container", "cri", "lib"],
+  runtime: ["api", "container", "cri", "events", "lib", "lifecycle", "metrics", "subpath"],
+  // subPath safety (the kubelet's pkg/volume/util/subpath): safe open, safe mkdir, bind mounts
+  // under the pod directory and their cleanup; used by makeMounts (runtime) and the volume teardown.
+  subpath: ["lib"],
+  // The kubelet's event recorder and its apiserver sink.
+  events: ["api", "apiclient", "lib"],
+  // The kubelet's pod admission predicates: pure, over the v1 Pod.
+  admission: ["api"],
+  // RuntimeClass names to CRI runtime handlers, from the apiserver's RuntimeClasses.
+  runtimeclass: ["apiclient", "lib"],
+  // The node's record of its desired state (issue 27): files over the v1 model, nothing else.
+  checkpoint: ["api", "lib"],
+  // Mirror pods: the apiserver's copies of static pods, kept by the wiring's pod syncer and housekeeping.
+  mirrorpods: ["api", "apiclient", "lib"],
+  // The subsystems below use the container view and may use each other's index.ts.
+  // The apiserver source lists and watches this node's pods through the API client.
+  podconfig: [...subsystem, "apiclient"],
+  pleg: [...subsystem],
+  // The status sync patches pod statuses (and deletes finished pods) through the API client.
+  status: [...subsystem, "apiclient"],
+  prober: [...subsystem, "events"],
+  // The kubelet API reads container log files (containerlogs); webhook reviews go through a narrow client interface.
+  server: [...subsystem, "containerlogs"],
+  // Container log files in the CRI format: files and bytes only.
+  containerlogs: ["lib"],
+  volumes: [...subsystem, "subpath"],
+  node: [...subsystem, "apiclient"],
+  podworkers: [...subsystem, "runtime"],
+  // The Summary API from CRI stats and the host; the servers get it through the wiring.
+  stats: ["container", "cri", "lib"],
+  // Container log rotation over the CRI (ReopenContainerLog) and the pod logs directory.
+  logs: ["cri", "lib"],
+  // Image GC (the kubelet's image manager) over the CRI image and runtime services.
+  imagegc: ["cri", "lib"],
+  // The eviction manager: thresholds (api's Quantity), ranking over v1 pods; stats and kills come through the wiring.
+  eviction: ["api", "lib"],
+  // Graceful node shutdown on systemd-logind (busctl, gdbus, systemd-inhibit); pods are stopped through the wiring.
+  shutdown: ["api", "lib"],
+  kubelet: ["admission", "api", "apiclient", "checkpoint", "config", "container", "containerd", "cri", "events", "eviction", "imagegc", "lib", "logs", "metrics", "mirrorpods", "node", "pleg", "podconfig", "podworkers", "prober", "runtime", "runtimeclass", "server", "shutdown", "stats", "status", "volumes"],
+  // Subcommands beside the agent (`bunlet crictl`): the CRI client and the embedded containerd's paths.
+  cli: ["containerd", "cri", "lib"],
+};
+
+/** Names an index.ts keeps whoever uses them: the contracts DESIGN.md promises. */
+const contracts: Record<string, readonly string[]> = {
+  "src/podconfig/index.ts": ["PodStorage"],
+  // The API client's list/watch and error API, for the apiserver pod source (DESIGN.md: apiclient).
+  "src/apiclient/index.ts": [
+    "ApiError",
+    "ApiErrorReason",
+    "KubeconfigError",
+    "ApiClientConfig",
+    "isResourceExpired",
+    "isUnreachable",
+    "ListOptions",
+    "ObjectList",
+    "PatchType",
+    "RequestOptions",
+    "WatchEvent",
+    "WatchOptions",
+    "createReflector",
+    "Reflector",
+    "ReflectorOptions",
+    "ObjectStore",
+    "KubeObject",
+    "ReflectorStore",
+  ],
+};
 
 interface Use {
   /** The file that imports. */
