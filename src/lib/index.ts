@@ -9,3 +9,4 @@ export { ipFamily, parsePodCIDRs } from "./net.ts";
 export { tryLockFile, LockHeldError, type FileLock } from "./lockfile.ts";
 export { goDialError, goHttpGetError } from "./dial-error.ts";
 export { canonicalJSON, deepEqual } from "./json.ts";
+export { mountPointsUnder, runMountCommand } from "./mount.ts";

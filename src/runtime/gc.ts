@@ -8,9 +8,8 @@ import { existsSync, lstatSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Pod } from "../api/index.ts";
 import { isNotFound, labels as L, PodSandboxState, ContainerState, type CriClient } from "../cri/index.ts";
-import type { Logger } from "../lib/index.ts";
+import { mountPointsUnder, type Logger } from "../lib/index.ts";
 import { containerInfoFromLabels, type RuntimePodStatus, type RuntimeContainerStatus } from "../container/index.ts";
-import { mountPointsUnder } from "../subpath/index.ts";
 import { legacyLogSymlink } from "./logs.ts";
 
 export interface GcDeps {

@@ -8,7 +8,6 @@ import { realBindMounter, type BindMounter } from "./mounter.ts";
 import { safeMakeDir } from "./safe-open.ts";
 
 export { pathExists } from "./bind.ts";
-export { mountPointsUnder } from "./mounter.ts";
 export { SubPathError } from "./safe-open.ts";
 
 /** The kubelet's subpath.Interface. */

@@ -6,8 +6,8 @@ import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { silentLogger } from "../../../src/lib/index.ts";
-import { createSubpather, mountPointsUnder } from "../../../src/subpath/index.ts";
+import { mountPointsUnder, silentLogger } from "../../../src/lib/index.ts";
+import { createSubpather } from "../../../src/subpath/index.ts";
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "bunlet-subpath-bind-")));
 const subpather = createSubpather({ log: silentLogger });

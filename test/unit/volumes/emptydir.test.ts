@@ -2,7 +2,6 @@
 import { describe, expect, test } from "bun:test";
 import type { Pod } from "../../../src/api/index.ts";
 import { emptyDirMemorySize } from "../../../src/volumes/emptydir.ts";
-import { parseMountPoints } from "../../../src/volumes/mounter.ts";
 
 const Gi = 1n << 30n;
 const pod = (limits: (string | undefined)[], initLimit?: string): Pod => ({
@@ -23,13 +22,4 @@ describe("emptyDir medium Memory size", () => {
     ["sizeLimit 0 is unset", pod([undefined]), "0", 8n * Gi],
   ];
   test.each(table)("%s", (_name, p, sizeLimit, expected) => expect(emptyDirMemorySize(8n * Gi, sizeLimit, p)).toBe(expected));
-});
-
-test("mount points come from mountinfo's fifth field, octal escapes decoded", () => {
-  const text = [
-    "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw",
-    "90 22 0:50 / /var/lib/bunlet/pods/u/volumes/kubernetes.io~secret/my\\040secret rw,relatime - tmpfs tmpfs rw,size=1024k",
-    "",
-  ].join("\n");
-  expect(parseMountPoints(text)).toEqual(["/", "/var/lib/bunlet/pods/u/volumes/kubernetes.io~secret/my secret"]);
 });
