@@ -47,7 +47,6 @@ const rows: Row[] = [
   ["experimental-allocatable-ignore-eviction", "bool"],
   // ContainerRuntimeOptions.
   ["runtime-cgroups", "string"],
-  ["pod-infra-container-image", "string"],
   ["image-credential-provider-config", "string"],
   ["image-credential-provider-bin-dir", "string"],
   // AddKubeletConfigFlags.

@@ -47,6 +47,8 @@ export interface BunletConfig extends EdgeConfig {
   cniBridgeName: string;
   /** --containerd (bunlet): the containerd binary the embedded containerd runs; "" = containerd on PATH. */
   containerdPath: string;
+  /** --pod-infra-container-image: the embedded containerd's sandbox image; "" = registry.k8s.io/pause:3.10.2. */
+  podInfraContainerImage: string;
   /** --hostname-override / --node-name, else the OS hostname; always lower-cased. */
   nodeName: string;
   /** --kubeconfig: the API server to join; "" = standalone (no registration, status or lease). */
@@ -189,6 +191,7 @@ export const defaults = {
   podCIDR: "",
   cniBridgeName: "bunlet0",
   containerdPath: "",
+  podInfraContainerImage: "",
   cgroupDriver: "cgroupfs" as CgroupDriver,
   resolvConf: "/etc/resolv.conf",
   kubeconfig: "",

@@ -47,6 +47,8 @@ export interface ConnectOptions {
   network?: { podSubnet: string; bridgeName: string };
   /** The embedded containerd's binary; "" or undefined = containerd on PATH. */
   containerdPath?: string;
+  /** The embedded containerd's sandbox image (--pod-infra-container-image); "" or undefined = its default. */
+  sandboxImage?: string;
   /** The embedded containerd's log: level, and its cap (size and files). */
   containerdLog?: { level: string; maxSize: number; maxFiles: number };
 }
@@ -68,6 +70,12 @@ export async function connectRuntime(opts: ConnectOptions): Promise<RuntimeConne
   });
 
   let managed: ManagedContainerd | undefined;
+  if (!embedded && opts.sandboxImage) {
+    log.warn("--pod-infra-container-image applies to the embedded containerd only; the runtime's own sandbox image setting applies", {
+      endpoint,
+      podInfraContainerImage: opts.sandboxImage,
+    });
+  }
   if (embedded) {
     // Start-up only: once running, the embedded containerd is stopped by close(), after
     // everything that uses it, never directly by the agent's signal.
@@ -81,6 +89,7 @@ export async function connectRuntime(opts: ConnectOptions): Promise<RuntimeConne
         bridgeName: opts.network?.bridgeName || undefined,
         podSubnet: opts.network?.podSubnet || undefined,
         containerdPath: opts.containerdPath || undefined,
+        sandboxImage: opts.sandboxImage || undefined,
         logLevel: opts.containerdLog?.level,
         logMaxSize: opts.containerdLog?.maxSize,
         logMaxFiles: opts.containerdLog?.maxFiles,

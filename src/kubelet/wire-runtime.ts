@@ -73,6 +73,7 @@ export async function wireRuntime(config: BunletConfig, base: WireBase, opts: Ru
     rootDir: config.rootDir,
     network: { podSubnet: config.podCIDR, bridgeName: config.cniBridgeName },
     containerdPath: config.containerdPath,
+    sandboxImage: config.podInfraContainerImage,
     containerdLog: { level: config.containerdLogLevel, maxSize: config.containerdLogMaxSize, maxFiles: config.containerdLogMaxFiles },
     runtimeRequestTimeoutMs: config.runtimeRequestTimeoutMs,
     clock,
