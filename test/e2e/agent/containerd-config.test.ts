@@ -154,7 +154,8 @@ describe.each(["1.6", "2"] as const)("the embedded containerd %s configured by t
     const { podSandboxId } = await cri!.runtime.runPodSandbox({ config: sandboxConfig, runtimeHandler: HANDLER });
     const status = await cri!.runtime.podSandboxStatus({ podSandboxId, verbose: true });
     expect(status.status?.state).toBe(PodSandboxState.SANDBOX_READY);
-    expect(JSON.parse(status.info.info ?? "{}").runtimeHandler).toBe(HANDLER);
+    // The CRI field (containerd 2.x); 1.6 reports it in its verbose info only.
+    expect(status.status?.runtimeHandler || JSON.parse(status.info.info ?? "{}").runtimeHandler).toBe(HANDLER);
     const { containerId } = await cri!.runtime.createContainer({
       podSandboxId,
       sandboxConfig,
