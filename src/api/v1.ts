@@ -284,6 +284,8 @@ export type PodPhase = "Pending" | "Running" | "Succeeded" | "Failed" | "Unknown
 
 export interface PodCondition {
   type: string;
+  /** The pod's metadata.generation when the kubelet last set this condition (1.35+: always). */
+  observedGeneration?: number;
   status: "True" | "False" | "Unknown";
   lastProbeTime?: string | null;
   lastTransitionTime?: string;
@@ -292,6 +294,8 @@ export interface PodCondition {
 }
 
 export interface PodStatus {
+  /** The pod's metadata.generation the kubelet last reported a status for (1.35+: always). */
+  observedGeneration?: number;
   phase?: PodPhase;
   conditions?: PodCondition[];
   message?: string;

@@ -139,7 +139,15 @@ export function generateAPIPodStatus(pod: Pod, podStatus: RuntimePodStatus, opts
 export function withTransitionTime(c: PodCondition, previous: PodCondition[] | undefined, now: number): PodCondition {
   const before = previous?.find((p) => p.type === c.type);
   const lastTransitionTime = before !== undefined && before.status === c.status && before.lastTransitionTime ? before.lastTransitionTime : rfc3339(now);
-  return { type: c.type, status: c.status, lastProbeTime: null, lastTransitionTime, ...(c.reason && { reason: c.reason }), ...(c.message && { message: c.message }) };
+  return {
+    type: c.type,
+    ...(c.observedGeneration && { observedGeneration: c.observedGeneration }),
+    status: c.status,
+    lastProbeTime: null,
+    lastTransitionTime,
+    ...(c.reason && { reason: c.reason }),
+    ...(c.message && { message: c.message }),
+  };
 }
 
 /** Started and ready, as the probe manager reports them (prober/prober_manager.go UpdatePodStatus). */

@@ -72,9 +72,16 @@ export function createStatusManager(deps: { clock: Clock; log: Logger }): Status
         if (i >= 0 && status.conditions![i]!.status === "True") status.conditions![i] = forced;
       }
     }
-    status.conditions = status.conditions?.map((c) =>
-      kubeletOwnedConditions.has(c.type) || c.type === DisruptionTarget ? withTransitionTime(c, old.conditions, now) : c,
-    );
+    // PodObservedGenerationTracking (GA and locked on since 1.35): the status and the conditions the
+    // kubelet owns carry the generation of the pod they were computed for, never going back
+    // (status_manager.go SetPodStatus, podutil.CalculatePodConditionObservedGeneration).
+    const generation = pod.metadata.generation ?? 0;
+    status.conditions = status.conditions?.map((c) => {
+      if (kubeletOwnedConditions.has(c.type)) return withTransitionTime(generation > 0 ? { ...c, observedGeneration: generation } : c, old.conditions, now);
+      return c.type === DisruptionTarget ? withTransitionTime(c, old.conditions, now) : c;
+    });
+    const observedGeneration = Math.max(generation, old.observedGeneration ?? 0);
+    if (observedGeneration > 0) status.observedGeneration = observedGeneration;
     status.startTime = old.startTime || status.startTime || rfc3339(now);
     normalizeStatus(pod, status);
 

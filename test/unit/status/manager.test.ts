@@ -158,4 +158,38 @@ describe("status manager", () => {
     manager.deletePodStatus("uid-2");
     expect(manager.getPodStatus("uid-2")).toBeUndefined();
   });
+
+  test("the status and the kubelet's conditions carry the pod's generation (observedGeneration), which never goes back", () => {
+    const { manager } = setup();
+    const pod = podWith({ containers: [c("app")] });
+    pod.metadata.generation = 3;
+    const status = (): PodStatus => ({
+      phase: "Running",
+      containerStatuses: [running("app")],
+      conditions: [{ type: "Ready", status: "True" }, { type: "example.com/gate", status: "True" }],
+    });
+    manager.setPodStatus(pod, status());
+    const first = manager.getPodStatus("uid-1")!;
+    expect(first.observedGeneration).toBe(3);
+    expect(first.conditions!.find((x) => x.type === "Ready")).toMatchObject({ type: "Ready", observedGeneration: 3, status: "True" });
+    // A condition another owner writes is theirs to stamp.
+    expect(first.conditions!.find((x) => x.type === "example.com/gate")!.observedGeneration).toBeUndefined();
+    // A spec update (generation 4) with nothing else changed is a new status to send.
+    pod.metadata.generation = 4;
+    manager.setPodStatus(pod, status());
+    expect(manager.version("uid-1")).toBe(2);
+    expect(manager.getPodStatus("uid-1")).toMatchObject({ observedGeneration: 4, conditions: [expect.objectContaining({ observedGeneration: 4 }), expect.anything()] });
+    // An older copy of the pod (a stale informer event) does not take it back.
+    pod.metadata.generation = 2;
+    manager.setPodStatus(pod, status());
+    expect(manager.getPodStatus("uid-1")!.observedGeneration).toBe(4);
+  });
+
+  test("a pod without a generation (a static pod from a file) has no observedGeneration", () => {
+    const { manager } = setup();
+    manager.setPodStatus(podWith({ containers: [c("app")] }, { static: true }), { phase: "Running", conditions: [{ type: "Ready", status: "True" }] });
+    const status = manager.getPodStatus("uid-1")!;
+    expect(status.observedGeneration).toBeUndefined();
+    expect(status.conditions![0]!.observedGeneration).toBeUndefined();
+  });
 });
