@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the two images bunlet's tests need, with no network, as docker-archive tarballs:
 #   docker.io/library/busybox:1.36  -> busybox.tar  (busybox-static with its applets as symlinks)
-#   docker.io/bunlet/pause:3.9      -> pause.tar    (/pause: sleeps until SIGTERM/SIGINT)
+#   registry.k8s.io/pause:3.10.2    -> pause.tar    (/pause: sleeps until SIGTERM/SIGINT; the name is
+#                                      bunlet's default sandbox image, src/containerd/config.ts PAUSE_IMAGE)
 # Both `ctr images import` and `skopeo copy docker-archive:` accept them.
 # Usage: scripts/build-images.sh [OUTDIR]   (default .tmp/images; skips work when up to date)
 set -euo pipefail
@@ -103,6 +104,6 @@ while :; do
 done
 PAUSE
 chmod 0755 "$pz/pause"
-write_archive "$pz" "docker.io/bunlet/pause:3.9" "{$path_env,\"Entrypoint\":[\"/pause\"]}" "$out/pause.tar"
+write_archive "$pz" "registry.k8s.io/pause:3.10.2" "{$path_env,\"Entrypoint\":[\"/pause\"]}" "$out/pause.tar"
 
 echo "$stamp" >"$out/.stamp"

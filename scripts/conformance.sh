@@ -2,11 +2,12 @@
 # The upstream Kubernetes NodeConformance suite against a node of this host: the tool a bunlet user
 # runs to judge their node (as sonobuoy or hydrophone users do). docs/conformance.md says more.
 #
-#   scripts/conformance.sh [--kubelet] [--focus RE] [--skip RE] [--label-filter EXPR] [--nodes N] [--out DIR]
+#   scripts/conformance.sh [--kubelet] [--focus RE] [--skip RE] [--focus-file RE] [--label-filter EXPR] [--nodes N] [--out DIR]
 #
 #   --kubelet         the node is the upstream kubelet (scripts/k8s/build.sh kubelet), not
 #                     dist/bunlet: the baseline that tells this machine's failures from bunlet's
 #   --focus, --skip   ginkgo regexps on the spec's full name (repeatable in ginkgo; once here)
+#   --focus-file      ginkgo's regexp on the spec's file, e.g. 'common/storage/' (a run per area)
 #   --label-filter    default 'NodeConformance && !Slow && !Flaky'
 #   --nodes           parallel ginkgo processes (default 3)
 #   --out             JUnit (junit.xml), ginkgo's JSON report, the summary table and every log
@@ -23,14 +24,15 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 log() { echo "conformance: $*" >&2; }
 die() { log "$*"; exit 1; }
-usage() { sed -n '5,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '5,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
-kind=bunlet focus="" skip="" label='NodeConformance && !Slow && !Flaky' nodes=3 out=""
+kind=bunlet focus="" skip="" focus_file="" label='NodeConformance && !Slow && !Flaky' nodes=3 out=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --kubelet) kind=kubelet; shift ;;
     --focus) [ $# -ge 2 ] || usage; focus="$2"; shift 2 ;;
     --skip) [ $# -ge 2 ] || usage; skip="$2"; shift 2 ;;
+    --focus-file) [ $# -ge 2 ] || usage; focus_file="$2"; shift 2 ;;
     --label-filter) [ $# -ge 2 ] || usage; label="$2"; shift 2 ;;
     --nodes) [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || usage; nodes="$2"; shift 2 ;;
     --out) [ $# -ge 2 ] || usage; out="$2"; shift 2 ;;
@@ -178,11 +180,12 @@ node_pid=$!
 wait_until "node $name Ready (see $out/node.log)" 180 kubectl wait --for=condition=Ready "node/$name" --timeout=5s
 kubectl get nodes -o wide >&2
 
-log "running the suite: ginkgo --nodes=$nodes --label-filter='$label'${focus:+ --focus='$focus'}${skip:+ --skip='$skip'} (log: $out/ginkgo.log)"
+log "running the suite: ginkgo --nodes=$nodes --label-filter='$label'${focus:+ --focus='$focus'}${skip:+ --skip='$skip'}${focus_file:+ --focus-file='$focus_file'} (log: $out/ginkgo.log)"
 args=(--nodes="$nodes" --timeout=24h --no-color -v --seed=1 --label-filter="$label"
   --output-dir="$out" --json-report=report.json --junit-report=junit.xml)
 [ -z "$focus" ] || args+=(--focus="$focus")
 [ -z "$skip" ] || args+=(--skip="$skip")
+[ -z "$focus_file" ] || args+=(--focus-file="$focus_file")
 start=$SECONDS
 rc=0
 # In the background, so an interrupt reaches the traps at once rather than after the suite.

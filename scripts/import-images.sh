@@ -17,4 +17,4 @@ bash "$repo/scripts/build-images.sh" "$dir" >/dev/null
 for image in pause busybox; do
   ctr --address "$address" -n k8s.io images import "$dir/$image.tar" >/dev/null
 done
-ctr --address "$address" -n k8s.io images ls -q | grep -E '^docker.io/(bunlet/pause:3.9|library/busybox:1.36)$'
+ctr --address "$address" -n k8s.io images ls -q | grep -E '^(registry.k8s.io/pause:3.10.2|docker.io/library/busybox:1.36)$'

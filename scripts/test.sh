@@ -3,13 +3,16 @@
 # builds the local images, dist/bunlet and the upstream Kubernetes binaries (scripts/k8s/build.sh
 # and build-metrics-server.sh, cached), runs the quality gate (npm run check), then unit, contract,
 # integration and e2e tests, and then unit and integration once more with every core kept busy
-# (see "under load" below). Ends
+# (see "under load" below), and with everything also a fixed slice of the upstream NodeConformance
+# suite against a bunlet node (scripts/conformance-slice.txt; its e2e.test built by
+# scripts/k8s/build-e2e.sh, cached). Ends
 # with one line "N passed, N failed" that counts both runs (a failed check counts as one failure).
 # Needs root (e2e tests start containerd).
 #
 #   bash scripts/test.sh            # everything, then unit + integration under load
 #   bash scripts/test.sh test/unit  # a subset (paths are passed to bun test), no loaded rerun
 #   LOADED_RERUN=0 bash scripts/test.sh   # everything, without the loaded rerun
+#   CONFORMANCE_SLICE=0 bash scripts/test.sh   # everything, without the NodeConformance slice
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -97,6 +100,45 @@ if [ "$full" -eq 1 ]; then
 fi
 
 run_suite "${paths[@]}"
+
+# The NodeConformance slice: each spec of scripts/conformance-slice.txt run by the upstream suite
+# (scripts/conformance.sh) against dist/bunlet; each passed spec counts as a passed test, each
+# failed one (or one the run never reached) as a failed test.
+run_conformance_slice() {
+  local out=.tmp/conformance/ci-slice want focus status counts passed failed line
+  echo
+  echo "== NodeConformance slice (scripts/conformance-slice.txt) on a bunlet node"
+  if ! bash scripts/k8s/build-e2e.sh >&2; then
+    total_failed=$((total_failed + 1))
+    failures+=("(fail) NodeConformance slice: scripts/k8s/build-e2e.sh failed (above)")
+    return
+  fi
+  want=$(grep -cvE '^(#|$)' scripts/conformance-slice.txt)
+  focus=$(grep -vE '^(#|$)' scripts/conformance-slice.txt | paste -sd'|')
+  rm -rf "$out"
+  ( bash scripts/conformance.sh --focus "$focus" --out "$out" ) &
+  suite_pid=$!
+  wait "$suite_pid"
+  status=$?
+  suite_pid=""
+  counts=$(awk '$1 == "total" { print $2, $3 }' "$out/summary.txt" 2>/dev/null)
+  passed=${counts% *}
+  failed=${counts#* }
+  passed=${passed:-0}
+  failed=${failed:-0}
+  while IFS= read -r line; do failures+=("(fail) NodeConformance: ${line#- }"); done < <(grep -E '^- \[' "$out/summary.txt" 2>/dev/null)
+  # Specs that never ran (the run broke off, or a name no longer matches the suite) fail too.
+  if [ $((passed + failed)) -lt "$want" ]; then
+    failures+=("(fail) NodeConformance slice: $((want - passed - failed)) of $want specs did not run (exit $status; see $out)")
+    failed=$((want - passed))
+  fi
+  echo "NodeConformance slice: $passed passed, $failed failed of $want (logs in $out)"
+  total_passed=$((total_passed + passed))
+  total_failed=$((total_failed + failed))
+}
+if [ "$full" -eq 1 ] && [ "${CONFORMANCE_SLICE:-1}" != "0" ]; then
+  run_conformance_slice
+fi
 
 if [ "$full" -eq 1 ] && [ "${LOADED_RERUN:-1}" != "0" ]; then
   cores=$(nproc 2>/dev/null || echo 2)

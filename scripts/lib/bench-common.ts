@@ -10,7 +10,7 @@ import { ContainerState, labels, type CriClient } from "../../src/cri/index.ts";
 import { delay, realClock } from "../../src/lib/index.ts";
 
 export const BUSYBOX_IMAGE = "docker.io/library/busybox:1.36";
-export const PAUSE_IMAGE = "docker.io/bunlet/pause:3.9";
+export const PAUSE_IMAGE = "registry.k8s.io/pause:3.10.2";
 export const CONTAINER_NAME = "sleeper";
 export const COMMAND = ["sleep", "3600"];
 /** Short, so pods that ignore SIGTERM (sleep as PID 1) go quickly between rounds. */

@@ -309,7 +309,7 @@ export interface PodCondition {
 }
 
 export interface PodStatus {
-  /** metadata.generation of the pod this status was computed for. */
+  /** The pod's metadata.generation the kubelet last reported a status for (1.35+: always). */
   observedGeneration?: number;
   phase?: PodPhase;
   conditions?: PodCondition[];

@@ -46,7 +46,6 @@ const rows: Row[] = [
   ["cloud-config", "string"],
   ["experimental-allocatable-ignore-eviction", "bool"],
   // ContainerRuntimeOptions.
-  ["pod-infra-container-image", "string"],
   ["image-credential-provider-config", "string"],
   ["image-credential-provider-bin-dir", "string"],
   // AddKubeletConfigFlags.

@@ -52,6 +52,8 @@ export interface BunletConfig extends EdgeConfig, CgroupsConfig {
   cniBinDir: string;
   /** --containerd (bunlet): the containerd binary the embedded containerd runs; "" = containerd on PATH. */
   containerdPath: string;
+  /** --pod-infra-container-image: the embedded containerd's sandbox image; "" = registry.k8s.io/pause:3.10.2. */
+  podInfraContainerImage: string;
   /** --hostname-override / --node-name, else the OS hostname; always lower-cased. */
   nodeName: string;
   /** --kubeconfig: the API server to join; "" = standalone (no registration, status or lease). */
@@ -197,6 +199,7 @@ export const defaults = {
   cniConfDir: "",
   cniBinDir: "",
   containerdPath: "",
+  podInfraContainerImage: "",
   cgroupDriver: "cgroupfs" as CgroupDriver,
   resolvConf: "/etc/resolv.conf",
   kubeconfig: "",

@@ -106,6 +106,20 @@ export function absolutePath(s: string): string {
   return s;
 }
 
+/**
+ * An image reference (--pod-infra-container-image): "" keeps the default. containerd parses the
+ * rest when it starts; what could never be one (spaces, control characters, upper-case letters
+ * before the tag) is refused here, before containerd is configured with it.
+ */
+export function imageReference(s: string): string {
+  const name = s.replace(/[:@][^/]*$/, "");
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses
+  if (/[\s\u0000-\u001f\u007f]/.test(s) || /[A-Z]/.test(name)) {
+    throw new ValueError(`must be an image reference such as registry.k8s.io/pause:3.10.2, found ${JSON.stringify(s)}`);
+  }
+  return s;
+}
+
 /** The kubelet requires podLogsDir to be absolute and normalised; bunlet asks the same of its other directories. */
 export function absoluteDir(s: string): string {
   if (!posix.isAbsolute(s)) throw new ValueError(`must be an absolute path, found ${JSON.stringify(s)}`);

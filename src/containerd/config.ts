@@ -1,7 +1,12 @@
 import { containerdPaths } from "./paths.ts";
 
-/** The sandbox (pause) image that scripts/build-images.sh builds locally. */
-export const PAUSE_IMAGE = "docker.io/bunlet/pause:3.9";
+/**
+ * The default sandbox (pause) image: kubeadm 1.37's (`registry.k8s.io/pause:3.10.2`, its
+ * PauseVersion), so a node that can reach registry.k8s.io pulls it as a kubeadm node's containerd
+ * would. scripts/build-images.sh builds the bundled pause tarball under this name, so an
+ * air-gapped node has it from `<root-dir>/images/pause.tar`.
+ */
+export const PAUSE_IMAGE = "registry.k8s.io/pause:3.10.2";
 /** The busybox image that scripts/build-images.sh builds locally. */
 export const BUSYBOX_IMAGE = "docker.io/library/busybox:1.36";
 const DEFAULT_CNI_BIN_DIR = "/usr/lib/cni";
@@ -9,7 +14,7 @@ const DEFAULT_REGISTRY_MIRRORS: readonly string[] = ["127.0.0.1:5000"];
 
 export interface ContainerdConfigOptions {
   rootDir: string;
-  /** Default PAUSE_IMAGE. */
+  /** `--pod-infra-container-image`; default PAUSE_IMAGE. */
   sandboxImage?: string;
   /** Default /usr/lib/cni (Debian's containernetworking-plugins). */
   cniBinDir?: string;

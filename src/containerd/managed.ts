@@ -1,11 +1,13 @@
-import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { renderCniConflist, type CniConflistOptions } from "./cni.ts";
-import { configVersionFor, renderContainerdConfig, renderRegistryHosts, type ContainerdConfigOptions } from "./config.ts";
+import { configVersionFor, PAUSE_IMAGE, renderContainerdConfig, renderRegistryHosts, type ContainerdConfigOptions } from "./config.ts";
 import { containerdPaths, type ContainerdPaths } from "./paths.ts";
 import { runContainerdLogRotation } from "./log-rotation.ts";
 import { findContainerd, logTail, readContainerdVersion, spawnContainerd, stalePid, type ContainerdChild } from "./process.ts";
 import { preloadImages } from "./preload.ts";
+import { ensureSandboxImage } from "./sandbox-image.ts";
+import { applyConfigTemplate } from "./template.ts";
 import { waitReady } from "./readiness.ts";
 import { terminateChild, terminatePid } from "./terminate.ts";
 import { Backoff, delay, realClock, type BackoffOptions } from "../lib/index.ts";
@@ -84,9 +86,15 @@ export async function startManagedContainerd(opts: ManagedContainerdOptions): Pr
   if (paths.socketFallbackReason) log.warn("containerd socket moved to a shorter path", { reason: paths.socketFallbackReason });
   const { version, configVersion } = configVersionFor(await readContainerdVersion(binary, opts.signal));
   log.info("containerd binary", { binary, version, configVersion });
-  writeFileAtomic(paths.configFile, renderContainerdConfig({ ...opts, configVersion }));
+  const base = renderContainerdConfig({ ...opts, configVersion });
+  // What {{ template "base" . }} stands for, beside the user's template for them to read.
+  if (existsSync(paths.configTemplateFile)) writeFileAtomic(paths.configBaseFile, base);
+  else rmSync(paths.configBaseFile, { force: true });
+  const config = applyConfigTemplate(paths.configTemplateFile, base);
+  if (config.fromTemplate) log.info("containerd config from the user's template", { template: paths.configTemplateFile, base: paths.configBaseFile });
+  writeFileAtomic(paths.configFile, config.text);
   if (configVersion === 3) {
-    rmSync(paths.registryHostsDir, { recursive: true, force: true });
+    // Rewrites bunlet's own hosts.toml files; a user's, for other registries, are kept.
     for (const { host, text } of renderRegistryHosts(opts.registryMirrors)) {
       mkdirSync(join(paths.registryHostsDir, host), { recursive: true });
       writeFileAtomic(join(paths.registryHostsDir, host, "hosts.toml"), text);
@@ -161,6 +169,7 @@ export async function startManagedContainerd(opts: ManagedContainerdOptions): Pr
     stampFile: join(paths.dir, "preloaded-images.json"),
     log,
   });
+  ensureSandboxImage({ socketPath: paths.socketPath, sandboxImage: opts.sandboxImage ?? PAUSE_IMAGE, bundledImage: PAUSE_IMAGE, log });
 
   // Restarts containerd whenever it exits on its own, with backoff.
   const supervise = async () => {

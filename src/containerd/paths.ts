@@ -11,6 +11,10 @@ export interface ContainerdPaths {
   /** `<rootDir>/containerd` */
   dir: string;
   configFile: string;
+  /** `config.toml.tmpl`: the user's template (k3s's), `{{ template "base" . }}` being bunlet's config. */
+  configTemplateFile: string;
+  /** `config.toml.base`: bunlet's config as the template's base, written while a template is used. */
+  configBaseFile: string;
   root: string;
   state: string;
   socketPath: string;
@@ -42,6 +46,8 @@ export function containerdPaths(rootDir: string): ContainerdPaths {
   return {
     dir,
     configFile: join(dir, "config.toml"),
+    configTemplateFile: join(dir, "config.toml.tmpl"),
+    configBaseFile: join(dir, "config.toml.base"),
     root: join(dir, "root"),
     state: join(dir, "state"),
     socketPath,

@@ -53,6 +53,8 @@ export interface ConnectOptions {
   containerdPath?: string;
   /** The embedded containerd's runc SystemdCgroup option (cgroupDriver systemd). */
   systemdCgroup?: boolean;
+  /** The embedded containerd's sandbox image (--pod-infra-container-image); "" or undefined = its default. */
+  sandboxImage?: string;
   /** The embedded containerd's log: level, and its cap (size and files). */
   containerdLog?: { level: string; maxSize: number; maxFiles: number };
 }
@@ -74,6 +76,12 @@ export async function connectRuntime(opts: ConnectOptions): Promise<RuntimeConne
   });
 
   let managed: ManagedContainerd | undefined;
+  if (!embedded && opts.sandboxImage) {
+    log.warn("--pod-infra-container-image applies to the embedded containerd only; the runtime's own sandbox image setting applies", {
+      endpoint,
+      podInfraContainerImage: opts.sandboxImage,
+    });
+  }
   if (embedded) {
     // Start-up only: once running, the embedded containerd is stopped by close(), after
     // everything that uses it, never directly by the agent's signal.
@@ -91,6 +99,7 @@ export async function connectRuntime(opts: ConnectOptions): Promise<RuntimeConne
         cniConflist: opts.network?.conflist,
         containerdPath: opts.containerdPath || undefined,
         systemdCgroup: opts.systemdCgroup,
+        sandboxImage: opts.sandboxImage || undefined,
         logLevel: opts.containerdLog?.level,
         logMaxSize: opts.containerdLog?.maxSize,
         logMaxFiles: opts.containerdLog?.maxFiles,

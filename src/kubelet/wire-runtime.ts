@@ -88,6 +88,7 @@ export async function wireRuntime(config: BunletConfig, base: WireBase, opts: Ru
     network: embeddedNetwork(config),
     containerdPath: config.containerdPath,
     systemdCgroup: config.cgroupDriver === "systemd",
+    sandboxImage: config.podInfraContainerImage,
     containerdLog: { level: config.containerdLogLevel, maxSize: config.containerdLogMaxSize, maxFiles: config.containerdLogMaxFiles },
     runtimeRequestTimeoutMs: config.runtimeRequestTimeoutMs,
     clock,

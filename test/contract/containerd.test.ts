@@ -6,7 +6,7 @@ criContract("containerd", async () => {
   const ctd = await startTestContainerd({ name: "cri-contract" });
   return {
     endpoint: ctd.endpoint,
-    images: { busybox: "docker.io/library/busybox:1.36", pause: "docker.io/bunlet/pause:3.9" },
+    images: { busybox: "docker.io/library/busybox:1.36", pause: "registry.k8s.io/pause:3.10.2" },
     eventsSupported: false,
     stop: () => ctd.stop(),
   };

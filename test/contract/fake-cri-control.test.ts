@@ -94,7 +94,7 @@ describe("images", () => {
     expect(await callError(client.image.pullImage({ image: { image: BUSYBOX } }))).toMatchObject({ code: GrpcCode.UNKNOWN });
     expect(cri.removeImage(BUSYBOX)).toBe(true);
     expect((await client.image.imageStatus({ image: { image: BUSYBOX } })).image).toBeUndefined();
-    expect(cri.state.images.map((i) => i.repoTags)).toEqual([["docker.io/bunlet/pause:3.9"]]);
+    expect(cri.state.images.map((i) => i.repoTags)).toEqual([["registry.k8s.io/pause:3.10.2"]]);
   });
 });
 

@@ -144,8 +144,10 @@ describe("a systemd drop-in written for the kubelet", () => {
     expect(notes).toHaveLength(1);
     // klog's text format: a warning line starts with W and the month and day.
     expect(notes[0]).toMatch(/^W\d{4} /);
-    expect(notes[0]).toContain(
-      'settings="--fail-swap-on (failSwapOn), --pod-infra-container-image"',
-    );
+    expect(notes[0]).toContain('settings="--fail-swap-on (failSwapOn)"');
+    // It sets the embedded containerd's sandbox image; an external runtime keeps its own, and bunlet says so.
+    const sandbox = lines.filter((l) => l.includes("--pod-infra-container-image applies to the embedded containerd only"));
+    expect(sandbox).toHaveLength(1);
+    expect(sandbox[0]).toContain('podInfraContainerImage="registry.k8s.io/pause:3.9"');
   }, 120_000);
 });

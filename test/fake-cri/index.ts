@@ -42,7 +42,7 @@ export type { RandomBytes } from "./ids.ts";
 export { FAKE_RUNTIME_VERSION } from "./runtime-service.ts";
 
 /** The images a new fake holds unless told otherwise: the ones the e2e harness imports. */
-export const DEFAULT_IMAGES = ["docker.io/library/busybox:1.36", "docker.io/bunlet/pause:3.9"];
+export const DEFAULT_IMAGES = ["docker.io/library/busybox:1.36", "registry.k8s.io/pause:3.10.2"];
 
 export interface FakeCriOptions {
   /** Timestamps, exit timers, delays and refusal windows run on this clock. Default: real time. */

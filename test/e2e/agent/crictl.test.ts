@@ -137,7 +137,7 @@ describe("bunlet crictl on the embedded containerd (found from --root-dir)", () 
     const rows = r.stdout.trimEnd().split("\n").map(cells);
     expect(rows[0]).toEqual(["IMAGE", "TAG", "IMAGE ID", "SIZE"]);
     expect(rows).toContainEqual(["docker.io/library/busybox", "1.36", expect.stringMatching(/^[0-9a-f]{13}$/), expect.stringMatching(/^[\d.]+[kMG]?B$/)]);
-    expect(rows.some((row) => row[0] === "docker.io/bunlet/pause")).toBe(true);
+    expect(rows.some((row) => row[0] === "registry.k8s.io/pause")).toBe(true);
   }, STEP_MS);
 
   test("inspect and inspectp: crictl's JSON (status with RFC3339 times, runtime info)", () => {

@@ -205,7 +205,7 @@ test("/metrics/cadvisor shows the container, its pod sandbox with the pod's netw
   // The sandbox: container="", the pause image, its own id; the pod's network from its namespace
   // (a static pod on the host network, so the host's interfaces).
   const sandboxCpu = lines.find((l) => l.startsWith("container_cpu_usage_seconds_total{") && l.includes('container=""') && l.includes('pod="stats-e2e-node"'));
-  expect(sandboxCpu).toContain('image="docker.io/bunlet/pause:3.9"');
+  expect(sandboxCpu).toContain('image="registry.k8s.io/pause:3.10.2"');
   expect(lines.some((l) => l.startsWith("container_network_receive_bytes_total{") && l.includes('container=""') && l.includes('pod="stats-e2e-node"'))).toBe(true);
   expect(lines.some((l) => /^machine_cpu_cores\{boot_id="[^"]+",machine_id="[^"]*",system_uuid="[^"]*"\} \d+ \d+$/.test(l))).toBe(true);
   expect(lines).toContain("container_scrape_error 0");

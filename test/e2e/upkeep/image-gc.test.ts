@@ -14,10 +14,10 @@ const waitFor = fx.waitFor;
 const tags = async () => (await fx.cri.image.listImages({})).images.flatMap((i) => i.repoTags);
 
 test("above the high threshold, the unused image goes, the sandbox image stays, and the shortfall is explained", async () => {
-  expect(await tags()).toEqual(expect.arrayContaining(["docker.io/library/busybox:1.36", "docker.io/bunlet/pause:3.9"]));
+  expect(await tags()).toEqual(expect.arrayContaining(["docker.io/library/busybox:1.36", "registry.k8s.io/pause:3.10.2"]));
   const bunlet = await fx.start(["--image-gc-high-threshold=1", "--image-gc-low-threshold=0", "--minimum-image-ttl-duration=0s", "--image-gc-period=2s"]);
   await waitFor("busybox removed by image GC", async () => !(await tags()).includes("docker.io/library/busybox:1.36"));
-  expect(await tags()).toContain("docker.io/bunlet/pause:3.9");
+  expect(await tags()).toContain("registry.k8s.io/pause:3.10.2");
 
   const removed = bunlet.lines.find((l) => l.msg === "Removing image to free bytes");
   expect(removed).toMatchObject({ image: "docker.io/library/busybox:1.36" });
@@ -26,5 +26,5 @@ test("above the high threshold, the unused image goes, the sandbox image stays, 
     lowThreshold: 0,
   });
   const failed = await waitFor("the shortfall error", () => bunlet.lines.find((l) => String(l.msg).startsWith("Image garbage collection failed")));
-  expect(String(failed.err)).toMatch(/^Failed to garbage collect required amount of images\. Attempted to free \d+ bytes, but only found \d+ bytes eligible to free; kept pinned \(sandbox\): docker\.io\/bunlet\/pause:3\.9$/);
+  expect(String(failed.err)).toMatch(/^Failed to garbage collect required amount of images\. Attempted to free \d+ bytes, but only found \d+ bytes eligible to free; kept pinned \(sandbox\): registry\.k8s\.io\/pause:3\.10\.2$/);
 }, 180_000);

@@ -44,6 +44,8 @@ describe("flags set the configuration, kubelet spelling, pflag syntax", () => {
     ["the embedded containerd's pod network", ["--pod-cidr=10.77.0.0/16", "--cni-bridge-name=bunlet1"], { podCIDR: "10.77.0.0/16", cniBridgeName: "bunlet1" }],
     ["a cluster CNI's directories", ["--cni-conf-dir=/etc/cni/net.d", "--cni-bin-dir=/opt/cni/bin"], { cniConfDir: "/etc/cni/net.d", cniBinDir: "/opt/cni/bin" }],
     ["the embedded containerd's binary", ["--containerd=/opt/containerd-1.7/bin/containerd"], { containerdPath: "/opt/containerd-1.7/bin/containerd" }],
+    ["the embedded containerd's sandbox image", ["--pod-infra-container-image=registry.example:5000/edge/pause:3.10"],
+      { podInfraContainerImage: "registry.example:5000/edge/pause:3.10" }],
     ["an IPv6 pod network", ["--pod-cidr=fd00:10:88::/64"], { podCIDR: "fd00:10:88::/64" }],
     ["a dual-stack pod network", ["--pod-cidr=10.77.0.0/16,fd00:10:77::/64"], { podCIDR: "10.77.0.0/16,fd00:10:77::/64" }],
     ["--hostname-override is lower-cased", ["--hostname-override=Worker-7"], { nodeName: "worker-7" }],
@@ -101,6 +103,7 @@ describe("defaults without --config (the kubelet's legacy defaults)", () => {
       cniConfDir: "",
       cniBinDir: "",
       containerdPath: "",
+      podInfraContainerImage: "",
       cgroupDriver: "cgroupfs",
       resolvConf: "/etc/resolv.conf",
       nodeName: "edge-node-1",
@@ -209,7 +212,12 @@ describe("the kubelet's other flags are accepted, type-checked, and listed once 
   test("they load, and bunlet's own flags still act", () => {
     const r = parseArgs([...dropIn, "--resolv-conf=/run/systemd/resolve/resolv.conf"], env);
     if (r.kind !== "run") throw new Error(r.kind);
-    expect(r.config).toMatchObject({ cgroupDriver: "cgroupfs", resolvConf: "/run/systemd/resolve/resolv.conf", verbosity: 2 });
+    expect(r.config).toMatchObject({
+      cgroupDriver: "cgroupfs",
+      resolvConf: "/run/systemd/resolve/resolv.conf",
+      verbosity: 2,
+      podInfraContainerImage: "registry.k8s.io/pause:3.9",
+    });
   });
 
   test("one warning lists every flag not acted on, with its config field", () => {
@@ -218,8 +226,7 @@ describe("the kubelet's other flags are accepted, type-checked, and listed once 
     expect(r.notices).toHaveLength(1);
     expect(r.notices[0]).toMatchObject({ level: "warn", msg: "kubelet settings accepted for compatibility but not acted on by bunlet" });
     expect(r.notices[0].fields.settings).toBe(
-      "--fail-swap-on (failSwapOn), --pod-infra-container-image, " +
-        "--rotate-certificates (rotateCertificates)",
+      "--fail-swap-on (failSwapOn), --rotate-certificates (rotateCertificates)",
     );
   });
 
@@ -318,6 +325,8 @@ describe("bad flags exit 2 with one line that names the flag", () => {
     [["--max-pods=-1"], "--max-pods", 'bunlet: invalid value "-1" for flag --max-pods: expected a non-negative integer, found -1'],
     [["--event-qps=-3"], "--event-qps", 'bunlet: invalid value "-3" for flag --event-qps: expected a non-negative integer, found -3'],
     [["--containerd=containerd"], "--containerd", 'bunlet: invalid value "containerd" for flag --containerd: must be an absolute path, found "containerd"'],
+    [["--pod-infra-container-image=Registry.k8s.io/pause:3.10"], "--pod-infra-container-image",
+      'bunlet: invalid value "Registry.k8s.io/pause:3.10" for flag --pod-infra-container-image: must be an image reference such as registry.k8s.io/pause:3.10.2, found "Registry.k8s.io/pause:3.10"'],
     [["--root-dir=var/lib"], "--root-dir", 'bunlet: invalid value "var/lib" for flag --root-dir: must be an absolute path, found "var/lib"'],
     [["--pod-logs-dir=/var/log/../pods"], "--pod-logs-dir",
       'bunlet: invalid value "/var/log/../pods" for flag --pod-logs-dir: must be a normalized path ("/var/pods"), found "/var/log/../pods"'],

@@ -46,12 +46,13 @@ describe("renderContainerdConfig", () => {
     expect(table(toml, `plugins."io.containerd.internal.v1.opt"`).path).toBe("/var/lib/bunlet/containerd/opt");
   });
 
-  test("the CRI plugin is enabled and uses the local pause image and restricted oom_score_adj", () => {
+  test("the CRI plugin is enabled, uses kubeadm 1.37's pause image and restricted oom_score_adj", () => {
     expect(toml.has("disabled_plugins")).toBe(false);
     expect(table(toml, "").disabled_plugins).toBeUndefined();
     const cri = table(toml, CRI);
     expect(cri.sandbox_image).toBe(PAUSE_IMAGE);
-    expect(PAUSE_IMAGE).toBe("docker.io/bunlet/pause:3.9");
+    // kubeadm 1.37's PauseVersion (cmd/kubeadm/app/constants): a name registry.k8s.io serves.
+    expect(PAUSE_IMAGE).toBe("registry.k8s.io/pause:3.10.2");
     expect(cri.restrict_oom_score_adj).toBe(true);
     expect(cri.netns_mounts_under_state_dir).toBe(true);
   });

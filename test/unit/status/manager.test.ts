@@ -170,4 +170,36 @@ describe("status manager", () => {
     manager.deletePodStatus("uid-2");
     expect(manager.getPodStatus("uid-2")).toBeUndefined();
   });
+
+  // The conditions' observedGeneration is the status generator's (test/unit/status/generate tests); the manager stamps the status.
+  test("the status carries the pod's generation (observedGeneration), which never goes back", () => {
+    const { manager } = setup();
+    const pod = podWith({ containers: [c("app")] });
+    pod.metadata.generation = 3;
+    const status = (): PodStatus => ({
+      phase: "Running",
+      containerStatuses: [running("app")],
+      conditions: [{ type: "Ready", status: "True" }, { type: "example.com/gate", status: "True" }],
+    });
+    manager.setPodStatus(pod, status());
+    const first = manager.getPodStatus("uid-1")!;
+    expect(first.observedGeneration).toBe(3);
+    // A spec update (generation 4) with nothing else changed is a new status to send.
+    pod.metadata.generation = 4;
+    manager.setPodStatus(pod, status());
+    expect(manager.version("uid-1")).toBe(2);
+    expect(manager.getPodStatus("uid-1")).toMatchObject({ observedGeneration: 4 });
+    // An older copy of the pod (a stale informer event) does not take it back.
+    pod.metadata.generation = 2;
+    manager.setPodStatus(pod, status());
+    expect(manager.getPodStatus("uid-1")!.observedGeneration).toBe(4);
+  });
+
+  test("a pod without a generation (a static pod from a file) has no observedGeneration", () => {
+    const { manager } = setup();
+    manager.setPodStatus(podWith({ containers: [c("app")] }, { static: true }), { phase: "Running", conditions: [{ type: "Ready", status: "True" }] });
+    const status = manager.getPodStatus("uid-1")!;
+    expect(status.observedGeneration).toBeUndefined();
+    expect(status.conditions![0]!.observedGeneration).toBeUndefined();
+  });
 });
