@@ -40,7 +40,7 @@ beforeAll(async () => {
   const manifests = join(dir, "manifests");
   mkdirSync(manifests);
   writeFileSync(join(manifests, "best-effort.yaml"), pod("best-effort", ""));
-  writeFileSync(join(manifests, "within-request.yaml"), pod("within-request", "    resources:\n      requests: {memory: 512Mi}\n      limits: {memory: 512Mi}\n"));
+  writeFileSync(join(manifests, "within-request.yaml"), pod("within-request", "    resources:\n      requests: {memory: 16Mi}\n      limits: {memory: 16Mi}\n"));
   const flags = async () => [
     `--container-runtime-endpoint=${ctd.endpoint}`,
     `--pod-manifest-path=${manifests}`,

@@ -6,7 +6,7 @@ import { createMemoryLogger, FakeClock } from "../../../src/lib/testing.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
 import { FakePodDirs, FakePodWorkers, FakeRuntime, FakeStatusManager, makePod, runtimePod } from "./fakes.ts";
 
-function harness() {
+function harness(podCgroups?: { cleanupOrphaned(keep: ReadonlySet<string>): void }) {
   const clock = new FakeClock();
   const podManager = new PodManager(() => clock.now());
   const podWorkers = new FakePodWorkers();
@@ -21,6 +21,7 @@ function harness() {
     runtime,
     statusManager,
     podDirs,
+    podCgroups,
     clock,
     log,
     metrics,
@@ -118,4 +119,18 @@ describe("housekeeping", () => {
       "terminating/runtime_only/unknown": 1,
     });
   });
+});
+
+test("pod cgroups are kept for pods that may run: syncing or terminating, running in the runtime, or desired and not finished", async () => {
+  const kept: string[][] = [];
+  const h = harness({ cleanupOrphaned: (keep) => void kept.push([...keep].sort()) });
+  h.podManager.upsert(makePod("desired"));
+  h.podManager.upsert(makePod("done"));
+  h.podWorkers.states.set("uid-syncing", { state: "SyncPod", orphan: false });
+  h.podWorkers.states.set("uid-terminating", { state: "TerminatingPod", orphan: true });
+  h.podWorkers.states.set("uid-done", { state: "TerminatedPod", orphan: false });
+  h.podWorkers.knownTerminated.add("uid-done");
+  h.runtime.runtimePods = [runtimePod("uid-running")];
+  await h.hk.run(new AbortController().signal);
+  expect(kept).toEqual([["uid-desired", "uid-running", "uid-syncing", "uid-terminating"]]);
 });

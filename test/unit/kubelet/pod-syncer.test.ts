@@ -1,13 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import { Registry } from "prom-client";
-import { ContainersStillRunningError, createPodSyncer } from "../../../src/kubelet/pod-syncer.ts";
+import { ContainersStillRunningError, createPodSyncer, type PodSyncerDeps } from "../../../src/kubelet/pod-syncer.ts";
 import { PodManager } from "../../../src/kubelet/pod-manager.ts";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/testing.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
 import { Reason, SyncError } from "../../../src/runtime/index.ts";
 import { container, statusGenerator, FakePodDirs, FakeRuntime, FakeStatusManager, makePod, podStatus } from "./fakes.ts";
 
-function harness() {
+function harness(extra: Partial<PodSyncerDeps> = {}) {
   const clock = new FakeClock();
   const runtime = new FakeRuntime();
   const statusManager = new FakeStatusManager();
@@ -39,6 +39,7 @@ function harness() {
     clock,
     log,
     metrics,
+    ...extra,
   });
   return {
     clock,
@@ -317,5 +318,70 @@ describe("syncTerminatedPod", () => {
     await h.syncer.syncTerminatedPod(h.signal, makePod("a"), podStatus("uid-a"));
     expect(h.podDirs.dirs).toEqual(new Set(["uid-a"]));
     expect(h.log.lines.some((l) => l.level === "warn" && l.podUID === "uid-a")).toBe(true);
+  });
+});
+
+describe("the pod cgroup (SyncPod's cgroup step, SyncTerminatedPod's removal)", () => {
+  function withCgroups(opts: { exists?: boolean; ensureError?: Error } = {}) {
+    const calls: string[] = [];
+    const events: string[] = [];
+    let exists = opts.exists ?? false;
+    const h = harness({
+      podCgroups: {
+        exists: () => exists,
+        ensure: (pod) => {
+          calls.push(`ensure:${pod.metadata.name}`);
+          if (opts.ensureError) throw opts.ensureError;
+          exists = true;
+        },
+        destroy: (pod) => void calls.push(`destroy:${pod.metadata.name}`),
+      },
+      recorder: { event: (_ref, type, reason, message) => void events.push(`${type} ${reason} ${message}`) },
+    });
+    return { h, calls, events };
+  }
+
+  test("a new pod's cgroup is made before the runtime creates its sandbox", async () => {
+    const { h, calls } = withCgroups();
+    const seen: string[] = [];
+    h.runtime.onSync = () => void seen.push(`runtime after ${calls.join(",")}`);
+    await h.syncer.syncPod(h.signal, "create", makePod("a"), undefined, podStatus("uid-a"));
+    expect(seen).toEqual(["runtime after ensure:a"]);
+  });
+
+  test("an existing pod cgroup is left as it is", async () => {
+    const { h, calls } = withCgroups({ exists: true });
+    await h.syncer.syncPod(h.signal, "sync", makePod("a"), undefined, podStatus("uid-a", [container("c", "running")]));
+    expect(calls).toEqual([]);
+    expect(h.runtime.calls).toEqual(["syncPod:a"]);
+  });
+
+  test("a pod running outside a pod cgroup is killed, then gets one and is synced", async () => {
+    const { h, calls } = withCgroups();
+    await h.syncer.syncPod(h.signal, "sync", makePod("a"), undefined, podStatus("uid-a", [container("c", "running")]));
+    expect(h.runtime.calls.filter((c) => c.startsWith("killPod") || c.startsWith("syncPod"))).toEqual(["killPod:a:undefined", "syncPod:a"]);
+    expect(calls).toEqual(["ensure:a"]);
+  });
+
+  test("a run-once pod killed so stays down: no cgroup, no sync", async () => {
+    const { h, calls } = withCgroups();
+    await h.syncer.syncPod(h.signal, "sync", makePod("a", { restartPolicy: "Never" }), undefined, podStatus("uid-a", [container("c", "running")]));
+    expect(calls).toEqual([]);
+    expect(h.runtime.calls.filter((c) => c.startsWith("syncPod"))).toEqual([]);
+  });
+
+  test("a pod cgroup that cannot be made fails the sync with the kubelet's event and error, and nothing starts", async () => {
+    const { h, events } = withCgroups({ ensureError: new Error("mkdir /sys/fs/cgroup/cpu/kubepods: read-only file system") });
+    await expect(h.syncer.syncPod(h.signal, "create", makePod("a"), undefined, podStatus("uid-a"))).rejects.toThrow(
+      "failed to ensure that the pod: uid-a cgroups exist and are correctly applied: mkdir /sys/fs/cgroup/cpu/kubepods: read-only file system",
+    );
+    expect(events).toEqual(["Warning FailedCreatePodContainer unable to ensure pod container exists: mkdir /sys/fs/cgroup/cpu/kubepods: read-only file system"]);
+    expect(h.runtime.calls).toEqual([]);
+  });
+
+  test("a terminated pod's cgroup is removed once its containers are gone", async () => {
+    const { h, calls } = withCgroups({ exists: true });
+    await h.syncer.syncTerminatedPod(h.signal, makePod("a"), podStatus("uid-a"));
+    expect(calls).toEqual(["destroy:a"]);
   });
 });

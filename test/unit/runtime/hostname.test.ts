@@ -75,3 +75,17 @@ describe("the sandbox's hostname and the managed /etc/hosts (upstream pod_hostna
     expect(generatePodSandboxConfig(pod({ hostNetwork: true, hostname: "h" }), 0, opts).hostname).toBe("");
   });
 });
+
+describe("the sandbox's cgroup parent", () => {
+  const opts = { podLogsDir: "/var/log/pods", nodeDns: { servers: [], searches: [], options: [] }, clusterDns: { servers: [], domain: "" } };
+  const p: Pod = { metadata: { name: "p", namespace: "default", uid: "u-1" }, spec: { containers: [{ name: "c", image: "busybox" }] } };
+
+  test("is the pod cgroup the container manager names, as RunPodSandbox's linux.cgroup_parent", () => {
+    const config = generatePodSandboxConfig(p, 0, { ...opts, podCgroupParent: (pod) => `/kubepods/besteffort/pod${pod.metadata.uid}` });
+    expect(config.linux?.cgroupParent).toBe("/kubepods/besteffort/podu-1");
+  });
+
+  test("is empty without a container manager (the runtime's default cgroup)", () => {
+    expect(generatePodSandboxConfig(p, 0, opts).linux?.cgroupParent).toBe("");
+  });
+});
