@@ -134,13 +134,18 @@ export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: RuntimePodSta
   // Resize the pod and its running containers before anything starts (SyncPod step 6).
   const updates = changes.containersToUpdate;
   if (deps.actuated && ((updates && (updates.memory.length > 0 || updates.cpu.length > 0)) || changes.updatePodResources)) {
-    await rec
-      .step("ResizePodInPlace", formatPod(pod), () =>
-        doPodResizeAction({ ...deps, actuated: deps.actuated!, podCgroup: deps.podCgroup }, deps.memoryUsage, pod, podStatus, changes, signal).catch((err: unknown) => {
+    try {
+      await rec.step("ResizePodInPlace", formatPod(pod), async () => {
+        try {
+          await doPodResizeAction({ ...deps, actuated: deps.actuated!, podCgroup: deps.podCgroup }, deps.memoryUsage, pod, podStatus, changes, signal);
+        } catch (err) {
           throw new SyncError(Reason.ResizePodInPlaceError, err instanceof ResizeError ? err.message : (err as Error).message);
-        }),
-      )
-      .catch((err: unknown) => log.error("Allocated pod resize could not be applied; the next sync retries", { ...fields, err }));
+        }
+      });
+    } catch (err) {
+      // Recorded in the step: the containers still start, and the pod worker retries the resize.
+      log.error("Allocated pod resize could not be applied; the next sync retries", { ...fields, err });
+    }
   }
   const toStart = changes.ephemeralContainersToStart.length + changes.initContainersToStart.length + changes.containersToStart.length;
   if (toStart === 0) return finish();
