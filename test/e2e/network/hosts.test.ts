@@ -210,7 +210,7 @@ describe("pods on two hosts, host-gw routes between them", () => {
   test("a pod on host A reaches a pod on host B by IP over TCP, and B sees A's pod address (no masquerade)", async () => {
     const { phase, logs } = await clientPod("tcp-client", 0, `ip -4 -o addr show eth0; ${getLoop({ host: ips.server!, port: 8080, path: "/cgi-bin/ip" }, "seen-from-")}`);
     const mine = /inet (\d+\.\d+\.\d+\.\d+)\//.exec(logs)?.[1];
-    expect({ phase, seen: seenFrom(logs), inA: inRange(mine ?? "", podCIDR[0]!) }).toEqual({ phase: "Succeeded", seen: mine, inA: true });
+    expect({ phase, seen: seenFrom(logs), inA: inRange(mine ?? "", podCIDR[0]!) }).toEqual({ phase: "Succeeded", seen: mine ?? "the client printed no address", inA: true });
   }, 300_000);
 
   test("a pod on host A reaches a pod on host B by IP over UDP", async () => {
@@ -261,7 +261,7 @@ describe("pods on two hosts, host-gw routes between them", () => {
     expect(inRange(ips.serverD, cidrD)).toBe(true);
     const { phase, logs } = await clientPod("vxlan-client", 0, `ip -4 -o addr show eth0; ${getLoop({ host: ips.serverD, port: 8080, path: "/cgi-bin/ip" }, "seen-from-")}`);
     const mine = /inet (\d+\.\d+\.\d+\.\d+)\//.exec(logs)?.[1];
-    expect({ phase, seen: seenFrom(logs) }).toEqual({ phase: "Succeeded", seen: mine });
+    expect({ phase, seen: seenFrom(logs) }).toEqual({ phase: "Succeeded", seen: mine ?? "the client printed no address" });
     expect(host(0).run(["ip", "-d", "link", "show", "bunlet.vxlan"])).toContain("vxlan id 1");
   }, 300_000);
 
