@@ -9,6 +9,8 @@
  * network sets kubelet_first_network_pod_start_sli_duration_seconds. The moments come from four
  * places: the apiserver source (observedPodOnWatch), the image puller, the runtime's init
  * containers and the status sync (recordStatusUpdated, after a patch the apiserver accepted).
+ * Beyond the kubelet: when the watch shows the started status before the patch is answered, that
+ * watch time is used once the answer comes (the kubelet drops that event and may never record).
  */
 import type { Pod } from "../api/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
@@ -25,6 +27,8 @@ interface PerPodState {
   initRuntimeMs: number;
   currentInitStart: number | undefined;
   observedRunningAt: number | undefined;
+  /** When the watch first showed every container started, if that came before the patch's answer. */
+  watchedRunningAt: number | undefined;
   recorded: boolean;
 }
 
@@ -75,7 +79,7 @@ export class PodStartupLatencyTracker {
     if (state === undefined) {
       if (this.#excluded.has(uid) || pod.status?.startTime) return;
       if (isUnschedulable(pod)) this.#excluded.add(uid);
-      else this.#pods.set(uid, { pullSessions: [], pullStarts: [], initRuntimeMs: 0, currentInitStart: undefined, observedRunningAt: undefined, recorded: false });
+      else this.#pods.set(uid, { pullSessions: [], pullStarts: [], initRuntimeMs: 0, currentInitStart: undefined, observedRunningAt: undefined, watchedRunningAt: undefined, recorded: false });
       return;
     }
     if (isUnschedulable(pod)) {
@@ -83,7 +87,18 @@ export class PodStartupLatencyTracker {
       this.#excluded.add(uid);
       return;
     }
-    if (state.observedRunningAt === undefined || state.recorded || !hasStarted(pod)) return;
+    if (state.recorded || !hasStarted(pod)) return;
+    if (state.observedRunningAt === undefined) {
+      // The watch brought bunlet's status before the patch's answer did (the two race): the
+      // kubelet would skip this event and wait for another that may never come; bunlet keeps its
+      // time and records it once the patch is answered.
+      state.watchedRunningAt ??= when;
+      return;
+    }
+    this.#record(pod, state, when);
+  }
+
+  #record(pod: Pod, state: PerPodState, when: number): void {
     const totalMs = when - Date.parse(pod.metadata.creationTimestamp ?? "");
     if (!Number.isFinite(totalMs)) return;
     const pullingMs = imagePullingMs(state.pullSessions);
@@ -135,7 +150,9 @@ export class PodStartupLatencyTracker {
   recordStatusUpdated(pod: Pod): void {
     const state = this.#pods.get(pod.metadata.uid ?? "");
     if (!state || state.recorded || state.observedRunningAt !== undefined) return;
-    if (hasStarted(pod)) state.observedRunningAt = this.deps.clock.now();
+    if (!hasStarted(pod)) return;
+    state.observedRunningAt = this.deps.clock.now();
+    if (state.watchedRunningAt !== undefined) this.#record(pod, state, state.watchedRunningAt);
   }
 
   deletePodStartupState(uid: string): void {

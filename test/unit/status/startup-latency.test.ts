@@ -54,6 +54,17 @@ describe("the pod startup SLI (pod_startup_latency_tracker.go)", () => {
     expect(await h.sums()).toEqual({ total: [7, 1], sli: [4, 1], firstNetwork: [4] });
   });
 
+  test("a watch event with the started status ahead of the patch's answer counts from its own time", async () => {
+    const h = harness();
+    h.tracker.observedPodOnWatch(pod(), T0 + 1000);
+    h.tracker.observedPodOnWatch(pod({ running: true }), T0 + 4000);
+    expect(await h.sums()).toEqual({ total: [0, 0], sli: [0, 0], firstNetwork: [0] });
+    await h.clock.advance(5000);
+    h.tracker.recordStatusUpdated(pod({ running: true }));
+    h.tracker.observedPodOnWatch(pod({ running: true }), T0 + 9000);
+    expect(await h.sums()).toEqual({ total: [4, 1], sli: [4, 1], firstNetwork: [4] });
+  });
+
   test("a stateful pod (a hostPath volume) counts in the total only", async () => {
     const h = harness();
     await start(h, (running) => pod({ running, volumes: [{ name: "v", hostPath: { path: "/tmp" } }] }));
