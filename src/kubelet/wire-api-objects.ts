@@ -1,8 +1,8 @@
 /**
- * The volumes area of the wiring: the API objects pods read (ConfigMaps and Secrets by GET, the
+ * The API objects pods read, for their env vars and volumes (ConfigMaps and Secrets by GET, the
  * Services of the cluster through a reflector for service-link env vars, service account tokens
- * through the TokenRequest API and the token manager) and the volume manager that sets up pods'
- * volumes from them. The runtime is wired before the node area makes the API client, so the
+ * through the TokenRequest API and the token manager); wire-volumes.ts hands them to the volume
+ * manager. The runtime is wired before the node area makes the API client, so the
  * objects are handed out first and bound to the client once it exists; without --kubeconfig
  * there are none and API-backed env vars and volumes fail as on a standalone kubelet.
  *
@@ -12,16 +12,12 @@
  * for any reason but NotFound, so a container restarted while the link is down gets its env and
  * files as before.
  */
-import { cpus, totalmem } from "node:os";
-import { join } from "node:path";
 import type { ConfigMap, Secret, Service } from "../api/index.ts";
 import { createReflector, isNotFound, ObjectStore, resourcePath, type ApiClient, type KubeObject } from "../apiclient/index.ts";
 import type { Checkpoint } from "../checkpoint/index.ts";
 import type { BunletConfig } from "../config/index.ts";
-import { podReference, type EventRecorder } from "../events/index.ts";
 import { ObjectNotFoundError, type EnvObjects } from "../runtime/index.ts";
-import { createTokenManager, createVolumeManager, type IssuedToken, type TokenRequestSpec, type VolumeManager, type VolumeObjects } from "../volumes/index.ts";
-import { registerVolumeCounts } from "../metrics/index.ts";
+import { createTokenManager, type IssuedToken, type TokenRequestSpec, type VolumeObjects } from "../volumes/index.ts";
 import { deferLogged } from "./teardown.ts";
 import type { WireBase } from "./wire-runtime.ts";
 
@@ -192,18 +188,4 @@ export function wireApiObjects(config: BunletConfig, base: WireBase, checkpoint?
     },
     [Symbol.asyncDispose]: () => stack.disposeAsync(),
   };
-}
-
-export function wireVolumes(config: BunletConfig, base: WireBase, objects: ApiObjectParts, hostIPs: string[], recorder: EventRecorder): VolumeManager {
-  const volumes = createVolumeManager({
-    podsDir: join(config.rootDir, "pods"),
-    objects: objects.volumes,
-    node: { nodeName: config.nodeName, hostIPs, cpuCapacityMilli: cpus().length * 1000, memoryCapacity: totalmem() },
-    recordEvent: (pod, type, reason, message) => recorder.event(podReference(pod), type, reason, message),
-    clock: base.clock,
-    log: base.log,
-    metrics: base.metrics,
-  });
-  registerVolumeCounts(base.metrics.registry, () => volumes.totalVolumes());
-  return volumes;
 }
