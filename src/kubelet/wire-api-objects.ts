@@ -19,7 +19,7 @@ import type { BunletConfig } from "../config/index.ts";
 import { ObjectNotFoundError, type EnvObjects } from "../runtime/index.ts";
 import { createTokenManager, type IssuedToken, type TokenRequestSpec, type VolumeObjects } from "../volumes/index.ts";
 import { deferLogged } from "./teardown.ts";
-import type { WireBase } from "./wire-runtime.ts";
+import type { WireBase } from "./wire-base.ts";
 
 /** The kubelet's token manager cleanup period. */
 const TOKEN_CLEANUP_MS = 60_000;

@@ -24,7 +24,7 @@ import {
   type Routes,
 } from "../server/index.ts";
 import { deferLogged } from "./teardown.ts";
-import type { WireBase } from "./wire-runtime.ts";
+import type { WireBase } from "./wire-base.ts";
 import { registerCertificateTtl, restClientObserver } from "../metrics/index.ts";
 
 export interface KubeletApiParts extends AsyncDisposable {

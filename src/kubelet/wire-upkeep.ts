@@ -14,7 +14,8 @@ import { logind, ShutdownManager } from "../shutdown/index.ts";
 import { ContainerLogManager } from "../logs/index.ts";
 import { deferLogged } from "./teardown.ts";
 import type { PodParts } from "./wire-pods.ts";
-import type { RuntimeParts, WireBase } from "./wire-runtime.ts";
+import type { WireBase } from "./wire-base.ts";
+import type { RuntimeParts } from "./wire-runtime.ts";
 
 export interface UpkeepParts extends AsyncDisposable {
   /** Starts the loops; they run until shutdown. */

@@ -9,7 +9,7 @@ import { podReference, type EventRecorder } from "../events/index.ts";
 import { registerVolumeCounts } from "../metrics/index.ts";
 import { createVolumeManager, type VolumeManager } from "../volumes/index.ts";
 import type { ApiObjectParts } from "./wire-api-objects.ts";
-import type { WireBase } from "./wire-runtime.ts";
+import type { WireBase } from "./wire-base.ts";
 
 export function wireVolumes(config: BunletConfig, base: WireBase, objects: ApiObjectParts, hostIPs: string[], recorder: EventRecorder): VolumeManager {
   const volumes = createVolumeManager({
