@@ -68,19 +68,11 @@ function tokenKey(namespace: string, serviceAccount: string, spec: TokenRequestS
   return JSON.stringify([serviceAccount, namespace, spec.audiences, spec.expirationSeconds, spec.boundObjectRef.uid]);
 }
 
-export function wireApiObjects(config: BunletConfig, base: WireBase, checkpoint?: Checkpoint): ApiObjectParts {
-  const { clock, log, random, signal } = base;
-  const stack = new AsyncDisposableStack();
-  if (config.kubeconfig === "") return { bind: () => {}, [Symbol.asyncDispose]: () => stack.disposeAsync() };
+/** The lazily bound API client: the node area makes it after the runtime is wired. */
+type ClientRef = () => ApiClient;
 
-  let bound: ApiClient | undefined;
-  const client = (): ApiClient => {
-    if (!bound) throw new Error("no API client yet: the node area has not connected");
-    return bound;
-  };
-  const services = new ObjectStore<KubeObject>({ onChange: (list) => checkpoint?.recordServices(list as Service[]) });
-  let servicesSynced = () => false;
-
+/** ConfigMaps and Secrets by GET (NotFound as undefined), through the checkpoint when there is one. */
+function objectReaders(client: ClientRef, checkpoint: Checkpoint | undefined, log: WireBase["log"]) {
   async function get<T>(path: string, signal?: AbortSignal): Promise<T | undefined> {
     try {
       return await client().get<T>(path, { signal });
@@ -113,6 +105,12 @@ export function wireApiObjects(config: BunletConfig, base: WireBase, checkpoint?
       { secret: `${namespace}/${name}` },
       log,
     );
+  return { configMap, secret };
+}
+
+/** The token manager, issuing service account tokens by TokenRequest, through the checkpoint when there is one. */
+function tokenManager(client: ClientRef, checkpoint: Checkpoint | undefined, base: WireBase) {
+  const { clock, log, random } = base;
   async function requestToken(namespace: string, serviceAccount: string, spec: TokenRequestSpec, signal?: AbortSignal): Promise<IssuedToken> {
     const path = resourcePath({ apiVersion: "v1", resource: "serviceaccounts", namespace, name: serviceAccount, subresource: "token" });
     const body = { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec };
@@ -121,7 +119,7 @@ export function wireApiObjects(config: BunletConfig, base: WireBase, checkpoint?
     return { token: status.token, expiresAt: Date.parse(status.expirationTimestamp) };
   }
 
-  const tokens = createTokenManager({
+  return createTokenManager({
     clock,
     random,
     log,
@@ -141,6 +139,46 @@ export function wireApiObjects(config: BunletConfig, base: WireBase, checkpoint?
       return { token: issued.token, expiresAt: issued.expiresAt };
     },
   });
+}
+
+/**
+ * Once the client exists: the Service reflector and the token manager's cleanup loop, until the
+ * agent shuts down or the parts are disposed. Returns whether the Services were listed.
+ */
+function runWithClient(c: ApiClient, services: ObjectStore<KubeObject>, tokens: ReturnType<typeof tokenManager>, base: WireBase, stack: AsyncDisposableStack): () => boolean {
+  const { clock, log, random, signal } = base;
+  const reflector = createReflector({ client: c, path: "/api/v1/services", store: services, clock, random, log, name: "*v1.Service" });
+  const stop = new AbortController();
+  const loops = AbortSignal.any([signal, stop.signal]);
+  const running = Promise.all([
+    reflector.run(loops),
+    (async () => {
+      while (!loops.aborted) {
+        await clock.sleep(TOKEN_CLEANUP_MS, loops).catch(() => {});
+        tokens.cleanup();
+      }
+    })(),
+  ]);
+  deferLogged(stack, log, "API objects", async () => {
+    stop.abort();
+    await running;
+  });
+  return () => reflector.hasSynced();
+}
+
+export function wireApiObjects(config: BunletConfig, base: WireBase, checkpoint?: Checkpoint): ApiObjectParts {
+  const stack = new AsyncDisposableStack();
+  if (config.kubeconfig === "") return { bind: () => {}, [Symbol.asyncDispose]: () => stack.disposeAsync() };
+
+  let bound: ApiClient | undefined;
+  const client: ClientRef = () => {
+    if (!bound) throw new Error("no API client yet: the node area has not connected");
+    return bound;
+  };
+  const services = new ObjectStore<KubeObject>({ onChange: (list) => checkpoint?.recordServices(list as Service[]) });
+  let servicesSynced = () => false;
+  const { configMap, secret } = objectReaders(client, checkpoint, base.log);
+  const tokens = tokenManager(client, checkpoint, base);
 
   return {
     env: {
@@ -168,23 +206,7 @@ export function wireApiObjects(config: BunletConfig, base: WireBase, checkpoint?
     bind(c) {
       if (!c) return;
       bound = c;
-      const reflector = createReflector({ client: c, path: "/api/v1/services", store: services, clock, random, log, name: "*v1.Service" });
-      servicesSynced = () => reflector.hasSynced();
-      const stop = new AbortController();
-      const loops = AbortSignal.any([signal, stop.signal]);
-      const running = Promise.all([
-        reflector.run(loops),
-        (async () => {
-          while (!loops.aborted) {
-            await clock.sleep(TOKEN_CLEANUP_MS, loops).catch(() => {});
-            tokens.cleanup();
-          }
-        })(),
-      ]);
-      deferLogged(stack, log, "API objects", async () => {
-        stop.abort();
-        await running;
-      });
+      servicesSynced = runWithClient(c, services, tokens, base, stack);
     },
     [Symbol.asyncDispose]: () => stack.disposeAsync(),
   };
