@@ -4,6 +4,7 @@ import { renderCniConflist, type CniConflistOptions } from "./cni.ts";
 import { configVersionFor, renderContainerdConfig, renderRegistryHosts, type ContainerdConfigOptions } from "./config.ts";
 import { containerdPaths, type ContainerdPaths } from "./paths.ts";
 import { runContainerdLogRotation } from "./log-rotation.ts";
+import { nextContainerdState, type ManagedContainerdEvent, type ManagedContainerdState } from "./lifecycle.ts";
 import { findContainerd, logTail, readContainerdVersion, spawnContainerd, stalePid, type ContainerdChild } from "./process.ts";
 import { preloadImages } from "./preload.ts";
 import { waitReady } from "./readiness.ts";
@@ -40,9 +41,6 @@ export interface ManagedContainerdOptions extends ContainerdConfigOptions, Omit<
    */
   cniConflist?: "write" | "later";
 }
-
-/** starting → ready ⇄ restarting → stopping → stopped */
-export type ManagedContainerdState = "starting" | "ready" | "restarting" | "stopping" | "stopped";
 
 export interface ManagedContainerd extends AsyncDisposable {
   /** `unix:///…/containerd.sock`, for `--container-runtime-endpoint`-style consumers. */
@@ -102,6 +100,10 @@ export async function startManagedContainerd(opts: ManagedContainerdOptions): Pr
   }
 
   let state: ManagedContainerdState = "starting";
+  /** Every state change goes through the table in lifecycle.ts. */
+  const on = (event: ManagedContainerdEvent) => {
+    state = nextContainerdState(state, event);
+  };
   let child: ContainerdChild | undefined;
   let restarts = 0;
   const lifetime = new AbortController();
@@ -153,7 +155,7 @@ export async function startManagedContainerd(opts: ManagedContainerdOptions): Pr
       : `containerd did not answer on ${endpoint} within ${readyTimeoutMs} ms (last error: ${String(result.lastError)})`;
     throw new Error(`${why}; see ${paths.logFile}, which ends with:\n${logTail(paths.logFile)}`);
   }
-  state = "ready";
+  on("ready");
   log.info("containerd is ready", { endpoint, pid: first.pid, probes: result.attempts });
   preloadImages({
     dir: opts.imagesDir ?? join(opts.rootDir, "images"),
@@ -169,7 +171,7 @@ export async function startManagedContainerd(opts: ManagedContainerdOptions): Pr
       const exit = await current.exited;
       if (lifetime.signal.aborted) return;
       const delayMs = backoff.next("containerd");
-      state = "restarting";
+      on("exited");
       log.error("containerd exited unexpectedly; restarting it", {
         code: exit.code,
         signal: exit.signal,
@@ -189,7 +191,7 @@ export async function startManagedContainerd(opts: ManagedContainerdOptions): Pr
       try {
         const again = await waitChildReady(current);
         if (again.ready) {
-          state = "ready";
+          on("ready");
           log.info("containerd is ready again", { pid: current.pid, restarts });
         } else if (!again.exit) {
           log.warn("restarted containerd does not answer yet", { endpoint, log: paths.logFile, lastError: String(again.lastError) });
@@ -208,7 +210,7 @@ export async function startManagedContainerd(opts: ManagedContainerdOptions): Pr
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
-      state = "stopping";
+      on("stop");
       lifetime.abort(new Error("containerd is stopping"));
       opts.signal?.removeEventListener("abort", onAbort);
       // The supervisor sees the exit, notices the lifetime ended, and returns without a restart.
@@ -216,7 +218,7 @@ export async function startManagedContainerd(opts: ManagedContainerdOptions): Pr
       await supervisor;
       await logRotation;
       rmSync(paths.pidFile, { force: true });
-      state = "stopped";
+      on("stopped");
       log.info("containerd stopped; containers keep running in their shims", { endpoint });
     })());
   const onAbort = () => void stop();
