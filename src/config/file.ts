@@ -9,7 +9,7 @@
 import { dirname, resolve } from "node:path";
 import { readYaml, YamlError } from "../lib/index.ts";
 import { cgroupsReaders } from "./cgroups.ts";
-import { edgeReaders } from "./edge.ts";
+import { upkeepReaders } from "./upkeep.ts";
 import { checkGate } from "./featuregates.ts";
 import { ignoredKubeletFields, ignoredLoggingFields } from "./kubelet-fields.ts";
 import { tlsCipherSuites, tlsMinVersion } from "./tls.ts";
@@ -98,7 +98,7 @@ const readers: Record<string, (x: unknown, layer: ConfigLayer, dir: string) => v
   eventRecordQPS: (x, l) => void (l.eventRecordQPS = v.nonNegativeInt32(int(x))),
   // The kubelet's defaulting turns a file's 0 (or no value) into 100; a flag's 0 stays 0.
   eventBurst: (x, l) => void (l.eventBurst = v.nonNegativeInt32(int(x)) || defaults.eventBurst),
-  ...edgeReaders,
+  ...upkeepReaders,
   ...cgroupsReaders,
   enableServer: (x, l) => void (l.enableServer = bool(x)),
   enableSystemLogHandler: (x, l) => void (l.enableSystemLogHandler = bool(x)),

@@ -5,7 +5,7 @@
  */
 import { formatGoDuration } from "../lib/index.ts";
 import { cgroupsFlagDefs } from "./cgroups.ts";
-import { edgeFlagDefs } from "./edge.ts";
+import { upkeepFlagDefs } from "./upkeep.ts";
 import { checkCompatValue, kubeletCompatFlags } from "./kubelet-flags.ts";
 import { parseGateList } from "./featuregates.ts";
 import { tlsCipherSuites, tlsMinVersion } from "./tls.ts";
@@ -164,7 +164,7 @@ export const flagDefs: readonly FlagDef[] = [
   { name: "healthz-bind-address", type: "ip", group: "HTTP", field: "healthzBindAddress", defaultText: defaults.healthzBindAddress,
     usage: "IP address the healthz port listens on.",
     set: (s, raw) => void (s.layer.healthzBindAddress = v.ipAddress(raw)) },
-  ...edgeFlagDefs,
+  ...upkeepFlagDefs,
   ...cgroupsFlagDefs,
   { name: "enable-server", type: "", bool: true, group: "Kubelet API", field: "enableServer", defaultText: "true",
     usage: "Serve the kubelet API (logs, exec, attach, port-forward, /pods, /metrics, /stats) on --port.",

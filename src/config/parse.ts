@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { validateCgroups } from "./cgroups.ts";
-import { validateEdge } from "./edge.ts";
+import { validateUpkeep } from "./upkeep.ts";
 import { decodeConfigFile } from "./file.ts";
 import { defaultGates, inertGates } from "./featuregates.ts";
 import { parseFlags } from "./flags.ts";
@@ -142,8 +142,8 @@ export function parseArgs(argv: readonly string[], env: ParseEnv = processEnv): 
     const missing = merged.tlsCertFile === "" ? "--tls-cert-file" : "--tls-private-key-file";
     throw new ConfigError(missing, `bunlet: ${missing} is needed too: give both --tls-cert-file and --tls-private-key-file, or neither for a self-signed certificate`);
   }
-  const edgeProblem = validateEdge(merged) ?? validateCgroups(merged);
-  if (edgeProblem) throw new ConfigError("--config", `bunlet: ${edgeProblem}`);
+  const settingsProblem = validateUpkeep(merged) ?? validateCgroups(merged);
+  if (settingsProblem) throw new ConfigError("--config", `bunlet: ${settingsProblem}`);
   // The kubelet's server.go: with cgroupsPerQOS and no cgroupRoot, kubepods goes under "/".
   if (merged.cgroupsPerQOS && merged.cgroupRoot === "") merged.cgroupRoot = "/";
   const other: string[] = [];

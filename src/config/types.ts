@@ -5,7 +5,7 @@
  */
 
 import { cgroupsDefaults, type CgroupsConfig } from "./cgroups.ts";
-import { edgeDefaults, type EdgeConfig } from "./edge.ts";
+import { upkeepDefaults, type UpkeepConfig } from "./upkeep.ts";
 
 export type LoggingFormat = "text" | "json";
 export type CgroupDriver = "cgroupfs" | "systemd";
@@ -18,8 +18,8 @@ export interface RegisterTaint {
   effect: "NoSchedule" | "PreferNoSchedule" | "NoExecute";
 }
 
-/** EdgeConfig (edge.ts): log rotation, image GC, eviction, node shutdown; CgroupsConfig (cgroups.ts): the container manager. */
-export interface BunletConfig extends EdgeConfig, CgroupsConfig {
+/** UpkeepConfig (upkeep.ts): log rotation, image GC, eviction, node shutdown; CgroupsConfig (cgroups.ts): the container manager. */
+export interface BunletConfig extends UpkeepConfig, CgroupsConfig {
   /** --pod-manifest-path / staticPodPath: a directory of manifests or one file; "" = no file source. */
   staticPodPath: string;
   /** --manifest-url / staticPodURL; "" = no HTTP source. */
@@ -184,7 +184,7 @@ export const DEFAULT_READ_ONLY_PORT = 10255;
 
 /** Defaults that do not depend on the environment or on whether --config was given. */
 export const defaults = {
-  ...edgeDefaults,
+  ...upkeepDefaults,
   ...cgroupsDefaults,
   staticPodPath: "",
   staticPodURL: "",

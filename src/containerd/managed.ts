@@ -4,6 +4,7 @@ import { renderCniConflist, type CniConflistOptions } from "./cni.ts";
 import { configVersionFor, PAUSE_IMAGE, renderContainerdConfig, renderRegistryHosts, type ContainerdConfigOptions } from "./config.ts";
 import { containerdPaths, type ContainerdPaths } from "./paths.ts";
 import { runContainerdLogRotation } from "./log-rotation.ts";
+import { nextContainerdState, type ManagedContainerdEvent, type ManagedContainerdState } from "./lifecycle.ts";
 import { findContainerd, logTail, readContainerdVersion, spawnContainerd, stalePid, type ContainerdChild } from "./process.ts";
 import { preloadImages } from "./preload.ts";
 import { ensureSandboxImage } from "./sandbox-image.ts";
@@ -42,9 +43,6 @@ export interface ManagedContainerdOptions extends ContainerdConfigOptions, Omit<
    */
   cniConflist?: "write" | "later";
 }
-
-/** starting → ready ⇄ restarting → stopping → stopped */
-export type ManagedContainerdState = "starting" | "ready" | "restarting" | "stopping" | "stopped";
 
 export interface ManagedContainerd extends AsyncDisposable {
   /** `unix:///…/containerd.sock`, for `--container-runtime-endpoint`-style consumers. */
@@ -110,6 +108,10 @@ export async function startManagedContainerd(opts: ManagedContainerdOptions): Pr
   }
 
   let state: ManagedContainerdState = "starting";
+  /** Every state change goes through the table in lifecycle.ts. */
+  const on = (event: ManagedContainerdEvent) => {
+    state = nextContainerdState(state, event);
+  };
   let child: ContainerdChild | undefined;
   let restarts = 0;
   const lifetime = new AbortController();
@@ -161,7 +163,7 @@ export async function startManagedContainerd(opts: ManagedContainerdOptions): Pr
       : `containerd did not answer on ${endpoint} within ${readyTimeoutMs} ms (last error: ${String(result.lastError)})`;
     throw new Error(`${why}; see ${paths.logFile}, which ends with:\n${logTail(paths.logFile)}`);
   }
-  state = "ready";
+  on("ready");
   log.info("containerd is ready", { endpoint, pid: first.pid, probes: result.attempts });
   preloadImages({
     dir: opts.imagesDir ?? join(opts.rootDir, "images"),
@@ -178,7 +180,7 @@ export async function startManagedContainerd(opts: ManagedContainerdOptions): Pr
       const exit = await current.exited;
       if (lifetime.signal.aborted) return;
       const delayMs = backoff.next("containerd");
-      state = "restarting";
+      on("exited");
       log.error("containerd exited unexpectedly; restarting it", {
         code: exit.code,
         signal: exit.signal,
@@ -198,7 +200,7 @@ export async function startManagedContainerd(opts: ManagedContainerdOptions): Pr
       try {
         const again = await waitChildReady(current);
         if (again.ready) {
-          state = "ready";
+          on("ready");
           log.info("containerd is ready again", { pid: current.pid, restarts });
         } else if (!again.exit) {
           log.warn("restarted containerd does not answer yet", { endpoint, log: paths.logFile, lastError: String(again.lastError) });
@@ -217,7 +219,7 @@ export async function startManagedContainerd(opts: ManagedContainerdOptions): Pr
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
-      state = "stopping";
+      on("stop");
       lifetime.abort(new Error("containerd is stopping"));
       opts.signal?.removeEventListener("abort", onAbort);
       // The supervisor sees the exit, notices the lifetime ended, and returns without a restart.
@@ -225,7 +227,7 @@ export async function startManagedContainerd(opts: ManagedContainerdOptions): Pr
       await supervisor;
       await logRotation;
       rmSync(paths.pidFile, { force: true });
-      state = "stopped";
+      on("stopped");
       log.info("containerd stopped; containers keep running in their shims", { endpoint });
     })());
   const onAbort = () => void stop();

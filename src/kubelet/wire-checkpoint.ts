@@ -10,7 +10,7 @@ import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { createCheckpoint, type Checkpoint } from "../checkpoint/index.ts";
 import type { BunletConfig } from "../config/index.ts";
-import type { WireBase } from "./wire-runtime.ts";
+import type { WireBase } from "./wire-base.ts";
 
 export function wireCheckpoint(config: BunletConfig, base: Pick<WireBase, "clock" | "log">): Checkpoint | undefined {
   const dir = join(config.rootDir, "checkpoint");

@@ -34,7 +34,7 @@ import { ConfigError, type BunletConfig } from "../config/index.ts";
 import type { Threshold } from "../eviction/index.ts";
 import type { MachineInfo } from "../node/index.ts";
 import type { CgroupSource } from "../stats/index.ts";
-import type { WireBase } from "./wire-runtime.ts";
+import type { WireBase } from "./wire-base.ts";
 
 /** periodicQOSCgroupUpdateInterval. */
 const QOS_UPDATE_INTERVAL_MS = 60_000;

@@ -8,7 +8,7 @@ import { createApiClient, loadKubeconfig } from "../apiclient/index.ts";
 import type { BunletConfig } from "../config/index.ts";
 import { apiEventSink, createEventBroadcaster, type EventRecorder } from "../events/index.ts";
 import { deferLogged } from "./teardown.ts";
-import type { WireBase } from "./wire-runtime.ts";
+import type { WireBase } from "./wire-base.ts";
 import { restClientObserver } from "../metrics/index.ts";
 
 export interface EventParts extends AsyncDisposable {

@@ -24,7 +24,7 @@ import {
   type Routes,
 } from "../server/index.ts";
 import { deferLogged } from "./teardown.ts";
-import type { WireBase } from "./wire-runtime.ts";
+import type { WireBase } from "./wire-base.ts";
 import { registerCertificateTtl, restClientObserver } from "../metrics/index.ts";
 
 export interface KubeletApiParts extends AsyncDisposable {
@@ -48,48 +48,17 @@ export interface KubeletApiInputs {
 const REVIEW_TIMEOUT_MS = 10_000;
 
 export async function wireKubeletApi(config: BunletConfig, base: WireBase, inputs: KubeletApiInputs): Promise<KubeletApiParts> {
-  const { clock, log, signal } = base;
+  const { clock, log } = base;
   const off = { port: 0, bind: () => {}, [Symbol.asyncDispose]: async () => {} };
   if (!config.enableServer) {
     log.info("The kubelet API is off (enableServer: false)");
     return off;
   }
-  let client: ReviewClient | undefined;
-  if (config.kubeconfig !== "") {
-    client = createApiClient(loadKubeconfig(config.kubeconfig), {
-      onRequest: restClientObserver(base.metrics),
-      clock,
-      signal,
-      qps: config.kubeAPIQPS,
-      burst: config.kubeAPIBurst,
-      timeoutMs: REVIEW_TIMEOUT_MS,
-      userAgent: "bunlet-kubelet-api",
-    });
-  } else if (config.authorizationMode === "Webhook") {
-    log.info("The kubelet API is not served: authorization mode Webhook needs --kubeconfig (use --authorization-mode=AlwaysAllow to serve it standalone)", {
-      port: config.port,
-    });
-    return off;
-  } else if (config.authenticationWebhookEnabled) {
-    log.info("Bearer tokens are not accepted on the kubelet API: token webhook authentication needs --kubeconfig");
-  }
-  let clientCA: Buffer | undefined;
-  if (config.clientCAFile !== "") {
-    try {
-      clientCA = readFileSync(config.clientCAFile);
-    } catch (err) {
-      throw new Error(`cannot read the client CA file ${JSON.stringify(config.clientCAFile)} (--client-ca-file): ${(err as Error).message}`);
-    }
-  }
-  const cert = loadServingCert({
-    certFile: config.tlsCertFile,
-    keyFile: config.tlsPrivateKeyFile,
-    certDir: config.certDir,
-    nodeName: config.nodeName,
-    addresses: [...config.nodeIPs, ...inputs.hostIPs],
-    log,
-  });
-  registerCertificateTtl(base.metrics.registry, "server", () => cert.cert.toString("utf8"), () => clock.now());
+  const review = reviewClient(config, base);
+  if (!review.serve) return off;
+  const { client } = review;
+  const clientCA = readClientCA(config);
+  const cert = servingCert(config, base, inputs.hostIPs);
   const authenticate = createAuthenticator({
     x509: clientCA !== undefined,
     webhook: config.authenticationWebhookEnabled && client ? { client, cacheTtlMs: config.authenticationWebhookCacheTTLMs } : undefined,
@@ -97,22 +66,9 @@ export async function wireKubeletApi(config: BunletConfig, base: WireBase, input
     clock,
     log,
   });
-  if (config.anonymousAuth && config.authorizationMode === "AlwaysAllow") {
-    log.warn(
-      "INSECURE: the kubelet API serves anyone who reaches it: anonymous authentication with authorization mode AlwaysAllow lets every client read logs, exec into and attach to containers and forward ports without credentials; set --anonymous-auth=false or --authorization-mode=Webhook",
-      { address: config.kubeletAddress, port: config.port },
-    );
-  }
+  warnIfOpenToAnyone(config, base);
   const { minVersion, ciphers } = tlsPolicy(config.tlsMinVersion, config.tlsCipherSuites);
-  const authorize =
-    config.authorizationMode === "AlwaysAllow"
-      ? alwaysAllow
-      : createWebhookAuthorizer({
-          client: client!,
-          authorizedTtlMs: config.authorizationCacheAuthorizedTTLMs,
-          unauthorizedTtlMs: config.authorizationCacheUnauthorizedTTLMs,
-          clock,
-        });
+  const authorize = authorizer(config, base, client);
   // Filled by bind(): the route table is read per request, so it serves what is there.
   const routes: Routes = {};
   // The request metrics' path buckets: what the API serves itself, and the table once bound.
@@ -147,4 +103,79 @@ export async function wireKubeletApi(config: BunletConfig, base: WireBase, input
     },
     [Symbol.asyncDispose]: () => stack.disposeAsync(),
   };
+}
+
+/**
+ * The apiserver client of TokenReviews and SubjectAccessReviews, from --kubeconfig. Without one,
+ * authorization mode Webhook cannot be served (serve: false), and bearer tokens are refused.
+ */
+function reviewClient(config: BunletConfig, base: WireBase): { serve: false } | { serve: true; client?: ReviewClient } {
+  const { clock, log, signal } = base;
+  if (config.kubeconfig !== "") {
+    const client = createApiClient(loadKubeconfig(config.kubeconfig), {
+      onRequest: restClientObserver(base.metrics),
+      clock,
+      signal,
+      qps: config.kubeAPIQPS,
+      burst: config.kubeAPIBurst,
+      timeoutMs: REVIEW_TIMEOUT_MS,
+      userAgent: "bunlet-kubelet-api",
+    });
+    return { serve: true, client };
+  }
+  if (config.authorizationMode === "Webhook") {
+    log.info("The kubelet API is not served: authorization mode Webhook needs --kubeconfig (use --authorization-mode=AlwaysAllow to serve it standalone)", {
+      port: config.port,
+    });
+    return { serve: false };
+  }
+  if (config.authenticationWebhookEnabled) {
+    log.info("Bearer tokens are not accepted on the kubelet API: token webhook authentication needs --kubeconfig");
+  }
+  return { serve: true };
+}
+
+/** --client-ca-file, read once at start; unreadable stops the start with a message naming the file. */
+function readClientCA(config: BunletConfig): Buffer | undefined {
+  if (config.clientCAFile === "") return undefined;
+  try {
+    return readFileSync(config.clientCAFile);
+  } catch (err) {
+    throw new Error(`cannot read the client CA file ${JSON.stringify(config.clientCAFile)} (--client-ca-file): ${(err as Error).message}`);
+  }
+}
+
+/** The serving certificate (given, or self-signed under --cert-dir), its expiry in /metrics. */
+function servingCert(config: BunletConfig, base: WireBase, hostIPs: string[]) {
+  const cert = loadServingCert({
+    certFile: config.tlsCertFile,
+    keyFile: config.tlsPrivateKeyFile,
+    certDir: config.certDir,
+    nodeName: config.nodeName,
+    addresses: [...config.nodeIPs, ...hostIPs],
+    log: base.log,
+  });
+  registerCertificateTtl(base.metrics.registry, "server", () => cert.cert.toString("utf8"), () => base.clock.now());
+  return cert;
+}
+
+/** AlwaysAllow, or SubjectAccessReviews (mode Webhook, which reviewClient serves only with a client). */
+function authorizer(config: BunletConfig, { clock }: WireBase, client: ReviewClient | undefined) {
+  return config.authorizationMode === "AlwaysAllow"
+    ? alwaysAllow
+    : createWebhookAuthorizer({
+        client: client!,
+        authorizedTtlMs: config.authorizationCacheAuthorizedTTLMs,
+        unauthorizedTtlMs: config.authorizationCacheUnauthorizedTTLMs,
+        clock,
+      });
+}
+
+function warnIfOpenToAnyone(config: BunletConfig, { log }: WireBase): void {
+  if (config.anonymousAuth && config.authorizationMode === "AlwaysAllow") {
+    log.warn(
+      "INSECURE: the kubelet API serves anyone who reaches it: anonymous authentication with authorization mode AlwaysAllow lets every client read logs, exec into and attach to containers and forward ports without credentials; set --anonymous-auth=false or --authorization-mode=Webhook",
+      { address: config.kubeletAddress, port: config.port },
+    );
+  }
 }

@@ -11,7 +11,7 @@ import type { BunletConfig } from "../config/index.ts";
 import { DEFAULT_POD_SUBNET, renderedPodNetwork, writeCniConflist } from "../containerd/index.ts";
 import type { CriClient } from "../cri/index.ts";
 import { createHostNetwork, createPodNetwork, runCommand, type PodCIDRApplier } from "../network/index.ts";
-import type { WireBase } from "./wire-runtime.ts";
+import type { WireBase } from "./wire-base.ts";
 
 /** How the pod network is made: bunlet's bridge on a range from the Node, the flag's, or a cluster CNI's. */
 type NetworkMode = "node-range" | "fixed-range" | "cluster-cni" | "runtime";

@@ -14,7 +14,7 @@ import { createStatusInputs, goArch, NodeStartupLatencyTracker, readMachineInfo,
 import type { Pleg } from "../pleg/index.ts";
 import type { RuntimeState } from "./runtime-state.ts";
 import { deferLogged } from "./teardown.ts";
-import type { WireBase } from "./wire-runtime.ts";
+import type { WireBase } from "./wire-base.ts";
 import { registerCertificateTtl, restClientObserver } from "../metrics/index.ts";
 
 /** The Kubernetes release whose kubelet bunlet follows; reported as kubeletVersion. */

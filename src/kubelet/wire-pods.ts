@@ -27,7 +27,8 @@ import type { PodManager } from "./pod-manager.ts";
 import { createPodSyncer, type PodCgroups } from "./pod-syncer.ts";
 import { runSyncLoop, SyncLoopMonitor } from "./sync-loop.ts";
 import { deferLogged } from "./teardown.ts";
-import type { RuntimeParts, WireBase } from "./wire-runtime.ts";
+import type { WireBase } from "./wire-base.ts";
+import type { RuntimeParts } from "./wire-runtime.ts";
 import type { SourceParts } from "./wire-sources.ts";
 
 export interface PodParts extends AsyncDisposable {

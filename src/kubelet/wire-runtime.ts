@@ -7,14 +7,11 @@
  * cache with what the runtime already runs (adoption: a pod worker reading an empty cache would
  * create a second sandbox).
  */
-import type { PodStartupLatencyTracker } from "../status/index.ts";
 import { join } from "node:path";
 import type { Pod } from "../api/index.ts";
 import type { BunletConfig } from "../config/index.ts";
 import type { CriClient } from "../cri/index.ts";
 import type { EventRecorder } from "../events/index.ts";
-import type { Clock, Logger } from "../lib/index.ts";
-import type { Metrics } from "../metrics/index.ts";
 import { createPleg, describePlegStatus, PodCache, type Pleg } from "../pleg/index.ts";
 import { createProbeManager, statusProviderFrom, type ProbeManager, type StatusSources } from "../prober/index.ts";
 import { createRuntimeManager, type EnvObjects, type PodCgroupResizer, type RuntimeManager } from "../runtime/index.ts";
@@ -26,19 +23,8 @@ import { connectRuntime } from "./connect-runtime.ts";
 import { plegHealthCheck, runtimeHealthCheck } from "./health.ts";
 import { RuntimeState } from "./runtime-state.ts";
 import { deferLogged } from "./teardown.ts";
+import type { WireBase } from "./wire-base.ts";
 import { embeddedNetwork } from "./wire-network.ts";
-
-export interface WireBase {
-  clock: Clock;
-  log: Logger;
-  metrics: Metrics;
-  /** The random source in [0, 1), chosen by the composition root. */
-  random: () => number;
-  /** Aborted when the agent shuts down. */
-  signal: AbortSignal;
-  /** The pod startup SLI, fed by the apiserver source, the runtime and the status sync. */
-  startupLatency: PodStartupLatencyTracker;
-}
 
 export interface RuntimeParts extends AsyncDisposable {
   readonly endpoint: string;

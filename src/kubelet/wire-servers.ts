@@ -11,7 +11,7 @@ import { apiRoutes, healthzRoutes, listen, pathBuckets, readOnlyRoutes, requestO
 import { registerLogMetrics } from "../metrics/index.ts";
 import { PROMETHEUS_TEXT, resourceMetrics, statsJson, type StatsProvider } from "../stats/index.ts";
 import { deferLogged } from "./teardown.ts";
-import type { WireBase } from "./wire-runtime.ts";
+import type { WireBase } from "./wire-base.ts";
 
 export interface ServerParts extends AsyncDisposable {
   /** 0 when the server is off. */

@@ -12,7 +12,7 @@ import { createPodConfig, type PodConfig } from "../podconfig/index.ts";
 import { annotateManifestErrors, manifestErrorDetail } from "./manifest-errors.ts";
 import { SourcesReady } from "./sources-ready.ts";
 import { deferLogged } from "./teardown.ts";
-import type { WireBase } from "./wire-runtime.ts";
+import type { WireBase } from "./wire-base.ts";
 
 export interface SourceParts extends AsyncDisposable {
   podConfig: PodConfig;

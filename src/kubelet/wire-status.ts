@@ -9,7 +9,7 @@ import type { Heartbeat } from "../node/index.ts";
 import { createStatusSync, type StatusManager } from "../status/index.ts";
 import type { PodManager } from "./pod-manager.ts";
 import { deferLogged } from "./teardown.ts";
-import type { WireBase } from "./wire-runtime.ts";
+import type { WireBase } from "./wire-base.ts";
 
 export function wireStatusSync(
   base: WireBase,

@@ -14,7 +14,8 @@ import { logind, ShutdownManager } from "../shutdown/index.ts";
 import { ContainerLogManager } from "../logs/index.ts";
 import { deferLogged } from "./teardown.ts";
 import type { PodParts } from "./wire-pods.ts";
-import type { RuntimeParts, WireBase } from "./wire-runtime.ts";
+import type { WireBase } from "./wire-base.ts";
+import type { RuntimeParts } from "./wire-runtime.ts";
 
 export interface UpkeepParts extends AsyncDisposable {
   /** Starts the loops; they run until shutdown. */
@@ -35,9 +36,29 @@ export function wireUpkeep(
   thresholds: Threshold[],
   recorder: EventRecorder,
 ): UpkeepParts {
-  const { clock, log, metrics } = base;
   const stack = new AsyncDisposableStack();
-  const logManager = new ContainerLogManager(
+  const logManager = containerLogRotation(config, base, rt);
+  const imageGC = imageGarbageCollection(config, base, rt);
+  const eviction = evictionManager(config, base, rt, pods, imageGC, thresholds, recorder);
+  const shutdown = nodeShutdown(config, base, pods);
+  return {
+    pressure: () => eviction.pressure(),
+    shutdownStatus: () => shutdown.shutdownStatus(),
+    start() {
+      const loops = new AbortController();
+      const running = Promise.all([logManager.run(loops.signal), imageGC.run(loops.signal), eviction.run(loops.signal), shutdown.run(loops.signal)]);
+      deferLogged(stack, base.log, "node upkeep (log rotation, image GC, eviction, node shutdown)", async () => {
+        loops.abort();
+        await running;
+      });
+    },
+    [Symbol.asyncDispose]: () => stack.disposeAsync(),
+  };
+}
+
+/** Container log rotation over CRI ReopenContainerLog (containerLogMax*, podLogsMaxTotalSize). */
+function containerLogRotation(config: BunletConfig, { clock, log }: WireBase, rt: Pick<RuntimeParts, "cri">): ContainerLogManager {
+  return new ContainerLogManager(
     { cri: rt.cri, clock, log },
     {
       maxSize: config.containerLogMaxSize,
@@ -48,7 +69,11 @@ export function wireUpkeep(
       podLogsDir: config.podLogsDir,
     },
   );
-  const imageGC = new ImageGCManager(
+}
+
+/** Image GC against the image filesystem's usage, sparing the sandbox (pause) image. */
+function imageGarbageCollection(config: BunletConfig, { clock, log }: WireBase, rt: Pick<RuntimeParts, "cri" | "stats">): ImageGCManager {
+  return new ImageGCManager(
     {
       cri: rt.cri,
       imageFs: async (signal) => {
@@ -71,7 +96,19 @@ export function wireUpkeep(
       periodMs: config.imageGCPeriodMs,
     },
   );
-  const eviction = new EvictionManager(
+}
+
+/** The eviction manager: thresholds against the stats summary, reclaiming containers and images before evicting pods. */
+function evictionManager(
+  config: BunletConfig,
+  { clock, log, metrics }: WireBase,
+  rt: Pick<RuntimeParts, "stats">,
+  pods: EvictablePods,
+  imageGC: ImageGCManager,
+  thresholds: Threshold[],
+  recorder: EventRecorder,
+): EvictionManager {
+  return new EvictionManager(
     {
       summary: (signal) => rt.stats.summary({ signal }),
       activePods: () => pods.activePods(),
@@ -96,7 +133,11 @@ export function wireUpkeep(
       localStorageCapacityIsolation: true,
     },
   );
-  const shutdown = new ShutdownManager(
+}
+
+/** Graceful node shutdown through logind's inhibitor lock, its state kept under the root dir. */
+function nodeShutdown(config: BunletConfig, { clock, log, metrics }: WireBase, pods: EvictablePods): ShutdownManager {
+  return new ShutdownManager(
     {
       logind: {
         unavailableReason: logind.logindUnavailableReason,
@@ -113,19 +154,6 @@ export function wireUpkeep(
     },
     { gracePeriodMs: config.shutdownGracePeriodMs, criticalGracePeriodMs: config.shutdownGracePeriodCriticalPodsMs },
   );
-  return {
-    pressure: () => eviction.pressure(),
-    shutdownStatus: () => shutdown.shutdownStatus(),
-    start() {
-      const loops = new AbortController();
-      const running = Promise.all([logManager.run(loops.signal), imageGC.run(loops.signal), eviction.run(loops.signal), shutdown.run(loops.signal)]);
-      deferLogged(stack, log, "node upkeep (log rotation, image GC, eviction, node shutdown)", async () => {
-        loops.abort();
-        await running;
-      });
-    },
-    [Symbol.asyncDispose]: () => stack.disposeAsync(),
-  };
 }
 
 /** containerd's CRI Status info carries its config as JSON, with the sandbox image in it. */

@@ -12,7 +12,7 @@ import type { FlagDef } from "./flags.ts";
 import type { ConfigLayer } from "./types.ts";
 import * as v from "./values.ts";
 
-export interface EdgeConfig {
+export interface UpkeepConfig {
   /** containerLogMaxSize: a container's log is rotated once it reaches this many bytes. */
   containerLogMaxSize: number;
   /** containerLogMaxFiles: files per container log, the current one included (at least 2). */
@@ -59,7 +59,7 @@ export interface EdgeConfig {
 
 const MI = 1024 * 1024;
 
-export const edgeDefaults: Omit<EdgeConfig, "evictionHard"> = {
+export const upkeepDefaults: Omit<UpkeepConfig, "evictionHard"> = {
   containerLogMaxSize: 10 * MI,
   containerLogMaxFiles: 5,
   containerLogMaxWorkers: 1,
@@ -157,7 +157,7 @@ function fileDuration(x: unknown, set: (ms: number) => void): void {
 }
 
 /** KubeletConfiguration fields (and bunlet's own) read from the --config file. */
-export const edgeReaders: Record<string, (x: unknown, layer: ConfigLayer) => void> = {
+export const upkeepReaders: Record<string, (x: unknown, layer: ConfigLayer) => void> = {
   containerLogMaxSize: (x, l) => void (l.containerLogMaxSize = fileSize(x)),
   containerLogMaxFiles: (x, l) => void (l.containerLogMaxFiles = atLeast(2, fileInt(x))),
   containerLogMaxWorkers: (x, l) => void (l.containerLogMaxWorkers = atLeast(1, fileInt(x))),
@@ -194,7 +194,7 @@ export const edgeReaders: Record<string, (x: unknown, layer: ConfigLayer) => voi
 };
 
 /** The checks across fields, as the kubelet's ValidateKubeletConfiguration makes them; the message names the fields. */
-export function validateEdge(c: EdgeConfig): string | undefined {
+export function validateUpkeep(c: UpkeepConfig): string | undefined {
   if (c.imageGCLowThresholdPercent > c.imageGCHighThresholdPercent) {
     return `imageGCLowThresholdPercent (--image-gc-low-threshold) (${c.imageGCLowThresholdPercent}) must be less than or equal to imageGCHighThresholdPercent (--image-gc-high-threshold) (${c.imageGCHighThresholdPercent})`;
   }
@@ -210,7 +210,7 @@ export function validateEdge(c: EdgeConfig): string | undefined {
 const dur = (ms: number) => formatGoDuration(ms);
 const GROUP = "Node upkeep (logs, images, eviction, shutdown)";
 
-export const edgeFlagDefs: readonly FlagDef[] = [
+export const upkeepFlagDefs: readonly FlagDef[] = [
   { name: "container-log-max-size", type: "quantity", group: GROUP, field: "containerLogMaxSize", defaultText: "10Mi",
     usage: "A container's log is rotated when it reaches this size (checked as it grows, not only every monitor interval).",
     set: (s, raw) => void (s.layer.containerLogMaxSize = byteSize(raw)) },
@@ -220,7 +220,7 @@ export const edgeFlagDefs: readonly FlagDef[] = [
   { name: "container-log-max-workers", type: "int32", group: GROUP, field: "containerLogMaxWorkers", defaultText: "1",
     usage: "Containers whose logs are rotated at once.",
     set: (s, raw) => void (s.layer.containerLogMaxWorkers = atLeast(1, v.intFromString(raw))) },
-  { name: "container-log-monitor-interval", type: "duration", group: GROUP, field: "containerLogMonitorInterval", defaultText: dur(edgeDefaults.containerLogMonitorIntervalMs),
+  { name: "container-log-monitor-interval", type: "duration", group: GROUP, field: "containerLogMonitorInterval", defaultText: dur(upkeepDefaults.containerLogMonitorIntervalMs),
     usage: "Longest time between two checks of a container's log size.",
     set: (s, raw) => void (s.layer.containerLogMonitorIntervalMs = v.positiveDuration(raw)) },
   { name: "pod-logs-max-total-size", type: "quantity", group: GROUP, field: "podLogsMaxTotalSize", defaultText: "0 (no cap)",
@@ -241,10 +241,10 @@ export const edgeFlagDefs: readonly FlagDef[] = [
   { name: "image-gc-low-threshold", type: "int32", group: GROUP, field: "imageGCLowThresholdPercent", defaultText: "80",
     usage: "Image filesystem usage percent image GC frees down to.",
     set: (s, raw) => void (s.layer.imageGCLowThresholdPercent = percent(v.intFromString(raw))) },
-  { name: "minimum-image-ttl-duration", type: "duration", group: GROUP, field: "imageMinimumGCAge", defaultText: dur(edgeDefaults.imageMinimumGCAgeMs),
+  { name: "minimum-image-ttl-duration", type: "duration", group: GROUP, field: "imageMinimumGCAge", defaultText: dur(upkeepDefaults.imageMinimumGCAgeMs),
     usage: "Minimum age of an unused image before image GC may remove it.",
     set: (s, raw) => void (s.layer.imageMinimumGCAgeMs = v.durationMs(raw)) },
-  { name: "image-gc-period", type: "duration", group: GROUP, field: "imageGCPeriod", defaultText: dur(edgeDefaults.imageGCPeriodMs),
+  { name: "image-gc-period", type: "duration", group: GROUP, field: "imageGCPeriod", defaultText: dur(upkeepDefaults.imageGCPeriodMs),
     usage: "How often image GC runs (bunlet flag; the kubelet's fixed ImageGCPeriod is 5m).",
     set: (s, raw) => void (s.layer.imageGCPeriodMs = v.positiveDuration(raw)) },
   { name: "eviction-hard", type: "mapStringString", group: GROUP, field: "evictionHard",
@@ -261,7 +261,7 @@ export const edgeFlagDefs: readonly FlagDef[] = [
     usage: "Minimum amount reclaimed beyond a threshold once it is met, 'signal=quantity,...'.",
     set: (s, raw) => void (s.layer.evictionMinimumReclaim = v.separatedMap(raw, "=", s.layer.evictionMinimumReclaim)) },
   { name: "eviction-pressure-transition-period", type: "duration", group: GROUP, field: "evictionPressureTransitionPeriod",
-    defaultText: dur(edgeDefaults.evictionPressureTransitionPeriodMs),
+    defaultText: dur(upkeepDefaults.evictionPressureTransitionPeriodMs),
     usage: "How long a pressure condition stays after its threshold stops being met.",
     set: (s, raw) => void (s.layer.evictionPressureTransitionPeriodMs = v.durationMs(raw)) },
   { name: "eviction-max-pod-grace-period", type: "int32", group: GROUP, field: "evictionMaxPodGracePeriod", defaultText: "0",
