@@ -64,6 +64,12 @@ function removeTree(dir: string): boolean {
   return ok;
 }
 
+/** The root's tree when nothing runs in it any more; false when something still does (left for the reaper). */
+export function removeIdleTestCgroupRoot(root: string): boolean {
+  if (cgroupMounts().some((m) => pidsUnder(join(m, root)).length > 0)) return false;
+  return cgroupMounts().every((m) => removeTree(join(m, root)));
+}
+
 /** Processes left in the root (a test's containers, when containerd was not stopped), then the tree. */
 export async function removeTestCgroupRoot(root: string): Promise<void> {
   for (let attempt = 0; attempt < 50; attempt++) {
