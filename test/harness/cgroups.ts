@@ -10,14 +10,14 @@ import { join } from "node:path";
 const PREFIX = "bunlet-e2e-";
 const CGROUP = "/sys/fs/cgroup";
 
-/** Every hierarchy's mount point: the v2 root, or each v1 controller's (not the empty hybrid cgroup2). */
+/** Every hierarchy's mount point: the v2 root, or each v1 controller's and a hybrid host's cgroup2 (runc makes cgroups there too). */
 export function cgroupMounts(): string[] {
   if (existsSync(join(CGROUP, "cgroup.controllers"))) return [CGROUP];
   const out: string[] = [];
   for (const line of readFileSync("/proc/self/mountinfo", "utf8").split("\n")) {
     const fields = line.split(" ");
     const dash = fields.indexOf("-");
-    if (dash > 0 && fields[dash + 1] === "cgroup") out.push(fields[4] ?? "");
+    if (dash > 0 && (fields[dash + 1] === "cgroup" || fields[dash + 1] === "cgroup2")) out.push(fields[4] ?? "");
   }
   return out;
 }
