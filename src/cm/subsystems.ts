@@ -3,7 +3,8 @@
  * /sys/fs/cgroup itself is a cgroup2 mount (the kubelet's IsCgroup2UnifiedMode), otherwise every
  * v1 hierarchy from /proc/self/mountinfo, keyed by subsystem ("cpu", "memory", "name=systemd"),
  * the shortest mount point winning. A hybrid host (v1 controllers plus an empty cgroup2 at
- * /sys/fs/cgroup/unified) is v1, as for the kubelet. Also the host's hugepage sizes.
+ * /sys/fs/cgroup/unified) is v1, as for the kubelet, with that cgroup2 kept under the key "" (as
+ * libcontainer keeps it). Also the host's hugepage sizes.
  */
 
 export interface CgroupSubsystems {
@@ -69,6 +70,10 @@ export function cgroupSubsystems(inputs: SubsystemInputs): CgroupSubsystems {
       if (previous === undefined || m.mountPoint.length < previous.length) mountPoints.set(option, m.mountPoint);
     }
   }
+  // Hybrid: runc puts every container in the cgroup2 hierarchy too (libcontainer's "" path), so
+  // bunlet's cgroups are made and removed there as well, or their directories would be left.
+  const hybrid = mounts.find((m) => m.fsType === "cgroup2" && m.mountPoint === `${CGROUP_ROOT}/unified`);
+  if (hybrid) mountPoints.set("", hybrid.mountPoint);
   return { version: 1, mountPoints, hugePageSizes: mountPoints.has("hugetlb") ? hugePageSizesFrom(inputs.hugePageDirs) : [] };
 }
 

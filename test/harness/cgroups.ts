@@ -10,14 +10,14 @@ import { join } from "node:path";
 const PREFIX = "bunlet-e2e-";
 const CGROUP = "/sys/fs/cgroup";
 
-/** Every hierarchy's mount point: the v2 root, or each v1 controller's (not the empty hybrid cgroup2). */
+/** Every hierarchy's mount point: the v2 root, or each v1 controller's and a hybrid host's cgroup2 (runc makes cgroups there too). */
 export function cgroupMounts(): string[] {
   if (existsSync(join(CGROUP, "cgroup.controllers"))) return [CGROUP];
   const out: string[] = [];
   for (const line of readFileSync("/proc/self/mountinfo", "utf8").split("\n")) {
     const fields = line.split(" ");
     const dash = fields.indexOf("-");
-    if (dash > 0 && fields[dash + 1] === "cgroup") out.push(fields[4] ?? "");
+    if (dash > 0 && (fields[dash + 1] === "cgroup" || fields[dash + 1] === "cgroup2")) out.push(fields[4] ?? "");
   }
   return out;
 }
@@ -62,6 +62,12 @@ function removeTree(dir: string): boolean {
     return false;
   }
   return ok;
+}
+
+/** The root's tree when nothing runs in it any more; false when something still does (left for the reaper). */
+export function removeIdleTestCgroupRoot(root: string): boolean {
+  if (cgroupMounts().some((m) => pidsUnder(join(m, root)).length > 0)) return false;
+  return cgroupMounts().every((m) => removeTree(join(m, root)));
 }
 
 /** Processes left in the root (a test's containers, when containerd was not stopped), then the tree. */

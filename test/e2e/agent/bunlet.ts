@@ -7,7 +7,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
-import { ensureTestCgroupRoot, removeTestCgroupRoot, testCgroupRoot } from "../../harness/cgroups.ts";
+import { ensureTestCgroupRoot, removeIdleTestCgroupRoot, removeTestCgroupRoot, testCgroupRoot } from "../../harness/cgroups.ts";
 import { unmountUnder } from "../../harness/cleanup.ts";
 import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
 import type { ContainerdVersion } from "../../harness/containerd-versions.ts";
@@ -72,8 +72,14 @@ function cgroupRootFlag(flags: string[]): string[] {
   if (rootDir === undefined) return [];
   const root = testCgroupRoot(rootDir);
   ensureTestCgroupRoot(root);
+  // Files whose teardown does not remove it (their own afterAll) leave it idle: gone at exit.
+  if (!createdRoots.has(root)) {
+    createdRoots.add(root);
+    process.once("exit", () => void removeIdleTestCgroupRoot(root));
+  }
   return [`--cgroup-root=${root}`];
 }
+const createdRoots = new Set<string>();
 
 /** The test cgroup root of the bunlet whose --root-dir is rootDir, removed with what bunlet made under it. */
 export const removeCgroupRootOf = (rootDir: string) => removeTestCgroupRoot(testCgroupRoot(rootDir));

@@ -119,7 +119,7 @@ describe("pod cgroups under kubepods", () => {
     const p = await waitFor("lazy running", () => podOf("lazy"));
     rmSync(join(fx.manifests, "lazy.yaml"));
     await waitFor("lazy's pod cgroup removed", () =>
-      ["cpu", "cpuacct", "cpuset", "memory", "pids", "systemd"].every((s) => !existsSync(v1(s, "besteffort", `pod${p.uid}`))),
+      ["cpu", "cpuacct", "cpuset", "memory", "pids", "systemd", "unified"].every((s) => !existsSync(v1(s, "besteffort", `pod${p.uid}`))),
     );
     // The burstable pod is untouched.
     expect(await podOf("burst")).toBeDefined();

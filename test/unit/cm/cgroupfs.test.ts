@@ -29,6 +29,8 @@ describe("GetCgroupSubsystems", () => {
       ["memory", "/sys/fs/cgroup/memory"],
       ["pids", "/sys/fs/cgroup/pids"],
       ["name=systemd", "/sys/fs/cgroup/systemd"],
+      // runc's cgroups in the hybrid cgroup2 are bunlet's to make and remove too.
+      ["", "/sys/fs/cgroup/unified"],
     ]);
     // No hugetlb hierarchy here: no hugepage sizes to limit.
     expect(s.hugePageSizes).toEqual([]);
