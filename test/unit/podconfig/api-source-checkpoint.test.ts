@@ -82,4 +82,63 @@ describe("the apiserver source with a checkpoint", () => {
     expect(t.snapshots).toEqual([["web"]]);
     await t.stop();
   });
+
+  test("a burst of watch events is recorded at most once a second, the newest snapshot last, and what waits at shutdown is recorded", async () => {
+    // An apiserver that lists nothing and then sends the watch events the test pushes.
+    const events: { type: string; object: Pod }[] = [];
+    let wake = () => {};
+    const client = {
+      list: async () => ({ metadata: { resourceVersion: "5" }, items: [] }),
+      async *watch(_path: string, opts: { signal?: AbortSignal }) {
+        while (!opts.signal?.aborted) {
+          while (events.length > 0) yield events.shift()!;
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            opts.signal?.addEventListener("abort", () => resolve(), { once: true });
+          });
+        }
+      },
+    };
+    const recorded: number[] = [];
+    const clock = new FakeClock();
+    const stop = new AbortController();
+    const source = new ApiserverSource({
+      client: client as never,
+      nodeName: "edge-1",
+      clock,
+      random: () => 0,
+      log: silentLogger,
+      onSnapshot: async () => {},
+      checkpoint: { startPods: [], recordPods: (pods) => void recorded.push(pods.length) },
+    });
+    const running = source.run(stop.signal);
+    const settle = async () => {
+      for (let i = 0; i < 20; i++) await flushMicrotasks();
+    };
+    await settle();
+    expect(recorded).toEqual([0]);
+    const burst = async (from: number, to: number) => {
+      for (let i = from; i < to; i++) events.push({ type: "ADDED", object: pod(`p${i}`) });
+      wake();
+      await settle();
+    };
+    await burst(0, 50);
+    expect(recorded).toEqual([0]);
+    await clock.advance(1_000);
+    expect(recorded).toEqual([0, 50]);
+    await burst(50, 100);
+    await clock.advance(999);
+    expect(recorded).toEqual([0, 50]);
+    await clock.advance(1);
+    expect(recorded).toEqual([0, 50, 100]);
+    // A second later a single change is recorded at once; one right behind it waits, but not past shutdown.
+    await clock.advance(5_000);
+    await burst(100, 101);
+    expect(recorded).toEqual([0, 50, 100, 101]);
+    await burst(101, 102);
+    expect(recorded).toEqual([0, 50, 100, 101]);
+    stop.abort();
+    await running.catch(() => {});
+    expect(recorded).toEqual([0, 50, 100, 101, 102]);
+  });
 });
