@@ -157,7 +157,7 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
     activePods: () =>
       podManager.pods().filter((p) => {
         const uid = p.metadata.uid ?? "";
-        const phase = statusManager.getPodStatus(uid)?.phase;
+        const phase = statusManager.getPodPhase(uid);
         return !podWorkers.isPodTerminationRequested(uid) && phase !== "Failed" && phase !== "Succeeded";
       }),
     killPod: (pod, gracePeriodSeconds, statusFn, evict) =>
