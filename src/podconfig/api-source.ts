@@ -15,16 +15,13 @@
  * removed, a changed one updated, an unchanged one left alone), and only the apiserver's own
  * snapshots are written to the checkpoint.
  *
- * The checkpoint records the apiserver's snapshots at most once a second (the newest one, at most a
- * second late, and at shutdown), so a burst of watch events is one or two file writes.
- *
  * Snapshots are coalesced: while one is being delivered (the pod config's channel may be full),
  * later changes replace each other and only the newest is sent next, as each is the whole truth.
  */
 import { createReflector, ObjectStore, type ApiClient } from "../apiclient/index.ts";
 import type { Pod } from "../api/index.ts";
 import type { Pod as WirePod } from "kubernetes-types/core/v1";
-import { Mailbox, type Clock, type Logger, type Timer } from "../lib/index.ts";
+import { Mailbox, type Clock, type Logger } from "../lib/index.ts";
 import type { ManifestError } from "./errors.ts";
 import type { PodSource } from "./source.ts";
 
@@ -49,13 +46,6 @@ export interface ApiserverSourceOptions {
 /** How long the first list may take before the checkpointed pods are started instead. */
 const CHECKPOINT_GRACE_MS = 3_000;
 
-/**
- * At most one checkpoint record a second: each record may write the file (two fsyncs), and a
- * burst of watch events (100 pods bound at once, then their deletion) would otherwise write it
- * once per pod. The newest snapshot is always recorded, at most a second late, and at shutdown.
- */
-const CHECKPOINT_RECORD_INTERVAL_MS = 1_000;
-
 export class ApiserverSource implements PodSource {
   readonly name = "api";
   readonly #opts: ApiserverSourceOptions;
@@ -76,11 +66,10 @@ export class ApiserverSource implements PodSource {
     const provisional = checkpoint?.startPods;
     let listed = false;
     let started = false;
-    const recording = checkpoint && throttledRecord(checkpoint, clock, signal);
     const onChange = (pods: Pod[]) => {
       if (!listed && started) log.info("The apiserver answered: its pods replace the checkpointed ones", { pods: pods.length, checkpointed: provisional?.length ?? 0 });
       listed = true;
-      recording?.(pods);
+      checkpoint?.recordPods(pods);
       void pending.put(pods);
     };
     // bunlet's Pod is the subset of the wire type it reads; the apiserver's objects pass through whole.
@@ -125,37 +114,4 @@ export class ApiserverSource implements PodSource {
       }
     }
   }
-}
-
-/**
- * Records snapshots in the checkpoint at most once every CHECKPOINT_RECORD_INTERVAL_MS: the first
- * at once, a later one at once if the last record is a second old, otherwise the newest of them
- * when the second is up; a snapshot still waiting when the signal aborts is recorded then.
- */
-function throttledRecord(checkpoint: PodCheckpoint, clock: Clock, signal: AbortSignal): (pods: Pod[]) => void {
-  let last = Number.NEGATIVE_INFINITY;
-  let waiting: Pod[] | undefined;
-  let timer: Timer | undefined;
-  const record = () => {
-    timer = undefined;
-    if (waiting === undefined) return;
-    checkpoint.recordPods(waiting);
-    waiting = undefined;
-    last = clock.now();
-  };
-  signal.addEventListener(
-    "abort",
-    () => {
-      timer?.cancel();
-      record();
-    },
-    { once: true },
-  );
-  return (pods) => {
-    waiting = pods;
-    if (timer !== undefined || signal.aborted) return;
-    const wait = last + CHECKPOINT_RECORD_INTERVAL_MS - clock.now();
-    if (wait <= 0) record();
-    else timer = clock.setTimer(wait, record);
-  };
 }
