@@ -9,6 +9,7 @@
  *
  *   bun scripts/bench-cluster.ts [--pods 1,10,30,100] [--rounds 3] [--systems bunlet,kubelet]
  *                                [--idle-pods 100 --idle-seconds 60] [--timeout 300]
+ *                                [--bunlet-env "BUN_OPTIONS=--cpu-prof --cpu-prof-dir=/tmp/prof"]
  *
  * Needs what scripts/bench-startup.ts needs, and the upstream binaries (scripts/k8s/build.sh,
  * scripts/k8s/build.sh kubelet). Not a test: it asserts nothing about speed.
@@ -28,6 +29,13 @@ import { createKubeletSystem } from "./lib/bench-kubelet.ts";
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback;
+}
+
+/** `--bunlet-env "K=V;K2=V2"`: extra environment for bunlet only (a profiler, a JSC option). */
+function bunletEnv(): Record<string, string> | undefined {
+  const spec = arg("bunlet-env", "");
+  if (!spec) return undefined;
+  return Object.fromEntries(spec.split(";").map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]));
 }
 
 const podCounts = arg("pods", "1,10,30,100").split(",").map(Number);
@@ -155,6 +163,7 @@ try {
             timeoutMs,
             nodeName: name,
             flags: [`--kubeconfig=${kubeconfig}`],
+            env: bunletEnv(),
           })
         : createKubeletSystem({
             binary: resolve(arg("kubelet", "/var/cache/bunlet-k8s/v1.37.2/kubelet")),

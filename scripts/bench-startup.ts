@@ -10,6 +10,7 @@
  *   bun scripts/bench-startup.ts [--pods 1,10,30,100] [--rounds 3] [--systems floor,bunlet,kubelet,podman]
  *                                [--containerd 1.6|1.7|2] [--bunlet dist/bunlet] [--kubelet PATH]
  *                                [--idle-pods 100 --idle-seconds 60] [--timeout 120] [--bunlet-flags "--v=4"]
+ *                                [--bunlet-env "BUN_OPTIONS=--cpu-prof --cpu-prof-dir=/tmp/prof"]
  *
  * Needs root, containerd, runc and the CNI plugins (scripts/install-deps.sh), dist/bunlet
  * (npm run build) and the kubelet (scripts/k8s/build.sh kubelet). Everything it starts is torn
@@ -29,6 +30,13 @@ import { createPodmanSystem } from "./lib/bench-podman.ts";
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback;
+}
+
+/** `--bunlet-env "K=V;K2=V2"`: extra environment for bunlet only (a profiler, a JSC option). */
+function bunletEnv(): Record<string, string> | undefined {
+  const spec = arg("bunlet-env", "");
+  if (!spec) return undefined;
+  return Object.fromEntries(spec.split(";").map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]));
 }
 
 const K8S_CACHE = "/var/cache/bunlet-k8s/v1.37.2";
@@ -85,6 +93,7 @@ const columns: Column[] = [
       logFile: `${REPO_ROOT}/.bench/startup/bunlet.log`,
       timeoutMs,
       flags: [...(containerd === "1.6" ? [] : [`--containerd=${containerdBinary(containerd)}`]), ...arg("bunlet-flags", "").split(" ").filter(Boolean)],
+      env: bunletEnv(),
     }),
     results: new Map(),
   },

@@ -100,6 +100,17 @@ export function createCheckpoint(opts: CheckpointOptions): Checkpoint {
   const tokens = collection<CheckpointedToken>(join(secretsDir, "tokens.json"), "ServiceAccountTokens", (t) => t.key);
 
   let refs: PodReferences = podReferences(pods.values());
+  // The kept form of each apiserver pod object: the store hands out the same object for a pod
+  // that did not change, and the same kept object lets the collection reuse its JSON.
+  const desired = new WeakMap<Pod, Pod>();
+  const desiredOf = (pod: Pod) => {
+    let kept = desired.get(pod);
+    if (kept === undefined) {
+      kept = desiredPod(pod);
+      desired.set(pod, kept);
+    }
+    return kept;
+  };
   let listed = false;
   // Every Service of the cluster as last listed (memory only): a new pod in another namespace
   // needs Services that were not referenced when they were recorded.
@@ -121,7 +132,7 @@ export function createCheckpoint(opts: CheckpointOptions): Checkpoint {
     startPods: pods.present ? pods.values() : undefined,
     recordPods(list) {
       listed = true;
-      pods.replaceAll(new Map(list.filter((p) => p.metadata.uid).map((p) => [p.metadata.uid!, desiredPod(p)])));
+      pods.replaceAll(new Map(list.filter((p) => p.metadata.uid).map((p) => [p.metadata.uid!, desiredOf(p)])));
       pods.persist(() => true);
       // What was dropped for size is not referenced either.
       refs = podReferences(pods.values());

@@ -8,7 +8,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Logger } from "../lib/index.ts";
-import { checkpointText, readCheckpointFile, writeFileAtomic } from "./files.ts";
+import { checkpointText, checkpointTextOf, readCheckpointFile, writeFileAtomic } from "./files.ts";
 
 export interface CollectionOptions<T> {
   path: string;
@@ -32,6 +32,12 @@ export class Collection<T> {
   #lastDropped = "";
   /** True once a file was read or written: distinguishes "no checkpoint" from "checkpoint of nothing". */
   #present = false;
+  /**
+   * Each item's JSON, by item: an item is never changed in place (a change is a new object), and
+   * the apiserver source records the whole snapshot at every watch event, so without this every
+   * event would serialise every pod on the node again.
+   */
+  readonly #json = new WeakMap<object, string>();
 
   constructor(opts: CollectionOptions<T>) {
     this.#opts = opts;
@@ -73,7 +79,7 @@ export class Collection<T> {
     const { path, kind, maxBytes, log } = this.#opts;
     for (const [key, item] of this.#items) if (!keep(key, item)) this.#items.delete(key);
     const sorted = [...this.#items.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    const sizes = new Map(sorted.map(([key, item]) => [key, JSON.stringify(item).length + 1]));
+    const sizes = new Map(sorted.map(([key, item]) => [key, this.#jsonOf(item).length + 1]));
     const envelope = checkpointText(kind, []).length;
     let total = envelope + [...sizes.values()].reduce((a, b) => a + b, 0);
     const dropped: string[] = [];
@@ -93,7 +99,7 @@ export class Collection<T> {
       });
     }
     this.#lastDropped = droppedText;
-    const text = checkpointText(kind, sorted.filter(([key]) => this.#items.has(key)).map(([, item]) => item));
+    const text = checkpointTextOf(kind, sorted.filter(([key]) => this.#items.has(key)).map(([, item]) => this.#jsonOf(item)));
     if (text === this.#written) return;
     try {
       mkdirSync(dirname(path), { recursive: true, mode: DIR_MODE });
@@ -104,5 +110,14 @@ export class Collection<T> {
     } catch (err) {
       log.error("Could not write a checkpoint file; the previous one stays, and the next change tries again", { path, err });
     }
+  }
+
+  #jsonOf(item: T): string {
+    let json = this.#json.get(item as object);
+    if (json === undefined) {
+      json = JSON.stringify(item);
+      this.#json.set(item as object, json);
+    }
+    return json;
   }
 }

@@ -76,7 +76,7 @@ export interface PodAdmitterDeps {
    */
   addPod?(active: Pod[], pod: Pod): AdmitResult;
   podWorkers: Pick<PodWorkers, "isPodKnownTerminated" | "isPodTerminationRequested">;
-  statusManager: Pick<StatusManager, "getPodStatus" | "setPodStatus" | "terminatePod">;
+  statusManager: Pick<StatusManager, "getPodPhase" | "setPodStatus" | "terminatePod">;
   recorder: EventRecorder;
   log: Logger;
 }
@@ -86,7 +86,7 @@ export function createPodAdmitter(deps: PodAdmitterDeps): (pod: Pod, existing: P
   const isActive = (p: Pod): boolean => {
     const uid = podUID(p);
     if (podWorkers.isPodKnownTerminated(uid)) return false;
-    const phase = statusManager.getPodStatus(uid)?.phase ?? p.status?.phase;
+    const phase = statusManager.getPodPhase(uid) ?? p.status?.phase;
     return !((phase === "Succeeded" || phase === "Failed") && !podWorkers.isPodTerminationRequested(uid));
   };
   return (pod, existing) => {

@@ -24,7 +24,7 @@ export interface HousekeepingDeps {
   podManager: PodManager;
   podWorkers: PodWorkers;
   runtime: Pick<Runtime, "getPods">;
-  statusManager: Pick<StatusManager, "removeOrphanedStatuses" | "getPodStatus">;
+  statusManager: Pick<StatusManager, "removeOrphanedStatuses" | "getPodPhase">;
   podDirs: PodDirs;
   /** Probe workers of pods that are not (possibly) running are stopped. */
   probeManager?: Pick<ProbeManager, "cleanupPods">;
@@ -46,7 +46,7 @@ export function createHousekeeping(deps: HousekeepingDeps): { run(signal: AbortS
   const isInactive = (pod: Pod): boolean => {
     const uid = podUID(pod);
     if (podWorkers.isPodKnownTerminated(uid)) return true;
-    const phase = statusManager.getPodStatus(uid)?.phase ?? pod.status?.phase;
+    const phase = statusManager.getPodPhase(uid) ?? pod.status?.phase;
     const terminal = phase === "Succeeded" || phase === "Failed";
     return terminal && !podWorkers.isPodTerminationRequested(uid);
   };

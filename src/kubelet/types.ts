@@ -19,7 +19,7 @@ export type Runtime = Pick<RuntimeManager, "syncPod" | "killPod" | "getPodStatus
 export type RuntimeStatusSource = Pick<RuntimeManager, "runtimeStatus">;
 
 /** The status manager: the API status of every pod bunlet runs. */
-export type StatusManager = Pick<OwnStatusManager, "setPodStatus" | "getPodStatus" | "terminatePod" | "removeOrphanedStatuses" | "deletePodStatus">;
+export type StatusManager = Pick<OwnStatusManager, "setPodStatus" | "getPodStatus" | "getPodPhase" | "terminatePod" | "removeOrphanedStatuses" | "deletePodStatus">;
 
 /** The pod workers as the sync loop's handlers and housekeeping drive them. */
 export interface PodWorkers

@@ -82,7 +82,7 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
   const activePods = () =>
     podManager.pods().filter((p) => {
       const uid = p.metadata.uid ?? "";
-      const phase = statusManager.getPodStatus(uid)?.phase;
+      const phase = statusManager.getPodPhase(uid);
       return !(workers?.isPodTerminationRequested(uid) ?? false) && phase !== "Failed" && phase !== "Succeeded";
     });
   let syncPodNow = (_pod: Pod): void => undefined;

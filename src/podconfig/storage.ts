@@ -61,11 +61,14 @@ function podsDifferSemantically(existing: Pod, ref: Pod): boolean {
 
 type Change = "update" | "delete" | "reconcile" | "none";
 
-/** Folds ref into existing (the stored copy) and says what kind of change that was. */
+/**
+ * Folds ref into existing (the stored copy) and says what kind of change that was. ref belongs to
+ * the source: what the stored pod takes from it is copied.
+ */
 function checkAndUpdatePod(existing: Pod, ref: Pod): Change {
   if (!podsDifferSemantically(existing, ref)) {
     if (deepEqual(existing.status ?? {}, ref.status ?? {})) return "none";
-    existing.status = ref.status;
+    existing.status = structuredClone(ref.status);
     return "reconcile";
   }
   // The source's annotations, but bunlet's own (first-seen time above all) stay as they were.
@@ -74,11 +77,11 @@ function checkAndUpdatePod(existing: Pod, ref: Pod): Change {
     const kept = existing.metadata.annotations?.[key];
     if (kept !== undefined) annotations[key] = kept;
   }
-  existing.spec = ref.spec;
-  existing.status = ref.status;
+  existing.spec = structuredClone(ref.spec);
+  existing.status = structuredClone(ref.status);
   existing.metadata = {
     ...existing.metadata,
-    labels: ref.metadata.labels,
+    labels: ref.metadata.labels && { ...ref.metadata.labels },
     deletionTimestamp: ref.metadata.deletionTimestamp,
     deletionGracePeriodSeconds: ref.metadata.deletionGracePeriodSeconds,
     generation: ref.metadata.generation,
@@ -99,6 +102,12 @@ export class PodStorage {
   readonly #onInvalid?: (event: InvalidPodEvent) => void;
   /** source → UID → the stored pod (never handed out; updates carry copies). */
   readonly #pods = new Map<string, Map<string, Pod>>();
+  /**
+   * source → UID → the source's own object last folded into the stored pod. The apiserver
+   * source's store hands out the same object for every pod that did not change, so a snapshot
+   * after one watch event costs a comparison for that one pod, not for every pod on the node.
+   */
+  readonly #folded = new Map<string, Map<string, Pod>>();
   readonly #seen = new Set<string>();
 
   constructor(opts: PodStorageOptions) {
@@ -117,31 +126,37 @@ export class PodStorage {
     const firstSnapshot = !this.#seen.has(source);
     this.#seen.add(source);
     const old = this.#pods.get(source) ?? new Map<string, Pod>();
+    const folded = this.#folded.get(source) ?? new Map<string, Pod>();
     const next = new Map<string, Pod>();
+    const nextFolded = new Map<string, Pod>();
     const adds: Pod[] = [];
     const updates: Pod[] = [];
     const deletes: Pod[] = [];
     const reconciles: Pod[] = [];
 
     for (const ref of this.#filterInvalid(source, snapshot)) {
-      ref.metadata.annotations = { ...ref.metadata.annotations, [ConfigSourceAnnotationKey]: source };
       const uid = ref.metadata.uid ?? "";
       const existing = old.get(uid);
+      nextFolded.set(uid, ref);
       if (existing) {
         next.set(uid, existing);
+        // The very object folded last time (sources never change a pod they handed over): no change.
+        if (folded.get(uid) === ref) continue;
         const change = checkAndUpdatePod(existing, ref);
         if (change === "update") updates.push(existing);
         else if (change === "delete") deletes.push(existing);
         else if (change === "reconcile") reconciles.push(existing);
         continue;
       }
-      ref.metadata.annotations[ConfigFirstSeenAnnotationKey] = formatSeenTime(this.#clock.now());
-      this.#log.debug("Receiving a new pod", { pod: podRef(ref), source }, 4);
-      next.set(uid, ref);
-      adds.push(ref);
+      const pod = structuredClone(ref);
+      pod.metadata.annotations = { ...pod.metadata.annotations, [ConfigSourceAnnotationKey]: source, [ConfigFirstSeenAnnotationKey]: formatSeenTime(this.#clock.now()) };
+      this.#log.debug("Receiving a new pod", { pod: podRef(pod), source }, 4);
+      next.set(uid, pod);
+      adds.push(pod);
     }
     const removes = [...old].filter(([uid]) => !next.has(uid)).map(([, pod]) => pod);
     this.#pods.set(source, next);
+    this.#folded.set(source, nextFolded);
 
     const out: PodUpdate[] = [];
     const emit = (op: PodOperation, pods: Pod[]) => out.push({ op, source, pods: pods.map((p) => structuredClone(p)) });
@@ -170,7 +185,7 @@ export class PodStorage {
     return sources.flatMap((s) => [...(this.#pods.get(s)?.values() ?? [])].map((p) => structuredClone(p)));
   }
 
-  /** Deep copies of the snapshot minus later pods that repeat a namespace/name (or a UID). */
+  /** The snapshot minus later pods that repeat a namespace/name (or a UID); nothing is copied. */
   #filterInvalid(source: string, snapshot: Pod[]): Pod[] {
     const names = new Set<string>();
     const uids = new Set<string>();
@@ -188,7 +203,7 @@ export class PodStorage {
       }
       names.add(name);
       uids.add(uid);
-      kept.push(structuredClone(pod));
+      kept.push(pod);
     });
     return kept;
   }

@@ -21,6 +21,8 @@ export interface StatusManager {
   setPodStatus(pod: Pod, status: PodStatus): void;
   /** A copy of the current status, if any was set. */
   getPodStatus(uid: string): PodStatus | undefined;
+  /** The current status's phase, without a copy: housekeeping and admission ask it for every pod. */
+  getPodPhase(uid: string): string | undefined;
   /** The pod's containers are all stopped: every unfinished container becomes terminated. */
   terminatePod(pod: Pod): void;
   /** Forgets the status of every pod not in keep. */
@@ -104,6 +106,7 @@ export function createStatusManager(deps: { clock: Clock; log: Logger }): Status
       const cached = statuses.get(uid);
       return cached ? structuredClone(cached.status) : undefined;
     },
+    getPodPhase: (uid) => statuses.get(uid)?.status.phase,
 
     terminatePod(pod) {
       const cached = statuses.get(podUID(pod));

@@ -130,6 +130,28 @@ describe("checkpoint store", () => {
     expect(mtime(join(dir, "configmaps.json"))).toBeGreaterThan(before[1]);
   });
 
+  test("a snapshot that repeats a pod object serialises it once: each watch event costs what changed", () => {
+    const { checkpoint } = open();
+    let reads = 0;
+    const watched = (name: string) => {
+      const p = pod(name, `uid-${name}`);
+      Object.defineProperty(p.spec, "nodeSelector", { enumerable: true, get: () => (reads++, { disk: "ssd" }) });
+      return p;
+    };
+    const pods = Array.from({ length: 20 }, (_, i) => watched(`p${i}`));
+    checkpoint.recordPods(pods);
+    const written = readFileSync(join(dir, "pods.json"), "utf8");
+    reads = 0;
+    checkpoint.recordPods([...pods, pod("new", "uid-new")]);
+    checkpoint.recordPods([...pods, pod("new", "uid-new")].reverse());
+    expect(reads).toBe(0);
+    // The bytes are JSON.stringify's, as before: a file written by an older bunlet is not rewritten for nothing.
+    const items = read(join(dir, "pods.json")).items as Pod[];
+    expect(items).toHaveLength(21);
+    expect(readFileSync(join(dir, "pods.json"), "utf8")).toBe(`${JSON.stringify({ kind: "Pods", items })}\n`);
+    expect(written).toBe(`${JSON.stringify({ kind: "Pods", items: items.filter((p) => p.metadata.uid !== "uid-new") })}\n`);
+  });
+
   test("a corrupt file is ignored with one error line and rewritten at the next change", () => {
     open().checkpoint.recordPods([withConfigMapAndSecret]);
     writeFileSync(join(dir, "pods.json"), '{"kind":"Pods","items":[{"metad');

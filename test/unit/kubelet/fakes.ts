@@ -152,6 +152,9 @@ export class FakeStatusManager implements StatusManager {
   getPodStatus(uid: string) {
     return this.statuses.get(uid);
   }
+  getPodPhase(uid: string) {
+    return this.statuses.get(uid)?.phase;
+  }
   terminatePod(pod: Pod) {
     this.terminated.push(pod.metadata.uid!);
   }

@@ -274,6 +274,40 @@ describe("PodStorage.merge details", () => {
     expect(s.pods(TestSource)[0].spec.containers[0].image).toBe("image");
   });
 
+  test("a pod handed over again as the same object is not looked at again: a snapshot costs what changed", () => {
+    const s = storage();
+    let specReads = 0;
+    const watched = (name: string) => {
+      const pod = validPod(name);
+      const { spec } = pod;
+      Object.defineProperty(pod, "spec", { enumerable: true, get: () => (specReads++, spec) });
+      return pod;
+    };
+    const pods = Array.from({ length: 50 }, (_, i) => watched(`p${i}`));
+    expect(summary(s.merge(TestSource, pods)).map((u) => u.split(" ")[0])).toEqual(["ADD"]);
+    specReads = 0;
+    // One watch event: the store hands out the 50 pods it had and one new one.
+    expect(summary(s.merge(TestSource, [...pods, validPod("new")]))).toEqual(["ADD new/new"]);
+    expect(specReads).toBe(0);
+    // A changed pod is a new object, and is compared.
+    const changed = validPod("p3", "new", newStatus("changed"));
+    expect(summary(s.merge(TestSource, [...pods.filter((p) => p.metadata.name !== "p3"), changed, validPod("new")]))).toEqual(["RECONCILE p3/new"]);
+  });
+
+  test("the stored pod never shares the source's objects", () => {
+    const s = storage();
+    const first = validPod("foo");
+    s.merge(TestSource, [first]);
+    first.spec.containers[0].image = "changed-behind-the-back";
+    const second = validPod("foo", "new", (p) => ((p.metadata.labels = { a: "b" }), newStatus("second")(p)));
+    expect(summary(s.merge(TestSource, [second]))).toEqual(["UPDATE foo/new"]);
+    second.metadata.labels!.a = "changed";
+    second.status!.message = "changed";
+    second.spec.containers[0].image = "changed";
+    const [stored] = s.pods(TestSource);
+    expect([stored.spec.containers[0].image, stored.metadata.labels?.a, stored.status?.message]).toEqual(["image", "b", "second"]);
+  });
+
   test("sources are independent: one source's snapshot never removes another's pods", () => {
     const s = storage(["a", "b"]);
     expect(summary(s.merge("a", [validPod("foo")]))).toEqual(["ADD foo/new"]);

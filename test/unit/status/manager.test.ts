@@ -36,6 +36,18 @@ describe("status manager", () => {
     expect(manager.statusAt("uid-1")).toBe(first);
   });
 
+  test("getPodPhase is the phase of the recorded status, through every change, and undefined without one", () => {
+    const { manager } = setup();
+    const pod = podWith({ containers: [c("app")] });
+    expect(manager.getPodPhase("uid-1")).toBeUndefined();
+    manager.setPodStatus(pod, { phase: "Pending", containerStatuses: [waiting("app", "ContainerCreating")] });
+    expect(manager.getPodPhase("uid-1")).toBe("Pending");
+    manager.setPodStatus(pod, { phase: "Running", containerStatuses: [running("app")] });
+    expect(manager.getPodPhase("uid-1")).toBe(manager.getPodStatus("uid-1")!.phase!);
+    manager.deletePodStatus("uid-1");
+    expect(manager.getPodPhase("uid-1")).toBeUndefined();
+  });
+
   test("the version moves only when something the kubelet owns changed", () => {
     const { manager } = setup();
     const pod = podWith({ containers: [c("app")] });
