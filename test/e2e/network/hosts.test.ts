@@ -177,8 +177,8 @@ const diagnostics = "echo could not connect; ip -4 addr; ip -4 route";
 /** An HTTP GET with busybox nc (busybox-static's wget segfaults on the test image), retried. */
 const getLoop = (url: { host: string; port: number; path: string }, expect: string) =>
   `for i in $(seq 1 20); do printf 'GET ${url.path} HTTP/1.0\\r\\n\\r\\n' | nc -w 2 ${url.host} ${url.port} | grep '${expect}' && exit 0; sleep 1; done; ${diagnostics}; exit 1`;
-/** The client address the server printed (httpd listens on IPv6 too: an IPv4 client may show as ::ffff:a.b.c.d). */
-const seenFrom = (logs: string) => /seen-from-(?:::ffff:)?(\S+)/.exec(logs)?.[1] ?? `nothing seen in: ${logs}`;
+/** The client address the server printed (httpd listens on IPv6 too: it prints an IPv4 client as [::ffff:a.b.c.d]). */
+const seenFrom = (logs: string) => /seen-from-\[?(?:::ffff:)?([0-9.]+)\]?/.exec(logs)?.[1] ?? `nothing seen in: ${logs}`;
 /** busybox httpd with a CGI that prints the client's address as the server sees it. */
 const whoAmIServer = [
   "sh",
