@@ -2,16 +2,19 @@
 # The upstream Kubernetes NodeConformance suite against a node of this host: the tool a bunlet user
 # runs to judge their node (as sonobuoy or hydrophone users do). docs/conformance.md says more.
 #
-#   scripts/conformance.sh [--kubelet] [--focus RE] [--skip RE] [--focus-file RE] [--label-filter EXPR] [--nodes N] [--out DIR]
+#   scripts/conformance.sh [--kubelet | --node bunlet|kubelet] [--focus RE] [--skip RE] [--focus-file RE] [--label-filter EXPR] [--nodes N] [--out DIR]
 #
-#   --kubelet         the node is the upstream kubelet (scripts/k8s/build.sh kubelet), not
-#                     dist/bunlet: the baseline that tells this machine's failures from bunlet's
+#   --kubelet         the same selection twice in this one run: on a dist/bunlet node, then on the
+#                     upstream kubelet (scripts/k8s/build.sh kubelet), each with a fresh control
+#                     plane and containerd; then both counts and which specs fail on bunlet only
+#   --node KIND       one run with that node: bunlet (the default) or kubelet
 #   --focus, --skip   ginkgo regexps on the spec's full name (repeatable in ginkgo; once here)
 #   --focus-file      ginkgo's regexp on the spec's file, e.g. 'common/storage/' (a run per area)
 #   --label-filter    default 'NodeConformance && !Slow && !Flaky'
 #   --nodes           parallel ginkgo processes (default 3)
 #   --out             JUnit (junit.xml), ginkgo's JSON report, the summary table and every log
-#                     (default .tmp/conformance/<date>-<node kind>)
+#                     (default .tmp/conformance/<date>-<bunlet|kubelet|both>; with --kubelet one
+#                     folder per node kind in it and the comparison in summary.txt)
 #
 # It builds or reuses e2e.test, ginkgo and the test images' programs (scripts/k8s/build-e2e.sh, ~20
 # minutes cold), the test images (scripts/conformance-images.sh), the control plane
@@ -24,17 +27,19 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 log() { echo "conformance: $*" >&2; }
 die() { log "$*"; exit 1; }
-usage() { sed -n '5,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '5,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 kind=bunlet focus="" skip="" focus_file="" label='NodeConformance && !Slow && !Flaky' nodes=3 out=""
+selection=() # the options both runs of --kubelet share
 while [ $# -gt 0 ]; do
   case "$1" in
-    --kubelet) kind=kubelet; shift ;;
-    --focus) [ $# -ge 2 ] || usage; focus="$2"; shift 2 ;;
-    --skip) [ $# -ge 2 ] || usage; skip="$2"; shift 2 ;;
-    --focus-file) [ $# -ge 2 ] || usage; focus_file="$2"; shift 2 ;;
-    --label-filter) [ $# -ge 2 ] || usage; label="$2"; shift 2 ;;
-    --nodes) [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || usage; nodes="$2"; shift 2 ;;
+    --kubelet) kind=both; shift ;;
+    --node) [[ "${2:-}" =~ ^(bunlet|kubelet)$ ]] || usage; kind="$2"; shift 2 ;;
+    --focus) [ $# -ge 2 ] || usage; focus="$2"; selection+=("$1" "$2"); shift 2 ;;
+    --skip) [ $# -ge 2 ] || usage; skip="$2"; selection+=("$1" "$2"); shift 2 ;;
+    --focus-file) [ $# -ge 2 ] || usage; focus_file="$2"; selection+=("$1" "$2"); shift 2 ;;
+    --label-filter) [ $# -ge 2 ] || usage; label="$2"; selection+=("$1" "$2"); shift 2 ;;
+    --nodes) [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || usage; nodes="$2"; selection+=("$1" "$2"); shift 2 ;;
     --out) [ $# -ge 2 ] || usage; out="$2"; shift 2 ;;
     -h|--help) usage ;;
     *) log "unknown argument $1"; usage ;;
@@ -47,6 +52,24 @@ out="$(cd "$out" && pwd)"
 PATH="$PATH:/usr/local/go/bin:/usr/sbin:/sbin"
 bun="$repo/node_modules/.bin/bun"
 [ -x "$bun" ] || bun="$(command -v bun)" || die "bun not found (node_modules/.bin/bun or PATH)"
+
+# --- --kubelet: the selection on a bunlet node, then on the kubelet, then the two compared --------
+# Each node kind is a whole run of this script of its own (its own control plane, containerd and
+# registry), so the second starts from nothing the first left; an interrupt stops the running one.
+if [ "$kind" = both ]; then
+  child=""
+  trap '[ -z "$child" ] || kill -TERM "$child" 2>/dev/null; wait "$child" 2>/dev/null; exit 130' INT TERM
+  for k in bunlet kubelet; do
+    log "== the selection on a $k node (into $out/$k)"
+    bash "${BASH_SOURCE[0]}" --node "$k" "${selection[@]}" --out "$out/$k" &
+    child=$!
+    wait "$child" || log "the $k run exited $?"
+    child=""
+  done
+  [ -f "$out/bunlet/report.json" ] && [ -f "$out/kubelet/report.json" ] || die "a run wrote no report.json; see $out/*/ginkgo.log"
+  "$bun" "$repo/scripts/lib/conformance-table.ts" "$out/bunlet/report.json" "$out/kubelet/report.json" | tee "$out/summary.txt"
+  exit "${PIPESTATUS[0]}"
+fi
 
 # --- binaries and images (cached; a warm start takes seconds) -----------------------------------
 log "building or reusing e2e.test, ginkgo, agnhost, nnp, pause (scripts/k8s/build-e2e.sh)"
@@ -197,7 +220,7 @@ wait "$ginkgo_pid" || rc=$?
 ginkgo_pid=""
 log "ginkgo exited $rc after $((SECONDS - start)) s"
 if [ -f "$out/report.json" ]; then
-  "$bun" "$repo/scripts/lib/conformance-table.ts" "$out/report.json" | tee "$out/summary.txt"
+  "$bun" "$repo/scripts/lib/conformance-table.ts" "$out/report.json" | tee "$out/summary.txt" || true
 else
   log "no report.json; the end of $out/ginkgo.log:"; tail -n 30 "$out/ginkgo.log" >&2
 fi
