@@ -17,8 +17,8 @@ export const allowed: Record<string, readonly string[]> = {
   containerd: ["lib"],
   apiclient: ["lib"],
   container: ["api", "cri", "lib"],
-  lifecycle: ["api", "container", "cri", "lib"],
-  runtime: ["api", "container", "cri", "events", "lib", "lifecycle", "metrics", "subpath"],
+  hooks: ["api", "container", "cri", "lib"],
+  runtime: ["api", "container", "cri", "events", "hooks", "lib", "metrics", "subpath"],
   // subPath safety (the kubelet's pkg/volume/util/subpath): safe open, safe mkdir, bind mounts
   // under the pod directory and their cleanup; used by makeMounts (runtime) and the volume teardown.
   subpath: ["lib"],
@@ -51,7 +51,7 @@ export const allowed: Record<string, readonly string[]> = {
   // The Summary API from CRI stats and the host; the servers get it through the wiring.
   stats: ["container", "cri", "lib"],
   // Container log rotation over the CRI (ReopenContainerLog) and the pod logs directory.
-  logs: ["cri", "lib"],
+  logrotation: ["cri", "lib"],
   // Image GC (the kubelet's image manager) over the CRI image and runtime services.
   imagegc: ["cri", "lib"],
   // The eviction manager: thresholds (api's Quantity), ranking over v1 pods; stats and kills come through the wiring.
@@ -62,7 +62,7 @@ export const allowed: Record<string, readonly string[]> = {
   network: ["apiclient", "lib"],
   // Graceful node shutdown on systemd-logind (busctl, gdbus, systemd-inhibit); pods are stopped through the wiring.
   shutdown: ["api", "lib"],
-  kubelet: ["admission", "allocation", "api", "apiclient", "checkpoint", "cm", "config", "container", "containerd", "cri", "events", "eviction", "imagegc", "lib", "logs", "metrics", "mirrorpods", "network", "node", "pleg", "podconfig", "podworkers", "prober", "runtime", "runtimeclass", "server", "shutdown", "stats", "status", "volumes"],
+  kubelet: ["admission", "allocation", "api", "apiclient", "checkpoint", "cm", "config", "container", "containerd", "cri", "events", "eviction", "imagegc", "lib", "logrotation", "metrics", "mirrorpods", "network", "node", "pleg", "podconfig", "podworkers", "prober", "runtime", "runtimeclass", "server", "shutdown", "stats", "status", "volumes"],
   // Subcommands beside the agent (`bunlet crictl`): the CRI client and the embedded containerd's paths.
   cli: ["containerd", "cri", "lib"],
 };

@@ -11,7 +11,7 @@ import { nodeReference, podReference, type EventRecorder } from "../events/index
 import { EvictionManager, parseThresholdConfig, ThresholdError, type Threshold } from "../eviction/index.ts";
 import { ImageGCManager } from "../imagegc/index.ts";
 import { logind, ShutdownManager } from "../shutdown/index.ts";
-import { ContainerLogManager } from "../logs/index.ts";
+import { ContainerLogManager } from "../logrotation/index.ts";
 import { deferLogged } from "./teardown.ts";
 import type { PodParts } from "./wire-pods.ts";
 import type { WireBase } from "./wire-base.ts";

@@ -13,8 +13,8 @@
 import { isStaticPod, podFullName, podUID, podRef, type ObjectRef, type Pod } from "../api/index.ts";
 import { anySignal, jitter, Mailbox } from "../lib/index.ts";
 import { runtimePodRef, type RuntimePodStatus, type RuntimePod } from "../container/index.ts";
-import * as lifecycle from "./lifecycle.ts";
-import { IdleWaiters, LifecycleSteps, runCallbacks, type PodWorkersDeps } from "./lifecycle-steps.ts";
+import * as lifecycle from "./worker-state.ts";
+import { IdleWaiters, LifecycleSteps, runCallbacks, type PodWorkersDeps } from "./worker-steps.ts";
 import { podQueries, type PodQueries } from "./queries.ts";
 import { workerBackOffPeriodJitterFactor } from "./requeue.ts";
 import { runWork, type PodWork } from "./run-work.ts";
@@ -22,7 +22,7 @@ import { calculateEffectiveGracePeriod, PodSyncStatus, type WorkerHandle } from 
 import { WorkerTable } from "./table.ts";
 import type { KnownPodWorker, PodWorkers, UpdatePodOptions } from "./types.ts";
 
-export type { PodWorkersDeps } from "./lifecycle-steps.ts";
+export type { PodWorkersDeps } from "./worker-steps.ts";
 
 export function createPodWorkers(deps: PodWorkersDeps): PodWorkers {
   const workers = new PodWorkersImpl(deps);

@@ -4,7 +4,7 @@
  * syncKnownPods every pod could still be starting; afterwards a UID the workers do not know is a
  * pod that is gone. It reads the worker table and changes nothing.
  */
-import * as lifecycle from "./lifecycle.ts";
+import * as lifecycle from "./worker-state.ts";
 import type { WorkerTable } from "./table.ts";
 import type { PodWorkers } from "./types.ts";
 

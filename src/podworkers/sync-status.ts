@@ -6,7 +6,7 @@
  */
 import { DefaultTerminationGracePeriodSeconds, type Pod, type PodStatus } from "../api/index.ts";
 import type { Mailbox } from "../lib/index.ts";
-import * as lifecycle from "./lifecycle.ts";
+import * as lifecycle from "./worker-state.ts";
 import type { KillPodOptions, PodWorkType, UpdatePodOptions } from "./types.ts";
 
 /** The async loop that serves one UID; its doorbell coalesces notifications (latest wins). */

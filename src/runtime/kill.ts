@@ -9,7 +9,7 @@ import { isNotFound, type CriClient } from "../cri/index.ts";
 import { EventReason, type EventRecorder } from "../events/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
-import { runHandler } from "../lifecycle/index.ts";
+import { runHandler } from "../hooks/index.ts";
 import {
   containerInfoFromAnnotations,
   containerInfoFromLabels,

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { podRef, type Container, type Pod } from "../api/index.ts";
 import { isCriError, type PodSandboxConfig } from "../cri/index.ts";
 import { EventReason } from "../events/index.ts";
-import { runHandler } from "../lifecycle/index.ts";
+import { runHandler } from "../hooks/index.ts";
 import { findContainerStatus, type ContainerKind, type RuntimePodStatus } from "../container/index.ts";
 import { generateContainerConfig } from "./container-config.ts";
 import type { EnvContext } from "./env.ts";

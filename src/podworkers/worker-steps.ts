@@ -8,7 +8,7 @@ import { podRef, type ObjectRef } from "../api/index.ts";
 import { runtimePodRef } from "../container/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import type { Metrics } from "../metrics/index.ts";
-import * as lifecycle from "./lifecycle.ts";
+import * as lifecycle from "./worker-state.ts";
 import { defaultBackOffPeriodMs, requeueDelay } from "./requeue.ts";
 import type { PodWork, WorkResult } from "./run-work.ts";
 import { calculateEffectiveGracePeriod, type PodSyncStatus } from "./sync-status.ts";

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import { compressLog, rotatedFilesOf } from "../../../src/logs/files.ts";
+import { compressLog, rotatedFilesOf } from "../../../src/logrotation/files.ts";
 
 let dir: string;
 beforeEach(() => (dir = mkdtempSync(join(tmpdir(), "bunlet-logs-"))));

@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
 import { FakeClock } from "../../../src/lib/testing.ts";
 import { startFakeCri, type FakeCri } from "../../fake-cri/index.ts";
-import { runHandler } from "../../../src/lifecycle/index.ts";
-import { HookError } from "../../../src/lifecycle/handlers.ts";
+import { runHandler } from "../../../src/hooks/index.ts";
+import { HookError } from "../../../src/hooks/handlers.ts";
 
 let fake: FakeCri;
 let cri: CriClient;

@@ -1,7 +1,7 @@
 // The pod worker lifecycle: a declared state and pure transitions, table by table.
 import { describe, expect, test } from "bun:test";
-import * as lc from "../../../src/podworkers/lifecycle.ts";
-import type { TerminationCause, WorkerState } from "../../../src/podworkers/lifecycle.ts";
+import * as lc from "../../../src/podworkers/worker-state.ts";
+import type { TerminationCause, WorkerState } from "../../../src/podworkers/worker-state.ts";
 import type { PodWorkType } from "../../../src/podworkers/index.ts";
 import { makePod } from "./helpers.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { freeRotatedLogName, nextCheckDelayMs, planLogCap, planRotation, rotatedLogName } from "../../../src/logs/policy.ts";
+import { freeRotatedLogName, nextCheckDelayMs, planLogCap, planRotation, rotatedLogName } from "../../../src/logrotation/policy.ts";
 
 describe("planRotation: the kubelet's removeExcessLogs, cleanupUnusedLogs and compression", () => {
   // container_log_manager_test.go TestRemoveExcessLog: the files are sorted, the oldest go first.
