@@ -39,6 +39,8 @@ export interface Volume {
   projected?: ProjectedVolumeSource;
   downwardAPI?: DownwardAPIVolumeSource;
   ephemeral?: Record<string, unknown>;
+  /** An OCI image's contents, mounted read-only by the runtime (ImageVolumeSource). */
+  image?: { reference?: string; pullPolicy?: "Always" | "IfNotPresent" | "Never" };
   [other: string]: unknown;
 }
 

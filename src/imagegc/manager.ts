@@ -4,7 +4,8 @@
  * imageGCLowThresholdPercent; with imageMaximumGCAge it also removes images unused that long.
  * The eviction manager calls deleteUnusedImages to reclaim disk before it evicts a pod.
  *
- * An image is in use when any container (running or exited) refers to it. The sandbox image is
+ * An image is in use when any container (running or exited) refers to it, or mounts it as an image
+ * volume (the runtime's status of the container names the images it mounts). The sandbox image is
  * never removed: containerd 1.7 and later pin it, and for 1.6, which does not, bunlet asks the
  * runtime which image it uses for sandboxes (CRI Status, verbose) and keeps that one too.
  */
@@ -128,6 +129,21 @@ export class ImageGCManager {
     return true;
   }
 
+  /** handleImageVolumes: the images the containers mount as image volumes, from their CRI status. */
+  async #mountedImages(containerIds: string[], signal: AbortSignal): Promise<string[]> {
+    const { cri } = this.#deps;
+    const statuses = await Promise.all(
+      containerIds.map((containerId) =>
+        cri.runtime.containerStatus({ containerId }, { signal }).catch((err) => {
+          // Removed between the list and now: it mounts nothing any more.
+          if (isNotFound(err)) return undefined;
+          throw err;
+        }),
+      ),
+    );
+    return statuses.flatMap((s) => (s?.status?.mounts ?? []).map((m) => m.image?.image ?? "").filter((ref) => ref !== ""));
+  }
+
   /** detectImages; returns the IDs of images in use. */
   async #detect(signal: AbortSignal): Promise<Set<string>> {
     const { cri, clock } = this.#deps;
@@ -140,6 +156,10 @@ export class ImageGCManager {
     const inUse = new Set<string>();
     for (const c of containers) {
       const id = byRef.get(c.imageRef) ?? byRef.get(c.image?.image ?? "");
+      if (id) inUse.add(id);
+    }
+    for (const ref of await this.#mountedImages(containers.map((c) => c.id), signal)) {
+      const id = byRef.get(ref);
       if (id) inUse.add(id);
     }
     this.#records = detectImages(this.#records, runtimeImages, inUse, clock.now());

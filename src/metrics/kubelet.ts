@@ -233,6 +233,10 @@ export function kubeletMetrics(r: Registry[]) {
       labelNames: ["pull_policy", "present_locally", "pull_required"],
       registers: r,
     }),
+    // Image volumes (KEP-4639): counted per container start, as incrementImageVolumeMetrics does.
+    imageVolumeRequested: new Counter({ name: "kubelet_image_volume_requested_total", help: "[BETA] Number of requested image volumes.", registers: r }),
+    imageVolumeMountedSucceed: new Counter({ name: "kubelet_image_volume_mounted_succeed_total", help: "[BETA] Number of successful image volume mounts.", registers: r }),
+    imageVolumeMountedErrors: new Counter({ name: "kubelet_image_volume_mounted_errors_total", help: "[BETA] Number of failed image volume mounts.", registers: r }),
     // A sleep hook cut short; the kubelet v1.37.2 defines it but never counts, bunlet does.
     sleepActionTerminatedEarly: new Counter({
       name: "kubelet_sleep_action_terminated_early_total",

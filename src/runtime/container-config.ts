@@ -14,6 +14,7 @@ import { expand, mappingFor } from "./expansion.ts";
 import { containerLogPath, containerLogsDirectory } from "./logs.ts";
 import { containerLinuxResources, containerOOMScoreAdjust } from "./resources.ts";
 import { containerSecurityContext, type ImageUser } from "./security.ts";
+import type { ImageSpecInit } from "./image-volumes.ts";
 import { makeMounts } from "./volumes.ts";
 import type { Logger } from "../lib/index.ts";
 import type { Subpather } from "../subpath/index.ts";
@@ -37,6 +38,8 @@ export interface ContainerConfigInput {
   clusterDomain: string;
   /** subPath mounts (src/subpath). */
   subpather: Subpather;
+  /** The image volumes this container mounts, by volume name (src/runtime/image-volumes.ts). */
+  imageVolumes?: ReadonlyMap<string, ImageSpecInit>;
   log: Logger;
 }
 
@@ -54,6 +57,7 @@ export async function generateContainerConfig(input: ContainerConfigInput, signa
     hosts: { podIPs: input.env.podIPs, clusterDomain: input.clusterDomain },
     envs,
     subpather: input.subpather,
+    imageVolumes: input.imageVolumes,
     log: input.log,
   });
   return create(ContainerConfigSchema, {

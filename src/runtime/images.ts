@@ -3,9 +3,10 @@
  * pull it per pull policy, one pull at a time (serializeImagePulls), with a keyed backoff per
  * `<podUID>_<image>` (10 s doubling to 300 s). Failures carry the kubelet's waiting reasons. A
  * pull sends the pod's pull-secret credentials for the image's registry (pull-secrets.ts), each
- * in turn until one pulls, as kuberuntime's PullImage does.
+ * in turn until one pulls, as kuberuntime's PullImage does. An image volume's image (KEP-4639) is
+ * ensured the same way with the volume's pull policy, its events about the pod (getImageVolumes).
  */
-import { defaultImagePullPolicy, ImageNameError, parseImageName, podRef, type Container, type Pod } from "../api/index.ts";
+import { defaultImagePullPolicy, ImageNameError, parseImageName, podRef, type Container, type Pod, type Volume } from "../api/index.ts";
 import { isCriError, type CriClient, type PodSandboxConfig } from "../cri/index.ts";
 import { containerReference, EventReason, podReference, type EventRecorder, type EventType } from "../events/index.ts";
 import { Backoff, formatGoDuration, type Clock, type Logger } from "../lib/index.ts";
@@ -22,9 +23,23 @@ export function applyDefaultImageTag(image: string): string {
   return p.digest === "" && p.tag === "latest" && !image.endsWith(":latest") ? `${image}:latest` : image;
 }
 
+type PullPolicy = "Always" | "IfNotPresent" | "Never";
+
 /** The container's pull policy, or the API default when a pod was not defaulted. */
-export function effectivePullPolicy(container: Container): "Always" | "IfNotPresent" | "Never" {
-  return container.imagePullPolicy || defaultImagePullPolicy(container.image ?? "");
+export function effectivePullPolicy(container: Container): PullPolicy {
+  return (container.imagePullPolicy as PullPolicy | undefined) || defaultImagePullPolicy(container.image ?? "");
+}
+
+/** An image volume's pull policy, defaulted as the apiserver does for a container's. */
+function volumePullPolicy(volume: Volume): PullPolicy {
+  return volume.image?.pullPolicy || defaultImagePullPolicy(volume.image?.reference ?? "");
+}
+
+/** One image to ensure: the reference as the user wrote it, its policy, and what its events are about. */
+interface ImageRequest {
+  image: string;
+  pullPolicy: PullPolicy;
+  eventRef: ReturnType<typeof podReference> | undefined;
 }
 
 export interface EnsuredImage {
@@ -35,6 +50,8 @@ export interface EnsuredImage {
 
 export interface ImageManager {
   ensureImageExists(pod: Pod, container: Container, sandboxConfig: PodSandboxConfig, signal?: AbortSignal): Promise<EnsuredImage>;
+  /** The image of an image volume (`volume.image`), pulled per the volume's pull policy. */
+  ensureVolumeImage(pod: Pod, volume: Volume, sandboxConfig: PodSandboxConfig, signal?: AbortSignal): Promise<EnsuredImage>;
   /** Drops the pull backoff of a pod's images. */
   forgetPod(uid: string): void;
   /** Forgets expired backoff entries. */
@@ -104,12 +121,10 @@ export function createImageManager(deps: ImageManagerDeps): ImageManager {
   }
 
   /** EnsureImageExists, telling `facts` whether the image was present and a pull was required. */
-  async function ensure(pod: Pod, container: Container, sandboxConfig: PodSandboxConfig, facts: { present?: boolean; pullRequired?: boolean }, signal?: AbortSignal): Promise<EnsuredImage> {
-    const requested = container.image ?? "";
-    // The image manager's events are about the container (its fieldPath), as the kubelet's.
+  async function ensure(pod: Pod, request: ImageRequest, sandboxConfig: PodSandboxConfig, facts: { present?: boolean; pullRequired?: boolean }, signal?: AbortSignal): Promise<EnsuredImage> {
+    const requested = request.image;
     const event = (type: EventType, reason: string, message: string) => {
-      const ref = containerReference(pod, container);
-      if (ref) deps.recorder.event(ref, type, reason, message);
+      if (request.eventRef) deps.recorder.event(request.eventRef, type, reason, message);
     };
     let image: string;
     try {
@@ -129,7 +144,7 @@ export function createImageManager(deps: ImageManagerDeps): ImageManager {
       event("Warning", EventReason.FailedToInspectImage, message);
       throw new SyncError(Reason.ImageInspectError, message);
     }
-    const policy = effectivePullPolicy(container);
+    const policy = request.pullPolicy;
     // Always asks the runtime nothing in the kubelet: whether the image is there stays unknown.
     if (policy !== "Always") facts.present = present !== "";
     if (policy === "Never" || (policy === "IfNotPresent" && present)) {
@@ -201,20 +216,32 @@ export function createImageManager(deps: ImageManagerDeps): ImageManager {
     }
   }
 
+  /** ensure, counted in kubelet_image_manager_ensure_image_requests_total. */
+  async function ensureCounted(pod: Pod, request: ImageRequest, sandboxConfig: PodSandboxConfig, signal?: AbortSignal): Promise<EnsuredImage> {
+    // What the request found, for the metric: unknown until known, as the kubelet's nil pointers.
+    const facts: { present?: boolean; pullRequired?: boolean } = {};
+    try {
+      return await ensure(pod, request, sandboxConfig, facts, signal);
+    } finally {
+      const known = (b: boolean | undefined) => (b === undefined ? "unknown" : String(b));
+      deps.metrics?.imageManagerEnsureImageRequests.inc({
+        pull_policy: request.pullPolicy.toLowerCase(),
+        present_locally: known(facts.present),
+        pull_required: known(facts.pullRequired),
+      });
+    }
+  }
+
   return {
-    async ensureImageExists(pod, container, sandboxConfig, signal) {
-      // What the request found, for the metric: unknown until known, as the kubelet's nil pointers.
-      const facts: { present?: boolean; pullRequired?: boolean } = {};
-      try {
-        return await ensure(pod, container, sandboxConfig, facts, signal);
-      } finally {
-        const known = (b: boolean | undefined) => (b === undefined ? "unknown" : String(b));
-        deps.metrics?.imageManagerEnsureImageRequests.inc({
-          pull_policy: effectivePullPolicy(container).toLowerCase(),
-          present_locally: known(facts.present),
-          pull_required: known(facts.pullRequired),
-        });
-      }
+    ensureImageExists(pod, container, sandboxConfig, signal) {
+      // The image manager's events are about the container (its fieldPath), as the kubelet's.
+      const request = { image: container.image ?? "", pullPolicy: effectivePullPolicy(container), eventRef: containerReference(pod, container) };
+      return ensureCounted(pod, request, sandboxConfig, signal);
+    },
+    ensureVolumeImage(pod, volume, sandboxConfig, signal) {
+      // getImageVolumes passes the pod's reference: these events name no container.
+      const request = { image: volume.image?.reference ?? "", pullPolicy: volumePullPolicy(volume), eventRef: podReference(pod) };
+      return ensureCounted(pod, request, sandboxConfig, signal);
     },
     forgetPod(uid) {
       backoff.resetPrefix(`${uid}_`);

@@ -13,6 +13,7 @@ import { findContainerStatus, type ContainerKind, type RuntimePodStatus } from "
 import { generateContainerConfig } from "./container-config.ts";
 import type { EnvContext } from "./env.ts";
 import type { ImageManager } from "./images.ts";
+import { containerImageVolumes, pullImageVolumes, type ImageSpecInit, type ImageVolumePulls } from "./image-volumes.ts";
 import { killContainer, type KillDeps } from "./kill.ts";
 import { recordContainerEvent } from "./events.ts";
 import { containerLogsDirectory, legacyLogSymlink, restartCountFromLogDir } from "./logs.ts";
@@ -20,6 +21,7 @@ import { Reason, SyncError } from "./errors.ts";
 import type { StartTimeline } from "./timeline.ts";
 import type { Subpather } from "../subpath/index.ts";
 import type { ActuatedStore } from "./resize.ts";
+import type { Metrics } from "../metrics/index.ts";
 
 export interface StartDeps extends KillDeps {
   images: ImageManager;
@@ -37,6 +39,7 @@ export interface StartDeps extends KillDeps {
   subpather: Subpather;
   /** The actuated resources record (in-place resize); a created container is recorded with its resources. */
   actuated?: ActuatedStore;
+  metrics: Pick<Metrics, "sleepActionTerminatedEarly" | "imageVolumeRequested" | "imageVolumeMountedSucceed" | "imageVolumeMountedErrors">;
 }
 
 export interface StartTarget {
@@ -46,6 +49,10 @@ export interface StartTarget {
   sandboxConfig: PodSandboxConfig;
   podIPs: string[];
   timeline: StartTimeline;
+  /** The pod's RuntimeClass handler, for the image volumes' image specs. */
+  runtimeHandler: string;
+  /** The pod's image volumes, pulled at the first container start of this sync (getImageVolumes). */
+  imageVolumePulls?: Promise<ImageVolumePulls>;
 }
 
 function criDetail(err: unknown): string {
@@ -53,15 +60,14 @@ function criDetail(err: unknown): string {
 }
 
 export async function startContainer(deps: StartDeps, t: StartTarget, container: Container, kind: ContainerKind, signal?: AbortSignal): Promise<void> {
-  const { cri, clock, log } = deps;
   const { pod } = t;
-  const fields = { pod: podRef(pod), containerName: container.name };
-
-  // Every failure below is also the kubelet's Warning "Failed" event, "Error: <what failed>".
-  const failed = (err: SyncError): SyncError => {
-    recordContainerEvent(deps, pod, container, "Warning", EventReason.FailedToCreateContainer, `Error: ${err.message}`);
-    return err;
-  };
+  // The pod's image volumes come first (the kubelet pulls them before any container starts); a
+  // container one of whose image volumes failed to pull is not started, its image not ensured.
+  let imageVolumes: Map<string, ImageSpecInit> | undefined;
+  if (pod.spec.volumes?.some((v) => v.image)) {
+    t.imageVolumePulls ??= pullImageVolumes(deps.images, pod, t.sandboxConfig, t.runtimeHandler, signal);
+    imageVolumes = containerImageVolumes(deps, pod, container, await t.imageVolumePulls);
+  }
   let ensured;
   try {
     ensured = await deps.images.ensureImageExists(pod, container, t.sandboxConfig, signal);
@@ -72,6 +78,42 @@ export async function startContainer(deps: StartDeps, t: StartTarget, container:
   }
   const imageRef = ensured.imageRef;
   t.timeline.add("pull", ensured.pullMs);
+
+  try {
+    await createAndStart(deps, t, container, kind, imageRef, imageVolumes, signal);
+  } catch (err) {
+    countImageVolumes(deps, imageVolumes, err);
+    throw err;
+  }
+  countImageVolumes(deps, imageVolumes, undefined);
+}
+
+/** incrementImageVolumeMetrics: each image volume given to the runtime, mounted unless CreateContainer said it was not. */
+function countImageVolumes(deps: StartDeps, imageVolumes: Map<string, ImageSpecInit> | undefined, err: unknown): void {
+  if (!imageVolumes || imageVolumes.size === 0) return;
+  deps.metrics.imageVolumeRequested.inc(imageVolumes.size);
+  const failed = err instanceof SyncError && err.reason === Reason.CreateContainerError && err.message.startsWith("ImageVolumeMountFailed");
+  (failed ? deps.metrics.imageVolumeMountedErrors : deps.metrics.imageVolumeMountedSucceed).inc(imageVolumes.size);
+}
+
+/** The container's config, CreateContainer, StartContainer, its legacy log link and its postStart hook. */
+async function createAndStart(
+  deps: StartDeps,
+  t: StartTarget,
+  container: Container,
+  kind: ContainerKind,
+  imageRef: string,
+  imageVolumes: ReadonlyMap<string, ImageSpecInit> | undefined,
+  signal?: AbortSignal,
+): Promise<void> {
+  const { cri, clock, log } = deps;
+  const { pod } = t;
+  const fields = { pod: podRef(pod), containerName: container.name };
+  // Every failure below is also the kubelet's Warning "Failed" event, "Error: <what failed>".
+  const failed = (err: SyncError): SyncError => {
+    recordContainerEvent(deps, pod, container, "Warning", EventReason.FailedToCreateContainer, `Error: ${err.message}`);
+    return err;
+  };
 
   // The runtime keeps the count; when it lost its state (a reboot), the log files still tell.
   const previous = findContainerStatus(t.podStatus, container.name);
@@ -102,6 +144,7 @@ export async function startContainer(deps: StartDeps, t: StartTarget, container:
         randomHex: deps.randomHex,
         clusterDomain: deps.clusterDomain,
         subpather: deps.subpather,
+        imageVolumes,
         log,
       },
       signal,

@@ -160,7 +160,7 @@ export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: RuntimePodSta
     return finish();
   }
 
-  const target: StartTarget = { pod, podStatus, sandboxId, sandboxConfig, podIPs, timeline };
+  const target: StartTarget = { pod, podStatus, sandboxId, sandboxConfig, podIPs, timeline, runtimeHandler: deps.runtimeHandler(pod) };
   const start = (container: Container, kind: ContainerKind) =>
     rec.step(kind === "init" ? "InitContainer" : "StartContainer", container.name, async () => {
       const backoff = doBackOff(deps.crashLoopBackoff, pod, container, podStatus);

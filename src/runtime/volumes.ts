@@ -15,6 +15,9 @@
  * cannot point the mount at a host file (CVE-2017-1002101, CVE-2021-25741). The kubelet's
  * messages: the detail stays in the agent's log, as it may describe host paths.
  *
+ * An image volume has no host path: the runtime mounts the image it is given (read-only, with
+ * the subPath as imageSubPath, which the runtime resolves inside the image).
+ *
  * The managed /etc/hosts and the termination-message file are mounted here too.
  */
 import { chmodSync, closeSync, mkdirSync, openSync, statSync } from "node:fs";
@@ -26,6 +29,7 @@ import { DEFAULT_TERMINATION_MESSAGE_PATH, pluginVolumeType, podVolumeDir } from
 import type { Logger } from "../lib/index.ts";
 import { pathExists, SubPathError, type Subpather } from "../subpath/index.ts";
 import { containerConfigError } from "./errors.ts";
+import type { ImageSpecInit } from "./image-volumes.ts";
 import { expand } from "./expansion.ts";
 import { ensureHostsFile, ETC_HOSTS_PATH, shouldMountHostsFile } from "./hosts.ts";
 
@@ -43,6 +47,8 @@ export interface MountsInput {
   /** The container's environment, for subPathExpr. */
   envs: readonly { name: string; value: string }[];
   subpather: Subpather;
+  /** The image volumes this container mounts, pulled (src/runtime/image-volumes.ts). */
+  imageVolumes?: ReadonlyMap<string, ImageSpecInit>;
   log: Logger;
 }
 
@@ -149,12 +155,16 @@ export async function makeMounts(pod: Pod, container: Container, input: MountsIn
   const mounts: MountInit[] = [];
   for (const [index, m] of (container.volumeMounts ?? []).entries()) {
     const volume = volumeOf(pod, m.name);
-    let hostPath = volumeHostPath(pod, podsDir, volume);
     const subPath = m.subPathExpr ? expandSubPathExpr(m.subPathExpr, input.envs) : (m.subPath ?? "");
-    if (subPath !== "") {
-      checkSubPath(subPath);
-      hostPath = await subPathHostPath(pod, container, index, m, hostPath, subPath, input);
+    if (subPath !== "") checkSubPath(subPath);
+    if (volume.image) {
+      const image = input.imageVolumes?.get(m.name);
+      if (!image) throw containerConfigError(`image volume ${JSON.stringify(m.name)} was not pulled`);
+      mounts.push({ containerPath: m.mountPath, hostPath: "", readonly: true, propagation: propagation(m), image, imageSubPath: subPath });
+      continue;
     }
+    let hostPath = volumeHostPath(pod, podsDir, volume);
+    if (subPath !== "") hostPath = await subPathHostPath(pod, container, index, m, hostPath, subPath, input);
     mounts.push({
       containerPath: m.mountPath,
       hostPath,
