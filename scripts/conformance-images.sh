@@ -13,7 +13,8 @@
 #   busybox 1.37.0-2, 1.36.1-1  Debian busybox-static, every applet linked in /bin as upstream has them,
 #                           and the host's bash as /bin/sh (busybox's sh drops env names with `-`)
 #   agnhost 2.66.1, 2.55    that busybox plus the static agnhost, the host's curl, ip and bash with
-#                           the libraries they load, porter's certificate, the user and group the
+#                           the libraries they load, Debian's OpenBSD netcat as /usr/bin/nc
+#                           (apt-get download), porter's certificate, the user and group the
 #                           upstream image defines, and /var/registry holding pause:testing for
 #                           agnhost's fake-registry-server (upstream's prepare_registry.sh)
 #   glibc-dns-testing 2.1.1 that busybox plus the host's dash as /bin/sh, glibc hostname and getent
@@ -142,6 +143,12 @@ cmd_build() {
 
   r="$work/agnhost"; busybox_root "$r"
   host_bin "$r" /usr/bin/curl "$(readlink -f /usr/sbin/ip)" "$(readlink -f /bin/bash)"
+  # OpenBSD netcat as /usr/bin/nc, ahead of busybox's in PATH, as upstream's image has it: the
+  # node-pod UDP spec runs `nc -w 1 -u`, and Debian's busybox nc has no -u.
+  (cd "$work" && apt-get download -q netcat-openbsd >/dev/null 2>&1) || die "apt-get download netcat-openbsd failed"
+  dpkg -x "$work"/netcat-openbsd_*.deb "$work/netcat-deb"
+  cp "$work/netcat-deb/bin/nc.openbsd" "$work/nc.bin"
+  host_bin "$r" "$work/nc.bin" && mv "$r$work/nc.bin" "$r/usr/bin/nc" && rm -rf "${r:?}$work"
   cp "$bin/agnhost" "$r/agnhost" && ln -s agnhost "$r/agnhost-2"
   local src
   src="$(cd "$repo/scripts/k8s/e2e" && GOFLAGS=-mod=mod go mod download -json k8s.io/kubernetes | sed -n 's/.*"Dir": *"\([^"]*\)".*/\1/p')"

@@ -87,6 +87,11 @@ bash "$repo/scripts/conformance-images.sh" build "$e2e" "$e2e/images"
 # --- everything below is stopped by cleanup ------------------------------------------------------
 work="$(mktemp -d /tmp/bunlet-conformance.XXXXXX)"
 registry_pid="" containerd_pid="" node_pid="" cluster_up="" ginkgo_pid=""
+# The node's --cgroup-root (cgroupRoot): a root of its own in every hierarchy, so that another
+# bunlet or kubelet on this host (a test, a benchmark) never takes this node's pod cgroups for
+# orphans and kills them, nor this node theirs; removed at the end.
+cgroup_root="/$(basename "$work")"
+cgroup_mounts() { awk '{ for (i = 1; i <= NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup" || $(i + 1) == "cgroup2") print $5; break } }' /proc/self/mountinfo; }
 stop_pid() { # pid, seconds: SIGTERM, then SIGKILL when it outlives the grace
   local pid="$1" i
   [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
@@ -115,6 +120,10 @@ cleanup() {
     bash "$repo/scripts/cluster.sh" down "$work/cluster" >/dev/null 2>&1 || log "cluster.sh down failed"
   fi
   stop_pid "$registry_pid" 10
+  local m
+  for m in $(cgroup_mounts); do
+    if [ -d "$m$cgroup_root" ]; then find "$m$cgroup_root" -depth -type d -exec rmdir {} + 2>/dev/null; fi
+  done
   # What a node leaves mounted under its root dir (secret and projected volumes are tmpfs).
   { grep -o " $work/[^ ]*" /proc/mounts || true; } | sort -r | while read -r m; do umount -l "$m" 2>/dev/null; done
   rm -rf "$work"
@@ -159,6 +168,13 @@ containerd_pid=$!
 wait_until "the node's containerd" 180 grep -q '^endpoint=' "$work/containerd.out"
 endpoint="$(sed -n 's/^endpoint=//p' "$work/containerd.out")"
 
+for m in $(cgroup_mounts); do
+  mkdir -p "$m$cgroup_root"
+  for f in cpuset.cpus cpuset.mems; do # empty in a new cpuset cgroup: no task could join it
+    if [ -f "$m$cgroup_root/$f" ] && [ -z "$(cat "$m$cgroup_root/$f")" ]; then cat "$m/$f" >"$m$cgroup_root/$f"; fi
+  done
+done
+
 # The node is named after the host, as a kubelet's is: kube-proxy waits for that Node.
 name="$(hostname | tr '[:upper:]' '[:lower:]')"
 kcfg="$(bash "$repo/scripts/cluster.sh" node "$work/cluster" "$name" | tail -1)"
@@ -171,6 +187,7 @@ if [ "$kind" = bunlet ]; then
   setsid "$repo/dist/bunlet" --kubeconfig "$kcfg" --hostname-override "$name" --root-dir "$work/node" \
     --container-runtime-endpoint "$endpoint" --client-ca-file "$work/cluster/client-ca.crt" \
     --cluster-domain cluster.local --port "$api_port" --healthz-port "$healthz_port" --read-only-port 0 \
+    --cgroup-root "$cgroup_root" \
     >"$out/node.log" 2>&1 </dev/null &
 else
   log "starting the upstream kubelet as node $name (kubelet API on :$api_port)"
@@ -189,9 +206,9 @@ authentication:
   x509: {clientCAFile: $work/cluster/client-ca.crt}
 authorization: {mode: Webhook}
 cgroupDriver: cgroupfs
-# bunlet makes no QoS cgroups; neither does the kubelet here, so pods land alike.
-cgroupsPerQOS: false
-enforceNodeAllocatable: []
+# Pod and QoS cgroups under the run's own root, as bunlet's (both default to cgroupsPerQOS and
+# enforceNodeAllocatable: [pods]).
+cgroupRoot: $cgroup_root
 failSwapOn: false
 failCgroupV1: false
 podLogsDir: $work/node/pod-logs
