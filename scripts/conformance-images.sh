@@ -149,6 +149,9 @@ cmd_build() {
   dpkg -x "$work"/netcat-openbsd_*.deb "$work/netcat-deb"
   cp "$work/netcat-deb/bin/nc.openbsd" "$work/nc.bin"
   host_bin "$r" "$work/nc.bin" && mv "$r$work/nc.bin" "$r/usr/bin/nc" && rm -rf "${r:?}$work"
+  # Debian's busybox sh runs its own applets before PATH (a standalone shell), so `nc` would still
+  # be busybox's: bash as /bin/sh looks in PATH, as upstream's (Alpine) sh does.
+  ln -sfn "$(readlink -f /bin/bash)" "$r/bin/sh"
   cp "$bin/agnhost" "$r/agnhost" && ln -s agnhost "$r/agnhost-2"
   local src
   src="$(cd "$repo/scripts/k8s/e2e" && GOFLAGS=-mod=mod go mod download -json k8s.io/kubernetes | sed -n 's/.*"Dir": *"\([^"]*\)".*/\1/p')"
