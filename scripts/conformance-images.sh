@@ -121,6 +121,8 @@ cmd_build() {
   # (`data-1`, which the envFrom specs set and read back with `sh -c env`); bash keeps them.
   host_bin "$r" "$(readlink -f /bin/bash)"
   ln -sfn "$(readlink -f /bin/bash)" "$r/bin/sh"
+  # Specs run /bin/bash by that path; upstream's image has it there.
+  ln -sfn "$(readlink -f /bin/bash)" "$r/bin/bash"
   write_archive "$r" busybox:1.37.0-2 "{$path_env,\"Cmd\":[\"sh\"]}" "$out/busybox_1.37.0-2.tar"
   cp "$out/busybox_1.37.0-2.tar" "$out/busybox_1.36.1-1.tar"
 
@@ -152,6 +154,8 @@ cmd_build() {
   # Debian's busybox sh runs its own applets before PATH (a standalone shell), so `nc` would still
   # be busybox's: bash as /bin/sh looks in PATH, as upstream's (Alpine) sh does.
   ln -sfn "$(readlink -f /bin/bash)" "$r/bin/sh"
+  # Specs run /bin/bash by that path; upstream's image has it there.
+  ln -sfn "$(readlink -f /bin/bash)" "$r/bin/bash"
   cp "$bin/agnhost" "$r/agnhost" && ln -s agnhost "$r/agnhost-2"
   local src
   src="$(cd "$repo/scripts/k8s/e2e" && GOFLAGS=-mod=mod go mod download -json k8s.io/kubernetes | sed -n 's/.*"Dir": *"\([^"]*\)".*/\1/p')"
