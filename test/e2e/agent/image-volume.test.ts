@@ -1,11 +1,12 @@
 /**
  * Image volumes (KEP-4639, GA since Kubernetes 1.36) on a real containerd 2.x, which mounts an
- * image given in a CRI mount: a static pod mounts the busybox image (present, IfNotPresent) whole
- * at /img and its `bin` directory through subPath at /only-bin; the container finds the image's
- * files there and cannot write to them.
+ * image given in a CRI mount: a static pod mounts the busybox image (present, IfNotPresent) at
+ * /img; the container finds the image's files there and cannot write to them. (A subPath goes to
+ * the runtime as imageSubPath, tested against the fake CRI: containerd 2.1, Debian's, ignores that
+ * field and mounts the whole image; containerd 2.2 honours it.)
  */
 import { expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { labels } from "../../../src/cri/index.ts";
 import { agentFixture } from "./bunlet.ts";
@@ -24,13 +25,21 @@ spec:
   containers:
   - name: main
     image: docker.io/library/busybox:1.36
-    command: [sh, -c, "test -x /img/bin/busybox && test -x /only-bin/busybox && test ! -e /only-bin/bin && ! touch /img/written 2>/dev/null"]
+    command:
+    - sh
+    - -c
+    - |
+      ok=0
+      check() { if sh -c "$1" 2>/dev/null; then echo "ok: $1"; else echo "failed: $1"; ok=1; fi; }
+      check "test -x /img/bin/busybox"
+      check "! touch /img/written"
+      ls /img | head -20
+      exit $ok
     volumeMounts:
     - {name: img, mountPath: /img}
-    - {name: img, mountPath: /only-bin, subPath: bin}
 `;
 
-test("the image's files are in the container, read-only, whole and through subPath", async () => {
+test("the image's files are in the container, read-only", async () => {
   await fx.start();
   writeFileSync(join(fx.manifests, "imgvol.yaml"), pod);
   const exited = await fx.waitFor("imgvol's container ended", async () => {
@@ -40,6 +49,9 @@ test("the image's files are in the container, read-only, whole and through subPa
     const { status } = await fx.cri.runtime.containerStatus({ containerId: c.id });
     return status?.state === 2 ? status : undefined;
   });
+  // The container's own account of each check, for a failure to say which one.
+  const log = readFileSync(exited.logPath, "utf8");
+  expect(log).not.toContain("failed:");
   expect(exited.exitCode).toBe(0);
   // The runtime reports the image it mounted: what image GC counts as in use.
   const img = exited.mounts.find((m) => m.containerPath === "/img");
