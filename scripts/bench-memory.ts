@@ -19,7 +19,7 @@ import { dirname, join, resolve } from "node:path";
 import { startFakeCri } from "../test/fake-cri/index.ts";
 import { ContainerState, PodSandboxState } from "../src/cri/index.ts";
 import { delay, realClock } from "../src/lib/index.ts";
-import { freePort, pollUntil, podYaml, processCpuSeconds, processMemory } from "./lib/bench-common.ts";
+import { freePort, NO_QOS_CGROUPS, pollUntil, podYaml, processCpuSeconds, processMemory } from "./lib/bench-common.ts";
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -111,6 +111,8 @@ async function run(binary: string, round: number, env: Record<string, string>) {
       "--healthz-port=0",
       "--node-name=mem-node",
       `--max-pods=${Math.max(110, pods)}`,
+      // Never the host's /kubepods: other nodes' pods there would be orphans to this agent.
+      ...NO_QOS_CGROUPS,
       "--v=2",
     ],
     { stdout: log, stderr: log, env: { ...process.env, ...env, BUNLET_HEAP_PROBE: heapOut, BUNLET_HEAP_SNAPSHOT: snapshot ? "1" : "0" } },

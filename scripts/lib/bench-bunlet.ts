@@ -12,7 +12,7 @@ import { delay, realClock } from "../../src/lib/index.ts";
 import { deleteLink, deleteNatRulesFor, killShims, unmountUnder } from "../../test/harness/cleanup.ts";
 import { allocateTestNetwork, type TestNetwork } from "../../test/harness/network.ts";
 import { agentRounds, type AgentHandle, type AgentSystem } from "./bench-agent.ts";
-import { BUSYBOX_IMAGE, freePort, PAUSE_IMAGE, pollUntil } from "./bench-common.ts";
+import { BUSYBOX_IMAGE, freePort, NO_QOS_CGROUPS, PAUSE_IMAGE, pollUntil } from "./bench-common.ts";
 import { summarizeLog } from "./bench-log.ts";
 
 export interface BunletOptions {
@@ -77,6 +77,10 @@ export function createBunletSystem(opts: BunletOptions): AgentSystem {
           `--node-name=${opts.nodeName ?? "bench-node"}`,
           `--cni-bridge-name=${net.bridgeName}`,
           `--pod-cidr=${net.podSubnet}`,
+          // No kubepods tree, as the kubelet beside it runs (cgroupsPerQOS: false): a second agent
+          // under the host's /kubepods would take every other node's pod cgroups there for orphans
+          // and kill their processes (it did, to a conformance run, on 26 Nov).
+          ...NO_QOS_CGROUPS,
           "--v=2",
           ...(opts.flags ?? []),
         ],
