@@ -120,7 +120,7 @@ async function run(binary: string, round: number, env: Record<string, string>) {
   closeSync(log);
   const signal = AbortSignal.timeout(600_000);
   const probe = async (n: number) => {
-    if (!binary.endsWith("bunlet-heap")) return undefined;
+    if (!binary.includes("bunlet-heap")) return undefined;
     proc.kill("SIGUSR2");
     await pollUntil("heap probe", async () => existsSync(`${heapOut}.${n}.json`), 60_000, signal);
     await delay(realClock, snapshot ? 3000 : 200);
