@@ -98,7 +98,7 @@ export function createBunletSystem(opts: BunletOptions): AgentSystem {
         signal,
       );
       const cri: CriClient = createCriClient({ endpoint: `unix://${containerdPaths(root).socketPath}` });
-      agent = { pid: proc.pid, cri, manifests, netnsDir: join(containerdPaths(root).state, "io.containerd.grpc.v1.cri", "netns"), alive };
+      agent = { pid: proc.pid, cri, manifests, netnsDir: join(containerdPaths(root).state, "io.containerd.grpc.v1.cri", "netns"), alive, readOnlyPort: port };
       await pollUntil(
         "the preloaded busybox and pause images",
         async () => {
@@ -113,6 +113,7 @@ export function createBunletSystem(opts: BunletOptions): AgentSystem {
     },
     agent: started,
     removePods: (pods, signal) => rounds.removePods(started(), pods, signal),
+    startPods: (pods, signal) => rounds.startPods(started(), pods, signal),
     round: (pods, signal) => rounds.round(started(), pods, signal),
     idle: (pods, seconds, signal) => rounds.idle(started(), pods, seconds, signal),
     notes: () => [...rounds.notes(), ...summarizeLog("bunlet", opts.logFile)],
