@@ -131,7 +131,7 @@ async function staticPhase(): Promise<void> {
       await systems[key].round(podSet(1, "warmup"), signal);
       figures[key].rss0 = processMemory(systems[key].agent().pid)!.rssMiB;
     }
-    for (const [n, slot] of [[small, "static100"], [large, "static250"]] as const) {
+    for (const [n, slot] of [[small, "staticSmall"], [large, "staticLarge"]] as const) {
       const pods = podSet(n, `static-${n}`);
       const before = new Map<Key, Mark>();
       const bursts = new Map<Key, Burst>();
@@ -180,7 +180,7 @@ async function clusterPhase(): Promise<void> {
       const ms = await startClusterPods(ctx, node, small, `cluster-${small}`);
       const cpu = processCpuSeconds(node.system.agent().pid)! - cpu0;
       const mem = processMemory(node.system.agent().pid)!;
-      figures[node.key].cluster100 = { ms, cpuSeconds: cpu, rssMiB: mem.rssMiB, anonMiB: mem.anonMiB };
+      figures[node.key].clusterSmall = { ms, cpuSeconds: cpu, rssMiB: mem.rssMiB, anonMiB: mem.anonMiB };
       say(`${node.key}: ${small} cluster pods Running and Ready in ${ms.toFixed(0)} ms, CPU ${cpu.toFixed(2)} s`);
       await removeClusterPods(ctx, node, small, `cluster-${small}`);
     }
@@ -195,7 +195,7 @@ async function clusterPhase(): Promise<void> {
       say(`${node.key}: ${large} cluster pods Running and Ready in ${ms.toFixed(0)} ms, CPU ${bursts.get(node.key)!.cpuSeconds.toFixed(2)} s`);
     }
     const held = await hold(nodes.map((n) => ({ key: n.key, system: n.system, before: before.get(n.key)! })));
-    for (const node of nodes) figures[node.key].cluster250 = { ...bursts.get(node.key)!, ...held.get(node.key)! };
+    for (const node of nodes) figures[node.key].clusterLarge = { ...bursts.get(node.key)!, ...held.get(node.key)! };
     for (const node of nodes) await removeClusterPods(ctx, node, large, `cluster-${large}`);
   } finally {
     for (const node of nodes) await node.system.teardown().catch((err) => say(`${node.key}: cleanup failed: ${String(err)}`));
@@ -220,7 +220,7 @@ try {
   });
 } finally {
   const loadEnd = loadavg().map((l) => l.toFixed(2)).join(" ");
-  console.log(`\n${targetsTable(figures.bunlet, figures.kubelet, { idleSeconds, loadStart, loadEnd, when })}`);
+  console.log(`\n${targetsTable(figures.bunlet, figures.kubelet, { idleSeconds, pods: [small, large], loadStart, loadEnd, when })}`);
   console.log(`(${cpus().length} CPUs; ${small} and ${large} pods; the run took ${((performance.now() - t0) / 60_000).toFixed(1)} min)`);
   console.log(JSON.stringify({ bench: "targets", when, idleSeconds, pods: [small, large], loadStart, loadEnd, ...figures }));
 }
