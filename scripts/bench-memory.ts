@@ -148,7 +148,12 @@ async function run(binary: string, round: number, env: Record<string, string>) {
     const burst = sample(proc.pid);
     await delay(realClock, 5000, signal);
     const cpu1 = processCpuSeconds(proc.pid)!;
+    const callsBefore = cri.calls.length;
     await delay(realClock, idleSeconds * 1000, signal);
+    // What the agent asks the runtime while idle: each answer is decoded, so this is idle garbage too.
+    const idleCalls = new Map<string, number>();
+    for (const c of cri.calls.slice(callsBefore)) idleCalls.set(c.method, (idleCalls.get(c.method) ?? 0) + 1);
+    console.log(`CRI calls while idle (${idleSeconds} s): ${[...idleCalls].sort((a, b) => b[1] - a[1]).map(([m, n]) => `${m} ${n}`).join(", ")}`);
     const idleCores = (processCpuSeconds(proc.pid)! - cpu1) / idleSeconds;
     const idle = sample(proc.pid);
     if (showSmaps) console.log(`smaps at ${pods} pods idle: ${smapsTop(proc.pid)}`);
