@@ -150,62 +150,70 @@ async function staticPhase(): Promise<void> {
   }
 }
 
-/** Phase 2: both agents as nodes of one control plane, pods through the apiserver. */
-async function clusterPhase(): Promise<void> {
-  let cluster: TestCluster | undefined;
+/** Torn down after the table is printed, so the figures do not wait for it. */
+const cleanups: (() => Promise<void>)[] = [];
+
+/** Phase 2: both agents as nodes of one control plane (started during phase 1), pods through the apiserver. */
+async function clusterPhase(starting: Promise<TestCluster>): Promise<void> {
   const nodes: { key: Key; name: string; namespace: string; system: AgentSystem }[] = [];
-  try {
-    say("starting the control plane");
-    cluster = await startTestCluster({ name: "bench-targets" });
-    const api = createApiClient(loadKubeconfig(cluster.adminKubeconfig), { qps: 0, timeoutMs: 60_000, signal });
-    const ctx: ClusterPods = { api, signal, timeoutMs };
-    for (const key of ["bunlet", "kubelet"] as const) {
-      const name = `targets-${key}`;
-      const flags = [`--kubeconfig=${await cluster.nodeKubeconfig(name)}`, maxPods];
-      const logFile = `${REPO_ROOT}/.bench/targets/${key}-cluster.log`;
-      const system =
-        key === "bunlet"
-          ? createBunletSystem({ binary: bunletBinary, images: [BUSYBOX_TAR, PAUSE_TAR], logFile, timeoutMs, nodeName: name, flags })
-          : createKubeletSystem({ binary: kubeletBinary, start: () => startTestContainerd({ name: "bench-targets-cluster-kubelet" }), logFile, timeoutMs, nodeName: name, flags });
-      const node = { key, name, namespace: `targets-${key}`, system };
-      nodes.push(node);
-      say(`${key}: starting as node ${name}`);
-      await system.setup(signal);
-      await waitNodeReady(ctx, name);
-      await createNamespace(ctx, node.namespace);
-      await clusterRound(ctx, node, 1, "warmup");
-    }
-    for (const node of nodes) {
-      const cpu0 = processCpuSeconds(node.system.agent().pid)!;
-      const ms = await startClusterPods(ctx, node, small, `cluster-${small}`);
-      const cpu = processCpuSeconds(node.system.agent().pid)! - cpu0;
-      const mem = processMemory(node.system.agent().pid)!;
-      figures[node.key].clusterSmall = { ms, cpuSeconds: cpu, rssMiB: mem.rssMiB, anonMiB: mem.anonMiB };
-      say(`${node.key}: ${small} cluster pods Running and Ready in ${ms.toFixed(0)} ms, CPU ${cpu.toFixed(2)} s`);
-      await removeClusterPods(ctx, node, small, `cluster-${small}`);
-    }
-    const before = new Map<Key, Mark>();
-    const bursts = new Map<Key, Burst>();
-    for (const node of nodes) {
-      const m = await mark(node.system);
-      before.set(node.key, m);
-      const ms = await startClusterPods(ctx, node, large, `cluster-${large}`);
-      const mem = processMemory(node.system.agent().pid)!;
-      bursts.set(node.key, { ms, cpuSeconds: processCpuSeconds(node.system.agent().pid)! - m.cpu, rssMiB: mem.rssMiB, anonMiB: mem.anonMiB });
-      say(`${node.key}: ${large} cluster pods Running and Ready in ${ms.toFixed(0)} ms, CPU ${bursts.get(node.key)!.cpuSeconds.toFixed(2)} s`);
-    }
-    const held = await hold(nodes.map((n) => ({ key: n.key, system: n.system, before: before.get(n.key)! })));
-    for (const node of nodes) figures[node.key].clusterLarge = { ...bursts.get(node.key)!, ...held.get(node.key)! };
-    for (const node of nodes) await removeClusterPods(ctx, node, large, `cluster-${large}`);
-  } finally {
+  cleanups.push(async () => {
     for (const node of nodes) await node.system.teardown().catch((err) => say(`${node.key}: cleanup failed: ${String(err)}`));
-    await cluster?.stop().catch((err) => say(`cluster cleanup failed: ${String(err)}`));
+  });
+  const cluster = await starting;
+  const api = createApiClient(loadKubeconfig(cluster.adminKubeconfig), { qps: 0, timeoutMs: 60_000, signal });
+  const ctx: ClusterPods = { api, signal, timeoutMs };
+  for (const key of ["bunlet", "kubelet"] as const) {
+    const name = `targets-${key}`;
+    const flags = [`--kubeconfig=${await cluster.nodeKubeconfig(name)}`, maxPods];
+    const logFile = `${REPO_ROOT}/.bench/targets/${key}-cluster.log`;
+    const system =
+      key === "bunlet"
+        ? createBunletSystem({ binary: bunletBinary, images: [BUSYBOX_TAR, PAUSE_TAR], logFile, timeoutMs, nodeName: name, flags })
+        : createKubeletSystem({ binary: kubeletBinary, start: () => startTestContainerd({ name: "bench-targets-cluster-kubelet" }), logFile, timeoutMs, nodeName: name, flags });
+    const node = { key, name, namespace: `targets-${key}`, system };
+    nodes.push(node);
+    say(`${key}: starting as node ${name}`);
+    await system.setup(signal);
+    await waitNodeReady(ctx, name);
+    await createNamespace(ctx, node.namespace);
+    await clusterRound(ctx, node, 1, "warmup");
   }
+  for (const node of nodes) {
+    const cpu0 = processCpuSeconds(node.system.agent().pid)!;
+    const ms = await startClusterPods(ctx, node, small, `cluster-${small}`);
+    const cpu = processCpuSeconds(node.system.agent().pid)! - cpu0;
+    const mem = processMemory(node.system.agent().pid)!;
+    figures[node.key].clusterSmall = { ms, cpuSeconds: cpu, rssMiB: mem.rssMiB, anonMiB: mem.anonMiB };
+    say(`${node.key}: ${small} cluster pods Running and Ready in ${ms.toFixed(0)} ms, CPU ${cpu.toFixed(2)} s`);
+    await removeClusterPods(ctx, node, small, `cluster-${small}`);
+  }
+  const before = new Map<Key, Mark>();
+  const bursts = new Map<Key, Burst>();
+  for (const node of nodes) {
+    const m = await mark(node.system);
+    before.set(node.key, m);
+    const ms = await startClusterPods(ctx, node, large, `cluster-${large}`);
+    const mem = processMemory(node.system.agent().pid)!;
+    bursts.set(node.key, { ms, cpuSeconds: processCpuSeconds(node.system.agent().pid)! - m.cpu, rssMiB: mem.rssMiB, anonMiB: mem.anonMiB });
+    say(`${node.key}: ${large} cluster pods Running and Ready in ${ms.toFixed(0)} ms, CPU ${bursts.get(node.key)!.cpuSeconds.toFixed(2)} s`);
+  }
+  const held = await hold(nodes.map((n) => ({ key: n.key, system: n.system, before: before.get(n.key)! })));
+  for (const node of nodes) figures[node.key].clusterLarge = { ...bursts.get(node.key)!, ...held.get(node.key)! };
+  for (const node of nodes) await removeClusterPods(ctx, node, large, `cluster-${large}`);
 }
 
 const loadStart = loadavg().map((l) => l.toFixed(2)).join(" ");
 const when = new Date().toISOString();
 const t0 = performance.now();
+// The control plane starts while phase 1 sets up (its start is not measured; its rest costs both agents alike).
+say("starting the control plane");
+const starting = startTestCluster({ name: "bench-targets" });
+// Awaited by phase 2; a failure there says so, not an unhandled rejection before it.
+starting.catch(() => {});
+cleanups.push(async () => {
+  const cluster = await starting.catch(() => undefined);
+  await cluster?.stop().catch((err) => say(`cluster cleanup failed: ${String(err)}`));
+});
 try {
   await ensureImages();
   await staticPhase().catch((err) => {
@@ -213,7 +221,7 @@ try {
     say(`the static phase failed: ${err instanceof Error ? err.message : String(err)}`);
     process.exitCode = 1;
   });
-  await clusterPhase().catch((err) => {
+  await clusterPhase(starting).catch((err) => {
     if (signal.aborted) throw err;
     say(`the cluster phase failed: ${err instanceof Error ? err.message : String(err)}`);
     process.exitCode = 1;
@@ -223,4 +231,5 @@ try {
   console.log(`\n${targetsTable(figures.bunlet, figures.kubelet, { idleSeconds, pods: [small, large], loadStart, loadEnd, when })}`);
   console.log(`(${cpus().length} CPUs; ${small} and ${large} pods; the run took ${((performance.now() - t0) / 60_000).toFixed(1)} min)`);
   console.log(JSON.stringify({ bench: "targets", when, idleSeconds, pods: [small, large], loadStart, loadEnd, ...figures }));
+  for (const cleanup of cleanups.reverse()) await cleanup();
 }
