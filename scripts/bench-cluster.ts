@@ -16,14 +16,15 @@
  */
 import { cpus, loadavg } from "node:os";
 import { resolve } from "node:path";
-import { createApiClient, isNotFound, loadKubeconfig, type ApiClient } from "../src/apiclient/index.ts";
+import { createApiClient, loadKubeconfig } from "../src/apiclient/index.ts";
 import { delay, realClock } from "../src/lib/index.ts";
 import { startTestCluster, type TestCluster } from "../test/harness/cluster.ts";
 import { startTestContainerd } from "../test/harness/containerd.ts";
 import { BUSYBOX_TAR, ensureImages, PAUSE_TAR, REPO_ROOT } from "../test/harness/images.ts";
 import type { AgentSystem } from "./lib/bench-agent.ts";
 import { createBunletSystem } from "./lib/bench-bunlet.ts";
-import { BUSYBOX_IMAGE, COMMAND, CONTAINER_NAME, GRACE_SECONDS, median, processCpuSeconds, processMemory } from "./lib/bench-common.ts";
+import { clusterRound, createNamespace, removeClusterPods, startClusterPods, waitNodeReady, type ClusterNode, type ClusterPods } from "./lib/bench-cluster-pods.ts";
+import { median, processCpuSeconds, processMemory } from "./lib/bench-common.ts";
 import { createKubeletSystem } from "./lib/bench-kubelet.ts";
 
 function arg(name: string, fallback: string): string {
@@ -57,89 +58,16 @@ for (const sig of ["SIGINT", "SIGTERM"] as const) {
   });
 }
 
-const POLL_MS = 100;
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-interface Node {
+interface Node extends ClusterNode {
   key: "bunlet" | "kubelet";
-  name: string;
-  namespace: string;
   system: AgentSystem;
   ms: Map<number, number[]>;
   rss: Map<number, number[]>;
   cpu: Map<number, number[]>;
   idle?: { rssStartMiB: number; rssEndMiB: number; cores: number };
   failed?: string;
-}
-
-interface PodList {
-  items: { metadata: { name: string }; status?: { phase?: string; containerStatuses?: { ready?: boolean }[] } }[];
-}
-
-function pod(node: Node, name: string, round: string): Record<string, unknown> {
-  return {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name, namespace: node.namespace, labels: { app: "bench-cluster", round } },
-    spec: {
-      nodeName: node.name,
-      terminationGracePeriodSeconds: GRACE_SECONDS,
-      automountServiceAccountToken: false,
-      tolerations: [{ operator: "Exists" }],
-      containers: [{ name: CONTAINER_NAME, image: BUSYBOX_IMAGE, imagePullPolicy: "IfNotPresent", command: COMMAND }],
-    },
-  };
-}
-
-async function pollUntil(what: string, check: () => Promise<boolean>, ms: number): Promise<number> {
-  const deadline = performance.now() + ms;
-  for (;;) {
-    shutdown.signal.throwIfAborted();
-    if (await check()) return performance.now();
-    if (performance.now() > deadline) throw new Error(`timed out after ${ms / 1000}s waiting for ${what}`);
-    await delay(realClock, POLL_MS, shutdown.signal);
-  }
-}
-
-const podsPath = (node: Node) => `/api/v1/namespaces/${node.namespace}/pods`;
-const runningAndReady = (p: PodList["items"][number]) => p.status?.phase === "Running" && (p.status.containerStatuses ?? []).length > 0 && p.status.containerStatuses!.every((c) => c.ready);
-
-/** Creates the round's pods at once; returns ms until the apiserver shows all Running and Ready. */
-async function round(api: ApiClient, node: Node, n: number, tag: string): Promise<number> {
-  const names = Array.from({ length: n }, (_, i) => `${tag}-p${i}`);
-  const t0 = performance.now();
-  await Promise.all(names.map((name) => api.create(podsPath(node), pod(node, name, tag))));
-  try {
-    const seen = await pollUntil(
-      `${n} pods Running and Ready on ${node.name}`,
-      async () => {
-        const list = await api.list<PodList["items"][number]>(podsPath(node), { labelSelector: `round=${tag}` });
-        return list.items.filter(runningAndReady).length === n;
-      },
-      timeoutMs,
-    );
-    return seen - t0;
-  } finally {
-    await removeRound(api, node, names, tag);
-  }
-}
-
-/** Deletes the pods (graceful, as a user would) and waits until the apiserver no longer has them. */
-async function removeRound(api: ApiClient, node: Node, names: string[], tag: string): Promise<void> {
-  await Promise.all(
-    names.map((name) =>
-      api.delete(`${podsPath(node)}/${name}`).catch((err) => {
-        if (!isNotFound(err)) throw err;
-      }),
-    ),
-  );
-  await pollUntil(`the pods of ${tag} gone from ${node.name}`, async () => (await api.list(podsPath(node), { labelSelector: `round=${tag}` })).items.length === 0, timeoutMs);
-}
-
-async function createNamespace(api: ApiClient, name: string): Promise<void> {
-  await api.create("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name } });
-  // Pods are admitted only once the namespace's default ServiceAccount exists.
-  await pollUntil(`the default ServiceAccount of ${name}`, async () => api.get(`/api/v1/namespaces/${name}/serviceaccounts/default`).then(() => true, () => false), 120_000);
 }
 
 const push = (m: Map<number, number[]>, n: number, x: number) => m.set(n, [...(m.get(n) ?? []), x]);
@@ -151,6 +79,7 @@ try {
   await ensureImages();
   cluster = await startTestCluster({ name: "bench" });
   const api = createApiClient(loadKubeconfig(cluster.adminKubeconfig), { qps: 0, timeoutMs: 60_000, signal: shutdown.signal });
+  const ctx: ClusterPods = { api, signal: shutdown.signal, timeoutMs };
   for (const key of wanted as Node["key"][]) {
     const name = `bench-${key}`;
     const kubeconfig = await cluster.nodeKubeconfig(name);
@@ -177,13 +106,10 @@ try {
     nodes.push(node);
     try {
       await system.setup(shutdown.signal);
-      await pollUntil(`node ${name} Ready`, async () => {
-        const n = await api.get<{ status?: { conditions?: { type: string; status: string }[] } }>(`/api/v1/nodes/${name}`).catch(() => undefined);
-        return n?.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") === true;
-      }, 180_000);
-      await createNamespace(api, node.namespace);
+      await waitNodeReady(ctx, name);
+      await createNamespace(ctx, node.namespace);
       // One untimed pod first: the first sandbox on a node pays for cold caches and CNI setup.
-      await round(api, node, 1, "warmup");
+      await clusterRound(ctx, node, 1, "warmup");
     } catch (err) {
       if (shutdown.signal.aborted) throw err;
       node.failed = `setup failed: ${errorText(err)}`;
@@ -199,7 +125,7 @@ try {
         try {
           const pid = node.system.agent().pid;
           const cpu0 = processCpuSeconds(pid);
-          const ms = await round(api, node, n, `n${n}-r${r}`);
+          const ms = await clusterRound(ctx, node, n, `n${n}-r${r}`);
           push(node.ms, n, ms);
           const mem = processMemory(pid);
           if (mem) push(node.rss, n, mem.rssMiB);
@@ -217,10 +143,8 @@ try {
   if (idlePods > 0) {
     for (const node of live()) {
       const tag = "idle";
-      const names = Array.from({ length: idlePods }, (_, i) => `${tag}-p${i}`);
       try {
-        await Promise.all(names.map((name) => api.create(podsPath(node), pod(node, name, tag))));
-        await pollUntil(`${idlePods} idle pods Running and Ready on ${node.name}`, async () => (await api.list<PodList["items"][number]>(podsPath(node), { labelSelector: `round=${tag}` })).items.filter(runningAndReady).length === idlePods, timeoutMs);
+        await startClusterPods(ctx, node, idlePods, tag);
         await delay(realClock, 5_000, shutdown.signal);
         const pid = node.system.agent().pid;
         const rssStart = processMemory(pid)!.rssMiB;
@@ -233,7 +157,7 @@ try {
         node.failed = `idle run failed: ${errorText(err)}`;
         console.error(`bench-cluster: ${node.name}: ${node.failed}`);
       } finally {
-        await removeRound(api, node, names, tag).catch(() => {});
+        await removeClusterPods(ctx, node, idlePods, tag).catch(() => {});
       }
     }
   }

@@ -19,7 +19,7 @@ import { dirname, join, resolve } from "node:path";
 import { startFakeCri } from "../test/fake-cri/index.ts";
 import { ContainerState, PodSandboxState } from "../src/cri/index.ts";
 import { delay, realClock } from "../src/lib/index.ts";
-import { freePort, pollUntil, podYaml, processCpuSeconds, processMemory } from "./lib/bench-common.ts";
+import { freePort, NO_QOS_CGROUPS, pollUntil, podYaml, processCpuSeconds, processMemory } from "./lib/bench-common.ts";
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -111,6 +111,8 @@ async function run(binary: string, round: number, env: Record<string, string>) {
       "--healthz-port=0",
       "--node-name=mem-node",
       `--max-pods=${Math.max(110, pods)}`,
+      // Never the host's /kubepods: other nodes' pods there would be orphans to this agent.
+      ...NO_QOS_CGROUPS,
       "--v=2",
     ],
     { stdout: log, stderr: log, env: { ...process.env, ...env, BUNLET_HEAP_PROBE: heapOut, BUNLET_HEAP_SNAPSHOT: snapshot ? "1" : "0" } },
@@ -118,7 +120,7 @@ async function run(binary: string, round: number, env: Record<string, string>) {
   closeSync(log);
   const signal = AbortSignal.timeout(600_000);
   const probe = async (n: number) => {
-    if (!binary.endsWith("bunlet-heap")) return undefined;
+    if (!binary.includes("bunlet-heap")) return undefined;
     proc.kill("SIGUSR2");
     await pollUntil("heap probe", async () => existsSync(`${heapOut}.${n}.json`), 60_000, signal);
     await delay(realClock, snapshot ? 3000 : 200);
@@ -146,7 +148,12 @@ async function run(binary: string, round: number, env: Record<string, string>) {
     const burst = sample(proc.pid);
     await delay(realClock, 5000, signal);
     const cpu1 = processCpuSeconds(proc.pid)!;
+    const callsBefore = cri.calls.length;
     await delay(realClock, idleSeconds * 1000, signal);
+    // What the agent asks the runtime while idle: each answer is decoded, so this is idle garbage too.
+    const idleCalls = new Map<string, number>();
+    for (const c of cri.calls.slice(callsBefore)) idleCalls.set(c.method, (idleCalls.get(c.method) ?? 0) + 1);
+    console.log(`CRI calls while idle (${idleSeconds} s): ${[...idleCalls].sort((a, b) => b[1] - a[1]).map(([m, n]) => `${m} ${n}`).join(", ")}`);
     const idleCores = (processCpuSeconds(proc.pid)! - cpu1) / idleSeconds;
     const idle = sample(proc.pid);
     if (showSmaps) console.log(`smaps at ${pods} pods idle: ${smapsTop(proc.pid)}`);

@@ -20,6 +20,16 @@ export interface AgentHandle {
   netnsDir: string;
   /** Throws, naming what was going on and the agent's last log lines, once the agent has exited. */
   alive(what: string): void;
+  /** The read-only port (/metrics). */
+  readOnlyPort: number;
+}
+
+/** N pods started and left running: how long, the agent's CPU for it, and its memory right after. */
+export interface StartResult {
+  ms: number;
+  cpuSeconds: number;
+  rssMiB: number;
+  anonMiB: number;
 }
 
 /** A system with an agent process (bunlet, the kubelet): other benchmarks drive it directly. */
@@ -28,6 +38,8 @@ export interface AgentSystem extends BenchSystem {
   agent(): AgentHandle;
   /** Deletes the pods' manifests (`<namespace>-<name>.yaml`) and waits until the agent stopped them. */
   removePods(pods: PodSet, signal: AbortSignal): Promise<void>;
+  /** Writes the pods' manifests and waits until every container runs; the pods stay (removePods ends them). */
+  startPods(pods: PodSet, signal: AbortSignal): Promise<StartResult>;
 }
 
 export function agentRounds(label: string, timeoutMs: number) {
@@ -122,6 +134,17 @@ export function agentRounds(label: string, timeoutMs: number) {
     removeSandboxes,
     sandboxes,
     removePods,
+    async startPods(agent: AgentHandle, pods: PodSet, signal: AbortSignal): Promise<StartResult> {
+      agent.alive("before the burst");
+      const cpu0 = processCpuSeconds(agent.pid);
+      const t0 = performance.now();
+      writeManifests(agent, pods);
+      const seen = await waitRunning(agent, pods, signal);
+      const cpu1 = processCpuSeconds(agent.pid);
+      const mem = processMemory(agent.pid);
+      if (cpu0 === undefined || cpu1 === undefined || mem === undefined) throw new Error(`${label} (pid ${agent.pid}) vanished while starting pods`);
+      return { ms: seen - t0, cpuSeconds: cpu1 - cpu0, rssMiB: mem.rssMiB, anonMiB: mem.anonMiB };
+    },
     /** Manifests written → all RUNNING; the agent's RSS then, and its CPU over the round. */
     async round(agent: AgentHandle, pods: PodSet, signal: AbortSignal): Promise<RoundResult> {
       agent.alive("before the round");

@@ -12,7 +12,7 @@ import { delay, realClock } from "../../src/lib/index.ts";
 import { deleteLink, deleteNatRulesFor, killShims, unmountUnder } from "../../test/harness/cleanup.ts";
 import { allocateTestNetwork, type TestNetwork } from "../../test/harness/network.ts";
 import { agentRounds, type AgentHandle, type AgentSystem } from "./bench-agent.ts";
-import { BUSYBOX_IMAGE, freePort, PAUSE_IMAGE, pollUntil } from "./bench-common.ts";
+import { BUSYBOX_IMAGE, freePort, NO_QOS_CGROUPS, PAUSE_IMAGE, pollUntil } from "./bench-common.ts";
 import { summarizeLog } from "./bench-log.ts";
 
 export interface BunletOptions {
@@ -77,6 +77,10 @@ export function createBunletSystem(opts: BunletOptions): AgentSystem {
           `--node-name=${opts.nodeName ?? "bench-node"}`,
           `--cni-bridge-name=${net.bridgeName}`,
           `--pod-cidr=${net.podSubnet}`,
+          // No kubepods tree, as the kubelet beside it runs (cgroupsPerQOS: false): a second agent
+          // under the host's /kubepods would take every other node's pod cgroups there for orphans
+          // and kill their processes (it did, to a conformance run, on 26 Nov).
+          ...NO_QOS_CGROUPS,
           "--v=2",
           ...(opts.flags ?? []),
         ],
@@ -94,7 +98,7 @@ export function createBunletSystem(opts: BunletOptions): AgentSystem {
         signal,
       );
       const cri: CriClient = createCriClient({ endpoint: `unix://${containerdPaths(root).socketPath}` });
-      agent = { pid: proc.pid, cri, manifests, netnsDir: join(containerdPaths(root).state, "io.containerd.grpc.v1.cri", "netns"), alive };
+      agent = { pid: proc.pid, cri, manifests, netnsDir: join(containerdPaths(root).state, "io.containerd.grpc.v1.cri", "netns"), alive, readOnlyPort: port };
       await pollUntil(
         "the preloaded busybox and pause images",
         async () => {
@@ -109,6 +113,7 @@ export function createBunletSystem(opts: BunletOptions): AgentSystem {
     },
     agent: started,
     removePods: (pods, signal) => rounds.removePods(started(), pods, signal),
+    startPods: (pods, signal) => rounds.startPods(started(), pods, signal),
     round: (pods, signal) => rounds.round(started(), pods, signal),
     idle: (pods, seconds, signal) => rounds.idle(started(), pods, seconds, signal),
     notes: () => [...rounds.notes(), ...summarizeLog("bunlet", opts.logFile)],

@@ -15,6 +15,12 @@ export const CONTAINER_NAME = "sleeper";
 export const COMMAND = ["sleep", "3600"];
 /** Short, so pods that ignore SIGTERM (sleep as PID 1) go quickly between rounds. */
 export const GRACE_SECONDS = 1;
+/**
+ * bunlet's flags for a benchmark: no kubepods cgroup tree (the kubelet beside it has
+ * cgroupsPerQOS: false too). Under the host's shared /kubepods, bunlet's container manager takes
+ * the pod cgroups of every other agent on the host for orphans and kills their processes.
+ */
+export const NO_QOS_CGROUPS = ["--cgroups-per-qos=false", "--enforce-node-allocatable=none"];
 /** How often the observers look; also the resolution of every figure. */
 export const POLL_MS = 20;
 

@@ -109,10 +109,11 @@ export function createKubeletSystem(opts: KubeletOptions): AgentSystem {
         signal,
       );
       const cri = createCriClient({ endpoint: ctd.endpoint });
-      agent = { pid: proc.pid, cri, manifests, netnsDir: join(containerdPaths(ctd.rootDir).state, "io.containerd.grpc.v1.cri", "netns"), alive };
+      agent = { pid: proc.pid, cri, manifests, netnsDir: join(containerdPaths(ctd.rootDir).state, "io.containerd.grpc.v1.cri", "netns"), alive, readOnlyPort: ports.readOnly };
     },
     agent: started,
     removePods: (pods, signal) => rounds.removePods(started(), pods, signal),
+    startPods: (pods, signal) => rounds.startPods(started(), pods, signal),
     round: (pods, signal) => rounds.round(started(), pods, signal),
     idle: (pods, seconds, signal) => rounds.idle(started(), pods, seconds, signal),
     notes: () => [...rounds.notes(), ...summarizeLog("kubelet", opts.logFile)],

@@ -6,9 +6,10 @@
  * (services.json), Secrets and service account tokens (secrets/secrets.json, secrets/tokens.json).
  * Every directory is 0700 and every file 0600.
  *
- * It is written when the desired state changes (a new pod snapshot, an object read from the
- * apiserver that differs from the kept one), never on a timer, and a file whose bytes would not
- * change is not rewritten. What the apiserver changes on its own at every status write (status,
+ * Its memory changes when the desired state changes (a new pod snapshot, an object read from the
+ * apiserver that differs from the kept one); its files follow at most once a second (writes.ts:
+ * a crash loses at most the last second), and a file whose bytes would not change is not
+ * rewritten. What the apiserver changes on its own at every status write (status,
  * resourceVersion, managedFields) is not kept, so a pod's status updates cost no disk write.
  */
 import { chmodSync, mkdirSync } from "node:fs";
@@ -17,6 +18,7 @@ import type { ConfigMap, Pod, Secret, Service } from "../api/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import { Collection } from "./collection.ts";
 import { objectKey, podReferences, serviceReferenced, type PodReferences } from "./references.ts";
+import { CoalescedWrites } from "./writes.ts";
 
 /** A service account token as the TokenRequest API issued it (expiresAt in ms since the epoch). */
 export interface CheckpointedToken {
@@ -34,6 +36,8 @@ export interface CheckpointOptions {
   log: Logger;
   /** The size limit of each file (default 8 MiB). */
   maxFileBytes?: number;
+  /** The agent's: when it aborts, what waits is written at once, and every later change too. */
+  signal?: AbortSignal;
 }
 
 export interface Checkpoint {
@@ -92,6 +96,7 @@ export function createCheckpoint(opts: CheckpointOptions): Checkpoint {
     // mkdir leaves the mode of a directory that exists alone.
     chmodSync(d, 0o700);
   }
+  const writes = new CoalescedWrites(clock, opts.signal);
   const collection = <T>(path: string, kind: string, keyOf: (item: T) => string) => new Collection<T>({ path, kind, keyOf, maxBytes, log });
   const pods = collection<Pod>(join(dir, "pods.json"), "Pods", (p) => p.metadata.uid ?? "");
   const configMaps = collection<ConfigMap>(join(dir, "configmaps.json"), "ConfigMaps", metaKey);
@@ -115,17 +120,17 @@ export function createCheckpoint(opts: CheckpointOptions): Checkpoint {
   // Every Service of the cluster as last listed (memory only): a new pod in another namespace
   // needs Services that were not referenced when they were recorded.
   let allServices: readonly Service[] | undefined;
-  const persistServices = () => {
+  const pruneServices = () => {
     if (allServices !== undefined) {
       services.replaceAll(new Map(allServices.filter((s) => serviceReferenced(refs, s.metadata.namespace, s.metadata.name)).map((s) => [metaKey(s), serviceForEnv(s)])));
     }
-    services.persist((_key, s) => serviceReferenced(refs, s.metadata.namespace, s.metadata.name));
+    services.prune((_key, s) => serviceReferenced(refs, s.metadata.namespace, s.metadata.name));
   };
-  const persistObjects = () => {
-    configMaps.persist((key) => refs.configMaps.has(key));
-    secrets.persist((key) => refs.secrets.has(key));
-    tokens.persist((_key, t) => refs.podUIDs.has(t.podUID) && t.expiresAt > clock.now());
-    persistServices();
+  const pruneObjects = () => {
+    configMaps.prune((key) => refs.configMaps.has(key));
+    secrets.prune((key) => refs.secrets.has(key));
+    tokens.prune((_key, t) => refs.podUIDs.has(t.podUID) && t.expiresAt > clock.now());
+    pruneServices();
   };
 
   return {
@@ -133,10 +138,11 @@ export function createCheckpoint(opts: CheckpointOptions): Checkpoint {
     recordPods(list) {
       listed = true;
       pods.replaceAll(new Map(list.filter((p) => p.metadata.uid).map((p) => [p.metadata.uid!, desiredOf(p)])));
-      pods.persist(() => true);
+      pods.prune(() => true);
       // What was dropped for size is not referenced either.
       refs = podReferences(pods.values());
-      persistObjects();
+      pruneObjects();
+      writes.schedule(pods, configMaps, secrets, tokens, services);
     },
     listed: () => listed,
     configMap: (namespace, name) => configMaps.get(objectKey(namespace, name)),
@@ -144,14 +150,16 @@ export function createCheckpoint(opts: CheckpointOptions): Checkpoint {
       const key = objectKey(namespace, name);
       if (!refs.configMaps.has(key)) return;
       configMaps.set(key, cm && withoutManagedFields(cm));
-      configMaps.persist((k) => refs.configMaps.has(k));
+      configMaps.prune((k) => refs.configMaps.has(k));
+      writes.schedule(configMaps);
     },
     secret: (namespace, name) => secrets.get(objectKey(namespace, name)),
     recordSecret(namespace, name, secret) {
       const key = objectKey(namespace, name);
       if (!refs.secrets.has(key)) return;
       secrets.set(key, secret && withoutManagedFields(secret));
-      secrets.persist((k) => refs.secrets.has(k));
+      secrets.prune((k) => refs.secrets.has(k));
+      writes.schedule(secrets);
     },
     token(key) {
       const t = tokens.get(key);
@@ -160,12 +168,14 @@ export function createCheckpoint(opts: CheckpointOptions): Checkpoint {
     recordToken(token) {
       if (!refs.podUIDs.has(token.podUID)) return;
       tokens.set(token.key, token);
-      tokens.persist((_key, t) => refs.podUIDs.has(t.podUID) && t.expiresAt > clock.now());
+      tokens.prune((_key, t) => refs.podUIDs.has(t.podUID) && t.expiresAt > clock.now());
+      writes.schedule(tokens);
     },
     services: () => (services.present ? services.values() : undefined),
     recordServices(list) {
       allServices = list;
-      persistServices();
+      pruneServices();
+      writes.schedule(services);
     },
   };
 }

@@ -1,14 +1,15 @@
 /**
  * One kind of object in the checkpoint (pods, ConfigMaps, Secrets, tokens, Services): the copy in
- * memory, keyed, and the file it is persisted to. persist() writes the file only when its bytes
- * change, keeps only what `keep` says the pods reference, and drops the largest objects first when
- * the file would pass its size limit, naming them in one log line (only when what is dropped
- * changes, not at every write).
+ * memory, keyed, and the file it is persisted to. prune() keeps only what `keep` says the pods
+ * reference, and drops the largest objects first when the file would pass its size limit, naming
+ * them in one log line (only when what is dropped changes, not at every write); write() writes the
+ * file only when its bytes change.
  */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Logger } from "../lib/index.ts";
 import { checkpointText, checkpointTextOf, readCheckpointFile, writeFileAtomic } from "./files.ts";
+import type { Writable } from "./writes.ts";
 
 export interface CollectionOptions<T> {
   path: string;
@@ -20,17 +21,19 @@ export interface CollectionOptions<T> {
   log: Logger;
 }
 
+const compareKeys = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
 /** 0600 files in 0700 directories: Secrets and tokens are in here, and pods carry env values. */
 const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
 
-export class Collection<T> {
+export class Collection<T> implements Writable {
   readonly #opts: CollectionOptions<T>;
   readonly #items = new Map<string, T>();
   /** The bytes the file holds (as read at start or last written); undefined = no file. */
   #written: string | undefined;
   #lastDropped = "";
-  /** True once a file was read or written: distinguishes "no checkpoint" from "checkpoint of nothing". */
+  /** True once a file was read or the items recorded: distinguishes "no checkpoint" from "checkpoint of nothing". */
   #present = false;
   /**
    * Each item's JSON, by item: an item is never changed in place (a change is a new object), and
@@ -72,19 +75,18 @@ export class Collection<T> {
   }
 
   /**
-   * Drops what `keep` rejects, bounds the size, and writes the file if its bytes changed. A write
-   * that fails is logged: the previous file stays, and the next change tries again.
+   * Drops what `keep` rejects and bounds the size, in memory; write() (at once, or with the
+   * checkpoint's other changes of the same second) puts the result in the file.
    */
-  persist(keep: (key: string, item: T) => boolean): void {
-    const { path, kind, maxBytes, log } = this.#opts;
+  prune(keep: (key: string, item: T) => boolean): void {
+    const { kind, maxBytes, log } = this.#opts;
     for (const [key, item] of this.#items) if (!keep(key, item)) this.#items.delete(key);
-    const sorted = [...this.#items.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    const sizes = new Map(sorted.map(([key, item]) => [key, this.#jsonOf(item).length + 1]));
+    const sizes = new Map([...this.#items].map(([key, item]) => [key, this.#jsonOf(item).length + 1]));
     const envelope = checkpointText(kind, []).length;
     let total = envelope + [...sizes.values()].reduce((a, b) => a + b, 0);
     const dropped: string[] = [];
-    // Largest first: one oversized object must not push out many small ones.
-    for (const [key] of [...sorted].sort(([a], [b]) => sizes.get(b)! - sizes.get(a)!)) {
+    // Largest first (then by key, so the same set is dropped every time): one oversized object must not push out many small ones.
+    for (const [key] of [...sizes].sort(([a, sa], [b, sb]) => sb - sa || compareKeys(a, b))) {
       if (total <= maxBytes) break;
       total -= sizes.get(key)!;
       dropped.push(key);
@@ -99,7 +101,17 @@ export class Collection<T> {
       });
     }
     this.#lastDropped = droppedText;
-    const text = checkpointTextOf(kind, sorted.filter(([key]) => this.#items.has(key)).map(([, item]) => this.#jsonOf(item)));
+    this.#present = true;
+  }
+
+  /**
+   * Writes the file if its bytes changed. A write that fails is logged: the previous file stays,
+   * and the next change tries again.
+   */
+  write(): void {
+    const { path, kind, log } = this.#opts;
+    const sorted = [...this.#items.entries()].sort(([a], [b]) => compareKeys(a, b));
+    const text = checkpointTextOf(kind, sorted.map(([, item]) => this.#jsonOf(item)));
     if (text === this.#written) return;
     try {
       mkdirSync(dirname(path), { recursive: true, mode: DIR_MODE });

@@ -46,7 +46,11 @@ const MAX_BYTES = 8 * 1024 * 1024;
 
 export function createPodResourcesStore(opts: PodResourcesStoreOptions): PodResourcesStore {
   const entries = new Collection<Entry>({ path: opts.path, kind: opts.kind, keyOf: (e) => e.uid, maxBytes: MAX_BYTES, log: opts.log });
-  const persist = () => entries.persist(() => true);
+  // Written at once, as before the checkpoint writes were coalesced, and as the kubelet stores its state checkpoint at every change.
+  const persist = (keep: (uid: string) => boolean = () => true) => {
+    entries.prune(keep);
+    entries.write();
+  };
   return {
     get(uid) {
       const e = entries.get(uid);
@@ -67,7 +71,7 @@ export function createPodResourcesStore(opts: PodResourcesStoreOptions): PodReso
       persist();
     },
     retain(keep) {
-      entries.persist((uid) => keep.has(uid));
+      persist((uid) => keep.has(uid));
     },
   };
 }

@@ -58,6 +58,8 @@ export interface SyncLoopDeps {
   /** Why the runtime cannot be used now (the loop then skips iterations), or undefined. */
   runtimeError(): string | undefined;
   monitor: SyncLoopMonitor;
+  /** Called for each config update and PLEG event: the work that makes garbage (the idle memory release waits for it to stop). */
+  onActivity?: () => void;
   clock: Clock;
   log: Logger;
   syncPeriodMs?: number;
@@ -136,6 +138,7 @@ async function dispatch(deps: SyncLoopDeps, event: LoopEvent, signal: AbortSigna
   const { handlers, log } = deps;
   switch (event.kind) {
     case "config": {
+      deps.onActivity?.();
       const { op, source, pods } = event.update;
       const names = pods.map(podRef);
       if (op === "RECONCILE") log.debug("SyncLoop RECONCILE", { source, pods: names }, 4);
@@ -161,6 +164,7 @@ async function dispatch(deps: SyncLoopDeps, event: LoopEvent, signal: AbortSigna
       return;
     }
     case "pleg": {
+      deps.onActivity?.();
       const e = event.event;
       if (e.type !== "ContainerRemoved") {
         const pod = deps.podManager.get(e.id);

@@ -12,7 +12,7 @@ import { createCheckpoint, type Checkpoint } from "../checkpoint/index.ts";
 import type { BunletConfig } from "../config/index.ts";
 import type { WireBase } from "./wire-base.ts";
 
-export function wireCheckpoint(config: BunletConfig, base: Pick<WireBase, "clock" | "log">): Checkpoint | undefined {
+export function wireCheckpoint(config: BunletConfig, base: Pick<WireBase, "clock" | "log" | "signal">): Checkpoint | undefined {
   const dir = join(config.rootDir, "checkpoint");
   const log = base.log.with({ component: "checkpoint" });
   if (config.kubeconfig === "") return undefined;
@@ -23,5 +23,5 @@ export function wireCheckpoint(config: BunletConfig, base: Pick<WireBase, "clock
     }
     return undefined;
   }
-  return createCheckpoint({ dir, clock: base.clock, log });
+  return createCheckpoint({ dir, clock: base.clock, log, signal: base.signal });
 }

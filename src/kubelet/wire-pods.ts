@@ -17,6 +17,7 @@ import { createMirrorPods } from "../mirrorpods/index.ts";
 import { createPodWorkers, WorkQueue, type PodWorkers } from "../podworkers/index.ts";
 import { syncLoopHealthCheck, type HealthCheck } from "../server/index.ts";
 import { createStatusGenerator, type StatusManager } from "../status/index.ts";
+import { IdleRelease, releaseFreeMemory } from "../lib/index.ts";
 import type { VolumeManager } from "../volumes/index.ts";
 import { createActiveDeadlineHandler } from "./active-deadline.ts";
 import { ContainerGC } from "./container-gc.ts";
@@ -30,6 +31,9 @@ import { deferLogged } from "./teardown.ts";
 import type { WireBase } from "./wire-base.ts";
 import type { RuntimeParts } from "./wire-runtime.ts";
 import type { SourceParts } from "./wire-sources.ts";
+
+/** How long without a config update or a PLEG event before the garbage of the work is given back (lib/idle-release.ts). */
+const IDLE_RELEASE_QUIET_MS = 10_000;
 
 export interface PodParts extends AsyncDisposable {
   /** The desired pods with the status bunlet computed (/pods). */
@@ -253,6 +257,7 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
     start() {
       // The loops end when their controller aborts, which is the first thing this area's teardown does.
       const loops = new AbortController();
+      const idle = new IdleRelease({ clock, log, quietMs: IDLE_RELEASE_QUIET_MS, release: releaseFreeMemory, rss: () => process.memoryUsage.rss() });
       const running = Promise.all([
         observeRuntimeAtStart(loops.signal).then(() =>
           runSyncLoop(
@@ -270,6 +275,7 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
               shouldPodContentBeRemoved: (uid) => podWorkers.shouldPodContentBeRemoved(uid),
               runtimeError: () => rt.runtimeState.runtimeError(),
               monitor,
+              onActivity: () => idle.activity(),
               clock,
               log,
             },
@@ -282,6 +288,7 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
       ]);
       deferLogged(stack, log, "sync loop", async () => {
         loops.abort();
+        idle.stop();
         await running;
       });
     },

@@ -29,10 +29,19 @@ const withConfigMapAndSecret = pod("web", "uid-web", {
 const cm = (name: string, data: Record<string, string>): ConfigMap => ({ metadata: { name, namespace: "ns" }, data });
 const secret = (name: string): Secret => ({ metadata: { name, namespace: "ns" }, data: { password: "c2VjcmV0" } });
 
+/** The agents of the test's checkpoints: opening one stops the ones before, as a restart does. */
+let agents: AbortController[] = [];
+afterEach(() => {
+  agents = [];
+});
+
 function open(opts: { maxFileBytes?: number } = {}) {
+  for (const agent of agents) agent.abort();
+  const agent = new AbortController();
+  agents.push(agent);
   const log = createMemoryLogger();
   const clock = new FakeClock(1_000_000);
-  return { log, clock, checkpoint: createCheckpoint({ dir, clock, log, ...opts }) };
+  return { log, clock, stop: () => agent.abort(), checkpoint: createCheckpoint({ dir, clock, log, signal: agent.signal, ...opts }) };
 }
 
 const mtime = (path: string) => statSync(path).mtimeMs;
@@ -66,7 +75,7 @@ describe("checkpoint store", () => {
   });
 
   test("only objects the pods reference are kept, and an object no pod references any more is dropped", () => {
-    const { checkpoint } = open();
+    const { checkpoint, stop } = open();
     checkpoint.recordPods([withConfigMapAndSecret]);
     checkpoint.recordConfigMap("ns", "other", cm("other", {}));
     checkpoint.recordSecret("other-ns", "web-secret", { ...secret("web-secret"), metadata: { name: "web-secret", namespace: "other-ns" } });
@@ -75,6 +84,7 @@ describe("checkpoint store", () => {
     expect(checkpoint.secret("other-ns", "web-secret")).toBeUndefined();
     checkpoint.recordPods([pod("plain", "uid-plain")]);
     expect(checkpoint.configMap("ns", "web-conf")).toBeUndefined();
+    stop();
     expect(read(join(dir, "configmaps.json")).items).toEqual([]);
   });
 
@@ -87,11 +97,12 @@ describe("checkpoint store", () => {
   });
 
   test("secrets and tokens are 0600 files in a 0700 directory, and so is the rest", () => {
-    const { checkpoint } = open();
+    const { checkpoint, stop } = open();
     checkpoint.recordPods([withConfigMapAndSecret]);
     checkpoint.recordSecret("ns", "web-secret", secret("web-secret"));
     checkpoint.recordToken({ key: "k", podUID: "uid-web", token: "t", expiresAt: 2_000_000 });
     checkpoint.recordConfigMap("ns", "web-conf", cm("web-conf", {}));
+    stop();
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     expect(statSync(join(dir, "secrets")).mode & 0o777).toBe(0o700);
     for (const f of ["secrets/secrets.json", "secrets/tokens.json", "pods.json", "configmaps.json"]) {
@@ -116,22 +127,29 @@ describe("checkpoint store", () => {
   });
 
   test("an unchanged desired state rewrites nothing, whatever the status or resourceVersion says", async () => {
-    const { checkpoint } = open();
+    const { checkpoint, clock } = open();
     checkpoint.recordPods([withConfigMapAndSecret]);
     checkpoint.recordConfigMap("ns", "web-conf", cm("web-conf", { a: "1" }));
+    await clock.advance(1_000);
     const before = [mtime(join(dir, "pods.json")), mtime(join(dir, "configmaps.json"))];
     await Bun.sleep(20);
     const statusChanged = { ...withConfigMapAndSecret, metadata: { ...withConfigMapAndSecret.metadata, resourceVersion: "8" }, status: { phase: "Running", podIP: "10.1.1.1" } } as Pod;
     checkpoint.recordPods([statusChanged]);
     checkpoint.recordConfigMap("ns", "web-conf", cm("web-conf", { a: "1" }));
-    open().checkpoint.recordPods([withConfigMapAndSecret]);
+    await clock.advance(1_000);
+    const again = open();
+    again.checkpoint.recordPods([withConfigMapAndSecret]);
+    again.stop();
     expect([mtime(join(dir, "pods.json")), mtime(join(dir, "configmaps.json"))]).toEqual(before);
-    checkpoint.recordConfigMap("ns", "web-conf", cm("web-conf", { a: "2" }));
+    const third = open();
+    third.checkpoint.recordPods([withConfigMapAndSecret]);
+    third.checkpoint.recordConfigMap("ns", "web-conf", cm("web-conf", { a: "2" }));
+    third.stop();
     expect(mtime(join(dir, "configmaps.json"))).toBeGreaterThan(before[1]);
   });
 
   test("a snapshot that repeats a pod object serialises it once: each watch event costs what changed", () => {
-    const { checkpoint } = open();
+    const { checkpoint, stop } = open();
     let reads = 0;
     const watched = (name: string) => {
       const p = pod(name, `uid-${name}`);
@@ -144,6 +162,7 @@ describe("checkpoint store", () => {
     reads = 0;
     checkpoint.recordPods([...pods, pod("new", "uid-new")]);
     checkpoint.recordPods([...pods, pod("new", "uid-new")].reverse());
+    stop();
     expect(reads).toBe(0);
     // The bytes are JSON.stringify's, as before: a file written by an older bunlet is not rewritten for nothing.
     const items = read(join(dir, "pods.json")).items as Pod[];
@@ -174,7 +193,7 @@ describe("checkpoint store", () => {
   });
 
   test("the size bound drops the largest objects first and says which, once", () => {
-    const { checkpoint, log } = open({ maxFileBytes: 520 });
+    const { checkpoint, log, stop } = open({ maxFileBytes: 520 });
     const pods = ["a", "b", "c"].map((n) =>
       pod(n, `uid-${n}`, { volumes: [{ name: "v", configMap: { name: n } }] }),
     );
@@ -184,6 +203,7 @@ describe("checkpoint store", () => {
     checkpoint.recordConfigMap("ns", "a", cm("a", { k: "x".repeat(50) }));
     checkpoint.recordConfigMap("ns", "b", cm("b", { k: "x".repeat(300) }));
     checkpoint.recordConfigMap("ns", "c", cm("c", { k: "x".repeat(60) }));
+    stop();
     expect(read(join(dir, "configmaps.json")).items.map((c: ConfigMap) => c.metadata.name)).toEqual(["a", "c"]);
     expect(readFileSync(join(dir, "configmaps.json")).length).toBeLessThanOrEqual(520);
     const warnings = log.lines.filter((l) => l.level === "warn");

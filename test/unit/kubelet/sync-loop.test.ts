@@ -37,6 +37,7 @@ function harness(
   const deleted: string[] = [];
   const contentRemovable = new Set<string>();
   let housekeepings = 0;
+  let activity = 0;
   const monitor = new SyncLoopMonitor();
   const deps: SyncLoopDeps = {
     updates: config,
@@ -60,6 +61,7 @@ function harness(
     shouldPodContentBeRemoved: (uid) => contentRemovable.has(uid),
     runtimeError: () => opts.runtimeError?.(clock),
     monitor,
+    onActivity: () => void activity++,
     clock,
     log: silentLogger,
   };
@@ -76,6 +78,7 @@ function harness(
     contentRemovable,
     monitor,
     housekeepings: () => housekeepings,
+    activity: () => activity,
     done,
     stop: async () => {
       ac.abort();
@@ -210,6 +213,21 @@ describe("sync loop: ticks", () => {
     const start = h.clock.now();
     await h.clock.advance(3000);
     expect(h.monitor.lastEntry).toBe(start + 3000);
+    await h.stop();
+  });
+});
+
+describe("sync loop: activity", () => {
+  test("config updates and PLEG events count as activity (the idle memory release waits for them to stop); ticks and housekeeping do not", async () => {
+    const h = harness();
+    h.podManager.upsert(makePod("a"));
+    h.due.push("uid-a");
+    await h.clock.advance(4000);
+    expect(h.activity()).toBe(0);
+    await h.config.send({ op: "ADD", source: "file", pods: [makePod("b")] });
+    await h.pleg.send({ id: "uid-a", type: "ContainerStarted", data: "c1" });
+    await flushMicrotasks(60);
+    expect(h.activity()).toBe(2);
     await h.stop();
   });
 });
