@@ -12,7 +12,7 @@ import type { CriClient } from "../cri/index.ts";
 import { readFileSync } from "node:fs";
 import { createStatusInputs, goArch, NodeStartupLatencyTracker, readMachineInfo, startNodeAgent, type NodeAgent } from "../node/index.ts";
 import type { Pleg } from "../pleg/index.ts";
-import type { RuntimeState } from "./runtime-state.ts";
+import type { RuntimeState } from "../podsync/index.ts";
 import { deferLogged } from "./teardown.ts";
 import type { WireBase } from "./wire-base.ts";
 import { registerCertificateTtl, restClientObserver } from "../metrics/index.ts";

@@ -10,22 +10,22 @@ import type { PodList, PodStatus } from "../api/index.ts";
 import type { BunletConfig } from "../config/index.ts";
 import type { ApiClient } from "../apiclient/index.ts";
 import { isStaticPod, podFullName, podUID, type Pod } from "../api/index.ts";
-import { admissionNode, admitHandlers, createPodAdmitter, sysctlAllowlist } from "./admission.ts";
-import { wireAllocation } from "./allocation.ts";
+import { admissionNode, admitHandlers, createPodAdmitter, sysctlAllowlist } from "../podsync/index.ts";
+import { createAllocation } from "../podsync/index.ts";
 import type { EventRecorder } from "../events/index.ts";
 import { createMirrorPods } from "../mirrorpods/index.ts";
 import { createPodWorkers, WorkQueue, type PodWorkers } from "../podworkers/index.ts";
 import { syncLoopHealthCheck, type HealthCheck } from "../server/index.ts";
 import { createStatusGenerator, type StatusManager } from "../status/index.ts";
 import type { VolumeManager } from "../volumes/index.ts";
-import { createActiveDeadlineHandler } from "./active-deadline.ts";
-import { ContainerGC } from "./container-gc.ts";
-import { createPodHandlers } from "./handlers.ts";
-import { createHousekeeping } from "./housekeeping.ts";
-import { createPodDirs } from "./pod-dirs.ts";
-import type { PodManager } from "./pod-manager.ts";
-import { createPodSyncer, type PodCgroups } from "./pod-syncer.ts";
-import { runSyncLoop, SyncLoopMonitor } from "./sync-loop.ts";
+import { createActiveDeadlineHandler } from "../podsync/index.ts";
+import { ContainerGC } from "../podsync/index.ts";
+import { createPodHandlers } from "../podsync/index.ts";
+import { createHousekeeping } from "../podsync/index.ts";
+import { createPodDirs } from "../podsync/index.ts";
+import type { PodManager } from "../podsync/index.ts";
+import { createPodSyncer, type PodCgroups } from "../podsync/index.ts";
+import { runSyncLoop, SyncLoopMonitor } from "../podsync/index.ts";
 import { deferLogged } from "./teardown.ts";
 import type { WireBase } from "./wire-base.ts";
 import type { RuntimeParts } from "./wire-runtime.ts";
@@ -86,7 +86,7 @@ export function wirePods(config: BunletConfig, base: WireBase, rt: RuntimeParts,
       return !(workers?.isPodTerminationRequested(uid) ?? false) && phase !== "Failed" && phase !== "Succeeded";
     });
   let syncPodNow = (_pod: Pod): void => undefined;
-  const allocation = wireAllocation({
+  const allocation = createAllocation({
     rootDir: config.rootDir,
     actuated: rt.actuated,
     conditions: statusManager.resizeConditions,

@@ -18,10 +18,10 @@ import { createRuntimeManager, type EnvObjects, type PodCgroupResizer, type Runt
 import type { PodResourcesStore } from "../checkpoint/index.ts";
 import type { HealthCheck } from "../server/index.ts";
 import { createStatsProvider, type CgroupSource, type StatsProvider } from "../stats/index.ts";
-import { actuatedStore } from "./allocation.ts";
+import { actuatedStore } from "../podsync/index.ts";
 import { connectRuntime } from "./connect-runtime.ts";
-import { plegHealthCheck, runtimeHealthCheck } from "./health.ts";
-import { RuntimeState } from "./runtime-state.ts";
+import { plegHealthCheck, runtimeHealthCheck } from "../podsync/index.ts";
+import { RuntimeState } from "../podsync/index.ts";
 import { deferLogged } from "./teardown.ts";
 import type { WireBase } from "./wire-base.ts";
 import { embeddedNetwork } from "./wire-network.ts";

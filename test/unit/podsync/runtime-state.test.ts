@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { runtimeHealthCheck } from "../../../src/kubelet/health.ts";
-import { RuntimeState } from "../../../src/kubelet/runtime-state.ts";
+import { runtimeHealthCheck } from "../../../src/podsync/health.ts";
+import { RuntimeState } from "../../../src/podsync/runtime-state.ts";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/testing.ts";
 
 type Answer = { runtimeReady: boolean; networkReady: boolean; message: string } | Error;

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { manifestErrorDetail } from "../../../src/kubelet/manifest-errors.ts";
-import { ManifestError } from "../../../src/podconfig/index.ts";
+import { manifestErrorDetail } from "../../../src/podconfig/manifest-errors.ts";
+import { ManifestError } from "../../../src/podconfig/errors.ts";
 
 describe("manifestErrorDetail (the /healthz?verbose lines of rejected manifests)", () => {
   test("nothing when every manifest is fine", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { Registry } from "prom-client";
-import { ContainersStillRunningError, createPodSyncer, type PodSyncerDeps } from "../../../src/kubelet/pod-syncer.ts";
-import { PodManager } from "../../../src/kubelet/pod-manager.ts";
+import { ContainersStillRunningError, createPodSyncer, type PodSyncerDeps } from "../../../src/podsync/pod-syncer.ts";
+import { PodManager } from "../../../src/podsync/pod-manager.ts";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/testing.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
 import { Reason, SyncError } from "../../../src/runtime/index.ts";

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createPodDirs, PodDirMountedError } from "../../../src/kubelet/pod-dirs.ts";
+import { createPodDirs, PodDirMountedError } from "../../../src/podsync/pod-dirs.ts";
 
 let root = "";
 let podsDir = "";

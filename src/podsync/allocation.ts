@@ -78,7 +78,7 @@ function hasResize(old: Pod, pod: Pod): boolean {
   });
 }
 
-export interface AllocationWiring {
+export interface Allocation {
   manager: AllocationManager;
   handlers: ResizeHandlers;
   /** SyncPod before the status: PodResizeInProgress set while a resize is being applied, cleared (event) when done. */
@@ -88,7 +88,7 @@ export interface AllocationWiring {
   removeOrphans(keep: ReadonlySet<string>): void;
 }
 
-export interface AllocationWiringDeps {
+export interface AllocationDeps {
   rootDir: string;
   actuated: PodResourcesStore;
   conditions: ResizeConditions;
@@ -103,7 +103,7 @@ export interface AllocationWiringDeps {
   log: Logger;
 }
 
-export function wireAllocation(deps: AllocationWiringDeps): AllocationWiring {
+export function createAllocation(deps: AllocationDeps): Allocation {
   const { conditions, log } = deps;
   const event = (pod: Pod, type: "Normal" | "Warning", reason: string, message: string) => deps.recorder.event(podReference(pod), type, reason, message);
   const manager = createAllocationManager({

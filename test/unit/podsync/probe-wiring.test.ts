@@ -3,19 +3,19 @@
 import { describe, expect, test } from "bun:test";
 import { Registry } from "prom-client";
 import type { Pod } from "../../../src/api/index.ts";
-import type { PodHandlers } from "../../../src/kubelet/handlers.ts";
-import { createHousekeeping } from "../../../src/kubelet/housekeeping.ts";
-import { PodManager } from "../../../src/kubelet/pod-manager.ts";
-import { createPodSyncer } from "../../../src/kubelet/pod-syncer.ts";
-import { SourcesReady } from "../../../src/kubelet/sources-ready.ts";
-import { runSyncLoop, SyncLoopMonitor } from "../../../src/kubelet/sync-loop.ts";
+import type { PodHandlers } from "../../../src/podsync/handlers.ts";
+import { createHousekeeping } from "../../../src/podsync/housekeeping.ts";
+import { PodManager } from "../../../src/podsync/pod-manager.ts";
+import { createPodSyncer } from "../../../src/podsync/pod-syncer.ts";
+import { SourcesReady } from "../../../src/podsync/sources-ready.ts";
+import { runSyncLoop, SyncLoopMonitor } from "../../../src/podsync/sync-loop.ts";
 import type { PodUpdate } from "../../../src/podconfig/index.ts";
 import { Channel, silentLogger } from "../../../src/lib/index.ts";
 import { createMemoryLogger, FakeClock, flushMicrotasks } from "../../../src/lib/testing.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
 import type { PodLifecycleEvent } from "../../../src/pleg/index.ts";
 import type { ProbeType, ProbeUpdate } from "../../../src/prober/index.ts";
-import { container, statusGenerator, FakePodDirs, FakePodWorkers, FakeRuntime, FakeStatusManager, makePod, podStatus } from "../kubelet/fakes.ts";
+import { container, statusGenerator, FakePodDirs, FakePodWorkers, FakeRuntime, FakeStatusManager, makePod, podStatus } from "./fakes.ts";
 
 /** Records what the agent asked of the probe manager. */
 class RecordingProbeManager {

@@ -4,7 +4,7 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { admissionNode } from "../../../src/kubelet/admission.ts";
+import { admissionNode } from "../../../src/podsync/admission.ts";
 import { parseArgs } from "../../../src/config/index.ts";
 import { nodeLabels, readMachineInfo } from "../../../src/node/index.ts";
 

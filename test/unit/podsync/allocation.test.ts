@@ -12,7 +12,7 @@ import { createPodResourcesStore } from "../../../src/checkpoint/index.ts";
 import type { Logger } from "../../../src/lib/index.ts";
 import { FakeClock } from "../../../src/lib/testing.ts";
 import { createResizeConditions } from "../../../src/status/testing.ts";
-import { wireAllocation } from "../../../src/kubelet/allocation.ts";
+import { createAllocation } from "../../../src/podsync/allocation.ts";
 import type { RuntimePodStatus } from "../../../src/container/index.ts";
 
 const log = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined } as unknown as Logger;
@@ -34,7 +34,7 @@ function setup(inProgress = false) {
   const pods = new Map<string, Pod>();
   const events: string[] = [];
   const conditions = createResizeConditions(() => 0);
-  const w = wireAllocation({
+  const w = createAllocation({
     rootDir,
     actuated: createPodResourcesStore({ path: join(rootDir, "actuated_pods_state"), kind: "ActuatedPods", log }),
     conditions,

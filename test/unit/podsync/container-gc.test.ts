@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { CONTAINER_DELETOR_CAPACITY, ContainerGC } from "../../../src/kubelet/container-gc.ts";
+import { CONTAINER_DELETOR_CAPACITY, ContainerGC } from "../../../src/podsync/container-gc.ts";
 import { createMemoryLogger, FakeClock, flushMicrotasks } from "../../../src/lib/testing.ts";
 
 function gc(cleanUp: (uid: string, removeAll: boolean) => Promise<void>, gone: string[] = []) {

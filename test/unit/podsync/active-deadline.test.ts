@@ -3,7 +3,7 @@
 // test/unit/status/generate.test.ts, the sync tick in sync-loop.test.ts.
 import { describe, expect, test } from "bun:test";
 import type { Pod } from "../../../src/api/index.ts";
-import { createActiveDeadlineHandler } from "../../../src/kubelet/active-deadline.ts";
+import { createActiveDeadlineHandler } from "../../../src/podsync/active-deadline.ts";
 import { FakeClock } from "../../../src/lib/testing.ts";
 import { makePod } from "./fakes.ts";
 

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import type { Pod } from "../../../src/api/index.ts";
-import type { PodHandlers } from "../../../src/kubelet/handlers.ts";
-import { PodManager } from "../../../src/kubelet/pod-manager.ts";
-import { SourcesReady } from "../../../src/kubelet/sources-ready.ts";
-import { runSyncLoop, SyncLoopMonitor, type SyncLoopDeps } from "../../../src/kubelet/sync-loop.ts";
+import type { PodHandlers } from "../../../src/podsync/handlers.ts";
+import { PodManager } from "../../../src/podsync/pod-manager.ts";
+import { SourcesReady } from "../../../src/podsync/sources-ready.ts";
+import { runSyncLoop, SyncLoopMonitor, type SyncLoopDeps } from "../../../src/podsync/sync-loop.ts";
 import type { PodUpdate } from "../../../src/podconfig/index.ts";
 import { Channel, silentLogger } from "../../../src/lib/index.ts";
 import { FakeClock, flushMicrotasks } from "../../../src/lib/testing.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { createPodHandlers } from "../../../src/kubelet/handlers.ts";
-import { PodManager } from "../../../src/kubelet/pod-manager.ts";
-import { SourcesReady } from "../../../src/kubelet/sources-ready.ts";
+import { createPodHandlers } from "../../../src/podsync/handlers.ts";
+import { PodManager } from "../../../src/podsync/pod-manager.ts";
+import { SourcesReady } from "../../../src/podsync/sources-ready.ts";
 import { silentLogger } from "../../../src/lib/index.ts";
 import { FakeClock } from "../../../src/lib/testing.ts";
 import { FakePodWorkers, makePod } from "./fakes.ts";

@@ -1,6 +1,6 @@
 // In-memory stand-ins for the subsystems the kubelet core drives; each records what it was asked.
 import { ConfigSourceAnnotationKey, type Pod, type PodStatus } from "../../../src/api/index.ts";
-import type { PodDirs, PodWorkers, Runtime, StatusManager } from "../../../src/kubelet/types.ts";
+import type { PodDirs, PodWorkers, Runtime, StatusManager } from "../../../src/podsync/types.ts";
 import { FakeClock } from "../../../src/lib/testing.ts";
 import type { PodWorkType, UpdatePodOptions } from "../../../src/podworkers/index.ts";
 import { createStatusGenerator, type StatusGenerator } from "../../../src/status/index.ts";

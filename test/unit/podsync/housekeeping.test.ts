@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { Registry } from "prom-client";
-import { createHousekeeping } from "../../../src/kubelet/housekeeping.ts";
-import { PodManager } from "../../../src/kubelet/pod-manager.ts";
+import { createHousekeeping } from "../../../src/podsync/housekeeping.ts";
+import { PodManager } from "../../../src/podsync/pod-manager.ts";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/testing.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
 import { FakePodDirs, FakePodWorkers, FakeRuntime, FakeStatusManager, makePod, runtimePod } from "./fakes.ts";
