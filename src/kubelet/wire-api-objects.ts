@@ -2,9 +2,8 @@
  * The API objects pods read, for their env vars and volumes (ConfigMaps and Secrets by GET, the
  * Services of the cluster through a reflector for service-link env vars, service account tokens
  * through the TokenRequest API and the token manager); wire-volumes.ts hands them to the volume
- * manager. The runtime is wired before the node area makes the API client, so the
- * objects are handed out first and bound to the client once it exists; without --kubeconfig
- * there are none and API-backed env vars and volumes fail as on a standalone kubelet.
+ * manager. They are read through the node's rate-limited API client (wire-api-client.ts); without
+ * --kubeconfig there are none and API-backed env vars and volumes fail as on a standalone kubelet.
  *
  * With a checkpoint (--offline-start), every object read from the apiserver is recorded in it, and
  * it answers instead of the apiserver until the apiserver's first list of pods (the pods running
@@ -15,7 +14,6 @@
 import type { ConfigMap, Secret, Service } from "../api/index.ts";
 import { createReflector, isNotFound, ObjectStore, resourcePath, type ApiClient, type KubeObject } from "../apiclient/index.ts";
 import type { Checkpoint } from "../checkpoint/index.ts";
-import type { BunletConfig } from "../config/index.ts";
 import { ObjectNotFoundError, type EnvObjects } from "../runtime/index.ts";
 import { createTokenManager, type IssuedToken, type TokenRequestSpec, type VolumeObjects } from "../volumes/index.ts";
 import { deferLogged } from "./teardown.ts";
@@ -29,8 +27,6 @@ export interface ApiObjectParts extends AsyncDisposable {
   env?: EnvObjects;
   /** For volumes; undefined when standalone. */
   volumes?: VolumeObjects;
-  /** Binds the objects to the node area's client and starts the Service reflector. */
-  bind(client: ApiClient | undefined): void;
 }
 
 interface TokenRequestStatus {
@@ -68,14 +64,11 @@ function tokenKey(namespace: string, serviceAccount: string, spec: TokenRequestS
   return JSON.stringify([serviceAccount, namespace, spec.audiences, spec.expirationSeconds, spec.boundObjectRef.uid]);
 }
 
-/** The lazily bound API client: the node area makes it after the runtime is wired. */
-type ClientRef = () => ApiClient;
-
 /** ConfigMaps and Secrets by GET (NotFound as undefined), through the checkpoint when there is one. */
-function objectReaders(client: ClientRef, checkpoint: Checkpoint | undefined, log: WireBase["log"]) {
+function objectReaders(client: ApiClient, checkpoint: Checkpoint | undefined, log: WireBase["log"]) {
   async function get<T>(path: string, signal?: AbortSignal): Promise<T | undefined> {
     try {
-      return await client().get<T>(path, { signal });
+      return await client.get<T>(path, { signal });
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw err;
@@ -109,12 +102,12 @@ function objectReaders(client: ClientRef, checkpoint: Checkpoint | undefined, lo
 }
 
 /** The token manager, issuing service account tokens by TokenRequest, through the checkpoint when there is one. */
-function tokenManager(client: ClientRef, checkpoint: Checkpoint | undefined, base: WireBase) {
+function tokenManager(client: ApiClient, checkpoint: Checkpoint | undefined, base: WireBase) {
   const { clock, log, random } = base;
   async function requestToken(namespace: string, serviceAccount: string, spec: TokenRequestSpec, signal?: AbortSignal): Promise<IssuedToken> {
     const path = resourcePath({ apiVersion: "v1", resource: "serviceaccounts", namespace, name: serviceAccount, subresource: "token" });
     const body = { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec };
-    const tr = await client().create<unknown>(path, body, { signal });
+    const tr = await client.create<unknown>(path, body, { signal });
     const { status } = tr as TokenRequestStatus;
     return { token: status.token, expiresAt: Date.parse(status.expirationTimestamp) };
   }
@@ -142,8 +135,8 @@ function tokenManager(client: ClientRef, checkpoint: Checkpoint | undefined, bas
 }
 
 /**
- * Once the client exists: the Service reflector and the token manager's cleanup loop, until the
- * agent shuts down or the parts are disposed. Returns whether the Services were listed.
+ * The Service reflector and the token manager's cleanup loop, until the agent shuts down or the
+ * parts are disposed. Returns whether the Services were listed.
  */
 function runWithClient(c: ApiClient, services: ObjectStore<KubeObject>, tokens: ReturnType<typeof tokenManager>, base: WireBase, stack: AsyncDisposableStack): () => boolean {
   const { clock, log, random, signal } = base;
@@ -166,20 +159,13 @@ function runWithClient(c: ApiClient, services: ObjectStore<KubeObject>, tokens: 
   return () => reflector.hasSynced();
 }
 
-export function wireApiObjects(config: BunletConfig, base: WireBase, checkpoint?: Checkpoint): ApiObjectParts {
+export function wireApiObjects(base: WireBase, client: ApiClient | undefined, checkpoint?: Checkpoint): ApiObjectParts {
   const stack = new AsyncDisposableStack();
-  if (config.kubeconfig === "") return { bind: () => {}, [Symbol.asyncDispose]: () => stack.disposeAsync() };
-
-  let bound: ApiClient | undefined;
-  const client: ClientRef = () => {
-    if (!bound) throw new Error("no API client yet: the node area has not connected");
-    return bound;
-  };
+  if (!client) return { [Symbol.asyncDispose]: () => stack.disposeAsync() };
   const services = new ObjectStore<KubeObject>({ onChange: (list) => checkpoint?.recordServices(list as Service[]) });
-  let servicesSynced = () => false;
   const { configMap, secret } = objectReaders(client, checkpoint, base.log);
   const tokens = tokenManager(client, checkpoint, base);
-
+  const servicesSynced = runWithClient(client, services, tokens, base, stack);
   return {
     env: {
       async configMap(namespace, name, signal) {
@@ -198,16 +184,7 @@ export function wireApiObjects(config: BunletConfig, base: WireBase, checkpoint?
         return checkpoint?.services();
       },
     },
-    volumes: {
-      configMap,
-      secret,
-      tokens,
-    },
-    bind(c) {
-      if (!c) return;
-      bound = c;
-      servicesSynced = runWithClient(c, services, tokens, base, stack);
-    },
+    volumes: { configMap, secret, tokens },
     [Symbol.asyncDispose]: () => stack.disposeAsync(),
   };
 }

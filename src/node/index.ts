@@ -16,6 +16,7 @@ export { readMachineInfo, goArch, type MachineInfo } from "./machine.ts";
 export { nodeLabels } from "./labels.ts";
 export { chooseNodeIPs } from "./addresses.ts";
 export { createStatusInputs } from "./inputs.ts";
+export { notReadyReasons } from "./ready-reasons.ts";
 export { capacityAndAllocatable } from "./setters.ts";
 export type { Heartbeat } from "./heartbeat.ts";
 export { NodeStartupLatencyTracker } from "./startup-latency.ts";

@@ -3,7 +3,7 @@
  * podManager, without mirror pods since bunlet has no apiserver yet). Only the sync loop writes
  * it; the pod syncer, housekeeping and /pods read it.
  */
-import { ConfigFirstSeenAnnotationKey, podUID, podRef, type Pod, type PodList, type PodStatus } from "../api/index.ts";
+import { ConfigFirstSeenAnnotationKey, isStaticPod, podFullName, podUID, podRef, type Pod, type PodList, type PodStatus } from "../api/index.ts";
 
 export class PodManager {
   #pods = new Map<string, Pod>();
@@ -38,6 +38,11 @@ export class PodManager {
   /** All desired pods, oldest first (creation time, then name) so listings are stable. */
   pods(): Pod[] {
     return sortByCreation([...this.#pods.values()]);
+  }
+
+  /** The desired static pods of that full name (a mirror pod that changed has them synced). */
+  staticPods(fullName: string): Pod[] {
+    return this.pods().filter((p) => isStaticPod(p) && podFullName(p) === fullName);
   }
 
   uids(): Set<string> {
