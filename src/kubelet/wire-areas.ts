@@ -9,10 +9,9 @@ import type { Checkpoint } from "../checkpoint/index.ts";
 import type { EventRecorder } from "../events/index.ts";
 import type { Threshold } from "../eviction/index.ts";
 import type { Logger } from "../lib/index.ts";
-import { chooseNodeIPs, readMachineInfo } from "../node/index.ts";
+import { chooseNodeIPs, readMachineInfo, readProcNetRoute } from "../node/index.ts";
 import { podCgroupResizer, PodManager } from "../podsync/index.ts";
 import { createStatusManager, type StatusManager } from "../status/index.ts";
-import { readFileSync } from "node:fs";
 import type { Adopt } from "./teardown.ts";
 import { wireApiClients, type ApiClients } from "./wire-api-client.ts";
 import { wireApiObjects, type ApiObjectParts } from "./wire-api-objects.ts";
@@ -85,13 +84,4 @@ function nodeAddresses(config: BunletConfig, log: Logger): { nodeIPs: string[]; 
   const nodeIPs = chooseNodeIPs(config.nodeIPs, readProcNetRoute());
   if (nodeIPs.length === 0) log.warn("No --node-ip and no usable address on this host: pods report hostIP 127.0.0.1 and a joined Node gets no InternalIP");
   return { nodeIPs, hostIPs: nodeIPs.length > 0 ? nodeIPs : ["127.0.0.1"] };
-}
-
-/** The IPv4 routing table, for the default route's interface; empty when /proc is not readable. */
-function readProcNetRoute(): string {
-  try {
-    return readFileSync("/proc/net/route", "utf8");
-  } catch {
-    return "";
-  }
 }

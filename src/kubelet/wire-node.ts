@@ -6,23 +6,12 @@
 import { nodeDeclaredFeatures } from "../admission/index.ts";
 import type { BunletConfig } from "../config/index.ts";
 import type { CriClient } from "../cri/index.ts";
-import { readFileSync } from "node:fs";
-import { createStatusInputs, NodeStartupLatencyTracker, notReadyReasons, readMachineInfo, startNodeAgent, type NodeAgent } from "../node/index.ts";
+import { createStatusInputs, NodeStartupLatencyTracker, notReadyReasons, readBootTimeMs, readMachineInfo, startNodeAgent, type NodeAgent } from "../node/index.ts";
 import type { Pleg } from "../pleg/index.ts";
 import type { RuntimeState } from "../podsync/index.ts";
 import { deferLogged } from "./teardown.ts";
 import { KUBELET_COMPAT_VERSION, type ApiClients } from "./wire-api-client.ts";
 import type { WireBase } from "./wire-base.ts";
-
-/** The host's boot time from /proc/stat's btime (GetBootTime), undefined when it cannot be read. */
-function bootTimeMs(): number | undefined {
-  try {
-    const btime = /^btime\s+(\d+)$/m.exec(readFileSync("/proc/stat", "utf8"))?.[1];
-    return btime === undefined ? undefined : Number(btime) * 1000;
-  } catch {
-    return undefined;
-  }
-}
 
 export interface NodeParts extends AsyncDisposable {
   /** undefined when standalone. */
@@ -82,7 +71,7 @@ export function wireNode(config: BunletConfig, base: WireBase, clients: ApiClien
     return { [Symbol.asyncDispose]: async () => {} };
   }
   const stop = new AbortController();
-  const startup = new NodeStartupLatencyTracker({ clock, metrics: base.metrics, bootMs: bootTimeMs() });
+  const startup = new NodeStartupLatencyTracker({ clock, metrics: base.metrics, bootMs: readBootTimeMs() });
   const agent = startNodeAgent(
     { client: clients.client, heartbeatClient: clients.heartbeatClient, statusInputs: nodeStatusInputs(config, base, inputs), clock, random, log, startup },
     {
