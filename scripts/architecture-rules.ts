@@ -30,6 +30,9 @@ export const allowed: Record<string, readonly string[]> = {
   allocation: ["admission", "api", "lib"],
   // RuntimeClass names to CRI runtime handlers, from the apiserver's RuntimeClasses.
   runtimeclass: ["apiclient", "lib"],
+  // The API objects pods read (ConfigMaps, Secrets, Services, tokens), through the checkpoint;
+  // handed to runtime (env) and volumes (the token manager is volumes') by the wiring.
+  apiobjects: ["api", "apiclient", "checkpoint", "lib", "runtime", "volumes"],
   // The node's record of its desired state (issue 27): files over the v1 model, nothing else.
   checkpoint: ["api", "lib"],
   // Mirror pods: the apiserver's copies of static pods, kept by the wiring's pod syncer and housekeeping.
@@ -66,7 +69,7 @@ export const allowed: Record<string, readonly string[]> = {
   // the pod syncer the workers run, housekeeping and the policy around them. It drives the
   // subsystems through their doors and is built only by the composition root (kubelet/).
   podsync: ["admission", "allocation", "api", "checkpoint", "cm", "config", "container", "events", "lib", "metrics", "mirrorpods", "node", "pleg", "podconfig", "podworkers", "prober", "runtime", "server", "status"],
-  kubelet: ["admission", "allocation", "api", "apiclient", "checkpoint", "cm", "config", "container", "containerd", "cri", "events", "eviction", "imagegc", "lib", "logs", "metrics", "mirrorpods", "network", "node", "pleg", "podconfig", "podsync", "podworkers", "prober", "runtime", "runtimeclass", "server", "shutdown", "stats", "status", "volumes"],
+  kubelet: ["admission", "allocation", "api", "apiclient", "apiobjects", "checkpoint", "cm", "config", "container", "containerd", "cri", "events", "eviction", "imagegc", "lib", "logs", "metrics", "mirrorpods", "network", "node", "pleg", "podconfig", "podsync", "podworkers", "prober", "runtime", "runtimeclass", "server", "shutdown", "stats", "status", "volumes"],
   // Subcommands beside the agent (`bunlet crictl`): the CRI client and the embedded containerd's paths.
   cli: ["containerd", "cri", "lib"],
 };
