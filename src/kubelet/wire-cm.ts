@@ -16,6 +16,7 @@ import {
   createCgroupFs,
   createContainerManager,
   driverName,
+  machineCapacity,
   nodeAllocatable,
   parseCgroupfs,
   parseSystemd,
@@ -24,6 +25,7 @@ import {
   systemdBooted,
   systemdSliceCreator,
   SYSTEMD_NOT_RUNNING,
+  systemContainers,
   validateNodeAllocatable,
   type CgroupFs,
   type ContainerManager,
@@ -65,30 +67,6 @@ function readOr(path: string, fallback: string): string {
   } catch {
     return fallback;
   }
-}
-
-/** The node's capacity as the container manager counts it (cpu in millicores). */
-function machineCapacity(machine: MachineInfo, maxPods: number): ResourceAmounts {
-  const capacity: ResourceAmounts = new Map([
-    ["cpu", BigInt(machine.numCores) * 1000n],
-    ["ephemeral-storage", BigInt(machine.rootfsCapacityBytes)],
-    ["memory", BigInt(machine.memoryCapacityBytes)],
-    ["pods", BigInt(maxPods)],
-  ]);
-  for (const hp of machine.hugePages) capacity.set(`hugepages-${hugePageName(hp.pageSizeBytes)}`, BigInt(hp.pageSizeBytes * hp.pages));
-  return capacity;
-}
-
-/** 2097152 → "2Mi", as the resource is named. */
-function hugePageName(bytes: number): string {
-  const units = ["", "Ki", "Mi", "Gi", "Ti"];
-  let n = bytes;
-  let i = 0;
-  while (n % 1024 === 0 && i < units.length - 1) {
-    n /= 1024;
-    i++;
-  }
-  return `${n}${units[i]}`;
 }
 
 /** The parsed hard thresholds as the allocatable reads them: a percentage is Go's float32. */
@@ -196,7 +174,7 @@ export function wireContainerManager(config: BunletConfig, base: WireBase, input
     fs,
     reservation,
     allocatable,
-    statsSource: kubepods === undefined ? undefined : { podCgroups: () => cm.podCgroups(), systemContainers: () => systemContainers(config, kubepods, startedAt, subsystems.version) },
+    statsSource: kubepods === undefined ? undefined : { podCgroups: () => cm.podCgroups(), systemContainers: () => systemContainers(config, kubepods, startedAt, subsystems.version, readOr("/proc/self/cgroup", "")) },
     start(activePods) {
       if (!config.cgroupsPerQOS) return;
       const running = runQOSUpdates(cm, base, activePods, allocatableMemory, loops.signal);
@@ -232,32 +210,4 @@ function enforceReserved(config: BunletConfig, fs: CgroupFs, enforce: ReadonlySe
       throw new ConfigError(`--${c.keys[0]}-cgroup`, `bunlet: Failed to enforce ${flag} Cgroup Limits on ${JSON.stringify(c.cgroup)}: ${err.message}`);
     }
   }
-}
-
-/**
- * summary_sys_containers.go's list: kubelet (--kubelet-cgroups, else bunlet's own cgroup when its
- * cpu and memory cgroups are the same one, as the kubelet's getContainer requires), runtime
- * (--runtime-cgroups), misc (--system-cgroups) and pods (kubepods).
- */
-function systemContainers(config: BunletConfig, kubepods: string, startedAt: number, version: 1 | 2): { name: string; cgroup: string; startTimeMs?: number }[] {
-  const out: { name: string; cgroup: string; startTimeMs?: number }[] = [];
-  const own = config.kubeletCgroups || ownCgroup(readOr("/proc/self/cgroup", ""), version);
-  if (own) out.push({ name: "kubelet", cgroup: own, startTimeMs: startedAt });
-  if (config.runtimeCgroups) out.push({ name: "runtime", cgroup: config.runtimeCgroups });
-  if (config.systemCgroups) out.push({ name: "misc", cgroup: config.systemCgroups });
-  out.push({ name: "pods", cgroup: kubepods });
-  return out;
-}
-
-/** getContainer: the unified cgroup (v2), or the cpu cgroup when memory's is the same (v1). */
-export function ownCgroup(procCgroup: string, version: 1 | 2): string | undefined {
-  const byController = new Map<string, string>();
-  for (const line of procCgroup.split("\n")) {
-    const [, controllers, path] = /^\d+:([^:]*):(.*)$/.exec(line) ?? [];
-    if (path === undefined) continue;
-    for (const c of (controllers ?? "").split(",")) byController.set(c, path);
-  }
-  if (version === 2) return byController.get("");
-  const cpu = byController.get("cpu");
-  return cpu !== undefined && cpu === byController.get("memory") ? cpu : undefined;
 }
