@@ -49,7 +49,7 @@ export interface RuntimeOptions {
   criEndpointOverride?: string;
   /** The node's IPs, for the downward API. */
   hostIPs: string[];
-  /** ConfigMaps, Secrets and Services for container env (bound once the node area has its API client). */
+  /** ConfigMaps, Secrets and Services for container env (the API objects area); undefined when standalone. */
   envObjects?: EnvObjects;
   /** The desired pods and their API status, which the probe workers read beside the pod cache. */
   statusSources: Omit<StatusSources, "cache">;

@@ -1,5 +1,5 @@
 /**
- * The in-place resize area of the kubelet core (kubelet.go HandlePodAdditions / Updates /
+ * The in-place resize part of pod sync (kubelet.go HandlePodAdditions / Updates /
  * Removes / Reconcile around the allocation manager, and SyncPod's resize steps): the allocation
  * manager over its checkpoint under the root dir, the handlers' resize hooks, and what the pod
  * syncer does before and after each sync (PodResizeInProgress follows what the runtime applied;

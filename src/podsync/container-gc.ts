@@ -20,7 +20,7 @@ export const CONTAINER_DELETOR_CAPACITY = 50;
 
 export interface ContainerGCDeps {
   runtime: Pick<RuntimeManager, "garbageCollect" | "cleanUpContainersInPod">;
-  /** Whether everything of a pod may be removed (bound late: the pod workers are built after this). */
+  /** Whether everything of a pod may be removed: all sources ready, no source wants it, its worker agrees. */
   isPodGone(uid: string): boolean;
   clock: Clock;
   log: Logger;

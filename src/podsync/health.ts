@@ -1,5 +1,5 @@
 /**
- * The /healthz checks the kubelet core adds besides the server's syncloop check: the PLEG and the
+ * The /healthz checks pod sync adds besides the server's syncloop check: the PLEG and the
  * container runtime. The HTTP server owns the endpoint; these only read state.
  */
 import type { HealthCheck } from "../server/index.ts";

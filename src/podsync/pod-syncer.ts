@@ -33,7 +33,7 @@ export interface PodSyncerDeps {
   podManager: PodManager;
   /** The probe workers: started for a pod being synced, stopped when it terminates. */
   probeManager?: Pick<ProbeManager, "addPod" | "stopLivenessAndStartup" | "removePod">;
-  /** The pod workers' IsPodTerminationRequested (bound late: the workers are built with this syncer). */
+  /** The pod workers' IsPodTerminationRequested (through the PodWorkersRef: the workers are built with this syncer). */
   isTerminationRequested(uid: string): boolean;
   /** Why the pod network is not ready, or undefined when it is (from the runtime health check). */
   networkNotReady(): string | undefined;

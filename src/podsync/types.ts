@@ -1,7 +1,7 @@
 /**
- * The narrow views the kubelet core has of the subsystems it drives, each derived from the
+ * The narrow views pod sync has of the subsystems it drives, each derived from the
  * owner's own type (a Pick of the methods it calls), so a change of the owner's contract is a
- * compile error here rather than a silent drift. wire.ts passes the real modules; the unit tests
+ * compile error here rather than a silent drift. The wiring (kubelet/) passes the real modules; the unit tests
  * pass fakes that implement only this much. Every call that may reach the runtime takes the
  * caller's AbortSignal, so none of them can hold shutdown for the CRI timeout.
  */
