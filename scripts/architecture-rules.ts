@@ -30,6 +30,9 @@ export const allowed: Record<string, readonly string[]> = {
   allocation: ["admission", "api", "lib"],
   // RuntimeClass names to CRI runtime handlers, from the apiserver's RuntimeClasses.
   runtimeclass: ["apiclient", "lib"],
+  // The API objects pods read (ConfigMaps, Secrets, Services, tokens), through the checkpoint;
+  // handed to runtime (env) and volumes (the token manager is volumes') by the wiring.
+  apiobjects: ["api", "apiclient", "checkpoint", "lib", "runtime", "volumes"],
   // The node's record of its desired state (issue 27): files over the v1 model, nothing else.
   checkpoint: ["api", "lib"],
   // Mirror pods: the apiserver's copies of static pods, kept by the wiring's pod syncer and housekeeping.
@@ -62,7 +65,11 @@ export const allowed: Record<string, readonly string[]> = {
   network: ["apiclient", "lib"],
   // Graceful node shutdown on systemd-logind (busctl, gdbus, systemd-inhibit); pods are stopped through the wiring.
   shutdown: ["api", "lib"],
-  kubelet: ["admission", "allocation", "api", "apiclient", "checkpoint", "cm", "config", "container", "containerd", "cri", "events", "eviction", "imagegc", "lib", "logrotation", "metrics", "mirrorpods", "network", "node", "pleg", "podconfig", "podworkers", "prober", "runtime", "runtimeclass", "server", "shutdown", "stats", "status", "volumes"],
+  // Pod sync (kubelet.go's SyncHandler and podSyncer, HandlePodCleanups): the sync loop, its handlers,
+  // the pod syncer the workers run, housekeeping and the policy around them. It drives the
+  // subsystems through their doors and is built only by the composition root (kubelet/).
+  podsync: ["admission", "allocation", "api", "checkpoint", "cm", "config", "container", "events", "lib", "metrics", "mirrorpods", "node", "pleg", "podconfig", "podworkers", "prober", "runtime", "server", "status"],
+  kubelet: ["admission", "allocation", "api", "apiclient", "apiobjects", "checkpoint", "cm", "config", "container", "containerd", "cri", "events", "eviction", "imagegc", "lib", "logrotation", "metrics", "mirrorpods", "network", "node", "pleg", "podconfig", "podsync", "podworkers", "prober", "runtime", "runtimeclass", "server", "shutdown", "stats", "status", "volumes"],
   // Subcommands beside the agent (`bunlet crictl`): the CRI client and the embedded containerd's paths.
   cli: ["containerd", "cri", "lib"],
 };
@@ -134,7 +141,6 @@ export const packages: Record<string, readonly string[]> = {
 export const testedThroughIndex: Record<string, readonly string[]> = {
   // The error types tests of other layers construct or match: the fake CRI answers with CriErrors.
   "src/cri/index.ts": ["CriError", "toCriError"],
-  "src/podconfig/index.ts": ["ManifestError"],
   // The e2e test of the embedded containerd's image preload, with the image it must find.
   "src/containerd/index.ts": ["PAUSE_IMAGE", "preloadImages"],
   // The root-dir lock's files, which the lock's integration test holds from a second process.

@@ -23,3 +23,5 @@ export {
   type HardEvictionThreshold,
 } from "./allocatable.ts";
 export type { ResourceAmounts } from "./pod-resources.ts";
+export { machineCapacity } from "./capacity.ts";
+export { systemContainers } from "./system-containers.ts";

@@ -16,3 +16,13 @@ export function deferLogged(stack: AsyncDisposableStack, log: Logger, name: stri
     }
   });
 }
+
+/** Hands a part to the agent's stack: it is disposed (logged, not thrown) when the agent stops. */
+export type Adopt = <T extends AsyncDisposable>(name: string, part: T) => T;
+
+export function adopter(stack: AsyncDisposableStack, log: Logger): Adopt {
+  return (name, part) => {
+    deferLogged(stack, log, name, () => part[Symbol.asyncDispose]());
+    return part;
+  };
+}

@@ -16,6 +16,7 @@ import {
   createCgroupFs,
   createContainerManager,
   driverName,
+  machineCapacity,
   nodeAllocatable,
   parseCgroupfs,
   parseSystemd,
@@ -24,6 +25,7 @@ import {
   systemdBooted,
   systemdSliceCreator,
   SYSTEMD_NOT_RUNNING,
+  systemContainers,
   validateNodeAllocatable,
   type CgroupFs,
   type ContainerManager,
@@ -67,30 +69,6 @@ function readOr(path: string, fallback: string): string {
   }
 }
 
-/** The node's capacity as the container manager counts it (cpu in millicores). */
-function machineCapacity(machine: MachineInfo, maxPods: number): ResourceAmounts {
-  const capacity: ResourceAmounts = new Map([
-    ["cpu", BigInt(machine.numCores) * 1000n],
-    ["ephemeral-storage", BigInt(machine.rootfsCapacityBytes)],
-    ["memory", BigInt(machine.memoryCapacityBytes)],
-    ["pods", BigInt(maxPods)],
-  ]);
-  for (const hp of machine.hugePages) capacity.set(`hugepages-${hugePageName(hp.pageSizeBytes)}`, BigInt(hp.pageSizeBytes * hp.pages));
-  return capacity;
-}
-
-/** 2097152 → "2Mi", as the resource is named. */
-function hugePageName(bytes: number): string {
-  const units = ["", "Ki", "Mi", "Gi", "Ti"];
-  let n = bytes;
-  let i = 0;
-  while (n % 1024 === 0 && i < units.length - 1) {
-    n /= 1024;
-    i++;
-  }
-  return `${n}${units[i]}`;
-}
-
 /** The parsed hard thresholds as the allocatable reads them: a percentage is Go's float32. */
 function hardEviction(thresholds: readonly Threshold[]): HardEvictionThreshold[] {
   return thresholds
@@ -98,9 +76,9 @@ function hardEviction(thresholds: readonly Threshold[]): HardEvictionThreshold[]
     .map((t) => ("quantity" in t.value ? { signal: t.signal, quantity: t.value.quantity } : { signal: t.signal, percentage: Math.fround(Number(t.value.ppm) / 1e6) }));
 }
 
-export function wireContainerManager(config: BunletConfig, base: WireBase, inputs: { machine: MachineInfo; thresholds: readonly Threshold[] }): ContainerManagerParts {
-  const { clock, log } = base;
-  const subsystems = cgroupSubsystems({
+/** Where the host's cgroup controllers are mounted, and the huge page sizes it has. */
+function hostCgroupSubsystems() {
+  return cgroupSubsystems({
     mountinfo: readOr("/proc/self/mountinfo", ""),
     rootControllers: () => readOr("/sys/fs/cgroup/cgroup.controllers", ""),
     hugePageDirs: (() => {
@@ -111,10 +89,53 @@ export function wireContainerManager(config: BunletConfig, base: WireBase, input
       }
     })(),
   });
+}
+
+interface NodeAllocatable {
+  reservation: ResourceAmounts;
+  allocatable: ResourceAmounts;
+  /** What kubepods is limited to: allocatable when enforceNodeAllocatable names "pods", else capacity (with the node's pids). */
+  kubepodsLimits: ResourceAmounts;
+}
+
+/** Capacity less kubeReserved, systemReserved and the hard eviction thresholds; refused when more is reserved than there is. */
+function nodeAllocatableOf(config: BunletConfig, machine: MachineInfo, thresholds: readonly Threshold[], enforce: ReadonlySet<string>): NodeAllocatable {
+  const capacity = machineCapacity(machine, config.maxPods);
+  const allocatableConfig = { kubeReserved: config.kubeReserved, systemReserved: config.systemReserved, hardEviction: hardEviction(thresholds) };
+  const reservation = allocatableReservation(capacity, allocatableConfig);
+  const invalid = validateNodeAllocatable(capacity, reservation, (name, n) => (name === "cpu" ? `${n}m` : String(n)));
+  if (invalid) throw new ConfigError("--kube-reserved", `bunlet: ${invalid}`);
+  // internalCapacity: the capacity plus the node's pids (kernel.pid_max), which kubepods is limited by.
+  const internalCapacity = new Map(capacity);
+  const pidMax = readOr("/proc/sys/kernel/pid_max", "").trim();
+  if (/^\d+$/.test(pidMax)) internalCapacity.set("pid", BigInt(pidMax));
+  const kubepodsLimits = config.cgroupsPerQOS && enforce.has("pods") ? allocatableAbsolute(internalCapacity, allocatableConfig) : internalCapacity;
+  kubepodsLimits.delete("pods");
+  return { reservation, allocatable: nodeAllocatable(capacity, reservation), kubepodsLimits };
+}
+
+/** The QoS manager's periodic update of the burstable tier over the active pods, until `signal` aborts. */
+async function runQOSUpdates(cm: ContainerManager, { clock, log }: WireBase, activePods: () => Pod[], allocatableMemory: bigint, signal: AbortSignal): Promise<void> {
+  while (!signal.aborted) {
+    try {
+      await clock.sleep(QOS_UPDATE_INTERVAL_MS, signal);
+    } catch {
+      return;
+    }
+    try {
+      cm.updateQOSCgroups(activePods(), allocatableMemory);
+    } catch (err) {
+      log.info("Failed to reserve QoS requests", { err });
+    }
+  }
+}
+
+export function wireContainerManager(config: BunletConfig, base: WireBase, inputs: { machine: MachineInfo; thresholds: readonly Threshold[] }): ContainerManagerParts {
+  const { clock, log } = base;
+  const subsystems = hostCgroupSubsystems();
   const fs = createCgroupFs(subsystems);
-  const systemd = config.cgroupDriver === "systemd";
   const cm = createContainerManager(
-    { fs, creator: systemd ? systemdSliceCreator() : undefined, log: log.with({ component: "cm" }) },
+    { fs, creator: config.cgroupDriver === "systemd" ? systemdSliceCreator() : undefined, log: log.with({ component: "cm" }) },
     {
       driver: config.cgroupDriver,
       cgroupsPerQOS: config.cgroupsPerQOS,
@@ -127,23 +148,11 @@ export function wireContainerManager(config: BunletConfig, base: WireBase, input
       hugePageSizes: subsystems.hugePageSizes,
     },
   );
-
-  const capacity = machineCapacity(inputs.machine, config.maxPods);
-  const allocatableConfig = { kubeReserved: config.kubeReserved, systemReserved: config.systemReserved, hardEviction: hardEviction(inputs.thresholds) };
-  const reservation = allocatableReservation(capacity, allocatableConfig);
-  const invalid = validateNodeAllocatable(capacity, reservation, (name, n) => (name === "cpu" ? `${n}m` : String(n)));
-  if (invalid) throw new ConfigError("--kube-reserved", `bunlet: ${invalid}`);
-  const allocatable = nodeAllocatable(capacity, reservation);
-
-  // internalCapacity: the capacity plus the node's pids (kernel.pid_max), which kubepods is limited by.
-  const internalCapacity = new Map(capacity);
-  const pidMax = readOr("/proc/sys/kernel/pid_max", "").trim();
-  if (/^\d+$/.test(pidMax)) internalCapacity.set("pid", BigInt(pidMax));
   const enforce = new Set(config.enforceNodeAllocatable);
-  const kubepodsList = config.cgroupsPerQOS && enforce.has("pods") ? allocatableAbsolute(internalCapacity, allocatableConfig) : internalCapacity;
-  kubepodsList.delete("pods");
+  const { reservation, allocatable, kubepodsLimits } = nodeAllocatableOf(config, inputs.machine, inputs.thresholds, enforce);
+  const allocatableMemory = allocatable.get("memory") ?? 0n;
   try {
-    cm.start(cgroupConfigFor(kubepodsList), [], allocatable.get("memory") ?? 0n);
+    cm.start(cgroupConfigFor(kubepodsLimits), [], allocatableMemory);
   } catch (err) {
     if (err instanceof CgroupError) throw new ConfigError("--cgroup-root", `bunlet: ${err.message}`);
     throw err;
@@ -156,43 +165,24 @@ export function wireContainerManager(config: BunletConfig, base: WireBase, input
     kubepods: cm.kubepodsPath() ?? "",
     enforceNodeAllocatable: config.enforceNodeAllocatable,
   });
-
-  const loops = new AbortController();
-  let running: Promise<void> = Promise.resolve();
   const startedAt = clock.now();
   const kubepods = cm.kubepodsPath();
+  const loops = new AbortController();
+  const stack = new AsyncDisposableStack();
   return {
     cm,
     fs,
     reservation,
     allocatable,
-    statsSource:
-      kubepods === undefined
-        ? undefined
-        : {
-            podCgroups: () => cm.podCgroups(),
-            systemContainers: () => systemContainers(config, kubepods, startedAt, subsystems.version),
-          },
+    statsSource: kubepods === undefined ? undefined : { podCgroups: () => cm.podCgroups(), systemContainers: () => systemContainers(config, kubepods, startedAt, subsystems.version, readOr("/proc/self/cgroup", "")) },
     start(activePods) {
       if (!config.cgroupsPerQOS) return;
-      running = (async () => {
-        while (!loops.signal.aborted) {
-          try {
-            await clock.sleep(QOS_UPDATE_INTERVAL_MS, loops.signal);
-          } catch {
-            return;
-          }
-          try {
-            cm.updateQOSCgroups(activePods(), allocatable.get("memory") ?? 0n);
-          } catch (err) {
-            log.info("Failed to reserve QoS requests", { err });
-          }
-        }
-      })();
+      const running = runQOSUpdates(cm, base, activePods, allocatableMemory, loops.signal);
+      stack.defer(() => running);
     },
     async [Symbol.asyncDispose]() {
       loops.abort();
-      await running;
+      await stack.disposeAsync();
     },
   };
 }
@@ -220,32 +210,4 @@ function enforceReserved(config: BunletConfig, fs: CgroupFs, enforce: ReadonlySe
       throw new ConfigError(`--${c.keys[0]}-cgroup`, `bunlet: Failed to enforce ${flag} Cgroup Limits on ${JSON.stringify(c.cgroup)}: ${err.message}`);
     }
   }
-}
-
-/**
- * summary_sys_containers.go's list: kubelet (--kubelet-cgroups, else bunlet's own cgroup when its
- * cpu and memory cgroups are the same one, as the kubelet's getContainer requires), runtime
- * (--runtime-cgroups), misc (--system-cgroups) and pods (kubepods).
- */
-function systemContainers(config: BunletConfig, kubepods: string, startedAt: number, version: 1 | 2): { name: string; cgroup: string; startTimeMs?: number }[] {
-  const out: { name: string; cgroup: string; startTimeMs?: number }[] = [];
-  const own = config.kubeletCgroups || ownCgroup(readOr("/proc/self/cgroup", ""), version);
-  if (own) out.push({ name: "kubelet", cgroup: own, startTimeMs: startedAt });
-  if (config.runtimeCgroups) out.push({ name: "runtime", cgroup: config.runtimeCgroups });
-  if (config.systemCgroups) out.push({ name: "misc", cgroup: config.systemCgroups });
-  out.push({ name: "pods", cgroup: kubepods });
-  return out;
-}
-
-/** getContainer: the unified cgroup (v2), or the cpu cgroup when memory's is the same (v1). */
-export function ownCgroup(procCgroup: string, version: 1 | 2): string | undefined {
-  const byController = new Map<string, string>();
-  for (const line of procCgroup.split("\n")) {
-    const [, controllers, path] = /^\d+:([^:]*):(.*)$/.exec(line) ?? [];
-    if (path === undefined) continue;
-    for (const c of (controllers ?? "").split(",")) byController.set(c, path);
-  }
-  if (version === 2) return byController.get("");
-  const cpu = byController.get("cpu");
-  return cpu !== undefined && cpu === byController.get("memory") ? cpu : undefined;
 }

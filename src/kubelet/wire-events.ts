@@ -15,15 +15,19 @@ export interface EventParts extends AsyncDisposable {
   recorder: EventRecorder;
 }
 
-export function wireEvents(config: BunletConfig, base: WireBase): EventParts {
-  const { clock, log, random, signal } = base;
-  let sink;
+/** The apiserver sink on the events' own client; undefined (events only logged) without --kubeconfig. */
+function eventSink(config: BunletConfig, { clock, log, metrics, signal }: WireBase) {
   if (config.kubeconfig === "") {
     log.info("No api server defined - no events will be sent to API server.");
-  } else {
-    const client = createApiClient(loadKubeconfig(config.kubeconfig), { clock, onRequest: restClientObserver(base.metrics), signal, qps: config.eventRecordQPS, burst: config.eventBurst || 10, userAgent: "bunlet/events" });
-    sink = apiEventSink(client);
+    return undefined;
   }
+  const client = createApiClient(loadKubeconfig(config.kubeconfig), { clock, onRequest: restClientObserver(metrics), signal, qps: config.eventRecordQPS, burst: config.eventBurst || 10, userAgent: "bunlet/events" });
+  return apiEventSink(client);
+}
+
+export function wireEvents(config: BunletConfig, base: WireBase): EventParts {
+  const { clock, log, random, signal } = base;
+  const sink = eventSink(config, base);
   const broadcaster = createEventBroadcaster({ clock, log, random, sink }, { component: "kubelet", host: config.nodeName });
   const stop = new AbortController();
   const running = broadcaster.run(AbortSignal.any([signal, stop.signal]));

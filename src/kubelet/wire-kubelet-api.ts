@@ -30,14 +30,16 @@ import { registerCertificateTtl, restClientObserver } from "../metrics/index.ts"
 export interface KubeletApiParts extends AsyncDisposable {
   /** The port served; 0 when the kubelet API is off. */
   readonly port: number;
-  /** What it serves, once the pods area exists: the read-only table and the pods with their status. */
-  bind(host: { routes: Routes; pods: () => PodList }): void;
 }
 
 export interface KubeletApiInputs {
   cri: CriClient;
   hostIPs: string[];
   randomPort: boolean;
+  /** What it serves beside its own paths: the read-only table and what only this port adds. */
+  routes: Routes;
+  /** The pods with their status (exec, attach, port-forward and logs find their pod here). */
+  pods: () => PodList;
 }
 
 /**
@@ -49,7 +51,7 @@ const REVIEW_TIMEOUT_MS = 10_000;
 
 export async function wireKubeletApi(config: BunletConfig, base: WireBase, inputs: KubeletApiInputs): Promise<KubeletApiParts> {
   const { clock, log } = base;
-  const off = { port: 0, bind: () => {}, [Symbol.asyncDispose]: async () => {} };
+  const off = { port: 0, [Symbol.asyncDispose]: async () => {} };
   if (!config.enableServer) {
     log.info("The kubelet API is off (enableServer: false)");
     return off;
@@ -69,12 +71,9 @@ export async function wireKubeletApi(config: BunletConfig, base: WireBase, input
   warnIfOpenToAnyone(config, base);
   const { minVersion, ciphers } = tlsPolicy(config.tlsMinVersion, config.tlsCipherSuites);
   const authorize = authorizer(config, base, client);
-  // Filled by bind(): the route table is read per request, so it serves what is there.
-  const routes: Routes = {};
-  // The request metrics' path buckets: what the API serves itself, and the table once bound.
-  const buckets = pathBuckets(kubeletApiPaths);
-  let pods: () => PodList = () => ({ apiVersion: "v1", kind: "PodList", metadata: {}, items: [] });
-  const pod = (namespace: string, name: string) => pods().items.find((p) => p.metadata?.namespace === namespace && p.metadata?.name === name);
+  // The request metrics' path buckets: what the API serves itself, and the table.
+  const buckets = pathBuckets([...kubeletApiPaths, ...Object.keys(inputs.routes)]);
+  const pod = (namespace: string, name: string) => inputs.pods().items.find((p) => p.metadata?.namespace === namespace && p.metadata?.name === name);
   const handle = await listenKubeletApi({
     address: config.kubeletAddress,
     port: config.port,
@@ -84,7 +83,7 @@ export async function wireKubeletApi(config: BunletConfig, base: WireBase, input
     nodeName: config.nodeName,
     authenticate,
     authorize,
-    routes,
+    routes: inputs.routes,
     pods: { pod, cri: inputs.cri, clock, log },
     cri: inputs.cri,
     tls: { minVersion, ciphers },
@@ -96,11 +95,6 @@ export async function wireKubeletApi(config: BunletConfig, base: WireBase, input
   deferLogged(stack, log, "kubelet API server", () => handle.stop());
   return {
     port: handle.port,
-    bind(host) {
-      Object.assign(routes, host.routes);
-      for (const b of pathBuckets(Object.keys(host.routes))) buckets.add(b);
-      pods = host.pods;
-    },
     [Symbol.asyncDispose]: () => stack.disposeAsync(),
   };
 }

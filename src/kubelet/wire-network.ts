@@ -41,6 +41,27 @@ export interface NetworkInputs {
   embedded: boolean;
 }
 
+/**
+ * Where a pod CIDR goes: to an external runtime through CRI UpdateRuntimeConfig, or into the
+ * embedded containerd's bridge conflist, with the range the last run applied or a default.
+ */
+function podCIDRTarget(config: BunletConfig, mode: NetworkMode, cri: CriClient): { apply: PodCIDRApplier; fallbackPodCIDR?: string; appliedPodCIDR?: string } {
+  if (mode === "runtime") {
+    return { apply: async (cidrs) => void (await cri.runtime.updateRuntimeConfig({ runtimeConfig: { networkConfig: { podCidr: cidrs } } })) };
+  }
+  const rendered = renderedPodNetwork(config.rootDir);
+  return {
+    apply: async (cidrs, origin) => {
+      const fromNode = origin === "node";
+      writeCniConflist({ rootDir: config.rootDir, bridgeName: config.cniBridgeName, podSubnet: cidrs, ipMasq: !fromNode, forceAddress: fromNode });
+    },
+    // A conflist the last run made from the Node stays in use (pods keep their addresses across a
+    // restart, and start while the apiserver is away); without one, the default comes after a wait.
+    appliedPodCIDR: rendered && !rendered.ipMasq ? rendered.podSubnet : undefined,
+    fallbackPodCIDR: rendered ? undefined : DEFAULT_POD_SUBNET,
+  };
+}
+
 export function wireNetwork(config: BunletConfig, base: WireBase, inputs: NetworkInputs): AsyncDisposable {
   const { clock, random, signal } = base;
   const log = base.log.with({ component: "network" });
@@ -52,23 +73,7 @@ export function wireNetwork(config: BunletConfig, base: WireBase, inputs: Networ
   if (mode === "cluster-cni") log.info("Pod network from the host's CNI configuration: bunlet renders no bridge and keeps no routes", { cniConfDir: config.cniConfDir });
   if (!inputs.client || mode === "cluster-cni" || mode === "fixed-range") return none;
 
-  let apply: PodCIDRApplier;
-  let fallbackPodCIDR: string | undefined;
-  let appliedPodCIDR: string | undefined;
-  if (mode === "runtime") {
-    const cri = inputs.cri;
-    apply = async (cidrs) => void (await cri.runtime.updateRuntimeConfig({ runtimeConfig: { networkConfig: { podCidr: cidrs } } }));
-  } else {
-    const rendered = renderedPodNetwork(config.rootDir);
-    // A conflist the last run made from the Node stays in use (pods keep their addresses across a
-    // restart, and start while the apiserver is away); without one, the default comes after a wait.
-    if (rendered && !rendered.ipMasq) appliedPodCIDR = rendered.podSubnet;
-    if (!rendered) fallbackPodCIDR = DEFAULT_POD_SUBNET;
-    apply = async (cidrs, origin) => {
-      const fromNode = origin === "node";
-      writeCniConflist({ rootDir: config.rootDir, bridgeName: config.cniBridgeName, podSubnet: cidrs, ipMasq: !fromNode, forceAddress: fromNode });
-    };
-  }
+  const { apply, fallbackPodCIDR, appliedPodCIDR } = podCIDRTarget(config, mode, inputs.cri);
   const network = createPodNetwork(
     { client: inputs.client, apply, host: mode === "node-range" ? createHostNetwork(runCommand) : undefined, clock, random, log },
     { nodeName: config.nodeName, flagPodCIDR: mode === "runtime" ? "" : config.podCIDR, fallbackPodCIDR, appliedPodCIDR },

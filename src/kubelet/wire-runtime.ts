@@ -18,10 +18,10 @@ import { createRuntimeManager, type EnvObjects, type PodCgroupResizer, type Runt
 import type { PodResourcesStore } from "../checkpoint/index.ts";
 import type { HealthCheck } from "../server/index.ts";
 import { createStatsProvider, type CgroupSource, type StatsProvider } from "../stats/index.ts";
-import { actuatedStore } from "./allocation.ts";
+import { actuatedStore } from "../podsync/index.ts";
 import { connectRuntime } from "./connect-runtime.ts";
-import { plegHealthCheck, runtimeHealthCheck } from "./health.ts";
-import { RuntimeState } from "./runtime-state.ts";
+import { plegHealthCheck, runtimeHealthCheck } from "../podsync/index.ts";
+import { RuntimeState } from "../podsync/index.ts";
 import { deferLogged } from "./teardown.ts";
 import type { WireBase } from "./wire-base.ts";
 import { embeddedNetwork } from "./wire-network.ts";
@@ -49,7 +49,7 @@ export interface RuntimeOptions {
   criEndpointOverride?: string;
   /** The node's IPs, for the downward API. */
   hostIPs: string[];
-  /** ConfigMaps, Secrets and Services for container env (bound once the node area has its API client). */
+  /** ConfigMaps, Secrets and Services for container env (the API objects area); undefined when standalone. */
   envObjects?: EnvObjects;
   /** The desired pods and their API status, which the probe workers read beside the pod cache. */
   statusSources: Omit<StatusSources, "cache">;
@@ -65,11 +65,11 @@ export interface RuntimeOptions {
   podCgroupResizer?: PodCgroupResizer;
 }
 
-export async function wireRuntime(config: BunletConfig, base: WireBase, opts: RuntimeOptions): Promise<RuntimeParts> {
-  const { clock, log, metrics, random, signal } = base;
-  await using stack = new AsyncDisposableStack();
+/** The connection to the runtime (the embedded containerd when no endpoint is given), closed at teardown. */
+async function wireRuntimeConnection(config: BunletConfig, base: WireBase, criEndpointOverride: string | undefined, stack: AsyncDisposableStack) {
+  const { clock, log, metrics, signal } = base;
   const connection = await connectRuntime({
-    endpoint: opts.criEndpointOverride ?? config.containerRuntimeEndpoint,
+    endpoint: criEndpointOverride ?? config.containerRuntimeEndpoint,
     rootDir: config.rootDir,
     network: embeddedNetwork(config),
     containerdPath: config.containerdPath,
@@ -83,18 +83,14 @@ export async function wireRuntime(config: BunletConfig, base: WireBase, opts: Ru
     signal,
   });
   deferLogged(stack, log, "runtime connection", connection.close);
-  const { cri, endpoint } = connection;
+  return connection;
+}
 
-  const cache = new PodCache();
-  const probeManager = createProbeManager({
-    cri,
-    clock,
-    random,
-    log,
-    metrics,
-    statusProvider: statusProviderFrom({ ...opts.statusSources, cache }),
-    recorder: opts.recorder,
-  });
+/** The probe workers and the runtime manager, which consults their liveness and startup results. */
+function wireRuntimeManager(config: BunletConfig, base: WireBase, cri: CriClient, cache: PodCache, opts: RuntimeOptions, stack: AsyncDisposableStack) {
+  const { clock, log, metrics, random } = base;
+  const statusProvider = statusProviderFrom({ ...opts.statusSources, cache });
+  const probeManager = createProbeManager({ cri, clock, random, log, metrics, statusProvider, recorder: opts.recorder });
   deferLogged(stack, log, "probe workers", () => probeManager.stop());
   // What each running container was given (in-place resize), kept across restarts as the kubelet keeps actuated_pods_state.
   const actuated = actuatedStore(config.rootDir, log);
@@ -120,11 +116,12 @@ export async function wireRuntime(config: BunletConfig, base: WireBase, opts: Ru
     podCgroup: opts.podCgroupResizer,
     startupLatency: base.startupLatency,
   });
+  return { probeManager, actuated: actuated.store, runtime };
+}
 
-  const pleg = createPleg({ runtime, cri, cache, clock, log, metrics, eventedEnabled: config.featureGates.EventedPLEG ?? true });
-  deferLogged(stack, log, "PLEG", () => pleg.stop());
-
-  // Runtime readiness: checked once now, then polled until shutdown.
+/** Runtime readiness: checked once now, then polled until teardown. */
+async function wireRuntimeState(base: WireBase, runtime: RuntimeManager, stack: AsyncDisposableStack): Promise<RuntimeState> {
+  const { clock, log, signal } = base;
   const runtimeState = new RuntimeState(runtime, log, () => clock.now());
   await runtimeState.check(signal);
   const polling = new AbortController();
@@ -133,20 +130,30 @@ export async function wireRuntime(config: BunletConfig, base: WireBase, opts: Ru
     polling.abort();
     await statePolling;
   });
+  return runtimeState;
+}
 
+export async function wireRuntime(config: BunletConfig, base: WireBase, opts: RuntimeOptions): Promise<RuntimeParts> {
+  const { clock, log, metrics } = base;
+  await using stack = new AsyncDisposableStack();
+  const { cri, endpoint } = await wireRuntimeConnection(config, base, opts.criEndpointOverride, stack);
+  const cache = new PodCache();
+  const { probeManager, actuated, runtime } = wireRuntimeManager(config, base, cri, cache, opts, stack);
+  const pleg = createPleg({ runtime, cri, cache, clock, log, metrics, eventedEnabled: config.featureGates.EventedPLEG ?? true });
+  deferLogged(stack, log, "PLEG", () => pleg.stop());
+  const runtimeState = await wireRuntimeState(base, runtime, stack);
   pleg.start();
   try {
     await pleg.relistNow();
   } catch (err) {
     log.warn("First relist failed; pods are adopted once the runtime answers", { err });
   }
-
   const owned = stack.move();
   return {
     endpoint,
     cri,
     runtime,
-    actuated: actuated.store,
+    actuated,
     runtimeState,
     cache,
     pleg,

@@ -33,34 +33,46 @@ export interface ServerOptions {
   cri: Pick<CriClient, "runtime">;
 }
 
-export async function wireServers(config: BunletConfig, base: WireBase, opts: ServerOptions): Promise<ServerParts> {
-  const { log, metrics } = base;
-  const stack = new AsyncDisposableStack();
-  const health = healthzRoutes({ checks: opts.checks, detail: opts.detail, log });
-  // Shared with the kubelet API port once it is served.
-  const stats = statsRoutes({
-    summary: async (query) => statsJson(await opts.stats.summary({ ...query, signal: base.signal })),
-    spec: async () => statsJson(await opts.stats.machineInfo()),
+/** /stats/summary, /spec/, /metrics/resource and /metrics/cadvisor, served on the read-only and kubelet API ports. */
+function statsRoutesOf(base: WireBase, stats: StatsProvider): Routes {
+  const { log, signal } = base;
+  return statsRoutes({
+    summary: async (query) => statsJson(await stats.summary({ ...query, signal })),
+    spec: async () => statsJson(await stats.machineInfo()),
     resourceMetrics: async () => {
-      const summary = await opts.stats.summary({ onlyCpuAndMemory: true, signal: base.signal }).catch((err: unknown) => {
+      const summary = await stats.summary({ onlyCpuAndMemory: true, signal }).catch((err: unknown) => {
         log.error("Error getting summary for resourceMetric prometheus endpoint", { err });
         return err instanceof Error ? err : new Error(String(err));
       });
       return resourceMetrics(summary);
     },
-    cadvisorMetrics: () => opts.stats.cadvisorMetrics(base.signal),
+    cadvisorMetrics: () => stats.cadvisorMetrics(signal),
     metricsContentType: PROMETHEUS_TEXT,
   });
+}
+
+/** kubelet_container_log_filesystem_used_bytes, from the summary's container log usage. */
+function registerPodLogMetrics(base: WireBase, stats: StatsProvider): void {
+  const { log, metrics, signal } = base;
   registerLogMetrics(
     metrics.registry,
     async () =>
-      (await opts.stats.summary({ signal: base.signal })).pods.flatMap((p) =>
+      (await stats.summary({ signal })).pods.flatMap((p) =>
         p.containers.flatMap((c) =>
           c.logs?.usedBytes === undefined ? [] : [{ uid: p.podRef.uid, namespace: p.podRef.namespace, pod: p.podRef.name, container: c.name, usedBytes: c.logs.usedBytes }],
         ),
       ),
     (err) => log.error("Failed to get pod stats", { err }),
   );
+}
+
+export async function wireServers(config: BunletConfig, base: WireBase, opts: ServerOptions): Promise<ServerParts> {
+  const { log, metrics } = base;
+  const stack = new AsyncDisposableStack();
+  const health = healthzRoutes({ checks: opts.checks, detail: opts.detail, log });
+  // Shared with the kubelet API port.
+  const stats = statsRoutesOf(base, opts.stats);
+  registerPodLogMetrics(base, opts.stats);
   const serve = async (options: ListenOptions, routes: Routes) => {
     const handle = await listen(options, routes);
     deferLogged(stack, log, `${options.name} server`, () => handle.stop());

@@ -9,8 +9,8 @@ import type { ApiClient } from "../apiclient/index.ts";
 import type { Checkpoint } from "../checkpoint/index.ts";
 import type { BunletConfig } from "../config/index.ts";
 import { createPodConfig, type PodConfig } from "../podconfig/index.ts";
-import { annotateManifestErrors, manifestErrorDetail } from "./manifest-errors.ts";
-import { SourcesReady } from "./sources-ready.ts";
+import { annotateManifestErrors, manifestErrorDetail } from "../podconfig/index.ts";
+import { SourcesReady } from "../podsync/index.ts";
 import { deferLogged } from "./teardown.ts";
 import type { WireBase } from "./wire-base.ts";
 

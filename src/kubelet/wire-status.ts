@@ -7,7 +7,7 @@ import type { Pod } from "../api/index.ts";
 import type { ApiClient } from "../apiclient/index.ts";
 import type { Heartbeat } from "../node/index.ts";
 import { createStatusSync, type StatusManager } from "../status/index.ts";
-import type { PodManager } from "./pod-manager.ts";
+import type { PodManager } from "../podsync/index.ts";
 import { deferLogged } from "./teardown.ts";
 import type { WireBase } from "./wire-base.ts";
 

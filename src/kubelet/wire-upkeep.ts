@@ -7,6 +7,7 @@
 import { join } from "node:path";
 import { isStaticPod } from "../api/index.ts";
 import { ConfigError, type BunletConfig } from "../config/index.ts";
+import { sandboxImageFromStatusInfo } from "../containerd/index.ts";
 import { nodeReference, podReference, type EventRecorder } from "../events/index.ts";
 import { EvictionManager, parseThresholdConfig, ThresholdError, type Threshold } from "../eviction/index.ts";
 import { ImageGCManager } from "../imagegc/index.ts";
@@ -83,7 +84,7 @@ function imageGarbageCollection(config: BunletConfig, { clock, log }: WireBase, 
       },
       sandboxImage: async (signal) => {
         const { info } = await rt.cri.runtime.status({ verbose: true }, { signal });
-        return sandboxImageOf(info);
+        return sandboxImageFromStatusInfo(info);
       },
       clock,
       log,
@@ -154,16 +155,6 @@ function nodeShutdown(config: BunletConfig, { clock, log, metrics }: WireBase, p
     },
     { gracePeriodMs: config.shutdownGracePeriodMs, criticalGracePeriodMs: config.shutdownGracePeriodCriticalPodsMs },
   );
-}
-
-/** containerd's CRI Status info carries its config as JSON, with the sandbox image in it. */
-function sandboxImageOf(info: Record<string, string>): string | undefined {
-  try {
-    const image = (JSON.parse(info.config ?? "{}") as { sandboxImage?: unknown }).sandboxImage;
-    return typeof image === "string" && image !== "" ? image : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**

@@ -5,7 +5,17 @@
  * chooseNodeIPs, for both the Node's InternalIPs and every pod's hostIP/hostIPs, so the two never
  * differ on a host with several interfaces.
  */
+import { readFileSync } from "node:fs";
 import { networkInterfaces, type NetworkInterfaceInfo } from "node:os";
+
+/** The IPv4 routing table, for the default route's interface; empty when /proc is not readable. */
+export function readProcNetRoute(): string {
+  try {
+    return readFileSync("/proc/net/route", "utf8");
+  } catch {
+    return "";
+  }
+}
 
 /** The interface of the IPv4 default route with the lowest metric, from /proc/net/route's text. */
 export function defaultRouteInterface(procNetRoute: string): string | undefined {

@@ -12,10 +12,11 @@ import { createNodeStatusLoop, type NodeStatusLoop } from "./status-loop.ts";
 import type { NodeStatusInputs } from "./setters.ts";
 import type { NodeStartupLatencyTracker } from "./startup-latency.ts";
 
-export { readMachineInfo, goArch, type MachineInfo } from "./machine.ts";
+export { readMachineInfo, readBootTimeMs, goArch, type MachineInfo } from "./machine.ts";
 export { nodeLabels } from "./labels.ts";
-export { chooseNodeIPs } from "./addresses.ts";
+export { chooseNodeIPs, readProcNetRoute } from "./addresses.ts";
 export { createStatusInputs } from "./inputs.ts";
+export { notReadyReasons } from "./ready-reasons.ts";
 export { capacityAndAllocatable } from "./setters.ts";
 export type { Heartbeat } from "./heartbeat.ts";
 export { NodeStartupLatencyTracker } from "./startup-latency.ts";

@@ -107,3 +107,13 @@ export function readMachineInfo(rootDir: string, reader: MachineReader = hostRea
     rootfsCapacityBytes: reader.fsCapacity(rootDir),
   };
 }
+
+/** The host's boot time from /proc/stat's btime (GetBootTime), undefined when it cannot be read. */
+export function readBootTimeMs(readFile: (path: string) => string = hostReader.readFile): number | undefined {
+  try {
+    const btime = /^btime\s+(\d+)$/m.exec(readFile("/proc/stat"))?.[1];
+    return btime === undefined ? undefined : Number(btime) * 1000;
+  } catch {
+    return undefined;
+  }
+}

@@ -2,4 +2,4 @@
 // PodStorage.merge is the contract DESIGN.md promises (the kubelet's ordered PodUpdates).
 export { PodStorage, type PodUpdate } from "./storage.ts";
 export { createPodConfig, type PodConfig } from "./podconfig.ts";
-export { ManifestError } from "./errors.ts";
+export { annotateManifestErrors, manifestErrorDetail } from "./manifest-errors.ts";

@@ -32,7 +32,7 @@ function base() {
   return { wired, log };
 }
 
-const inputs = { cri: {} as CriClient, hostIPs: ["127.0.0.1"], randomPort: true };
+const inputs = { cri: {} as CriClient, hostIPs: ["127.0.0.1"], randomPort: true, routes: {}, pods: () => ({ apiVersion: "v1" as const, kind: "PodList" as const, metadata: {}, items: [] }) };
 
 describe("the kubelet API's wiring", () => {
   test("--enable-server=false: not served", async () => {
