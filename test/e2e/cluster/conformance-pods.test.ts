@@ -32,7 +32,7 @@ function pod(name: string, container: Record<string, unknown>, extra: Record<str
   return {
     apiVersion: "v1",
     kind: "Pod",
-    metadata: { name, namespace: "default" },
+    metadata: { name, namespace: fx.namespace },
     spec: {
       nodeName: NODE,
       terminationGracePeriodSeconds: 1,

@@ -39,7 +39,7 @@ function pod(name: string, command: string[], extra: Record<string, unknown> = {
   return {
     apiVersion: "v1",
     kind: "Pod",
-    metadata: { name, namespace: "default" },
+    metadata: { name, namespace: fx.namespace },
     spec: {
       nodeName: NODE,
       terminationGracePeriodSeconds: 1,
@@ -109,7 +109,7 @@ describe("kubectl through the apiserver", () => {
     })();
     // The same follow straight at the port, to tell the node's side from the apiserver's on a failure.
     const direct = Bun.spawn(["curl", "-skN", "--cert", join(pki, "admin.crt"), "--key", join(pki, "admin.key"),
-      `https://127.0.0.1:${port}/containerLogs/default/logger/main?follow=true&tailLines=1`], { stdout: "pipe", stderr: "ignore" });
+      `https://127.0.0.1:${port}/containerLogs/${fx.namespace}/logger/main?follow=true&tailLines=1`], { stdout: "pipe", stderr: "ignore" });
     let directSeen = "";
     void (async () => {
       for await (const chunk of direct.stdout) directSeen += new TextDecoder().decode(chunk);
@@ -179,7 +179,7 @@ describe("kubectl through the apiserver", () => {
 
   test("a WebSocket exec (v5.channel.k8s.io) straight at the port is proxied to the runtime's streaming server", async () => {
     const cmd = ["sh", "-c", "echo ws-out; echo ws-err >&2; exit 3"].map((c) => `command=${encodeURIComponent(c)}`).join("&");
-    const ws = new WebSocket(`wss://127.0.0.1:${port}/exec/default/logger/main?${cmd}&output=1&error=1`, {
+    const ws = new WebSocket(`wss://127.0.0.1:${port}/exec/${fx.namespace}/logger/main?${cmd}&output=1&error=1`, {
       protocols: ["v5.channel.k8s.io", "v4.channel.k8s.io"],
       tls: { cert: readFileSync(join(pki, "admin.crt"), "utf8"), key: readFileSync(join(pki, "admin.key"), "utf8"), rejectUnauthorized: false },
     } as unknown as string[]);
@@ -208,9 +208,9 @@ describe("kubectl through the apiserver", () => {
   });
 
   test("containerLogs through the node proxy, with the kubelet's query", async () => {
-    const r = await kubectl(["get", "--raw", `/api/v1/nodes/${NODE}/proxy/containerLogs/default/logger/main?tailLines=1`]);
+    const r = await kubectl(["get", "--raw", `/api/v1/nodes/${NODE}/proxy/containerLogs/${fx.namespace}/logger/main?tailLines=1`]);
     expect(r.stdout).toMatch(/^tick \d+\n$/);
-    const missing = await kubectl(["get", "--raw", `/api/v1/nodes/${NODE}/proxy/containerLogs/default/nope/main`]);
+    const missing = await kubectl(["get", "--raw", `/api/v1/nodes/${NODE}/proxy/containerLogs/${fx.namespace}/nope/main`]);
     expect(missing.code).not.toBe(0);
   });
 });
@@ -223,19 +223,19 @@ describe("the port refuses whoever is not authenticated and authorized, and runs
     { name: "GET /healthz", args: ["/healthz"] },
     { name: "GET /metrics", args: ["/metrics"] },
     { name: "GET /stats/summary", args: ["/stats/summary"] },
-    { name: "GET /containerLogs", args: ["/containerLogs/default/logger/main"] },
-    { name: "POST /run", args: ["-X", "POST", `/run/default/logger/main?cmd=touch%20${marker(who)}-run`] },
+    { name: "GET /containerLogs", args: [`/containerLogs/${fx.namespace}/logger/main`] },
+    { name: "POST /run", args: ["-X", "POST", `/run/${fx.namespace}/logger/main?cmd=touch%20${marker(who)}-run`] },
     {
       name: "POST /exec (SPDY upgrade)",
       args: ["-X", "POST", "-H", "Connection: Upgrade", "-H", "Upgrade: SPDY/3.1", "-H", "X-Stream-Protocol-Version: v4.channel.k8s.io",
-        `/exec/default/logger/main?command=touch&command=${marker(who)}-exec&output=1`],
+        `/exec/${fx.namespace}/logger/main?command=touch&command=${marker(who)}-exec&output=1`],
     },
     {
       name: "GET /attach (WebSocket upgrade)",
       args: ["-H", "Connection: Upgrade", "-H", "Upgrade: websocket", "-H", "Sec-WebSocket-Version: 13", "-H", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
-        "-H", "Sec-WebSocket-Protocol: v5.channel.k8s.io", "/attach/default/echoer/main?input=1&output=1"],
+        "-H", "Sec-WebSocket-Protocol: v5.channel.k8s.io", `/attach/${fx.namespace}/echoer/main?input=1&output=1`],
     },
-    { name: "POST /portForward (SPDY upgrade)", args: ["-X", "POST", "-H", "Connection: Upgrade", "-H", "Upgrade: SPDY/3.1", "/portForward/default/web"] },
+    { name: "POST /portForward (SPDY upgrade)", args: ["-X", "POST", "-H", "Connection: Upgrade", "-H", "Upgrade: SPDY/3.1", `/portForward/${fx.namespace}/web`] },
   ];
 
   /** curl's status code for the request; 0 when no HTTP answer came. */

@@ -52,7 +52,7 @@ function pod(name: string, extra: Record<string, unknown> = {}, container: Recor
   return {
     apiVersion: "v1",
     kind: "Pod",
-    metadata: { name, namespace: "default" },
+    metadata: { name, namespace: fx.namespace },
     spec: {
       nodeName: NODE,
       terminationGracePeriodSeconds: 2,
@@ -121,8 +121,8 @@ const uids: Record<string, string> = {};
 
 describe("starting without the apiserver", () => {
   test("set-up: two API pods (one with a ConfigMap volume, a Secret env var and a token) and one to delete run, Ready", async () => {
-    await apply({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "app-conf", namespace: "default" }, data: { "app.conf": "greeting=hello" } });
-    await apply({ apiVersion: "v1", kind: "Secret", metadata: { name: "app-secret", namespace: "default" }, stringData: { password: "s3cret" } });
+    await apply({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "app-conf", namespace: fx.namespace }, data: { "app.conf": "greeting=hello" } });
+    await apply({ apiVersion: "v1", kind: "Secret", metadata: { name: "app-secret", namespace: fx.namespace }, stringData: { password: "s3cret" } });
     for (const p of [web, pod("cp-plain"), pod("cp-doomed")]) await apply(p);
     for (const name of ["cp-web", "cp-plain", "cp-doomed"]) {
       const p = await waitFor(`${name} Running and Ready in the apiserver`, async () => {
@@ -220,7 +220,7 @@ describe("starting without the apiserver", () => {
     await removeAllSandboxes();
     writeFileSync(
       join(fx.manifests, "static-web.json"),
-      JSON.stringify({ apiVersion: "v1", kind: "Pod", metadata: { name: "static-web", namespace: "default" }, spec: { containers: [{ name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "Never", command: ["sleep", "3600"] }] } }),
+      JSON.stringify({ apiVersion: "v1", kind: "Pod", metadata: { name: "static-web", namespace: fx.namespace }, spec: { containers: [{ name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "Never", command: ["sleep", "3600"] }] } }),
     );
     extraFlags = ["--offline-start=false"];
     await withApiserverFrozen(async () => {

@@ -25,7 +25,7 @@ function pod(name: string, command: string[], extra: Record<string, unknown> = {
   return {
     apiVersion: "v1",
     kind: "Pod",
-    metadata: { name, namespace: "default" },
+    metadata: { name, namespace: fx.namespace },
     spec: {
       nodeName: NODE,
       terminationGracePeriodSeconds: 3,
@@ -141,7 +141,7 @@ describe("pods from the apiserver", () => {
     const cs = p.status.containerStatuses[0];
     expect(cs.restartCount).toBeGreaterThanOrEqual(1);
     expect(cs.lastState.terminated).toMatchObject({ exitCode: 3, reason: "Error" });
-    expect(cs.state.waiting.message).toMatch(/^back-off \d+\S* restarting failed container=main pod=crasher_default\(/);
+    expect(cs.state.waiting.message).toMatch(new RegExp(`^back-off \\d+\\S* restarting failed container=main pod=crasher_${fx.namespace}\\(`));
     expect(p.status.phase).toBe("Running");
     const table = await fx.cluster.kubectl(["get", "pod", "crasher", "--no-headers"]);
     expect(table.stdout).toMatch(/^crasher\s+0\/1\s+CrashLoopBackOff\s+\d+/);
@@ -156,7 +156,7 @@ describe("pods from the apiserver", () => {
     });
     // The object goes only once bunlet saw every container stopped.
     expect(await runningIds("crasher")).toEqual([]);
-    expect(fx.bunlet!.lines.some((l) => l.msg === "SyncLoop DELETE" && (l.pods as { name?: string; namespace?: string }[]).some((p) => p.namespace === "default" && p.name === "crasher"))).toBe(true);
+    expect(fx.bunlet!.lines.some((l) => l.msg === "SyncLoop DELETE" && (l.pods as { name?: string; namespace?: string }[]).some((p) => p.namespace === fx.namespace && p.name === "crasher"))).toBe(true);
   }, 180_000);
 
   test("the apiserver stopped for 30 s: nothing restarted or killed, and bunlet catches up after", async () => {

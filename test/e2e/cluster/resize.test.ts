@@ -30,7 +30,7 @@ function pod(name: string, resources: Resources, resizePolicy?: { resourceName: 
   return {
     apiVersion: "v1",
     kind: "Pod",
-    metadata: { name, namespace: "default" },
+    metadata: { name, namespace: fx.namespace },
     spec: {
       nodeName: NODE,
       terminationGracePeriodSeconds: 1,
