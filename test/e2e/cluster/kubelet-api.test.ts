@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
 import { clusterNodeFixture } from "./fixture.ts";
+import { boundTo, makePod } from "../../fixtures/pods.ts";
 import { freePort } from "../agent/bunlet.ts";
 
 const NODE = "bunlet-kapi";
@@ -35,20 +35,8 @@ async function sh(cmd: string[], stdin?: string): Promise<{ code: number; stdout
   return { code, stdout, stderr };
 }
 
-function pod(name: string, command: string[], extra: Record<string, unknown> = {}) {
-  return {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name, namespace: fx.namespace },
-    spec: {
-      nodeName: NODE,
-      terminationGracePeriodSeconds: 1,
-      tolerations: [{ operator: "Exists" }],
-      automountServiceAccountToken: false,
-      containers: [{ name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "Never", command, ...extra }],
-    },
-  };
-}
+/** What every pod of this file has: its namespace, its node, busybox from the node's images. */
+const onNode = { namespace: fx.namespace, spec: boundTo(NODE) };
 
 async function kubectl(args: string[], stdin?: string) {
   return fx.cluster.kubectl(args, { stdin });
@@ -63,10 +51,10 @@ const running = (p: any) => p.status?.containerStatuses?.[0]?.state?.running !==
 
 beforeAll(async () => {
   const manifests = [
-    pod("logger", ["sh", "-c", "echo first; echo to-stderr >&2; i=0; while true; do echo tick $i; i=$((i+1)); sleep 1; done"]),
-    pod("crasher", ["sh", "-c", "echo run-$(date +%s%N); sleep 2; exit 3"]),
-    pod("web", ["sh", "-c", "mkdir -p /www && echo hello-from-pod > /www/index.html && exec httpd -f -p 8080 -h /www"]),
-    pod("echoer", ["sh", "-c", "while read l; do echo got:$l; done; echo stdin-closed"], { stdin: true, stdinOnce: true }),
+    makePod({ ...onNode, name: "logger", container: { imagePullPolicy: "Never", command: ["sh", "-c", "echo first; echo to-stderr >&2; i=0; while true; do echo tick $i; i=$((i+1)); sleep 1; done"] } }),
+    makePod({ ...onNode, name: "crasher", container: { imagePullPolicy: "Never", command: ["sh", "-c", "echo run-$(date +%s%N); sleep 2; exit 3"] } }),
+    makePod({ ...onNode, name: "web", container: { imagePullPolicy: "Never", command: ["sh", "-c", "mkdir -p /www && echo hello-from-pod > /www/index.html && exec httpd -f -p 8080 -h /www"] } }),
+    makePod({ ...onNode, name: "echoer", container: { imagePullPolicy: "Never", command: ["sh", "-c", "while read l; do echo got:$l; done; echo stdin-closed"], stdin: true, stdinOnce: true } }),
   ];
   const r = await kubectl(["apply", "-f", "-"], manifests.map((m) => JSON.stringify(m)).join("\n"));
   if (r.code !== 0) throw new Error(`kubectl apply: ${r.stderr}`);
