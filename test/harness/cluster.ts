@@ -120,7 +120,13 @@ function clusterIn(dir: string, stop: () => Promise<void>): TestCluster {
         return "";
       }
     },
-    nodeKubeconfig: async (name) => (await clusterSh("node", dir, name)).trim().split("\n").pop()!,
+    // Test processes sharing the cluster sign node certificates with its CA at the same time, and
+    // openssl's serial file (-CAcreateserial) takes one writer at a time.
+    nodeKubeconfig: async (name) => {
+      const r = await run(["flock", join(dir, "nodes.lock"), "bash", CLUSTER_SH, "node", dir, name]);
+      if (r.code !== 0) throw new Error(`scripts/cluster.sh node ${dir} ${name} exited ${r.code}:\n${r.stderr.trim()}`);
+      return r.stdout.trim().split("\n").pop()!;
+    },
     stop,
   };
 }

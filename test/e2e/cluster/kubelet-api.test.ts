@@ -243,9 +243,10 @@ describe("the port refuses whoever is not authenticated and authorized, and runs
       const r = await sh(["openssl", ...args]);
       if (r.code !== 0) throw new Error(`openssl ${args[0]}: ${r.stderr}`);
     };
-    // A user the client CA vouches for, with no RBAC rights on nodes.
+    // A user the client CA vouches for, with no RBAC rights on nodes (the serial file is this
+    // file's own: other files may sign with the shared cluster's CA at the same time).
     await ossl(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", "/CN=nobody/O=nogroup", "-keyout", join(otherCA, "nobody.key"), "-out", join(otherCA, "nobody.csr")]);
-    await ossl(["x509", "-req", "-in", join(otherCA, "nobody.csr"), "-CA", join(pki, "client-ca.crt"), "-CAkey", join(pki, "client-ca.key"), "-CAcreateserial", "-days", "1", "-out", join(otherCA, "nobody.crt")]);
+    await ossl(["x509", "-req", "-in", join(otherCA, "nobody.csr"), "-CA", join(pki, "client-ca.crt"), "-CAkey", join(pki, "client-ca.key"), "-CAserial", join(otherCA, "client-ca.srl"), "-CAcreateserial", "-days", "1", "-out", join(otherCA, "nobody.crt")]);
     nobodyCert = ["--cert", join(otherCA, "nobody.crt"), "--key", join(otherCA, "nobody.key")];
     // system:masters, but signed by a CA the node does not trust.
     await ossl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj", "/CN=rogue-ca", "-keyout", join(otherCA, "ca.key"), "-out", join(otherCA, "ca.crt")]);
