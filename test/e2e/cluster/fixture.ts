@@ -130,16 +130,19 @@ export function clusterNodeFixture(opts: ClusterNodeFixtureOptions): ClusterNode
     bunlet?.signal("SIGKILL");
     await bunlet?.exited;
     cri?.close();
-    if (cluster) {
-      await opts.beforeClose?.(fx);
-      await closeNamespace(cluster, namespace, [opts.node]);
+    try {
+      if (cluster) {
+        await opts.beforeClose?.(fx);
+        await closeNamespace(cluster, namespace, [opts.node]);
+      }
+    } finally {
+      await ctd?.stop();
+      if (dir) {
+        opts.beforeRemove?.(dir);
+        rmSync(dir, { recursive: true, force: true });
+      }
     }
-    await ctd?.stop();
-    if (dir) {
-      opts.beforeRemove?.(dir);
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }, 180_000);
+  }, 240_000);
 
   return fx;
 }

@@ -78,7 +78,8 @@ afterAll(async () => {
   // SIGTERM: node B's bunlet stops its embedded containerd too (the shims stay, killed below).
   for (const b of bunlets) b.signal("SIGTERM");
   await Promise.all(bunlets.map((b) => b.exited));
-  if (cluster) await closeNamespace(cluster, NAMESPACE, NODES);
+  // A namespace that will not go is reported after the rest is cleaned up.
+  const closeError = cluster ? await closeNamespace(cluster, NAMESPACE, NODES).then(() => undefined, (err: unknown) => err) : undefined;
   await ctd?.stop();
   if (dir) {
     killShims(containerdPaths(join(dir, NODES[1]!, "state")).socketPath);
@@ -90,6 +91,7 @@ afterAll(async () => {
     net.release();
   }
   if (dir) rmSync(dir, { recursive: true, force: true });
+  if (closeError) throw closeError;
 }, 240_000);
 
 const kubectlJson = <T = any>(args: string[]) => kubectlJsonOf<T>(cluster, args);
