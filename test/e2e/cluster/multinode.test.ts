@@ -199,7 +199,7 @@ describe("two bunlet nodes on one host", () => {
       const stop = existsSync(owner) ? `scripts/cluster.sh down ${owner}` : `its dir is gone, so end its processes (pgrep -af ${owner}/)`;
       throw new Error(`the host's Service rules still belong to the cluster in ${owner} after 4 minutes; stop it: ${stop}`);
     });
-    const svc = await kubectlJson(["get", "service", "kubernetes"]);
+    const svc = await kubectlJson(["get", "service", "kubernetes", "-n", "default"]);
     // A kube-proxy that just took the host's rules over needs a moment to write ours: the host
     // reaching the apiserver through the Service says they are there.
     const curl = ["curl", "-fsS", "--max-time", "3", "--cacert", cluster.serverCaFile, `https://${svc.spec.clusterIP}/readyz`];

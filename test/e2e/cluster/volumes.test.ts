@@ -228,7 +228,7 @@ describe("volumes and env from the API", () => {
       const w = (await kubectlJson(["get", "pod", "missing-key"])).status?.containerStatuses?.[0]?.state?.waiting;
       return w?.reason === "CreateContainerConfigError" ? w : undefined;
     });
-    expect(waiting.message).toBe("couldn't find key nope in ConfigMap default/app-config");
+    expect(waiting.message).toBe(`couldn't find key nope in ConfigMap ${fx.namespace}/app-config`);
   }, 180_000);
 
   test("a volume that cannot be set up is a FailedMount event and the pod waits in ContainerCreating", async () => {
