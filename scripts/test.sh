@@ -1,95 +1,170 @@
 #!/usr/bin/env bash
-# The whole test suite, as CI runs it: installs what is missing (Debian packages, npm packages),
-# builds the local images, dist/bunlet and the upstream Kubernetes binaries (scripts/k8s/build.sh
-# and build-metrics-server.sh, cached), runs the quality gate (npm run check), then unit, contract,
-# integration and e2e tests, and then unit and integration once more with every core kept busy
-# (see "under load" below), and with everything also a fixed slice of the upstream NodeConformance
-# suite against a bunlet node (scripts/conformance-slice.txt; its e2e.test built by
-# scripts/k8s/build-e2e.sh, cached). Ends
-# with one line "N passed, N failed" that counts both runs (a failed check counts as one failure).
-# Needs root (e2e tests start containerd).
+# The test suite in lanes, as CI runs it (docs/testing.md has the times):
 #
-#   bash scripts/test.sh            # everything, then unit + integration under load
-#   bash scripts/test.sh test/unit  # a subset (paths are passed to bun test), no loaded rerun
-#   LOADED_RERUN=0 bash scripts/test.sh   # everything, without the loaded rerun
-#   CONFORMANCE_SLICE=0 bash scripts/test.sh   # everything, without the NodeConformance slice
+#   bash scripts/test.sh            # all: fast, then e2e, then cluster (what .ci/run runs)
+#   bash scripts/test.sh fast       # npm run check, then unit, contract and integration tests
+#   bash scripts/test.sh e2e        # test/e2e but the cluster files: a real containerd, dist/bunlet
+#   bash scripts/test.sh cluster    # test/e2e/cluster on real control planes, and the
+#                                   # NodeConformance slice (scripts/conformance-slice.txt)
+#   bash scripts/test.sh test/unit  # paths given to bun test as they are, in one run
+#
+# `all` also runs unit and integration once more under load (one `yes` per core, at least two),
+# at the lowest CPU priority beside the cluster lane, which mostly waits on timers and the
+# control plane: a test that leans on timing fails there before it lands. Each lane first
+# installs or builds what it needs: Debian and npm packages (scripts/install-deps.sh), the local
+# images, dist/bunlet, and for the cluster lane the upstream Kubernetes binaries and
+# metrics-server (cached). Ends with one line "N passed, N failed" that counts every run of the
+# lanes chosen (a failed check counts as one failure). Needs root (e2e tests start containerd).
+#
+# Environment:
+#   LOADED_RERUN=0        `all` without the loaded rerun
+#   CONFORMANCE_SLICE=0   the cluster lane without the NodeConformance slice
+#   E2E_SHARDS=N          concurrent bun processes of the e2e lane (default 2)
+#   CLUSTER_SHARDS=N      concurrent bun processes on the lane's shared control plane (default 2)
+#   OWN_CP_SHARDS=N       concurrent bun processes for the files that need a control plane to
+#                         themselves (they stop the apiserver or count its requests; default 2)
+#   INSTALL_DEPS=0        skip scripts/install-deps.sh (a worktree sharing another's node_modules)
+#   TEST_TIMEOUT_MS       bun test's per-test timeout (default 120000)
 set -uo pipefail
 cd "$(dirname "$0")/.."
+repo=$(pwd)
 
-bash scripts/install-deps.sh || { echo "0 passed, 1 failed"; exit 1; }
-bash scripts/build-images.sh >/dev/null || { echo "image build failed"; echo "0 passed, 1 failed"; exit 1; }
-bash scripts/build.sh || { echo "build failed"; echo "0 passed, 1 failed"; exit 1; }
-# The upstream control plane for the cluster tests: a cold build takes most of an hour on 2 cores,
-# later runs reuse /var/cache/bunlet-k8s.
-bash scripts/k8s/build.sh >&2 || { echo "k8s build failed"; echo "0 passed, 1 failed"; exit 1; }
-# metrics-server for the observability cluster test (kubectl top): a few minutes cold, then cached.
-bash scripts/k8s/build-metrics-server.sh >&2 || { echo "metrics-server build failed"; echo "0 passed, 1 failed"; exit 1; }
+usage() { sed -n '4,9p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+lane=all
+paths=()
+if [ $# -gt 0 ]; then
+  case "$1" in
+    fast | e2e | cluster | all) lane=$1; [ $# -eq 1 ] || usage ;;
+    -h | --help) usage ;;
+    *) lane=paths; paths=("$@") ;;
+  esac
+fi
+in_lane() { [ "$lane" = all ] || [ "$lane" = "$1" ]; }
+
+fail_early() { echo "$1"; echo "0 passed, 1 failed"; exit 1; }
+if [ "${INSTALL_DEPS:-1}" != "0" ]; then bash scripts/install-deps.sh || fail_early "install-deps failed"; fi
+bash scripts/build-images.sh >/dev/null || fail_early "image build failed"
+bash scripts/build.sh || fail_early "build failed"
+if in_lane cluster || [ "$lane" = paths ]; then
+  # The upstream control plane for the cluster tests: a cold build takes most of an hour on 2
+  # cores, later runs reuse /var/cache/bunlet-k8s. metrics-server for `kubectl top`: a few minutes cold.
+  bash scripts/k8s/build.sh >&2 || fail_early "k8s build failed"
+  bash scripts/k8s/build-metrics-server.sh >&2 || fail_early "metrics-server build failed"
+fi
 
 BUN=node_modules/.bin/bun
 # A guard against hangs, not a speed limit: bun's default (5 s per test, and bunfig.toml cannot
 # change it) failed slow e2e and contract steps on a busy machine, and a timed-out test has its
 # child processes killed (a containerd, taking every later test in the file with it).
 TEST_TIMEOUT_MS=${TEST_TIMEOUT_MS:-120000}
-paths=("$@")
-full=0
-if [ ${#paths[@]} -eq 0 ]; then
-  full=1
-  paths=(test/unit test/contract test/integration test/e2e)
-fi
+# Per-file durations that --shard balances by (bun test --timings; refresh as docs/testing.md says).
+TIMINGS=test/timings.json
+logs=$(mktemp -d "${TMPDIR:-/tmp}/bunlet-test-logs-XXXXXX")
 
-# Job control: each suite run gets a process group of its own, which an interrupt can end whole.
-set -m
 total_passed=0
 total_failed=0
 failures=()
-suite_pid=""
-# Runs bun test on the paths that exist and adds its counts to the totals. The run is waited for
-# in the background so that the traps below act at once on an interrupt.
-run_suite() {
-  local existing=() p log status passed failed
-  for p in "$@"; do [ -e "$p" ] && existing+=("$p"); done
-  log=$(mktemp)
-  ( "$BUN" test --timeout "$TEST_TIMEOUT_MS" "${existing[@]}" 2>&1 | tee "$log"; exit "${PIPESTATUS[0]}" ) &
-  suite_pid=$!
-  wait "$suite_pid"
-  status=$?
-  suite_pid=""
+# Job control: each background job gets a process group of its own, which an interrupt ends whole.
+set -m
+declare -A job_pid=()
+load_pids=()
+shared_cluster=""
+
+# Adds one bun test log's counts to the totals; a runner that failed without a failing test
+# (a crash, a file that did not load) counts as one failure.
+count_suite() { # log status
+  local log=$1 status=$2 passed failed line
   passed=$(grep -E '^ *[0-9]+ pass$' "$log" | tail -1 | awk '{print $1}')
   failed=$(grep -E '^ *[0-9]+ fail$' "$log" | tail -1 | awk '{print $1}')
   # The failing tests' names, repeated at the very end: a CI log often shows only its tail.
   while IFS= read -r line; do failures+=("$line"); done < <(grep -E '^\(fail\) ' "$log")
-  rm -f "$log"
   passed=${passed:-0}
   failed=${failed:-0}
-  # A crash of the runner (non-zero exit with no failing test counted) still counts as a failure.
-  if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
+  if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
+    failed=1
+    failures+=("(fail) $(basename "$log" .log): bun test exited $status without a failing test (see above)")
+  fi
   total_passed=$((total_passed + passed))
   total_failed=$((total_failed + failed))
 }
 
-# Under load: unit and integration once more while one `yes` per core (at least two) keeps every
-# core busy, as a CI machine running other jobs does. A test that leans on timing (real time
-# instead of a FakeClock, a race with a timer) fails here before it lands. The load generators
-# are stopped when the rerun ends, and by the traps if the script is interrupted or fails.
-load_pids=()
+# A bun test run in the foreground, its output shown as it comes.
+run_suite() { # name paths...
+  local name=$1 log status
+  shift
+  log="$logs/$name.log"
+  ( "$BUN" test --timeout "$TEST_TIMEOUT_MS" "$@" 2>&1 | tee "$log"; exit "${PIPESTATUS[0]}" ) &
+  job_pid[$name]=$!
+  wait "${job_pid[$name]}"
+  status=$?
+  unset "job_pid[$name]"
+  count_suite "$log" "$status"
+}
+
+# Jobs that run side by side write to a log each, shown whole when the job is done.
+start_job() { # name command...
+  local name=$1
+  shift
+  "$@" >"$logs/$name.log" 2>&1 </dev/null &
+  job_pid[$name]=$!
+}
+finish_job() { # name: waits, shows the log; returns the job's status
+  local name=$1 status
+  wait "${job_pid[$name]}"
+  status=$?
+  unset "job_pid[$name]"
+  echo
+  echo "== $name"
+  cat "$logs/$name.log"
+  return "$status"
+}
+finish_suite() { # name
+  local status=0
+  finish_job "$1" || status=$?
+  count_suite "$logs/$1.log" "$status"
+}
+bun_shards() { # name shards env-assignments... -- files...: starts name-1..name-N
+  local name=$1 shards=$2 i envs=()
+  shift 2
+  while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+  shift
+  for ((i = 1; i <= shards; i++)); do
+    start_job "$name-$i" env "${envs[@]}" "$BUN" test --timeout "$TEST_TIMEOUT_MS" --pass-with-no-tests \
+      --shard="$i/$shards" --timings="$TIMINGS" "$@"
+  done
+}
+
 stop_load() {
   local pid
   for pid in "${load_pids[@]}"; do kill "$pid" 2>/dev/null; done
   for pid in "${load_pids[@]}"; do wait "$pid" 2>/dev/null; done
   load_pids=()
 }
-interrupted() {
-  [ -n "$suite_pid" ] && kill -TERM -- "-$suite_pid" 2>/dev/null
+stop_shared_cluster() {
+  [ -n "$shared_cluster" ] || return 0
+  bash scripts/cluster.sh down "$shared_cluster" >/dev/null 2>&1
+  rm -rf "$shared_cluster"
+  shared_cluster=""
+}
+cleanup() {
   stop_load
+  stop_shared_cluster
+  rm -rf "$logs"
+}
+interrupted() {
+  local pid
+  for pid in "${job_pid[@]}"; do kill -TERM -- "-$pid" 2>/dev/null; done
+  cleanup
   exit 130
 }
-trap stop_load EXIT
+trap cleanup EXIT
 trap interrupted INT TERM
 
-# The quality gate first (`npm run check`: tsc --noEmit, the Biome linter, the architecture and
-# docs checks): bun runs TypeScript without checking its types, so a type error would otherwise
-# land unseen. Counted as one failed test.
-if [ "$full" -eq 1 ]; then
+# --- fast: the quality gate, then unit, contract and integration tests --------------------------
+
+fast_lane() {
+  # tsc --noEmit, the Biome linter, the architecture and docs checks: bun runs TypeScript without
+  # checking its types, so a type error would otherwise land unseen. Counted as one failed test.
   echo "== npm run check"
   if npm run --silent check; then
     echo "check: no type error, lint finding, architecture or docs problem"
@@ -97,61 +172,131 @@ if [ "$full" -eq 1 ]; then
     total_failed=$((total_failed + 1))
     failures+=("(fail) npm run check: type errors, lint findings or architecture/docs problems (above)")
   fi
-fi
+  echo "== unit, contract and integration tests"
+  run_suite fast test/unit test/contract test/integration
+}
 
-run_suite "${paths[@]}"
+# --- e2e: dist/bunlet and the runtime manager on real containerds ------------------------------
 
-# The NodeConformance slice: each spec of scripts/conformance-slice.txt run by the upstream suite
-# (scripts/conformance.sh) against dist/bunlet; each passed spec counts as a passed test, each
-# failed one (or one the run never reached) as a failed test.
-run_conformance_slice() {
-  local out=.tmp/conformance/ci-slice want focus status counts passed failed line
+e2e_files() { find test/e2e -name '*.test.ts' -not -path 'test/e2e/cluster/*' | sort; }
+
+e2e_lane() {
+  local shards=${E2E_SHARDS:-2} i files
+  mapfile -t files < <(e2e_files)
   echo
-  echo "== NodeConformance slice (scripts/conformance-slice.txt) on a bunlet node"
+  echo "== e2e: ${#files[@]} files in $shards concurrent runs (each file starts its own containerd)"
+  bun_shards e2e "$shards" -- "${files[@]}"
+  for ((i = 1; i <= shards; i++)); do finish_suite "e2e-$i"; done
+}
+
+# --- cluster: real control planes, and the NodeConformance slice -------------------------------
+
+# Files that need a control plane to themselves: they stop, freeze or restart kube-apiserver
+# (they read its pid file) or count the requests it received (apiserver_request_total).
+own_cp_files() { grep -lE 'kube-apiserver\.pid|apiserver_request_total' test/e2e/cluster/*.test.ts | sort; }
+shared_cp_files() { comm -23 <(ls test/e2e/cluster/*.test.ts | sort) <(own_cp_files); }
+
+# Each spec of scripts/conformance-slice.txt run by the upstream suite (scripts/conformance.sh)
+# against dist/bunlet; each passed spec counts as a passed test, each failed one (or one the run
+# never reached) as a failed test.
+conformance_out=.tmp/conformance/ci-slice
+start_conformance_slice() {
+  local focus
   if ! bash scripts/k8s/build-e2e.sh >&2; then
     total_failed=$((total_failed + 1))
     failures+=("(fail) NodeConformance slice: scripts/k8s/build-e2e.sh failed (above)")
-    return
+    return 1
   fi
-  want=$(grep -cvE '^(#|$)' scripts/conformance-slice.txt)
   focus=$(grep -vE '^(#|$)' scripts/conformance-slice.txt | paste -sd'|')
-  rm -rf "$out"
-  ( bash scripts/conformance.sh --focus "$focus" --out "$out" ) &
-  suite_pid=$!
-  wait "$suite_pid"
-  status=$?
-  suite_pid=""
-  counts=$(awk '$1 == "total" { print $2, $3 }' "$out/summary.txt" 2>/dev/null)
+  rm -rf "$conformance_out"
+  start_job conformance-slice bash scripts/conformance.sh --focus "$focus" --out "$conformance_out"
+}
+finish_conformance_slice() {
+  local status=0 want counts passed failed line
+  want=$(grep -cvE '^(#|$)' scripts/conformance-slice.txt)
+  finish_job conformance-slice || status=$?
+  counts=$(awk '$1 == "total" { print $2, $3 }' "$conformance_out/summary.txt" 2>/dev/null)
   passed=${counts% *}
   failed=${counts#* }
   passed=${passed:-0}
   failed=${failed:-0}
-  while IFS= read -r line; do failures+=("(fail) NodeConformance: ${line#- }"); done < <(grep -E '^- \[' "$out/summary.txt" 2>/dev/null)
+  while IFS= read -r line; do failures+=("(fail) NodeConformance: ${line#- }"); done < <(grep -E '^- \[' "$conformance_out/summary.txt" 2>/dev/null)
   # Specs that never ran (the run broke off, or a name no longer matches the suite) fail too.
   if [ $((passed + failed)) -lt "$want" ]; then
-    failures+=("(fail) NodeConformance slice: $((want - passed - failed)) of $want specs did not run (exit $status; see $out)")
+    failures+=("(fail) NodeConformance slice: $((want - passed - failed)) of $want specs did not run (exit $status; see $conformance_out)")
     failed=$((want - passed))
   fi
-  echo "NodeConformance slice: $passed passed, $failed failed of $want (logs in $out)"
+  echo "NodeConformance slice: $passed passed, $failed failed of $want (logs in $conformance_out)"
   total_passed=$((total_passed + passed))
   total_failed=$((total_failed + failed))
 }
-if [ "$full" -eq 1 ] && [ "${CONFORMANCE_SLICE:-1}" != "0" ]; then
-  run_conformance_slice
-fi
 
-if [ "$full" -eq 1 ] && [ "${LOADED_RERUN:-1}" != "0" ]; then
+# Unit and integration once more with one `yes` per core (at least two) busy beside them, all at
+# nice 19: they take the CPU the cluster lane leaves, which mostly waits.
+start_loaded_rerun() {
+  local cores
   cores=$(nproc 2>/dev/null || echo 2)
   [ "$cores" -lt 2 ] && cores=2
-  echo
-  echo "== unit and integration again, with ${cores} busy loops keeping every core busy"
   for _ in $(seq "$cores"); do
-    yes >/dev/null &
+    nice -n 19 yes >/dev/null &
     load_pids+=("$!")
   done
-  run_suite test/unit test/integration
-  stop_load
-fi
+  echo "== loaded-rerun: unit and integration again, $cores busy loops beside them (nice 19)"
+  start_job loaded-rerun nice -n 19 "$BUN" test --timeout "$TEST_TIMEOUT_MS" test/unit test/integration
+}
+
+cluster_lane() {
+  local rerun=0
+  echo
+  echo "== cluster: $(shared_cp_files | wc -l) files in ${CLUSTER_SHARDS:-2} runs on one shared control plane, $(own_cp_files | wc -l) in ${OWN_CP_SHARDS:-2} runs with a control plane each"
+  if [ "$lane" = all ] && [ "${LOADED_RERUN:-1}" != "0" ]; then
+    start_loaded_rerun
+    rerun=1
+  fi
+  # The shared control plane comes up first, so its kube-proxy owns the host's Service rules (one
+  # kube-proxy per host, scripts/cluster.sh): the Service tests are among its files. A record in
+  # it lets a later harness start stop it if this script is killed.
+  shared_cluster=$(mktemp -d "${TMPDIR:-/tmp}/bunlet-cluster-lane-XXXXXX")
+  printf '{"ownerPid":%d,"stopCommand":["bash","%s/scripts/cluster.sh","down","%s"]}\n' $$ "$repo" "$shared_cluster" >"$shared_cluster/bunlet-test-owner.json"
+  if ! bash scripts/cluster.sh up "$shared_cluster" >"$logs/cluster-up.log" 2>&1; then
+    cat "$logs/cluster-up.log"
+    total_failed=$((total_failed + 1))
+    failures+=("(fail) cluster lane: scripts/cluster.sh up failed (above); no cluster test ran")
+    stop_shared_cluster
+  else
+    cluster_runs
+  fi
+  if [ "$rerun" -eq 1 ]; then
+    finish_suite loaded-rerun
+    stop_load
+  fi
+}
+
+cluster_runs() {
+  local shards=${CLUSTER_SHARDS:-2} own_shards=${OWN_CP_SHARDS:-2} i slice=0 shared own
+  mapfile -t shared < <(shared_cp_files)
+  mapfile -t own < <(own_cp_files)
+  bun_shards cluster-shared "$shards" "BUNLET_TEST_CLUSTER=$shared_cluster" -- "${shared[@]}"
+  bun_shards cluster-own "$own_shards" -- "${own[@]}"
+  if [ "${CONFORMANCE_SLICE:-1}" != "0" ] && start_conformance_slice; then slice=1; fi
+  for ((i = 1; i <= shards; i++)); do finish_suite "cluster-shared-$i"; done
+  for ((i = 1; i <= own_shards; i++)); do finish_suite "cluster-own-$i"; done
+  [ "$slice" -eq 0 ] || finish_conformance_slice
+  stop_shared_cluster
+}
+
+# -----------------------------------------------------------------------------------------------
+
+start=$SECONDS
+lap() { echo "== $1 took $((SECONDS - $2)) s"; }
+case "$lane" in
+  paths) run_suite paths "${paths[@]}" ;;
+  *)
+    if in_lane fast; then t=$SECONDS; fast_lane; lap "fast lane" "$t"; fi
+    if in_lane e2e; then t=$SECONDS; e2e_lane; lap "e2e lane" "$t"; fi
+    if in_lane cluster; then t=$SECONDS; cluster_lane; lap "cluster lane" "$t"; fi
+    ;;
+esac
 
 if [ ${#failures[@]} -gt 0 ]; then
   echo
@@ -159,5 +304,6 @@ if [ ${#failures[@]} -gt 0 ]; then
   # bun lists a file's failures again at the end of its run: each name once.
   printf '%s\n' "${failures[@]}" | awk '!seen[$0]++'
 fi
+echo "== $lane: $((SECONDS - start)) s"
 echo "${total_passed} passed, ${total_failed} failed"
 [ "$total_failed" -eq 0 ]

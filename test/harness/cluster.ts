@@ -1,6 +1,8 @@
-// A real single-node control plane per test file (scripts/cluster.sh: etcd, kube-apiserver,
+// A real single-node control plane (scripts/cluster.sh: etcd, kube-apiserver,
 // kube-controller-manager, kube-scheduler, kube-proxy), all its state in one temp dir, stopped
 // with `cluster.sh down` afterwards, or by the next harness start if the test process died.
+// The cluster test files share one per test process (shared-cluster.ts); this file starts one or
+// opens one that is already up.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -83,6 +85,20 @@ export async function startTestCluster(opts: { name: string }): Promise<TestClus
     await stop().catch(() => {});
     throw err;
   }
+  return clusterIn(dir, stop);
+}
+
+/**
+ * The control plane `cluster.sh up DIR` started (by scripts/test.sh, say), opened without taking
+ * it over: stop() does nothing, whoever started it stops it.
+ */
+export function openTestCluster(dir: string): TestCluster {
+  requireE2e(["openssl", "iptables", "curl", "ss", "flock"]);
+  if (!existsSync(join(dir, "cluster.env"))) throw new Error(`${dir} holds no cluster (no cluster.env): start it with \`bash scripts/cluster.sh up ${dir}\``);
+  return clusterIn(dir, async () => {});
+}
+
+function clusterIn(dir: string, stop: () => Promise<void>): TestCluster {
   const env = parseEnv(join(dir, "cluster.env"));
   const kubectlBin = join(env.K8S_BIN!, "kubectl");
   const adminKubeconfig = join(dir, "admin.kubeconfig");
@@ -104,7 +120,13 @@ export async function startTestCluster(opts: { name: string }): Promise<TestClus
         return "";
       }
     },
-    nodeKubeconfig: async (name) => (await clusterSh("node", dir, name)).trim().split("\n").pop()!,
+    // Test processes sharing the cluster sign node certificates with its CA at the same time, and
+    // openssl's serial file (-CAcreateserial) takes one writer at a time.
+    nodeKubeconfig: async (name) => {
+      const r = await run(["flock", join(dir, "nodes.lock"), "bash", CLUSTER_SH, "node", dir, name]);
+      if (r.code !== 0) throw new Error(`scripts/cluster.sh node ${dir} ${name} exited ${r.code}:\n${r.stderr.trim()}`);
+      return r.stdout.trim().split("\n").pop()!;
+    },
     stop,
   };
 }

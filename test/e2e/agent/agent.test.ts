@@ -11,23 +11,14 @@ import { join } from "node:path";
 import type { Pod, PodList } from "../../../src/api/index.ts";
 import { ContainerState, labels } from "../../../src/cri/index.ts";
 import { E2E_CONTAINERD_VERSIONS } from "../../harness/containerd-versions.ts";
+import { makePod } from "../../fixtures/pods.ts";
 import { agentFixture, linePod } from "./bunlet.ts";
 
 describe.each(E2E_CONTAINERD_VERSIONS)("dist/bunlet on containerd %s", (version) => {
-  const BUSYBOX = "docker.io/library/busybox:1.36";
   const STEP_MS = 180_000;
 
   const fx = agentFixture({ name: "agent", hostname: "e2e-node", waitTimeoutMs: 45_000, containerdVersion: version });
   const { waitFor } = fx;
-
-  function pod(name: string, command: string[]): Pod {
-  return {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name, namespace: "default" },
-    spec: { terminationGracePeriodSeconds: 2, containers: [{ name: "main", image: BUSYBOX, command }] },
-  };
-  }
 
 
   async function podsApi(): Promise<PodList> {
@@ -59,7 +50,7 @@ describe.each(E2E_CONTAINERD_VERSIONS)("dist/bunlet on containerd %s", (version)
 
   test("a manifest written to the directory runs; /pods shows it Running with ready containers", async () => {
     await fx.start();
-    writeFileSync(join(fx.manifests, "web.json"), JSON.stringify(pod("web", ["sleep", "3600"])));
+    writeFileSync(join(fx.manifests, "web.json"), JSON.stringify(makePod({ name: "web", spec: { terminationGracePeriodSeconds: 2 }, container: { command: ["sleep", "3600"] } })));
     const apiPod = await waitFor("web Running in /pods", () => runningInApi("web"));
     expect(await runningIds("web")).toHaveLength(1);
     expect(apiPod.status?.podIP).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
@@ -74,7 +65,7 @@ describe.each(E2E_CONTAINERD_VERSIONS)("dist/bunlet on containerd %s", (version)
   test("an edited manifest replaces the pod: the new one runs, the old one's container stops", async () => {
     const before = await runningIds("web");
     const oldUid = (await runningInApi("web"))!.metadata.uid;
-    writeFileSync(join(fx.manifests, "web.json"), JSON.stringify(pod("web", ["sleep", "7200"])));
+    writeFileSync(join(fx.manifests, "web.json"), JSON.stringify(makePod({ name: "web", spec: { terminationGracePeriodSeconds: 2 }, container: { command: ["sleep", "7200"] } })));
     const replaced = await waitFor("the edited web Running", async () => {
       const p = await runningInApi("web");
       return p && p.metadata.uid !== oldUid ? p : undefined;

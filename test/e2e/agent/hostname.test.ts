@@ -10,21 +10,13 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Pod, PodList } from "../../../src/api/index.ts";
 import { ContainerState, labels } from "../../../src/cri/index.ts";
+import { makePod } from "../../fixtures/pods.ts";
 import { agentFixture } from "./bunlet.ts";
 
 const STEP_MS = 180_000;
 const NODE = "hn-node";
 const fx = agentFixture({ name: "hostname", hostname: NODE, waitTimeoutMs: 60_000, flags: ["--cluster-domain=cluster.local"] });
 const { waitFor } = fx;
-
-function pod(name: string, spec: Partial<Pod["spec"]>): Pod {
-  return {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name, namespace: "default" },
-    spec: { terminationGracePeriodSeconds: 1, containers: [{ name: "main", image: "docker.io/library/busybox:1.36", command: ["sleep", "3600"] }], ...spec },
-  };
-}
 
 /** The spec's command, run in the pod's running container. */
 async function hostnames(name: string): Promise<string> {
@@ -51,7 +43,7 @@ const names = ["dns-sub", "both", "only", "with-sub", "sub", "fqdn"];
 describe("Override hostname of Pod", () => {
   test("every case's pod runs", async () => {
     await fx.start();
-    cases.forEach(([, spec], i) => writeFileSync(join(fx.manifests, `${names[i]}.json`), JSON.stringify(pod(names[i]!, spec))));
+    cases.forEach(([, spec], i) => writeFileSync(join(fx.manifests, `${names[i]}.json`), JSON.stringify(makePod({ name: names[i]!, spec: { terminationGracePeriodSeconds: 1, ...spec } }))));
     await waitFor("all pods Running in /pods", async () => {
       const list = (await (await fetch(`http://127.0.0.1:${fx.port}/pods`)).json()) as PodList;
       return names.every((n) => list.items.some((p) => p.metadata.name === `${n}-${NODE}` && p.status?.phase === "Running"));

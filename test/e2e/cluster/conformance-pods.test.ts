@@ -11,6 +11,8 @@ import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
 import { kubectlApply, kubectlJson as kubectlJsonOf } from "./kubectl.ts";
 import { freePort } from "../agent/bunlet.ts";
 import { clusterNodeFixture } from "./fixture.ts";
+import type { Container, Pod } from "../../../src/api/index.ts";
+import { boundTo, makePod } from "../../fixtures/pods.ts";
 
 const NODE = "bunlet-confpods";
 let port = 0;
@@ -28,21 +30,9 @@ const waitFor = fx.waitFor;
 const kubectlJson = <T = any>(args: string[]) => kubectlJsonOf<T>(fx.cluster, args);
 const getPod = (name: string) => kubectlJson(["get", "pod", name]);
 
-function pod(name: string, container: Record<string, unknown>, extra: Record<string, unknown> = {}) {
-  return {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name, namespace: "default" },
-    spec: {
-      nodeName: NODE,
-      terminationGracePeriodSeconds: 1,
-      tolerations: [{ operator: "Exists" }],
-      automountServiceAccountToken: false,
-      containers: [{ name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "Never", command: ["sleep", "3600"], ...container }],
-      ...extra,
-    },
-  };
-}
+/** What every pod of this file has: its namespace, its node; busybox from the node's images, sleeping, unless a test says otherwise. */
+const onNode = (name: string, container: Partial<Container>, spec: Partial<Pod["spec"]> = {}) =>
+  makePod({ name, namespace: fx.namespace, spec: { ...boundTo(NODE), ...spec }, container: { imagePullPolicy: "Never", ...container } });
 
 async function kubectl(args: string[]): Promise<void> {
   const r = await fx.cluster.kubectl(args);
@@ -55,7 +45,7 @@ const running = (p: any) => p.status?.phase === "Running" && p.status.containerS
 describe("pod lifecycle conformance on a bunlet node", () => {
   test("readiness gates: Ready follows the gate conditions a client patches into the status", async () => {
     await waitFor("the Node Ready", async () => condition(await kubectlJson(["get", "node", NODE]), "Ready")?.status === "True");
-    await kubectlApply(fx.cluster, pod("gates", {}, { readinessGates: [{ conditionType: "k8s.io/test-condition1" }, { conditionType: "k8s.io/test-condition2" }] }));
+    await kubectlApply(fx.cluster, onNode("gates", {}, { readinessGates: [{ conditionType: "k8s.io/test-condition1" }, { conditionType: "k8s.io/test-condition2" }] }));
     const first = await waitFor("gates Running", async () => ((p) => (running(p) ? p : undefined))(await getPod("gates")));
     expect(condition(first, "Ready")).toMatchObject({ status: "False", reason: "ReadinessGatesNotReady" });
     const patch = (type: string, status: string) =>
@@ -72,7 +62,7 @@ describe("pod lifecycle conformance on a bunlet node", () => {
   }, 240_000);
 
   test("activeDeadlineSeconds lowered on a running pod: Failed with DeadlineExceeded, containers stopped", async () => {
-    await kubectlApply(fx.cluster, pod("deadline", {}, { activeDeadlineSeconds: 600 }));
+    await kubectlApply(fx.cluster, onNode("deadline", {}, { activeDeadlineSeconds: 600 }));
     await waitFor("deadline Running", async () => running(await getPod("deadline")));
     await kubectl(["patch", "pod", "deadline", "--type=merge", "-p", JSON.stringify({ spec: { activeDeadlineSeconds: 5 } })]);
     const failed = await waitFor("deadline Failed", async () => ((p) => (p.status?.phase === "Failed" ? p : undefined))(await getPod("deadline")), 60_000);
@@ -87,7 +77,7 @@ describe("pod lifecycle conformance on a bunlet node", () => {
   }, 240_000);
 
   test("an ephemeral container added through the ephemeralcontainers subresource runs and is reported", async () => {
-    await kubectlApply(fx.cluster, pod("target", {}));
+    await kubectlApply(fx.cluster, onNode("target", {}));
     await waitFor("target Running", async () => running(await getPod("target")));
     const debugger1 = { name: "debugger", image: BUSYBOX_IMAGE, imagePullPolicy: "Never", command: ["sh", "-c", "while true; do echo polo; sleep 2; done"], stdin: true, tty: true };
     await kubectl(["patch", "pod", "target", "--subresource=ephemeralcontainers", "--type=strategic", "-p", JSON.stringify({ spec: { ephemeralContainers: [debugger1] } })]);
@@ -110,10 +100,10 @@ describe("pod lifecycle conformance on a bunlet node", () => {
   }, 240_000);
 
   test("restart rules under pod Never: a Restart rule on exit 42 restarts; a mismatch fails the pod with no restart", async () => {
-    const rule = { restartPolicy: "Never", restartPolicyRules: [{ action: "Restart", exitCodes: { operator: "In", values: [42] } }] };
-    await kubectlApply(fx.cluster, pod("rule-match", { ...rule, command: ["sh", "-c", "exit 42"] }, { restartPolicy: "Never" }));
-    await kubectlApply(fx.cluster, pod("rule-mismatch", { ...rule, command: ["sh", "-c", "exit 1"] }, { restartPolicy: "Never" }));
-    await kubectlApply(fx.cluster, pod("own-always", { restartPolicy: "Always", command: ["sh", "-c", "exit 1"] }, { restartPolicy: "Never" }));
+    const rule: Partial<Container> = { restartPolicy: "Never", restartPolicyRules: [{ action: "Restart", exitCodes: { operator: "In", values: [42] } }] };
+    await kubectlApply(fx.cluster, onNode("rule-match", { ...rule, command: ["sh", "-c", "exit 42"] }, { restartPolicy: "Never" }));
+    await kubectlApply(fx.cluster, onNode("rule-mismatch", { ...rule, command: ["sh", "-c", "exit 1"] }, { restartPolicy: "Never" }));
+    await kubectlApply(fx.cluster, onNode("own-always", { restartPolicy: "Always", command: ["sh", "-c", "exit 1"] }, { restartPolicy: "Never" }));
     await waitFor("rule-match restarted", async () => ((await getPod("rule-match")).status?.containerStatuses?.[0]?.restartCount ?? 0) > 0, 120_000);
     await waitFor("own-always restarted", async () => ((await getPod("own-always")).status?.containerStatuses?.[0]?.restartCount ?? 0) > 0, 120_000);
     const mismatch = await waitFor("rule-mismatch Failed", async () => ((p) => (p.status?.phase === "Failed" ? p : undefined))(await getPod("rule-mismatch")), 120_000);

@@ -3,7 +3,9 @@
  * test/harness/cluster.ts): the upstream kube-apiserver, kube-controller-manager, kube-scheduler
  * and kube-proxy built from the Go module, etcd from Debian. It answers /readyz, authenticates a
  * node by its certificate and authorizes it as a node, runs its controllers and its scheduler,
- * routes the kubernetes Service from the host and from a pod, and `down` leaves nothing running.
+ * routes the kubernetes Service from the host and from a pod (all on the test process's shared
+ * control plane, which the other cluster files use), and `down` leaves nothing running (on a
+ * control plane of this file's own: the shared one must stay up).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
@@ -11,21 +13,25 @@ import { join } from "node:path";
 import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
 import { pidsNaming } from "../../harness/cleanup.ts";
 import { startTestCluster, type TestCluster } from "../../harness/cluster.ts";
+import { closeNamespace, sharedTestCluster } from "../../harness/shared-cluster.ts";
+import { waitFor } from "../../harness/wait.ts";
 import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
 import { containerConfig, sandboxConfig } from "../../fake-cri/fixtures.ts";
 
 const NODE = "e2e-node";
+// The namespace the controller-manager test creates, deleted with the nodes afterwards.
+const NAMESPACE = "e2e-control-plane";
 let cluster: TestCluster;
 let nodeKubeconfig = "";
 
 beforeAll(async () => {
-  cluster = await startTestCluster({ name: "control-plane" });
+  cluster = await sharedTestCluster();
   nodeKubeconfig = await cluster.nodeKubeconfig(NODE);
 }, 300_000);
 
 afterAll(async () => {
-  await cluster?.stop();
-}, 120_000);
+  if (cluster) await closeNamespace(cluster, NAMESPACE, [NODE, "other-node"]);
+}, 180_000);
 
 /** kubectl's stdout; fails with its stderr when it exits non-zero. */
 async function kubectl(args: string[], opts: { kubeconfig?: string; stdin?: string } = {}): Promise<string> {
@@ -34,20 +40,8 @@ async function kubectl(args: string[], opts: { kubeconfig?: string; stdin?: stri
   return r.stdout;
 }
 
-async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = performance.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v !== undefined && v !== false) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (${String(last)})` : ""}`);
-    await Bun.sleep(250);
-  }
-}
+/** Polls every 250 ms until check answers (not undefined or false); an error counts as "not yet". */
+const until = <T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> => waitFor(what, check, { timeoutMs, intervalMs: 250 });
 
 function nodeObject(name: string) {
   return {
@@ -89,9 +83,9 @@ describe("scripts/cluster.sh control plane", () => {
   });
 
   test("the controller-manager gives a new namespace its default ServiceAccount and kube-root-ca.crt", async () => {
-    await kubectl(["create", "namespace", "e2e"]);
-    await until("ServiceAccount e2e/default", () => kubectl(["-n", "e2e", "get", "serviceaccount", "default", "-o", "name"]));
-    const ca = await until("ConfigMap e2e/kube-root-ca.crt", () => kubectl(["-n", "e2e", "get", "configmap", "kube-root-ca.crt", "-o", "jsonpath={.data.ca\\.crt}"]));
+    await kubectl(["create", "namespace", NAMESPACE]);
+    await until(`ServiceAccount ${NAMESPACE}/default`, () => kubectl(["-n", NAMESPACE, "get", "serviceaccount", "default", "-o", "name"]));
+    const ca = await until(`ConfigMap ${NAMESPACE}/kube-root-ca.crt`, () => kubectl(["-n", NAMESPACE, "get", "configmap", "kube-root-ca.crt", "-o", "jsonpath={.data.ca\\.crt}"]));
     expect(ca).toContain("BEGIN CERTIFICATE");
     expect(ca.trim()).toBe((await Bun.file(cluster.serverCaFile).text()).trim());
   });
@@ -110,11 +104,12 @@ describe("scripts/cluster.sh control plane", () => {
     const pod = {
       apiVersion: "v1",
       kind: "Pod",
-      metadata: { name: "scheduled", namespace: "e2e" },
-      spec: { containers: [{ name: "main", image: "docker.io/library/busybox:1.36" }] },
+      metadata: { name: "scheduled", namespace: NAMESPACE },
+      // Other files' nodes may be Ready on the shared control plane: the scheduler picks this one.
+      spec: { nodeSelector: { "kubernetes.io/hostname": NODE }, containers: [{ name: "main", image: "docker.io/library/busybox:1.36" }] },
     };
     await kubectl(["create", "-f", "-"], { stdin: JSON.stringify(pod) });
-    const node = await until("the pod bound to a node", async () => (await kubectl(["-n", "e2e", "get", "pod", "scheduled", "-o", "jsonpath={.spec.nodeName}"])) || undefined);
+    const node = await until("the pod bound to a node", async () => (await kubectl(["-n", NAMESPACE, "get", "pod", "scheduled", "-o", "jsonpath={.spec.nodeName}"])) || undefined);
     expect(node).toBe(NODE);
   });
 
@@ -173,8 +168,12 @@ describe("scripts/cluster.sh control plane", () => {
   });
 
   test("down stops every component: no process names the cluster's dir", async () => {
-    expect(pidsNaming(cluster.dir).length).toBeGreaterThanOrEqual(5);
-    await cluster.stop();
-    expect(pidsNaming(cluster.dir)).toEqual([]);
-  }, 120_000);
+    const own = await startTestCluster({ name: "control-plane" });
+    try {
+      expect(pidsNaming(own.dir).length).toBeGreaterThanOrEqual(5);
+    } finally {
+      await own.stop();
+    }
+    expect(pidsNaming(own.dir)).toEqual([]);
+  }, 300_000);
 });

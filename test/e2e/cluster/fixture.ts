@@ -1,16 +1,17 @@
 // The set-up the cluster e2e files share, as agentFixture (../agent/bunlet.ts) is for the agent
-// files: a real control plane, a test containerd and dist/bunlet joining as one node.
+// files: the test process's control plane (shared by the files, ../../harness/shared-cluster.ts),
+// a namespace of the file's own, a test containerd and dist/bunlet joining as one node.
 import { afterAll, beforeAll } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
-import { startTestCluster, type TestCluster } from "../../harness/cluster.ts";
+import { closeNamespace, namespaceFor, openNamespace, sharedTestCluster, type NamespacedCluster } from "../../harness/shared-cluster.ts";
 import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
 import { bunletWaiter, ensureBuilt, freePort, nodeFlags, startBunlet, type BunletProcess, type Waiter } from "../agent/bunlet.ts";
 
 export interface ClusterNodeFixtureOptions {
-  /** Names the test cluster, the test containerd (`cluster-<name>`) and the temporary directory. */
+  /** Names the namespace (`e2e-<name>`), the test containerd (`cluster-<name>`) and the temporary directory. */
   name: string;
   /** The node's name: --hostname-override and the node kubeconfig's user (system:node:<node>). */
   node: string;
@@ -22,12 +23,20 @@ export interface ClusterNodeFixtureOptions {
   flags?: (fx: ClusterNodeFixture) => string[];
   /** Called in beforeAll before bunlet starts (to write manifests, pick ports). */
   beforeStart?: (fx: ClusterNodeFixture) => void | Promise<void>;
+  /**
+   * Called in afterAll once bunlet is stopped, before the namespace is deleted: to remove what the
+   * file made outside its namespace on the shared control plane (an APIService, say).
+   */
+  beforeClose?: (fx: ClusterNodeFixture) => Promise<void>;
   /** Called in afterAll before the temporary directory is removed (to unmount what bunlet left). */
   beforeRemove?: (dir: string) => void;
 }
 
 export interface ClusterNodeFixture {
-  readonly cluster: TestCluster;
+  /** The shared control plane; its kubectl and admin kubeconfig default to `namespace`. */
+  readonly cluster: NamespacedCluster;
+  /** The file's namespace, deleted with its contents after the file. */
+  readonly namespace: string;
   readonly ctd: TestContainerd;
   readonly cri: CriClient;
   /** The temporary directory: manifests/ (with `manifests`), state/ (--root-dir), logs/. */
@@ -45,12 +54,14 @@ export interface ClusterNodeFixture {
 }
 
 /**
- * beforeAll: dist/bunlet built, a test cluster, a test containerd with a CRI client, a temporary
- * directory and the node's kubeconfig, then bunlet started with the node flags. afterAll: bunlet
- * killed (SIGKILL), the client closed, containerd and the cluster stopped, the directory removed.
+ * beforeAll: dist/bunlet built, the shared cluster with the file's namespace, a test containerd
+ * with a CRI client, a temporary directory and the node's kubeconfig, then bunlet started with the
+ * node flags. afterAll: bunlet killed (SIGKILL), the client closed, the namespace, the node's pods
+ * and its Node object deleted, containerd stopped, the directory removed.
  */
 export function clusterNodeFixture(opts: ClusterNodeFixtureOptions): ClusterNodeFixture {
-  let cluster: TestCluster | undefined;
+  const namespace = namespaceFor(opts.name);
+  let cluster: NamespacedCluster | undefined;
   let ctd: TestContainerd | undefined;
   let cri: CriClient | undefined;
   let dir = "";
@@ -66,6 +77,7 @@ export function clusterNodeFixture(opts: ClusterNodeFixtureOptions): ClusterNode
     get cluster() {
       return ready("cluster", cluster);
     },
+    namespace,
     get ctd() {
       return ready("containerd", ctd);
     },
@@ -103,7 +115,7 @@ export function clusterNodeFixture(opts: ClusterNodeFixtureOptions): ClusterNode
 
   beforeAll(async () => {
     ensureBuilt();
-    cluster = await startTestCluster({ name: opts.name });
+    cluster = await openNamespace(await sharedTestCluster(), namespace);
     ctd = await startTestContainerd({ name: `cluster-${opts.name}` });
     cri = createCriClient({ endpoint: ctd.endpoint });
     dir = mkdtempSync(join(tmpdir(), `bunlet-cluster-${opts.name}-`));
@@ -118,13 +130,19 @@ export function clusterNodeFixture(opts: ClusterNodeFixtureOptions): ClusterNode
     bunlet?.signal("SIGKILL");
     await bunlet?.exited;
     cri?.close();
-    await ctd?.stop();
-    await cluster?.stop();
-    if (dir) {
-      opts.beforeRemove?.(dir);
-      rmSync(dir, { recursive: true, force: true });
+    try {
+      if (cluster) {
+        await opts.beforeClose?.(fx);
+        await closeNamespace(cluster, namespace, [opts.node]);
+      }
+    } finally {
+      await ctd?.stop();
+      if (dir) {
+        opts.beforeRemove?.(dir);
+        rmSync(dir, { recursive: true, force: true });
+      }
     }
-  }, 180_000);
+  }, 240_000);
 
   return fx;
 }

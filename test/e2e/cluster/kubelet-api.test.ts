@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
 import { clusterNodeFixture } from "./fixture.ts";
+import { boundTo, makePod } from "../../fixtures/pods.ts";
 import { freePort } from "../agent/bunlet.ts";
 
 const NODE = "bunlet-kapi";
@@ -35,20 +35,8 @@ async function sh(cmd: string[], stdin?: string): Promise<{ code: number; stdout
   return { code, stdout, stderr };
 }
 
-function pod(name: string, command: string[], extra: Record<string, unknown> = {}) {
-  return {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name, namespace: "default" },
-    spec: {
-      nodeName: NODE,
-      terminationGracePeriodSeconds: 1,
-      tolerations: [{ operator: "Exists" }],
-      automountServiceAccountToken: false,
-      containers: [{ name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "Never", command, ...extra }],
-    },
-  };
-}
+/** What every pod of this file has: its namespace, its node, busybox from the node's images. */
+const onNode = { namespace: fx.namespace, spec: boundTo(NODE) };
 
 async function kubectl(args: string[], stdin?: string) {
   return fx.cluster.kubectl(args, { stdin });
@@ -63,10 +51,10 @@ const running = (p: any) => p.status?.containerStatuses?.[0]?.state?.running !==
 
 beforeAll(async () => {
   const manifests = [
-    pod("logger", ["sh", "-c", "echo first; echo to-stderr >&2; i=0; while true; do echo tick $i; i=$((i+1)); sleep 1; done"]),
-    pod("crasher", ["sh", "-c", "echo run-$(date +%s%N); sleep 2; exit 3"]),
-    pod("web", ["sh", "-c", "mkdir -p /www && echo hello-from-pod > /www/index.html && exec httpd -f -p 8080 -h /www"]),
-    pod("echoer", ["sh", "-c", "while read l; do echo got:$l; done; echo stdin-closed"], { stdin: true, stdinOnce: true }),
+    makePod({ ...onNode, name: "logger", container: { imagePullPolicy: "Never", command: ["sh", "-c", "echo first; echo to-stderr >&2; i=0; while true; do echo tick $i; i=$((i+1)); sleep 1; done"] } }),
+    makePod({ ...onNode, name: "crasher", container: { imagePullPolicy: "Never", command: ["sh", "-c", "echo run-$(date +%s%N); sleep 2; exit 3"] } }),
+    makePod({ ...onNode, name: "web", container: { imagePullPolicy: "Never", command: ["sh", "-c", "mkdir -p /www && echo hello-from-pod > /www/index.html && exec httpd -f -p 8080 -h /www"] } }),
+    makePod({ ...onNode, name: "echoer", container: { imagePullPolicy: "Never", command: ["sh", "-c", "while read l; do echo got:$l; done; echo stdin-closed"], stdin: true, stdinOnce: true } }),
   ];
   const r = await kubectl(["apply", "-f", "-"], manifests.map((m) => JSON.stringify(m)).join("\n"));
   if (r.code !== 0) throw new Error(`kubectl apply: ${r.stderr}`);
@@ -109,7 +97,7 @@ describe("kubectl through the apiserver", () => {
     })();
     // The same follow straight at the port, to tell the node's side from the apiserver's on a failure.
     const direct = Bun.spawn(["curl", "-skN", "--cert", join(pki, "admin.crt"), "--key", join(pki, "admin.key"),
-      `https://127.0.0.1:${port}/containerLogs/default/logger/main?follow=true&tailLines=1`], { stdout: "pipe", stderr: "ignore" });
+      `https://127.0.0.1:${port}/containerLogs/${fx.namespace}/logger/main?follow=true&tailLines=1`], { stdout: "pipe", stderr: "ignore" });
     let directSeen = "";
     void (async () => {
       for await (const chunk of direct.stdout) directSeen += new TextDecoder().decode(chunk);
@@ -179,7 +167,7 @@ describe("kubectl through the apiserver", () => {
 
   test("a WebSocket exec (v5.channel.k8s.io) straight at the port is proxied to the runtime's streaming server", async () => {
     const cmd = ["sh", "-c", "echo ws-out; echo ws-err >&2; exit 3"].map((c) => `command=${encodeURIComponent(c)}`).join("&");
-    const ws = new WebSocket(`wss://127.0.0.1:${port}/exec/default/logger/main?${cmd}&output=1&error=1`, {
+    const ws = new WebSocket(`wss://127.0.0.1:${port}/exec/${fx.namespace}/logger/main?${cmd}&output=1&error=1`, {
       protocols: ["v5.channel.k8s.io", "v4.channel.k8s.io"],
       tls: { cert: readFileSync(join(pki, "admin.crt"), "utf8"), key: readFileSync(join(pki, "admin.key"), "utf8"), rejectUnauthorized: false },
     } as unknown as string[]);
@@ -208,9 +196,9 @@ describe("kubectl through the apiserver", () => {
   });
 
   test("containerLogs through the node proxy, with the kubelet's query", async () => {
-    const r = await kubectl(["get", "--raw", `/api/v1/nodes/${NODE}/proxy/containerLogs/default/logger/main?tailLines=1`]);
+    const r = await kubectl(["get", "--raw", `/api/v1/nodes/${NODE}/proxy/containerLogs/${fx.namespace}/logger/main?tailLines=1`]);
     expect(r.stdout).toMatch(/^tick \d+\n$/);
-    const missing = await kubectl(["get", "--raw", `/api/v1/nodes/${NODE}/proxy/containerLogs/default/nope/main`]);
+    const missing = await kubectl(["get", "--raw", `/api/v1/nodes/${NODE}/proxy/containerLogs/${fx.namespace}/nope/main`]);
     expect(missing.code).not.toBe(0);
   });
 });
@@ -223,19 +211,19 @@ describe("the port refuses whoever is not authenticated and authorized, and runs
     { name: "GET /healthz", args: ["/healthz"] },
     { name: "GET /metrics", args: ["/metrics"] },
     { name: "GET /stats/summary", args: ["/stats/summary"] },
-    { name: "GET /containerLogs", args: ["/containerLogs/default/logger/main"] },
-    { name: "POST /run", args: ["-X", "POST", `/run/default/logger/main?cmd=touch%20${marker(who)}-run`] },
+    { name: "GET /containerLogs", args: [`/containerLogs/${fx.namespace}/logger/main`] },
+    { name: "POST /run", args: ["-X", "POST", `/run/${fx.namespace}/logger/main?cmd=touch%20${marker(who)}-run`] },
     {
       name: "POST /exec (SPDY upgrade)",
       args: ["-X", "POST", "-H", "Connection: Upgrade", "-H", "Upgrade: SPDY/3.1", "-H", "X-Stream-Protocol-Version: v4.channel.k8s.io",
-        `/exec/default/logger/main?command=touch&command=${marker(who)}-exec&output=1`],
+        `/exec/${fx.namespace}/logger/main?command=touch&command=${marker(who)}-exec&output=1`],
     },
     {
       name: "GET /attach (WebSocket upgrade)",
       args: ["-H", "Connection: Upgrade", "-H", "Upgrade: websocket", "-H", "Sec-WebSocket-Version: 13", "-H", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
-        "-H", "Sec-WebSocket-Protocol: v5.channel.k8s.io", "/attach/default/echoer/main?input=1&output=1"],
+        "-H", "Sec-WebSocket-Protocol: v5.channel.k8s.io", `/attach/${fx.namespace}/echoer/main?input=1&output=1`],
     },
-    { name: "POST /portForward (SPDY upgrade)", args: ["-X", "POST", "-H", "Connection: Upgrade", "-H", "Upgrade: SPDY/3.1", "/portForward/default/web"] },
+    { name: "POST /portForward (SPDY upgrade)", args: ["-X", "POST", "-H", "Connection: Upgrade", "-H", "Upgrade: SPDY/3.1", `/portForward/${fx.namespace}/web`] },
   ];
 
   /** curl's status code for the request; 0 when no HTTP answer came. */
@@ -255,9 +243,10 @@ describe("the port refuses whoever is not authenticated and authorized, and runs
       const r = await sh(["openssl", ...args]);
       if (r.code !== 0) throw new Error(`openssl ${args[0]}: ${r.stderr}`);
     };
-    // A user the client CA vouches for, with no RBAC rights on nodes.
+    // A user the client CA vouches for, with no RBAC rights on nodes (the serial file is this
+    // file's own: other files may sign with the shared cluster's CA at the same time).
     await ossl(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", "/CN=nobody/O=nogroup", "-keyout", join(otherCA, "nobody.key"), "-out", join(otherCA, "nobody.csr")]);
-    await ossl(["x509", "-req", "-in", join(otherCA, "nobody.csr"), "-CA", join(pki, "client-ca.crt"), "-CAkey", join(pki, "client-ca.key"), "-CAcreateserial", "-days", "1", "-out", join(otherCA, "nobody.crt")]);
+    await ossl(["x509", "-req", "-in", join(otherCA, "nobody.csr"), "-CA", join(pki, "client-ca.crt"), "-CAkey", join(pki, "client-ca.key"), "-CAserial", join(otherCA, "client-ca.srl"), "-CAcreateserial", "-days", "1", "-out", join(otherCA, "nobody.crt")]);
     nobodyCert = ["--cert", join(otherCA, "nobody.crt"), "--key", join(otherCA, "nobody.key")];
     // system:masters, but signed by a CA the node does not trust.
     await ossl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj", "/CN=rogue-ca", "-keyout", join(otherCA, "ca.key"), "-out", join(otherCA, "ca.crt")]);

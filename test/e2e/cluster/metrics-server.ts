@@ -57,3 +57,14 @@ export async function startMetricsServer(cluster: TestCluster, dir: string): Pro
   }
   return metricsServer;
 }
+
+/**
+ * Takes the APIService and its Service away again: on a shared control plane an APIService whose
+ * server is gone fails discovery, and the namespace controller then never finishes deleting a
+ * namespace (NamespaceDeletionDiscoveryFailure).
+ */
+export async function unregisterMetricsServer(cluster: TestCluster): Promise<void> {
+  await cluster.kubectl(["delete", "apiservice", "v1beta1.metrics.k8s.io", "--ignore-not-found"]);
+  await cluster.kubectl(["-n", "kube-system", "delete", "service,endpoints", "metrics-server", "--ignore-not-found"]);
+  await cluster.kubectl(["-n", "kube-system", "delete", "endpointslice", "metrics-server-outside", "--ignore-not-found"]);
+}

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BUSYBOX_IMAGE, containerdPaths } from "../../../src/containerd/index.ts";
 import { deleteLink, deleteNatRulesFor, killShims, unmountUnder } from "../../harness/cleanup.ts";
-import { startTestCluster, type TestCluster } from "../../harness/cluster.ts";
+import { closeNamespace, namespaceFor, openNamespace, sharedTestCluster, type NamespacedCluster } from "../../harness/shared-cluster.ts";
 import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
 import { BUSYBOX_TAR, ensureImages, PAUSE_TAR } from "../../harness/images.ts";
 import { allocateTestNetwork, type TestNetwork } from "../../harness/network.ts";
@@ -22,7 +22,8 @@ import { kubectlApply, kubectlJson as kubectlJsonOf } from "./kubectl.ts";
 import { ensureBuilt, freePort, startBunlet, type BunletProcess } from "../agent/bunlet.ts";
 
 const NODES = ["bunlet-multi-a", "bunlet-multi-b"];
-let cluster: TestCluster;
+const NAMESPACE = namespaceFor("multinode");
+let cluster: NamespacedCluster;
 let ctd: TestContainerd | undefined;
 let net: TestNetwork | undefined;
 const bunlets: BunletProcess[] = [];
@@ -51,7 +52,7 @@ async function runtimeFlags(i: number, rootDir: string): Promise<string[]> {
 
 beforeAll(async () => {
   ensureBuilt();
-  cluster = await startTestCluster({ name: "multinode" });
+  cluster = await openNamespace(await sharedTestCluster(), NAMESPACE);
   dir = mkdtempSync(join(tmpdir(), "bunlet-cluster-multi-"));
   for (const [i, node] of NODES.entries()) {
     const root = join(dir, node);
@@ -77,6 +78,8 @@ afterAll(async () => {
   // SIGTERM: node B's bunlet stops its embedded containerd too (the shims stay, killed below).
   for (const b of bunlets) b.signal("SIGTERM");
   await Promise.all(bunlets.map((b) => b.exited));
+  // A namespace that will not go is reported after the rest is cleaned up.
+  const closeError = cluster ? await closeNamespace(cluster, NAMESPACE, NODES).then(() => undefined, (err: unknown) => err) : undefined;
   await ctd?.stop();
   if (dir) {
     killShims(containerdPaths(join(dir, NODES[1]!, "state")).socketPath);
@@ -87,8 +90,8 @@ afterAll(async () => {
     deleteNatRulesFor(net.podSubnet);
     net.release();
   }
-  await cluster?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
+  if (closeError) throw closeError;
 }, 240_000);
 
 const kubectlJson = <T = any>(args: string[]) => kubectlJsonOf<T>(cluster, args);
@@ -123,11 +126,17 @@ describe("two bunlet nodes on one host", () => {
     await apply({
       apiVersion: "apps/v1",
       kind: "Deployment",
-      metadata: { name: "sleepers", namespace: "default" },
+      metadata: { name: "sleepers", namespace: NAMESPACE },
       spec: {
         replicas: 10,
         selector: { matchLabels: { app: "sleepers" } },
-        template: { metadata: { labels: { app: "sleepers" } }, spec: spec(["sleep", "3600"]) },
+        template: {
+          metadata: { labels: { app: "sleepers" } },
+          // Other files' nodes may be Ready on the shared control plane: the scheduler spreads over this file's two.
+          spec: spec(["sleep", "3600"], {
+            affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: "kubernetes.io/hostname", operator: "In", values: NODES }] }] } } },
+          }),
+        },
       },
     });
     const pods = await waitFor(
@@ -154,7 +163,7 @@ describe("two bunlet nodes on one host", () => {
     await apply({
       apiVersion: "v1",
       kind: "Pod",
-      metadata: { name: "server", namespace: "default" },
+      metadata: { name: "server", namespace: NAMESPACE },
       spec: { nodeName: NODES[0], ...spec(["sh", "-c", "mkdir -p /www && echo hello-from-a > /www/index.html && exec httpd -f -p 8080 -h /www"]) },
     });
     const serverIP = await waitFor("the server pod Running with an IP", async () => {
@@ -173,7 +182,7 @@ describe("two bunlet nodes on one host", () => {
     await apply({
       apiVersion: "v1",
       kind: "Pod",
-      metadata: { name: "client", namespace: "default" },
+      metadata: { name: "client", namespace: NAMESPACE },
       spec: { nodeName: NODES[1], restartPolicy: "Never", ...spec(["sh", "-c", fetchLoop]) },
     });
     const phase = await waitFor("the client pod finished", async () => {
@@ -190,7 +199,7 @@ describe("two bunlet nodes on one host", () => {
       const stop = existsSync(owner) ? `scripts/cluster.sh down ${owner}` : `its dir is gone, so end its processes (pgrep -af ${owner}/)`;
       throw new Error(`the host's Service rules still belong to the cluster in ${owner} after 4 minutes; stop it: ${stop}`);
     });
-    const svc = await kubectlJson(["get", "service", "kubernetes"]);
+    const svc = await kubectlJson(["get", "service", "kubernetes", "-n", "default"]);
     // A kube-proxy that just took the host's rules over needs a moment to write ours: the host
     // reaching the apiserver through the Service says they are there.
     const curl = ["curl", "-fsS", "--max-time", "3", "--cacert", cluster.serverCaFile, `https://${svc.spec.clusterIP}/readyz`];
@@ -200,7 +209,7 @@ describe("two bunlet nodes on one host", () => {
     await apply({
       apiVersion: "v1",
       kind: "Pod",
-      metadata: { name: "svc-client", namespace: "default" },
+      metadata: { name: "svc-client", namespace: NAMESPACE },
       spec: { nodeName: NODES[1], restartPolicy: "Never", ...spec(["sh", "-c", script]) },
     });
     const phase = await waitFor("the Service client finished", async () => {
@@ -214,7 +223,7 @@ describe("two bunlet nodes on one host", () => {
 /** The container log bunlet wrote for a pod on node i (CRI log format: time stream tag text). */
 async function containerLogs(i: number, podName: string): Promise<string> {
   const root = join(dir, NODES[i]!, "logs", "pods");
-  const glob = new Bun.Glob(`default_${podName}_*/main/*.log`);
+  const glob = new Bun.Glob(`${NAMESPACE}_${podName}_*/main/*.log`);
   let text = "";
   for await (const f of glob.scan({ cwd: root })) text += await Bun.file(join(root, f)).text();
   return text

@@ -24,7 +24,7 @@ const fx = clusterNodeFixture({
       JSON.stringify({
         apiVersion: "v1",
         kind: "Pod",
-        metadata: { name: "sleeper", namespace: "default" },
+        metadata: { name: "sleeper", namespace: fx.namespace },
         spec: { terminationGracePeriodSeconds: 2, containers: [{ name: "main", image: BUSYBOX_IMAGE, command: ["sleep", "3600"] }] },
       }),
     ),

@@ -21,7 +21,7 @@ const fx = clusterNodeFixture({
   manifests: true,
   beforeStart: () =>
     writeManifest("sleeper.json", {
-      metadata: { name: "sleeper", namespace: "default" },
+      metadata: { name: "sleeper", namespace: fx.namespace },
       spec: { terminationGracePeriodSeconds: 2, containers: [{ name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "IfNotPresent", command: ["sleep", "3600"] }] },
     }),
   flags: () => ["--file-check-frequency=1s"],
@@ -37,7 +37,7 @@ async function kubectlJson<T = any>(args: string[]): Promise<T> {
   if (r.code !== 0) throw new Error(`kubectl ${args.join(" ")} exited ${r.code}: ${r.stderr.trim()}`);
   return JSON.parse(r.stdout) as T;
 }
-const eventsAbout = async (podName: string, namespace = "default"): Promise<any[]> =>
+const eventsAbout = async (podName: string, namespace = fx.namespace): Promise<any[]> =>
   (await kubectlJson(["-n", namespace, "get", "events", "--field-selector", `involvedObject.name=${podName}`])).items;
 
 describe("events", () => {
@@ -52,7 +52,7 @@ describe("events", () => {
     expect(byReason("Pulled")).toMatchObject({
       type: "Normal",
       message: `Container image "${BUSYBOX_IMAGE}" already present on machine and can be accessed by the pod`,
-      involvedObject: { kind: "Pod", apiVersion: "v1", name: pod, namespace: "default", fieldPath: "spec.containers{main}" },
+      involvedObject: { kind: "Pod", apiVersion: "v1", name: pod, namespace: fx.namespace, fieldPath: "spec.containers{main}" },
       source: { component: "kubelet", host: NODE },
       reportingComponent: "kubelet",
       reportingInstance: NODE,
@@ -69,7 +69,7 @@ describe("events", () => {
 describe("mirror pods", () => {
   const mirrorName = `sleeper-${NODE}`;
   const getMirror = async () => {
-    const r = await fx.cluster.kubectl(["-n", "default", "get", "pod", mirrorName, "-o", "json"]);
+    const r = await fx.cluster.kubectl(["-n", fx.namespace, "get", "pod", mirrorName, "-o", "json"]);
     return r.code === 0 ? JSON.parse(r.stdout) : undefined;
   };
 
@@ -92,7 +92,7 @@ describe("mirror pods", () => {
     const before = await waitFor("the mirror pod", getMirror);
     const running = (await fx.cri.runtime.listContainers({})).containers.filter((c) => c.labels["io.kubernetes.pod.name"] === mirrorName && c.state === 1);
     expect(running).toHaveLength(1);
-    const del = await fx.cluster.kubectl(["-n", "default", "delete", "pod", mirrorName, "--wait=false"]);
+    const del = await fx.cluster.kubectl(["-n", fx.namespace, "delete", "pod", mirrorName, "--wait=false"]);
     expect(del.code).toBe(0);
     const after = await waitFor("a new mirror pod", async () => {
       const m = await getMirror();
@@ -105,17 +105,17 @@ describe("mirror pods", () => {
 
   test("removing the manifest deletes the mirror pod", async () => {
     writeManifest("transient.json", {
-      metadata: { name: "transient", namespace: "default" },
+      metadata: { name: "transient", namespace: fx.namespace },
       spec: { terminationGracePeriodSeconds: 1, containers: [{ name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "IfNotPresent", command: ["sleep", "3600"] }] },
     });
     const name = `transient-${NODE}`;
-    await waitFor("the transient mirror pod", async () => (await fx.cluster.kubectl(["-n", "default", "get", "pod", name])).code === 0);
+    await waitFor("the transient mirror pod", async () => (await fx.cluster.kubectl(["-n", fx.namespace, "get", "pod", name])).code === 0);
     await waitFor("its container running", async () =>
       (await fx.cri.runtime.listContainers({})).containers.some((c) => c.labels["io.kubernetes.pod.name"] === name && c.state === 1),
     );
     rmSync(join(fx.dir, "manifests", "transient.json"));
     await waitFor("the mirror pod gone", async () => {
-      const r = await fx.cluster.kubectl(["-n", "default", "get", "pod", name]);
+      const r = await fx.cluster.kubectl(["-n", fx.namespace, "get", "pod", name]);
       return r.code !== 0 && r.stderr.includes("NotFound");
     });
     // Its Killing event was recorded too.
@@ -133,7 +133,7 @@ describe("admission", () => {
     const manifest = {
       apiVersion: "v1",
       kind: "Pod",
-      metadata: { name, namespace: "default" },
+      metadata: { name, namespace: fx.namespace },
       spec: {
         nodeName: NODE,
         tolerations: [{ operator: "Exists" }],
@@ -143,7 +143,7 @@ describe("admission", () => {
     const created = await fx.cluster.kubectl(["create", "-f", "-"], { stdin: JSON.stringify(manifest) });
     expect(created.code).toBe(0);
     const pod = await waitFor("the pod Failed", async () => {
-      const p = await kubectlJson(["-n", "default", "get", "pod", name]);
+      const p = await kubectlJson(["-n", fx.namespace, "get", "pod", name]);
       return p.status?.phase === "Failed" ? p : undefined;
     });
     expect(pod.status.reason).toBe("OutOfcpu");
@@ -155,7 +155,7 @@ describe("admission", () => {
     expect(events.find((e) => e.reason === "OutOfcpu")).toMatchObject({ type: "Warning", source: { component: "kubelet", host: NODE } });
     expect(events.map((e) => e.reason)).not.toContain("Pulled");
     // kubectl describe shows the event under the kubelet.
-    const described = await fx.cluster.kubectl(["-n", "default", "describe", "pod", name]);
+    const described = await fx.cluster.kubectl(["-n", fx.namespace, "describe", "pod", name]);
     expect(described.stdout).toMatch(/Warning\s+OutOfcpu\s+\S+\s+kubelet\s+Node didn't have enough resource: cpu/);
     const sandboxes = (await fx.cri.runtime.listPodSandbox({})).items.filter((s) => s.metadata?.name === name);
     expect(sandboxes).toHaveLength(0);
@@ -168,7 +168,7 @@ describe("RuntimeClass", () => {
     const created = await fx.cluster.kubectl(["create", "-f", "-"], { stdin: JSON.stringify(rc) });
     expect(created.code).toBe(0);
     writeManifest("rc-ok.json", {
-      metadata: { name: "rc-ok", namespace: "default" },
+      metadata: { name: "rc-ok", namespace: fx.namespace },
       spec: { runtimeClassName: "test-rc", terminationGracePeriodSeconds: 1, containers: [{ name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "IfNotPresent", command: ["sleep", "3600"] }] },
     });
     const name = `rc-ok-${NODE}`;
@@ -183,7 +183,7 @@ describe("RuntimeClass", () => {
 
   test("a pod naming a missing RuntimeClass never starts, and its event says why", async () => {
     writeManifest("rc-missing.json", {
-      metadata: { name: "rc-missing", namespace: "default" },
+      metadata: { name: "rc-missing", namespace: fx.namespace },
       spec: { runtimeClassName: "missing", terminationGracePeriodSeconds: 1, containers: [{ name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "IfNotPresent", command: ["sleep", "3600"] }] },
     });
     const name = `rc-missing-${NODE}`;

@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
 import { clusterNodeFixture } from "./fixture.ts";
 import { kubectlApply, kubectlJson } from "./kubectl.ts";
-import { startMetricsServer } from "./metrics-server.ts";
+import { startMetricsServer, unregisterMetricsServer } from "./metrics-server.ts";
 
 const NODE = "bunlet-observe";
 const LOG_NAME = `bunlet-e2e-observe-${process.pid}`;
@@ -35,6 +35,7 @@ const fx = clusterNodeFixture({
     writeFileSync(LOG_FILE, "a line for the node log query\n");
     metricsServer = await startMetricsServer(f.cluster, f.dir);
   },
+  beforeClose: (f) => unregisterMetricsServer(f.cluster),
   beforeRemove: () => {
     metricsServer?.kill("SIGKILL");
     rmSync(LOG_FILE, { force: true });
@@ -76,7 +77,7 @@ test("kubectl top pod: the containers' CPU and memory within 20 % of /proc", asy
   await apply({
     apiVersion: "v1",
     kind: "Pod",
-    metadata: { name: "burner", namespace: "default" },
+    metadata: { name: "burner", namespace: fx.namespace },
     spec: {
       nodeName: NODE,
       terminationGracePeriodSeconds: 1,
@@ -159,13 +160,15 @@ test("an HPA scales a Deployment on the node from 1 to 3 under CPU load, and bac
   await apply({
     apiVersion: "apps/v1",
     kind: "Deployment",
-    metadata: { name: "scaled", namespace: "default" },
+    metadata: { name: "scaled", namespace: fx.namespace },
     spec: {
       replicas: 1,
       selector: { matchLabels: { app: "scaled" } },
       template: {
         metadata: { labels: { app: "scaled" } },
         spec: {
+          // Other files' nodes may be Ready on the shared control plane: the scheduler picks this file's.
+          nodeSelector: { "kubernetes.io/hostname": NODE },
           tolerations: [{ operator: "Exists" }],
           terminationGracePeriodSeconds: 1,
           automountServiceAccountToken: false,
@@ -187,7 +190,7 @@ test("an HPA scales a Deployment on the node from 1 to 3 under CPU load, and bac
   await apply({
     apiVersion: "autoscaling/v2",
     kind: "HorizontalPodAutoscaler",
-    metadata: { name: "scaled", namespace: "default" },
+    metadata: { name: "scaled", namespace: fx.namespace },
     spec: {
       scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: "scaled" },
       minReplicas: 1,

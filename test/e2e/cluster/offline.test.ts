@@ -23,6 +23,8 @@ import { spawn } from "node:child_process";
 import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
 import { kubectlApply, kubectlJson as kubectlJsonOf } from "./kubectl.ts";
 import { clusterNodeFixture } from "./fixture.ts";
+import type { Container, Pod } from "../../../src/api/index.ts";
+import { boundTo, makePod } from "../../fixtures/pods.ts";
 
 const NODE = "bunlet-offline";
 let extraFlags: string[] = [];
@@ -48,25 +50,13 @@ const kubectlJson = <T = any>(args: string[]) => kubectlJsonOf<T>(fx.cluster, ar
 const apply = (obj: unknown) => kubectlApply(fx.cluster, obj);
 const lines = () => fx.bunlet!.lines;
 
-function pod(name: string, extra: Record<string, unknown> = {}, container: Record<string, unknown> = {}) {
-  return {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name, namespace: "default" },
-    spec: {
-      nodeName: NODE,
-      terminationGracePeriodSeconds: 2,
-      tolerations: [{ operator: "Exists" }],
-      automountServiceAccountToken: false,
-      containers: [{ name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "Never", command: ["sleep", "3600"], ...container }],
-      ...extra,
-    },
-  };
-}
+/** What every pod of this file has: its namespace, its node, busybox from the node's images, sleeping. */
+const onNode = (name: string, spec: Partial<Pod["spec"]> = {}, container: Partial<Container> = {}) =>
+  makePod({ name, namespace: fx.namespace, spec: { ...boundTo(NODE, 2), ...spec }, container: { imagePullPolicy: "Never", ...container } });
 
 // A ConfigMap volume, a Secret env var, the service account token, and a readiness probe whose
 // period is long: a restart that forgot Ready would show it for a while.
-const web = pod(
+const web = onNode(
   "cp-web",
   { automountServiceAccountToken: true, volumes: [{ name: "conf", configMap: { name: "app-conf" } }] },
   {
@@ -121,9 +111,9 @@ const uids: Record<string, string> = {};
 
 describe("starting without the apiserver", () => {
   test("set-up: two API pods (one with a ConfigMap volume, a Secret env var and a token) and one to delete run, Ready", async () => {
-    await apply({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "app-conf", namespace: "default" }, data: { "app.conf": "greeting=hello" } });
-    await apply({ apiVersion: "v1", kind: "Secret", metadata: { name: "app-secret", namespace: "default" }, stringData: { password: "s3cret" } });
-    for (const p of [web, pod("cp-plain"), pod("cp-doomed")]) await apply(p);
+    await apply({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "app-conf", namespace: fx.namespace }, data: { "app.conf": "greeting=hello" } });
+    await apply({ apiVersion: "v1", kind: "Secret", metadata: { name: "app-secret", namespace: fx.namespace }, stringData: { password: "s3cret" } });
+    for (const p of [web, onNode("cp-plain"), onNode("cp-doomed")]) await apply(p);
     for (const name of ["cp-web", "cp-plain", "cp-doomed"]) {
       const p = await waitFor(`${name} Running and Ready in the apiserver`, async () => {
         const got = await kubectlJson(["get", "pod", name]);
@@ -220,7 +210,7 @@ describe("starting without the apiserver", () => {
     await removeAllSandboxes();
     writeFileSync(
       join(fx.manifests, "static-web.json"),
-      JSON.stringify({ apiVersion: "v1", kind: "Pod", metadata: { name: "static-web", namespace: "default" }, spec: { containers: [{ name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "Never", command: ["sleep", "3600"] }] } }),
+      JSON.stringify({ apiVersion: "v1", kind: "Pod", metadata: { name: "static-web", namespace: fx.namespace }, spec: { containers: [{ name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "Never", command: ["sleep", "3600"] }] } }),
     );
     extraFlags = ["--offline-start=false"];
     await withApiserverFrozen(async () => {

@@ -10,9 +10,9 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
 import { kubectlApply, kubectlJson as kubectlJsonOf } from "./kubectl.ts";
 import { clusterNodeFixture } from "./fixture.ts";
+import { boundTo, makePod } from "../../fixtures/pods.ts";
 
 const NODE = "bunlet-pods";
 const fx = clusterNodeFixture({ name: "pods", node: NODE, waitTimeoutMs: 120_000 });
@@ -21,23 +21,8 @@ const waitFor = fx.waitFor;
 const kubectlJson = <T = any>(args: string[]) => kubectlJsonOf<T>(fx.cluster, args);
 const apply = (obj: unknown) => kubectlApply(fx.cluster, obj);
 
-function pod(name: string, command: string[], extra: Record<string, unknown> = {}) {
-  return {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name, namespace: "default" },
-    spec: {
-      nodeName: NODE,
-      terminationGracePeriodSeconds: 3,
-      // The node's not-ready taint may be there for a moment after registration.
-      tolerations: [{ operator: "Exists" }],
-      // The service account token volume (projected) is the volumes work's; these pods need no token.
-      automountServiceAccountToken: false,
-      containers: [{ name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "Never", command }],
-      ...extra,
-    },
-  };
-}
+/** What every pod of this file has: its namespace, its node, busybox from the node's images. */
+const onNode = { namespace: fx.namespace, spec: boundTo(NODE, 3) };
 
 const getPod = (name: string) => kubectlJson(["get", "pod", name]);
 const containersOf = async (name: string) => (await fx.cri.runtime.listContainers({})).containers.filter((c) => c.labels["io.kubernetes.pod.name"] === name);
@@ -72,7 +57,7 @@ describe("pods from the apiserver", () => {
       const n = await kubectlJson(["get", "node", NODE]);
       return n.status?.conditions?.some((c: any) => c.type === "Ready" && c.status === "True");
     });
-    await apply(pod("web", ["sleep", "3600"]));
+    await apply(makePod({ ...onNode, name: "web", container: { imagePullPolicy: "Never", command: ["sleep", "3600"] } }));
     await waitFor("the pod's container running in containerd", async () => (await runningIds("web")).length === 1);
     const line = fx.bunlet!.lines.find((l) => l.msg === "SyncLoop ADD" && l.source === "api");
     expect(line).toBeDefined();
@@ -133,7 +118,7 @@ describe("pods from the apiserver", () => {
   }, 180_000);
 
   test("a crashing container shows CrashLoopBackOff and its restart count in the apiserver", async () => {
-    await apply(pod("crasher", ["sh", "-c", "echo bye; exit 3"]));
+    await apply(makePod({ ...onNode, name: "crasher", container: { imagePullPolicy: "Never", command: ["sh", "-c", "echo bye; exit 3"] } }));
     const p = await waitFor("CrashLoopBackOff in the apiserver", async () => {
       const p = await getPod("crasher");
       return p.status?.containerStatuses?.[0]?.state?.waiting?.reason === "CrashLoopBackOff" ? p : undefined;
@@ -141,7 +126,7 @@ describe("pods from the apiserver", () => {
     const cs = p.status.containerStatuses[0];
     expect(cs.restartCount).toBeGreaterThanOrEqual(1);
     expect(cs.lastState.terminated).toMatchObject({ exitCode: 3, reason: "Error" });
-    expect(cs.state.waiting.message).toMatch(/^back-off \d+\S* restarting failed container=main pod=crasher_default\(/);
+    expect(cs.state.waiting.message).toMatch(new RegExp(`^back-off \\d+\\S* restarting failed container=main pod=crasher_${fx.namespace}\\(`));
     expect(p.status.phase).toBe("Running");
     const table = await fx.cluster.kubectl(["get", "pod", "crasher", "--no-headers"]);
     expect(table.stdout).toMatch(/^crasher\s+0\/1\s+CrashLoopBackOff\s+\d+/);
@@ -156,7 +141,7 @@ describe("pods from the apiserver", () => {
     });
     // The object goes only once bunlet saw every container stopped.
     expect(await runningIds("crasher")).toEqual([]);
-    expect(fx.bunlet!.lines.some((l) => l.msg === "SyncLoop DELETE" && (l.pods as { name?: string; namespace?: string }[]).some((p) => p.namespace === "default" && p.name === "crasher"))).toBe(true);
+    expect(fx.bunlet!.lines.some((l) => l.msg === "SyncLoop DELETE" && (l.pods as { name?: string; namespace?: string }[]).some((p) => p.namespace === fx.namespace && p.name === "crasher"))).toBe(true);
   }, 180_000);
 
   test("the apiserver stopped for 30 s: nothing restarted or killed, and bunlet catches up after", async () => {
@@ -170,7 +155,7 @@ describe("pods from the apiserver", () => {
       process.kill(pid, "SIGCONT");
     }
     await waitFor("kube-apiserver answering again", async () => (await fx.cluster.kubectl(["get", "--raw", "/readyz"])).code === 0);
-    await apply(pod("after-outage", ["sleep", "3600"]));
+    await apply(makePod({ ...onNode, name: "after-outage", container: { imagePullPolicy: "Never", command: ["sleep", "3600"] } }));
     await waitFor("a pod created after the outage Running in the apiserver", async () => podIsRunningAndReady(await getPod("after-outage")), 180_000);
     expect(await runningIds("web")).toEqual(before);
     expect((await getPod("web")).status.containerStatuses[0].restartCount).toBe(0);
@@ -194,7 +179,7 @@ describe("pods from the apiserver", () => {
     await waitFor("bunlet relisting after the watch's resourceVersion expired", () =>
       fx.bunlet!.lines.slice(logsFrom).some((l) => l.msg === "Watch closed: the resourceVersion is too old; relisting"),
     180_000);
-    await apply(pod("after-relist", ["sleep", "3600"]));
+    await apply(makePod({ ...onNode, name: "after-relist", container: { imagePullPolicy: "Never", command: ["sleep", "3600"] } }));
     await waitFor("a pod created after the relist Running in the apiserver", async () => podIsRunningAndReady(await getPod("after-relist")), 180_000);
     expect(await runningIds("web")).toEqual(before);
     expect(fx.bunlet!.lines.slice(logsFrom).some((l) => l.msg === "SyncLoop REMOVE")).toBe(false);

@@ -67,14 +67,14 @@ const value = async (promql: string) => Number((await query(promql))[0]?.value[1
 
 test("Prometheus scrapes /metrics, /metrics/cadvisor and /metrics/resource with a bearer token: every target up", async () => {
   // A ServiceAccount allowed what a Prometheus needs on kubelets (nodes/metrics), and its token.
-  await apply({ apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "prometheus", namespace: "default" } });
+  await apply({ apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "prometheus", namespace: fx.namespace } });
   await apply({ apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name: "prometheus" }, rules: [{ apiGroups: [""], resources: ["nodes/metrics"], verbs: ["get"] }] });
   await apply({
     apiVersion: "rbac.authorization.k8s.io/v1",
     kind: "ClusterRoleBinding",
     metadata: { name: "prometheus" },
     roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "prometheus" },
-    subjects: [{ kind: "ServiceAccount", name: "prometheus", namespace: "default" }],
+    subjects: [{ kind: "ServiceAccount", name: "prometheus", namespace: fx.namespace }],
   });
   const token = await fx.cluster.kubectl(["create", "token", "prometheus", "--duration=1h"]);
   expect(token.code).toBe(0);
@@ -88,8 +88,10 @@ test("Prometheus scrapes /metrics, /metrics/cadvisor and /metrics/resource with 
   await apply({
     apiVersion: "v1",
     kind: "Pod",
-    metadata: { name: "spinner", namespace: "default" },
+    metadata: { name: "spinner", namespace: fx.namespace },
     spec: {
+      // Other files' nodes may be Ready on the shared control plane: the scheduler picks this file's.
+      nodeSelector: { "kubernetes.io/hostname": NODE },
       tolerations: [{ operator: "Exists" }],
       terminationGracePeriodSeconds: 1,
       containers: [{ name: "spin", image: BUSYBOX_IMAGE, imagePullPolicy: "Never", command: ["sh", "-c", "while :; do :; done"], resources: { limits: { cpu: "100m" } } }],
@@ -163,7 +165,7 @@ test("the Node declares no feature; a pod needing one is not scheduled, and one 
   const needsRestartAll = (name: string, nodeName?: string) => ({
     apiVersion: "v1",
     kind: "Pod",
-    metadata: { name, namespace: "default" },
+    metadata: { name, namespace: fx.namespace },
     spec: {
       ...(nodeName && { nodeName }),
       tolerations: [{ operator: "Exists" }],

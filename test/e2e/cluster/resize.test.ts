@@ -11,10 +11,11 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
 import { testCgroupRoot } from "../../harness/cgroups.ts";
 import { kubectlApply, kubectlJson as kubectlJsonOf } from "./kubectl.ts";
 import { clusterNodeFixture } from "./fixture.ts";
+import type { Container } from "../../../src/api/index.ts";
+import { boundTo, makePod } from "../../fixtures/pods.ts";
 
 const NODE = "bunlet-resize";
 const fx = clusterNodeFixture({ name: "resize", node: NODE, waitTimeoutMs: 120_000 });
@@ -26,20 +27,9 @@ interface Resources {
   limits?: Record<string, string>;
 }
 
-function pod(name: string, resources: Resources, resizePolicy?: { resourceName: string; restartPolicy: string }[]) {
-  return {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name, namespace: "default" },
-    spec: {
-      nodeName: NODE,
-      terminationGracePeriodSeconds: 1,
-      tolerations: [{ operator: "Exists" }],
-      automountServiceAccountToken: false,
-      containers: [{ name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "Never", command: ["sleep", "3600"], resources, ...(resizePolicy && { resizePolicy }) }],
-    },
-  };
-}
+/** What every pod of this file has: its namespace, its node, busybox from the node's images, sleeping, with these resources. */
+const onNode = (name: string, resources: Resources, resizePolicy?: Container["resizePolicy"]) =>
+  makePod({ name, namespace: fx.namespace, spec: boundTo(NODE), container: { imagePullPolicy: "Never", resources, ...(resizePolicy && { resizePolicy }) } });
 
 const getPod = (name: string) => kubectlJson(["get", "pod", name]);
 
@@ -87,7 +77,7 @@ describe("in-place pod resize", () => {
       const n = await kubectlJson(["get", "node", NODE]);
       return n.status?.conditions?.some((c: any) => c.type === "Ready" && c.status === "True");
     });
-    await kubectlApply(fx.cluster, pod("grow", before));
+    await kubectlApply(fx.cluster, onNode("grow", before));
     const p = await waitFor("the pod Running and Ready", async () => {
       const p = await getPod("grow");
       return p.status?.containerStatuses?.[0]?.ready ? p : undefined;
@@ -173,7 +163,7 @@ describe("in-place pod resize", () => {
     const allocatable = BigInt(node.status.allocatable.cpu.endsWith("m") ? node.status.allocatable.cpu.slice(0, -1) : Number(node.status.allocatable.cpu) * 1000);
     // A filler takes what is left but 100m; then "grow" asks for 200m more than it has.
     const filler = allocatable - 150n - 100n;
-    await kubectlApply(fx.cluster, pod("filler", { requests: { cpu: `${filler}m` } }));
+    await kubectlApply(fx.cluster, onNode("filler", { requests: { cpu: `${filler}m` } }));
     await waitFor("the filler running", async () => (await getPod("filler")).status?.containerStatuses?.[0]?.ready === true);
     const r = await resize("grow", { requests: { cpu: "350m", memory: "96Mi" }, limits: { cpu: "400m", memory: "192Mi" } });
     expect(r.code).toBe(0);
@@ -211,7 +201,7 @@ describe("in-place pod resize", () => {
   }, 60_000);
 
   test("resizePolicy RestartContainer restarts the container with the new memory", async () => {
-    await kubectlApply(fx.cluster, pod("restart", before, [{ resourceName: "memory", restartPolicy: "RestartContainer" }]));
+    await kubectlApply(fx.cluster, onNode("restart", before, [{ resourceName: "memory", restartPolicy: "RestartContainer" }]));
     await waitFor("the pod Running and Ready", async () => (await getPod("restart")).status?.containerStatuses?.[0]?.ready === true);
     const id = await runningContainerId("restart");
     expect((await resize("restart", { ...before, limits: { cpu: "200m", memory: "160Mi" } })).code).toBe(0);
@@ -226,7 +216,7 @@ describe("in-place pod resize", () => {
 
   test("a memory limit decrease below what the container uses is refused: PodResizeInProgress Error, nothing changed", async () => {
     const mem: Resources = { requests: { memory: "64Mi" }, limits: { memory: "64Mi" } };
-    const p = pod("mem", mem);
+    const p = onNode("mem", mem);
     // 20 MB in the pod's tmpfs /dev/shm, charged to the container's memory cgroup (no swap: it stays).
     p.spec.containers[0]!.command = ["sh", "-c", "head -c 20000000 /dev/zero > /dev/shm/fill; sleep 3600"];
     await kubectlApply(fx.cluster, p);

@@ -64,7 +64,7 @@ async function podRunning(name: string): Promise<boolean> {
 const mainPod = {
   apiVersion: "v1",
   kind: "Pod",
-  metadata: { name: "all", namespace: "default", labels: { app: "all", tier: "one" } },
+  metadata: { name: "all", namespace: fx.namespace, labels: { app: "all", tier: "one" } },
   spec: {
     nodeName: NODE,
     terminationGracePeriodSeconds: 1,
@@ -113,8 +113,8 @@ describe("volumes and env from the API", () => {
       const cm = await fx.cluster.kubectl(["get", "configmap", "kube-root-ca.crt", "-o", "name"]);
       return sa.code === 0 && cm.code === 0;
     });
-    await apply({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "app-config", namespace: "default" }, data: { greeting: "hello", color: "blue" } });
-    await apply({ apiVersion: "v1", kind: "Secret", metadata: { name: "app-secret", namespace: "default" }, stringData: { password: "s3cret" } });
+    await apply({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "app-config", namespace: fx.namespace }, data: { greeting: "hello", color: "blue" } });
+    await apply({ apiVersion: "v1", kind: "Secret", metadata: { name: "app-secret", namespace: fx.namespace }, stringData: { password: "s3cret" } });
     await apply(mainPod);
     await waitFor("the pod Running and Ready", () => podRunning("all"));
   }, 300_000);
@@ -122,7 +122,7 @@ describe("volumes and env from the API", () => {
   test("the service account token is accepted by the apiserver, with the CA and namespace beside it", async () => {
     const token = await exec("all", `cat ${SA_DIR}/token`);
     const ca = await exec("all", `cat ${SA_DIR}/ca.crt`);
-    expect(await exec("all", `cat ${SA_DIR}/namespace`)).toBe("default");
+    expect(await exec("all", `cat ${SA_DIR}/namespace`)).toBe(fx.namespace);
     expect(ca).toBe(readFileSync(fx.cluster.serverCaFile, "utf8"));
     const review = await fx.cluster.kubectl(["create", "-o", "json", "-f", "-"], {
       stdin: JSON.stringify({ apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec: { token } }),
@@ -130,14 +130,14 @@ describe("volumes and env from the API", () => {
     expect(review.code).toBe(0);
     const status = JSON.parse(review.stdout).status;
     expect(status.authenticated).toBe(true);
-    expect(status.user.username).toBe("system:serviceaccount:default:default");
+    expect(status.user.username).toBe(`system:serviceaccount:${fx.namespace}:default`);
     expect(status.user.extra?.["authentication.kubernetes.io/pod-name"]).toEqual(["all"]);
     // What an in-cluster client does with them: the CA to trust the apiserver, the token to be the pod.
-    const res = await fetch(`${fx.cluster.server}/api/v1/namespaces/default/pods/all`, { headers: { Authorization: `Bearer ${token}` }, tls: { ca } });
+    const res = await fetch(`${fx.cluster.server}/api/v1/namespaces/${fx.namespace}/pods/all`, { headers: { Authorization: `Bearer ${token}` }, tls: { ca } });
     // The default service account may not read pods, but the apiserver knows who asks.
     const body = (await res.json()) as { code?: number; message?: string };
     expect(res.status).toBe(403);
-    expect(body.message).toContain('User "system:serviceaccount:default:default" cannot get resource "pods"');
+    expect(body.message).toContain(`User "system:serviceaccount:${fx.namespace}:default" cannot get resource "pods"`);
   }, 120_000);
 
   test("the in-cluster env: the kubernetes Service's host and port as service links", async () => {
@@ -197,7 +197,7 @@ describe("volumes and env from the API", () => {
 
   test("a configMap update reaches the file within a resync; a label change reaches the downward API file", async () => {
     expect(await exec("all", "cat /etc/podinfo/labels")).toBe('app="all"\ntier="one"');
-    await apply({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "app-config", namespace: "default" }, data: { greeting: "bonjour", color: "blue" } });
+    await apply({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "app-config", namespace: fx.namespace }, data: { greeting: "bonjour", color: "blue" } });
     expect((await fx.cluster.kubectl(["label", "pod", "all", "tier=two", "--overwrite"])).code).toBe(0);
     await waitFor("the new greeting in the file", async () => (await exec("all", "cat /etc/config/conf/greeting.txt")) === "bonjour", 120_000);
     await waitFor("the new label in the file", async () => (await exec("all", "cat /etc/podinfo/labels")) === 'app="all"\ntier="two"', 120_000);
@@ -208,7 +208,7 @@ describe("volumes and env from the API", () => {
   test("a missing required key is CreateContainerConfigError with the kubelet's message", async () => {
     await apply({
       ...mainPod,
-      metadata: { name: "missing-key", namespace: "default" },
+      metadata: { name: "missing-key", namespace: fx.namespace },
       spec: {
         nodeName: NODE,
         tolerations: [{ operator: "Exists" }],
@@ -228,14 +228,14 @@ describe("volumes and env from the API", () => {
       const w = (await kubectlJson(["get", "pod", "missing-key"])).status?.containerStatuses?.[0]?.state?.waiting;
       return w?.reason === "CreateContainerConfigError" ? w : undefined;
     });
-    expect(waiting.message).toBe("couldn't find key nope in ConfigMap default/app-config");
+    expect(waiting.message).toBe(`couldn't find key nope in ConfigMap ${fx.namespace}/app-config`);
   }, 180_000);
 
   test("a volume that cannot be set up is a FailedMount event and the pod waits in ContainerCreating", async () => {
     await apply({
       apiVersion: "v1",
       kind: "Pod",
-      metadata: { name: "no-config", namespace: "default" },
+      metadata: { name: "no-config", namespace: fx.namespace },
       spec: {
         nodeName: NODE,
         tolerations: [{ operator: "Exists" }],
@@ -254,7 +254,7 @@ describe("volumes and env from the API", () => {
     expect(p.status.phase).toBe("Pending");
     expect(p.status.containerStatuses?.[0]?.state?.waiting?.reason).toBe("ContainerCreating");
     // Created, the configMap reaches the pod at its next retry.
-    await apply({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "does-not-exist", namespace: "default" }, data: { k: "v" } });
+    await apply({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "does-not-exist", namespace: fx.namespace }, data: { k: "v" } });
     await waitFor("the pod Running once the configMap exists", () => podRunning("no-config"));
     expect(await exec("no-config", "cat /c/k")).toBe("v");
   }, 300_000);
@@ -263,13 +263,15 @@ describe("volumes and env from the API", () => {
     await apply({
       apiVersion: "apps/v1",
       kind: "Deployment",
-      metadata: { name: "web", namespace: "default" },
+      metadata: { name: "web", namespace: fx.namespace },
       spec: {
         replicas: 2,
         selector: { matchLabels: { app: "web" } },
         template: {
           metadata: { labels: { app: "web" } },
           spec: {
+            // Other files' nodes may be Ready on the shared control plane: the scheduler picks this file's.
+            nodeSelector: { "kubernetes.io/hostname": NODE },
             tolerations: [{ operator: "Exists" }],
             terminationGracePeriodSeconds: 1,
             containers: [

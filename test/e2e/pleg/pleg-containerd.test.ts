@@ -22,6 +22,7 @@ import { runtimeViews } from "../../../src/runtime/index.ts";
 import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
 import { E2E_CONTAINERD_VERSIONS } from "../../harness/containerd-versions.ts";
 import { runCommand } from "../../harness/images.ts";
+import { waitFor } from "../../harness/wait.ts";
 import { createPod, nextEvent, watchedLogger } from "../../integration/pleg/helpers.ts";
 
 describe.each(E2E_CONTAINERD_VERSIONS)("PLEG on containerd %s", (version) => {
@@ -52,13 +53,9 @@ describe.each(E2E_CONTAINERD_VERSIONS)("PLEG on containerd %s", (version) => {
 
   const successes = async () => (await metrics.eventedPlegConnectionSuccess.get()).values[0]?.value ?? 0;
 
-  /** Polls `check` every 50 ms until it holds; fails naming `what` after timeoutMs. */
+  /** Polls `check` every 50 ms until it holds; fails naming `what` and the PLEG's status after timeoutMs. */
   async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
-    const deadline = performance.now() + timeoutMs;
-    while (!(await check())) {
-      if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; PLEG status ${JSON.stringify(pleg.status())}`);
-      await Bun.sleep(50);
-    }
+    await waitFor(what, check, { timeoutMs, intervalMs: 50, detail: () => `PLEG status ${JSON.stringify(pleg.status())}` });
   }
 
   beforeAll(async () => {
