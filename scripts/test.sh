@@ -19,7 +19,7 @@
 # Environment:
 #   LOADED_RERUN=0        `all` without the loaded rerun
 #   CONFORMANCE_SLICE=0   the cluster lane without the NodeConformance slice
-#   E2E_SHARDS=N          concurrent bun processes of the e2e lane (default 2)
+#   E2E_SHARDS=N          concurrent bun processes of the e2e lane (default 1: see docs/testing.md)
 #   CLUSTER_SHARDS=N      concurrent bun processes on the lane's shared control plane (default 2)
 #   OWN_CP_SHARDS=N       concurrent bun processes for the files that need a control plane to
 #                         themselves (they stop the apiserver or count its requests; default 2)
@@ -181,7 +181,7 @@ fast_lane() {
 e2e_files() { find test/e2e -name '*.test.ts' -not -path 'test/e2e/cluster/*' | sort; }
 
 e2e_lane() {
-  local shards=${E2E_SHARDS:-2} i files
+  local shards=${E2E_SHARDS:-1} i files
   mapfile -t files < <(e2e_files)
   echo
   echo "== e2e: ${#files[@]} files in $shards concurrent runs (each file starts its own containerd)"
