@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Pod } from "../../../src/api/index.ts";
 import type { RunPodSandboxRequest } from "../../../src/cri/index.ts";
-import { getPods, runningPod, useAgentFixture, waitFor, writeManifest } from "./helpers.ts";
+import { BUSYBOX, getPods, runningPod, useAgentFixture, waitFor, writeManifest } from "./helpers.ts";
 import { makePod } from "../../fixtures/pods.ts";
 
 const TIMEOUT_MS = 30_000;
@@ -14,11 +14,12 @@ const TIMEOUT_MS = 30_000;
 const sandboxConfigs = (fx: ReturnType<typeof useAgentFixture>) =>
   fx.fake.calls.filter((c) => c.method === "RunPodSandbox").map((c) => (c.request as RunPodSandboxRequest).config!);
 
-/** The fixture pod (container "main", busybox sleeping) with these pod-level sysctls. */
+/** A pod of one sleeping busybox container "main" with these pod-level sysctls. */
 function sysctlPod(name: string, sysctls: Record<string, string>): Pod {
   return makePod({
     name,
     namespace: "default",
+    container: { name: "main", image: BUSYBOX, command: ["sleep", "3600"] },
     spec: { securityContext: { sysctls: Object.entries(sysctls).map(([n, value]) => ({ name: n, value })) } },
   });
 }

@@ -24,7 +24,7 @@ export function podManifest(name: string, opts: { image?: string; command?: stri
     makePod({
       name,
       metadata: { namespace: undefined, ...(opts.uid ? { uid: opts.uid } : {}) },
-      container: { ...(opts.image !== undefined && { image: opts.image }), ...(opts.command && { command: opts.command }) },
+      container: { name: "main", image: opts.image ?? "docker.io/library/busybox:1.36", command: opts.command ?? ["sleep", "3600"] },
     }),
   );
 }

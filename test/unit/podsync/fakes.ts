@@ -21,6 +21,7 @@ export interface ConfigPodOptions {
 export function configPod(name: string, opts: ConfigPodOptions = {}): Pod {
   return makePod({
     name,
+    namespace: "default",
     metadata: {
       uid: opts.uid ?? `uid-${name}`,
       creationTimestamp: opts.created ?? "2026-01-01T00:00:00Z",

@@ -121,6 +121,7 @@ export class FakeSyncer implements PodSyncer {
 export function workerPod(uid: string, opts: { name?: string; static?: boolean; grace?: number; phase?: "Succeeded" | "Failed" } = {}): Pod {
   return makePod({
     name: opts.name ?? `pod-${uid}`,
+    namespace: "default",
     metadata: { uid, annotations: opts.static ? { [ConfigSourceAnnotationKey]: "file" } : {} },
     spec: { containers: [{ name: "c", image: "busybox" }], ...(opts.grace !== undefined ? { terminationGracePeriodSeconds: opts.grace } : {}) },
     status: opts.phase ? { phase: opts.phase } : undefined,

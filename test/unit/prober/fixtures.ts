@@ -13,7 +13,7 @@ export const UID = "uid-1";
 
 /** The pod "web" (uid UID) with the one container "c" the probes are set on. */
 export function probedPod(container: Partial<Container> = {}, over: Partial<Pod["spec"]> = {}): Pod {
-  return makePod({ name: "web", metadata: { uid: UID }, spec: { restartPolicy: "Always", containers: [{ name: "c", image: "busybox", ...container }], ...over } });
+  return makePod({ name: "web", namespace: "default", metadata: { uid: UID }, spec: { restartPolicy: "Always", containers: [{ name: "c", image: "busybox", ...container }], ...over } });
 }
 
 export const probe = (over: Partial<Probe> = {}): Probe => ({ exec: { command: ["check"] }, periodSeconds: 10, ...over });
