@@ -5,11 +5,12 @@ import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Registry } from "prom-client";
-import type { Pod, PodList } from "../../../src/api/index.ts";
+import type { Pod, PodList, RestartPolicy } from "../../../src/api/index.ts";
 import { parseArgs, type BunletConfig } from "../../../src/config/index.ts";
 import { startAgent, type Agent } from "../../../src/kubelet/index.ts";
 import { createLogger, type Fields } from "../../../src/lib/index.ts";
 import { startFakeCri, type FakeCri } from "../../fake-cri/index.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 export const BUSYBOX = "docker.io/library/busybox:1.36";
 
@@ -76,17 +77,17 @@ export function removeManifest(dirs: TestDirs, file: string): void {
   unlinkSync(join(dirs.manifests, file));
 }
 
-export function busyboxPod(name: string, opts: { restartPolicy?: string; containers?: string[] } = {}): object {
-  return {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name, namespace: "default" },
+/** A static pod of sleeping busybox containers ("main" unless named), with a short grace period. */
+export function busyboxPod(name: string, opts: { restartPolicy?: RestartPolicy; containers?: string[] } = {}): Pod {
+  return makePod({
+    name,
+    namespace: "default",
     spec: {
       restartPolicy: opts.restartPolicy ?? "Always",
       terminationGracePeriodSeconds: 2,
       containers: (opts.containers ?? ["main"]).map((c) => ({ name: c, image: BUSYBOX, command: ["sleep", "3600"] })),
     },
-  };
+  });
 }
 
 export { waitFor } from "../../harness/wait.ts";

@@ -11,7 +11,7 @@ const running = (name: string) => fx.fake.state.containers.filter((c) => c.name 
 
 describe("pod lifecycle on the fake CRI", () => {
   test("a pod past its activeDeadlineSeconds is killed and Failed with DeadlineExceeded", async () => {
-    const pod = busyboxPod("deadline") as { spec: Record<string, unknown> };
+    const pod = busyboxPod("deadline");
     pod.spec.activeDeadlineSeconds = 2;
     writeManifest(fx.dirs, "deadline.json", pod);
     const agent = await fx.start();
@@ -29,7 +29,7 @@ describe("pod lifecycle on the fake CRI", () => {
   }, TIMEOUT_MS);
 
   test("pod Never with a container Restart rule on exit code 42: restarted in the same sandbox, then Failed on exit 1", async () => {
-    const pod = busyboxPod("rules", { restartPolicy: "Never" }) as { spec: { containers: Record<string, unknown>[] } };
+    const pod = busyboxPod("rules", { restartPolicy: "Never" });
     Object.assign(pod.spec.containers[0]!, { restartPolicy: "Never", restartPolicyRules: [{ action: "Restart", exitCodes: { operator: "In", values: [42] } }] });
     writeManifest(fx.dirs, "rules.json", pod);
     const agent = await fx.start();

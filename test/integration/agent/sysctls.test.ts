@@ -3,8 +3,10 @@
 // the node does not allow is Failed with SysctlForbidden and no sandbox is made for it; allowed by
 // --allowed-unsafe-sysctls it runs, and the sandbox carries the sysctl.
 import { describe, expect, test } from "bun:test";
+import type { Pod } from "../../../src/api/index.ts";
 import type { RunPodSandboxRequest } from "../../../src/cri/index.ts";
 import { BUSYBOX, getPods, runningPod, useAgentFixture, waitFor, writeManifest } from "./helpers.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 const TIMEOUT_MS = 30_000;
 
@@ -12,16 +14,14 @@ const TIMEOUT_MS = 30_000;
 const sandboxConfigs = (fx: ReturnType<typeof useAgentFixture>) =>
   fx.fake.calls.filter((c) => c.method === "RunPodSandbox").map((c) => (c.request as RunPodSandboxRequest).config!);
 
-function sysctlPod(name: string, sysctls: Record<string, string>): object {
-  return {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name, namespace: "default" },
-    spec: {
-      securityContext: { sysctls: Object.entries(sysctls).map(([n, value]) => ({ name: n, value })) },
-      containers: [{ name: "main", image: BUSYBOX, command: ["sleep", "3600"] }],
-    },
-  };
+/** A pod of one sleeping busybox container "main" with these pod-level sysctls. */
+function sysctlPod(name: string, sysctls: Record<string, string>): Pod {
+  return makePod({
+    name,
+    namespace: "default",
+    container: { name: "main", image: BUSYBOX, command: ["sleep", "3600"] },
+    spec: { securityContext: { sysctls: Object.entries(sysctls).map(([n, value]) => ({ name: n, value })) } },
+  });
 }
 
 describe("sysctl admission", () => {

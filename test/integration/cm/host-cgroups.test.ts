@@ -5,10 +5,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Pod } from "../../../src/api/index.ts";
 import { cgroupSubsystems, createCgroupFs, createContainerManager } from "../../../src/cm/index.ts";
 import { silentLogger } from "../../../src/lib/index.ts";
 import { cgroupMounts, ensureTestCgroupRoot, removeTestCgroupRoot } from "../../harness/cgroups.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 const root = `/bunlet-e2e-cm-integration-${process.pid}`;
 const isRoot = process.getuid?.() === 0;
@@ -18,10 +18,12 @@ const cm = createContainerManager(
   { fs, log: silentLogger },
   { driver: "cgroupfs", cgroupsPerQOS: true, cgroupRoot: root, enforceCPULimits: true, cpuPeriodUs: 100_000n, podPidsLimit: 64n, hugePageSizes: [] },
 );
-const pod: Pod = {
-  metadata: { name: "p", namespace: "default", uid: "0f1c-22" },
+const pod = makePod({
+  name: "p",
+  namespace: "default",
+  metadata: { uid: "0f1c-22" },
   spec: { containers: [{ name: "c", image: "busybox", resources: { requests: { cpu: "250m", memory: "32Mi" }, limits: { cpu: "500m", memory: "64Mi" } } }] },
-};
+});
 const file = (...p: string[]) => {
   const mount = subsystems.version === 2 ? "/sys/fs/cgroup" : (subsystems.mountPoints.get(p[0]!) ?? "");
   return readFileSync(join(mount, root, ...p.slice(1)), "utf8").trim();

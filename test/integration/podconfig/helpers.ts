@@ -6,6 +6,7 @@ import { join } from "node:path";
 import type { Pod } from "../../../src/api/index.ts";
 import type { FakeClock } from "../../../src/lib/testing.ts";
 import { waitFor as sharedWaitFor } from "../../harness/wait.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 export const nodeName = "node-a";
 
@@ -14,18 +15,18 @@ export function tempDir(prefix = "bunlet-podconfig-"): { path: string; cleanup()
   return { path, cleanup: () => rmSync(path, { recursive: true, force: true }) };
 }
 
-/** A small valid static pod manifest. */
+/**
+ * A small valid static pod manifest. It has no namespace, as a hand-written manifest often has not:
+ * the file source defaults it to "default" (JSON drops the undefined value).
+ */
 export function podManifest(name: string, opts: { image?: string; command?: string[]; uid?: string } = {}): string {
-  return JSON.stringify({
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name, ...(opts.uid ? { uid: opts.uid } : {}) },
-    spec: {
-      containers: [
-        { name: "main", image: opts.image ?? "docker.io/library/busybox:1.36", command: opts.command ?? ["sleep", "3600"] },
-      ],
-    },
-  });
+  return JSON.stringify(
+    makePod({
+      name,
+      metadata: { namespace: undefined, ...(opts.uid ? { uid: opts.uid } : {}) },
+      container: { name: "main", image: opts.image ?? "docker.io/library/busybox:1.36", command: opts.command ?? ["sleep", "3600"] },
+    }),
+  );
 }
 
 /** Writes through a dot-file and a rename, as editors and config tools do. */

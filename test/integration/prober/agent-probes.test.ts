@@ -6,23 +6,20 @@ import { describe, expect, test } from "bun:test";
 import type { Pod, Probe } from "../../../src/api/index.ts";
 import { ContainerState } from "../../../src/cri/index.ts";
 import { BUSYBOX, getPods, useAgentFixture, waitFor, writeManifest, type RunningAgent } from "../agent/helpers.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 const TIMEOUT_MS = 40_000;
 
 const fx = useAgentFixture();
 const start = () => fx.start();
 
-function probedPod(name: string, probes: { livenessProbe?: Probe; readinessProbe?: Probe }): object {
-  return {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name, namespace: "default" },
-    spec: {
-      restartPolicy: "Always",
-      terminationGracePeriodSeconds: 2,
-      containers: [{ name: "app", image: BUSYBOX, command: ["sleep", "3600"], ...probes }],
-    },
-  };
+function probedPod(name: string, probes: { livenessProbe?: Probe; readinessProbe?: Probe }): Pod {
+  return makePod({
+    name,
+    namespace: "default",
+    container: { name: "app", image: BUSYBOX, command: ["sleep", "3600"], ...probes },
+    spec: { restartPolicy: "Always", terminationGracePeriodSeconds: 2 },
+  });
 }
 
 async function podNamed(agent: RunningAgent, name: string): Promise<Pod | undefined> {

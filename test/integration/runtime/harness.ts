@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Container, Pod } from "../../../src/api/index.ts";
+import { makePod } from "../../fixtures/pods.ts";
 import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/testing.ts";
 import { createMetrics, type Metrics } from "../../../src/metrics/index.ts";
@@ -85,12 +86,10 @@ export async function startHarness(opts: { probeResults?: ProbeResultsView; envO
 }
 
 let seq = 0;
-export function makePod(spec: Partial<Pod["spec"]> & { containers: Container[] }, meta: Partial<Pod["metadata"]> = {}): Pod {
+/** A pod of namespace "ns" with a name and uid no other pod of the file has (pod1/uid-1, pod2/uid-2, ...). */
+export function uniquePod(spec: Partial<Pod["spec"]> & { containers: Container[] }, meta: Partial<Pod["metadata"]> = {}): Pod {
   seq++;
-  return {
-    metadata: { name: `pod${seq}`, namespace: "ns", uid: `uid-${seq}`, ...meta },
-    spec: { restartPolicy: "Always", terminationGracePeriodSeconds: 30, ...spec },
-  };
+  return makePod({ namespace: "ns", metadata: { name: `pod${seq}`, uid: `uid-${seq}`, ...meta }, spec: { restartPolicy: "Always", terminationGracePeriodSeconds: 30, ...spec } });
 }
 
 export const c = (name: string, extra: Partial<Container> = {}): Container => ({ name, image: BUSYBOX, ...extra });

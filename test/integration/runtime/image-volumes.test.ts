@@ -5,7 +5,7 @@
 // reason, and the kubelet_image_volume_* counters.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { ObjectReference } from "kubernetes-types/core/v1";
-import { c, makePod, startHarness, type Harness } from "./harness.ts";
+import { c, uniquePod, startHarness, type Harness } from "./harness.ts";
 
 const DATA = "registry.example/team/data:1.0";
 const MISSING = "registry.example/team/missing:1.0";
@@ -24,7 +24,7 @@ const pulls = (image: string) => h.fake.calls.filter((x) => x.method === "PullIm
 
 describe("image volumes", () => {
   test("the image is pulled and mounted read-only by the runtime, the subPath as imageSubPath", async () => {
-    const pod = makePod(
+    const pod = uniquePod(
       {
         volumes: [{ name: "data", image: { reference: DATA, pullPolicy: "IfNotPresent" } }],
         containers: [c("a", { volumeMounts: [{ name: "data", mountPath: "/data", subPath: "dir" }] })],
@@ -52,7 +52,7 @@ describe("image volumes", () => {
 
   test("an image volume is pulled once per sync, however many containers mount it", async () => {
     const mounts = [{ name: "data", mountPath: "/data" }];
-    const pod = makePod({
+    const pod = uniquePod({
       volumes: [{ name: "data", image: { reference: DATA, pullPolicy: "Always" } }],
       containers: [c("a", { volumeMounts: mounts }), c("b", { volumeMounts: mounts }), c("c")],
     });
@@ -62,7 +62,7 @@ describe("image volumes", () => {
   });
 
   test("a failed pull fails the containers that mount the volume with its reason; the others start", async () => {
-    const pod = makePod({
+    const pod = uniquePod({
       volumes: [{ name: "data", image: { reference: MISSING, pullPolicy: "IfNotPresent" } }],
       containers: [c("a", { volumeMounts: [{ name: "data", mountPath: "/data" }] }), c("b")],
     });
@@ -77,7 +77,7 @@ describe("image volumes", () => {
   });
 
   test("Never with the image missing: ErrImageNeverPull, nothing pulled", async () => {
-    const pod = makePod({
+    const pod = uniquePod({
       volumes: [{ name: "data", image: { reference: MISSING, pullPolicy: "Never" } }],
       containers: [c("a", { volumeMounts: [{ name: "data", mountPath: "/data" }] })],
     });

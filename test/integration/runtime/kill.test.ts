@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { ContainerState, PodSandboxState } from "../../../src/cri/index.ts";
 import { runningPodFromStatus } from "../../../src/container/index.ts";
 import { SyncError } from "../../../src/runtime/index.ts";
-import { c, containersNamed, makePod, startHarness, type Harness } from "./harness.ts";
+import { c, containersNamed, uniquePod, startHarness, type Harness } from "./harness.ts";
 
 let h: Harness;
 beforeEach(async () => (h = await startHarness()));
@@ -13,7 +13,7 @@ const requests = (method: string) => h.fake.calls.filter((x) => x.method === met
 
 describe("killPod", () => {
   test("stops every running container in parallel with the grace period, then every sandbox", async () => {
-    const pod = makePod({ terminationGracePeriodSeconds: 15, containers: [c("a"), c("b")] });
+    const pod = uniquePod({ terminationGracePeriodSeconds: 15, containers: [c("a"), c("b")] });
     await h.sync(pod);
     h.fake.delay("StopContainer", 1_000);
     h.fake.clearCalls();
@@ -43,7 +43,7 @@ describe("killPod", () => {
   });
 
   test("a deletion grace period override replaces the pod's and is raised to the 2 s minimum", async () => {
-    const pod = makePod({ containers: [c("a")] });
+    const pod = uniquePod({ containers: [c("a")] });
     await h.sync(pod);
     h.fake.clearCalls();
     await h.rm.killPod(pod, runningPodFromStatus(await h.status(pod)), { gracePeriodOverride: 0, signal: h.signal });
@@ -51,7 +51,7 @@ describe("killPod", () => {
   });
 
   test("the pod's deletionGracePeriodSeconds wins over terminationGracePeriodSeconds", async () => {
-    const pod = makePod({ terminationGracePeriodSeconds: 60, containers: [c("a")] }, { deletionGracePeriodSeconds: 5 });
+    const pod = uniquePod({ terminationGracePeriodSeconds: 60, containers: [c("a")] }, { deletionGracePeriodSeconds: 5 });
     await h.sync(pod);
     h.fake.clearCalls();
     await h.rm.killPod(pod, runningPodFromStatus(await h.status(pod)), { signal: h.signal });
@@ -59,7 +59,7 @@ describe("killPod", () => {
   });
 
   test("the preStop hook runs before StopContainer and its time comes off the grace period", async () => {
-    const pod = makePod({
+    const pod = uniquePod({
       terminationGracePeriodSeconds: 30,
       containers: [c("a", { lifecycle: { preStop: { exec: { command: ["/bin/drain"] } } } })],
     });
@@ -77,7 +77,7 @@ describe("killPod", () => {
   });
 
   test("a preStop hook that outlasts the grace period is cut off and the container gets the 2 s minimum", async () => {
-    const pod = makePod({ terminationGracePeriodSeconds: 5, containers: [c("a", { lifecycle: { preStop: { sleep: { seconds: 60 } } } })] });
+    const pod = uniquePod({ terminationGracePeriodSeconds: 5, containers: [c("a", { lifecycle: { preStop: { sleep: { seconds: 60 } } } })] });
     await h.sync(pod);
     h.fake.clearCalls();
     const killing = h.rm.killPod(pod, runningPodFromStatus(await h.status(pod)), { signal: h.signal });
@@ -90,7 +90,7 @@ describe("killPod", () => {
   });
 
   test("a failing preStop hook does not prevent the stop", async () => {
-    const pod = makePod({ containers: [c("a", { lifecycle: { preStop: { exec: { command: ["false"] } } } })] });
+    const pod = uniquePod({ containers: [c("a", { lifecycle: { preStop: { exec: { command: ["false"] } } } })] });
     await h.sync(pod);
     const result = await h.rm.killPod(pod, runningPodFromStatus(await h.status(pod)), { signal: h.signal });
     expect(result.error).toBeUndefined();
@@ -99,7 +99,7 @@ describe("killPod", () => {
   });
 
   test("an orphan (no spec) is killed with grace and preStop rebuilt from its annotations", async () => {
-    const pod = makePod({
+    const pod = uniquePod({
       terminationGracePeriodSeconds: 9,
       containers: [c("a", { lifecycle: { preStop: { exec: { command: ["/bin/bye"] } } } })],
     });
@@ -113,7 +113,7 @@ describe("killPod", () => {
   });
 
   test("sidecars stop after the regular containers, in reverse order", async () => {
-    const pod = makePod({
+    const pod = uniquePod({
       terminationGracePeriodSeconds: 30,
       initContainers: [c("side1", { restartPolicy: "Always" }), c("side2", { restartPolicy: "Always" })],
       containers: [c("app")],
@@ -135,7 +135,7 @@ describe("killPod", () => {
   });
 
   test("a StopContainer failure is reported as KillContainerError and the sandbox is still stopped", async () => {
-    const pod = makePod({ containers: [c("a")] });
+    const pod = uniquePod({ containers: [c("a")] });
     await h.sync(pod);
     h.fake.failNext("StopContainer", 14);
     const result = await h.rm.killPod(pod, runningPodFromStatus(await h.status(pod)), { signal: h.signal });
@@ -154,7 +154,7 @@ describe("killPod", () => {
 
 describe("postStart hook", () => {
   test("a failing postStart kills the container with reason FailedPostStartHook and reports PostStartHookError", async () => {
-    const pod = makePod({ containers: [c("a", { lifecycle: { postStart: { exec: { command: ["false"] } } } })] });
+    const pod = uniquePod({ containers: [c("a", { lifecycle: { postStart: { exec: { command: ["false"] } } } })] });
     const result = await h.sync(pod);
     expect(h.calls().slice(-3)).toEqual(["StartContainer", "ExecSync", "StopContainer"]);
     expect(result.steps.find((s) => s.target === "a")?.error?.reason).toBe("PostStartHookError");
@@ -165,7 +165,7 @@ describe("postStart hook", () => {
   });
 
   test("a succeeding postStart leaves the container running", async () => {
-    const pod = makePod({ containers: [c("a", { lifecycle: { postStart: { exec: { command: ["echo", "hi"] } } } })] });
+    const pod = uniquePod({ containers: [c("a", { lifecycle: { postStart: { exec: { command: ["echo", "hi"] } } } })] });
     const result = await h.sync(pod);
     expect(result.error).toBeUndefined();
     expect(containersNamed(h, "a")[0].state).toBe(ContainerState.CONTAINER_RUNNING);

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import type { Secret } from "../../../src/api/index.ts";
 import type { ObjectReference } from "kubernetes-types/core/v1";
 import { ObjectNotFoundError, type EnvObjects } from "../../../src/runtime/index.ts";
-import { c, makePod, startHarness, type Harness } from "./harness.ts";
+import { c, uniquePod, startHarness, type Harness } from "./harness.ts";
 
 const PRIVATE = "registry.example:5000/team/private:1.0";
 const b64 = (s: string) => Buffer.from(s).toString("base64");
@@ -40,7 +40,7 @@ async function start(secrets: Secret[]): Promise<Harness> {
 }
 
 const pulls = () => h.fake.calls.filter((x) => x.method === "PullImage").map((x) => (x.request as unknown as { auth?: { username: string; password: string } }).auth);
-const privatePod = (secrets: string[]) => makePod({ imagePullSecrets: secrets.map((name) => ({ name })), containers: [c("a", { image: PRIVATE, imagePullPolicy: "Always" })] });
+const privatePod = (secrets: string[]) => uniquePod({ imagePullSecrets: secrets.map((name) => ({ name })), containers: [c("a", { image: PRIVATE, imagePullPolicy: "Always" })] });
 
 describe("image pull secrets", () => {
   test("the pod's secret for the image's registry is sent as the AuthConfig and the pull succeeds", async () => {
@@ -52,7 +52,7 @@ describe("image pull secrets", () => {
 
   test("without the secret the registry answers 401: ErrImagePull with containerd's message", async () => {
     await start([]);
-    const pod = makePod({ containers: [c("a", { image: PRIVATE, imagePullPolicy: "Always" })] });
+    const pod = uniquePod({ containers: [c("a", { image: PRIVATE, imagePullPolicy: "Always" })] });
     await h.sync(pod);
     expect(pulls()).toEqual([undefined]);
     expect(h.rm.getContainerWaitingReason(pod.metadata.uid!, "a")).toMatchObject({ reason: "ErrImagePull", message: expect.stringContaining("401 Unauthorized") });

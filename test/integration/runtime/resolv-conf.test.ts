@@ -9,7 +9,7 @@ import { createMemoryLogger, FakeClock } from "../../../src/lib/testing.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
 import { createRuntimeManager } from "../../../src/runtime/index.ts";
 import { startFakeCri, type FakeCri } from "../../fake-cri/index.ts";
-import { c, makePod } from "./harness.ts";
+import { c, uniquePod } from "./harness.ts";
 
 let fake: FakeCri;
 let cri: CriClient;
@@ -41,7 +41,7 @@ async function sandboxDns(resolvConf: string) {
     nodeName: "node1",
     resolvConf,
   });
-  const pod = makePod({ containers: [c("main")] });
+  const pod = uniquePod({ containers: [c("main")] });
   fake.clearCalls();
   const signal = new AbortController().signal;
   await rm.syncPod(pod, await rm.getPodStatus(pod.metadata.uid!, pod.metadata.name!, pod.metadata.namespace!, { signal }), { signal });

@@ -4,7 +4,7 @@
 // answered; bunlet logged `RunContainerError err="Cancelled on client"` and "the pod worker retries".
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { GrpcCode } from "../../../src/cri/index.ts";
-import { c, makePod, startHarness, type Harness } from "./harness.ts";
+import { c, uniquePod, startHarness, type Harness } from "./harness.ts";
 
 let h: Harness;
 beforeEach(async () => (h = await startHarness()));
@@ -17,7 +17,7 @@ async function startedErrors(): Promise<number> {
 
 describe("a sync cancelled during StartContainer", () => {
   test("is no start failure: no warning, no error counted, no further container started", async () => {
-    const pod = makePod({ containers: [c("a"), c("b")] });
+    const pod = uniquePod({ containers: [c("a"), c("b")] });
     const status = await h.status(pod);
     h.fake.delay("StartContainer", 60_000);
     const cancel = new AbortController();
@@ -39,7 +39,7 @@ describe("a sync cancelled during StartContainer", () => {
   });
 
   test("a StartContainer the runtime fails is still a RunContainerError, warned and counted", async () => {
-    const pod = makePod({ containers: [c("a")] });
+    const pod = uniquePod({ containers: [c("a")] });
     h.fake.failNext("StartContainer", GrpcCode.UNKNOWN, 1, "failed to start containerd task");
     const result = await h.sync(pod);
     const failed = result.steps.find((s) => s.action === "StartContainer" && s.target === "a");

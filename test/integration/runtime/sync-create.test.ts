@@ -3,7 +3,7 @@ import { existsSync, readlinkSync, writeFileSync, mkdirSync, statSync } from "no
 import { dirname, join } from "node:path";
 import { ContainerState, NamespaceMode, PodSandboxState, Protocol, SecurityProfile_ProfileType } from "../../../src/cri/index.ts";
 import { hashContainer } from "../../../src/container/index.ts";
-import { BUSYBOX, c, makePod, startHarness, type Harness } from "./harness.ts";
+import { BUSYBOX, c, uniquePod, startHarness, type Harness } from "./harness.ts";
 
 let h: Harness;
 beforeEach(async () => (h = await startHarness()));
@@ -11,7 +11,7 @@ afterEach(() => h.close());
 
 describe("syncPod creates a new pod", () => {
   test("the call sequence is the kubelet's: sandbox, its status, then image check, create and start per container", async () => {
-    const pod = makePod({ containers: [c("a"), c("b")] });
+    const pod = uniquePod({ containers: [c("a"), c("b")] });
     const result = await h.sync(pod);
     expect(result.error).toBeUndefined();
     expect(h.calls()).toEqual([
@@ -35,15 +35,15 @@ describe("syncPod creates a new pod", () => {
 
   test("RunPodSandbox is timed and its failures counted by runtime handler (kubelet_run_podsandbox_*)", async () => {
     h.fake.failNext("RunPodSandbox", 2);
-    await h.sync(makePod({ containers: [c("a")] }));
-    await h.sync(makePod({ containers: [c("a")] }));
+    await h.sync(uniquePod({ containers: [c("a")] }));
+    await h.sync(uniquePod({ containers: [c("a")] }));
     expect((await h.metrics.runPodSandboxErrors.get()).values).toEqual([{ labels: { runtime_handler: "" }, value: 1 }]);
     const count = (await h.metrics.runPodSandboxDuration.get()).values.find((v) => v.metricName === "kubelet_run_podsandbox_duration_seconds_count");
     expect(count).toMatchObject({ labels: { runtime_handler: "" }, value: 2 });
   });
 
   test("a second sync of a running pod does nothing", async () => {
-    const pod = makePod({ containers: [c("a")] });
+    const pod = uniquePod({ containers: [c("a")] });
     await h.sync(pod);
     const result = await h.sync(pod);
     expect(h.calls()).toEqual([]);
@@ -51,7 +51,7 @@ describe("syncPod creates a new pod", () => {
   });
 
   test("the sandbox config carries attempt, hostname, log dir, DNS, ports, labels and annotations", async () => {
-    const pod = makePod(
+    const pod = uniquePod(
       {
         containers: [c("web", { ports: [{ containerPort: 80, hostPort: 8080, protocol: "TCP", name: "http" }, { containerPort: 53, protocol: "UDP" }] })],
         dnsConfig: { nameservers: ["1.1.1.1"], searches: ["svc.local"], options: [{ name: "ndots", value: "5" }, { name: "edns0" }] },
@@ -88,7 +88,7 @@ describe("syncPod creates a new pod", () => {
   });
 
   test("a host-network pod gets the node's network namespace and no hostname", async () => {
-    const pod = makePod({ hostNetwork: true, containers: [c("a")] });
+    const pod = uniquePod({ hostNetwork: true, containers: [c("a")] });
     await h.sync(pod);
     const cfg = h.fake.state.sandboxes[0].config;
     expect(cfg.hostname).toBe("");
@@ -116,7 +116,7 @@ describe("syncPod creates a new pod", () => {
       tty: true,
       lifecycle: { preStop: { exec: { command: ["sleep", "1"] } } },
     });
-    const pod = makePod({ containers: [container] });
+    const pod = uniquePod({ containers: [container] });
     await h.sync(pod);
     const sandboxIp = h.fake.state.sandboxes[0].ip;
     const cfg = h.fake.state.containers[0].config;
@@ -153,7 +153,7 @@ describe("syncPod creates a new pod", () => {
   });
 
   test("a ConfigMap reference fails the container with CreateContainerConfigError and no CreateContainer", async () => {
-    const pod = makePod({ containers: [c("a", { env: [{ name: "X", valueFrom: { configMapKeyRef: { name: "cm", key: "k" } } }] })] });
+    const pod = uniquePod({ containers: [c("a", { env: [{ name: "X", valueFrom: { configMapKeyRef: { name: "cm", key: "k" } } }] })] });
     const result = await h.sync(pod);
     expect(h.calls()).not.toContain("CreateContainer");
     expect(result.steps.find((s) => s.target === "a")?.error?.reason).toBe("CreateContainerConfigError");
@@ -166,7 +166,7 @@ describe("syncPod creates a new pod", () => {
       mkdirSync(dirname(ctr.logPath), { recursive: true });
       writeFileSync(ctr.logPath, "");
     });
-    const pod = makePod({ containers: [c("a")] });
+    const pod = uniquePod({ containers: [c("a")] });
     await h.sync(pod);
     const ctr = h.fake.state.containers[0];
     const link = join(h.dirs.containerLogsDir, `${pod.metadata.name}_ns_a-${ctr.id}.log`);
@@ -175,7 +175,7 @@ describe("syncPod creates a new pod", () => {
   });
 
   test("a successful start is explained by a startup timeline in the log and the metric", async () => {
-    const pod = makePod({ containers: [c("a")] });
+    const pod = uniquePod({ containers: [c("a")] });
     await h.sync(pod);
     const line = h.log.lines.find((l) => l.msg === "pod started")!;
     expect(line).toMatchObject({ pod: { name: pod.metadata.name, namespace: "ns" }, sandbox: "0ms", pull: "0ms", "a.create": "0ms", "a.start": "0ms", total: "0ms" });
@@ -188,7 +188,7 @@ describe("syncPod creates a new pod", () => {
   const podStartedLines = () => h.log.lines.filter((l) => l.msg === "pod started");
 
   test("restarting a container of a running pod is not a pod start", async () => {
-    const pod = makePod({ containers: [c("a")] });
+    const pod = uniquePod({ containers: [c("a")] });
     await h.sync(pod);
     h.fake.exitContainer(h.fake.state.containers[0].id, 1);
     await h.sync(pod);
@@ -198,7 +198,7 @@ describe("syncPod creates a new pod", () => {
 
   test("a start whose pull failed is logged once, by the sync that starts the container, with the wait in its total", async () => {
     const image = "registry.example/team/late:1.0";
-    const pod = makePod({ containers: [c("a", { image, imagePullPolicy: "IfNotPresent" })] });
+    const pod = uniquePod({ containers: [c("a", { image, imagePullPolicy: "IfNotPresent" })] });
     const failed = await h.sync(pod);
     expect(failed.error).toBeDefined();
     expect(podStartedLines()).toEqual([]);

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { SyncError } from "../../../src/runtime/index.ts";
-import { BUSYBOX, c, makePod, startHarness, type Harness } from "./harness.ts";
+import { BUSYBOX, c, uniquePod, startHarness, type Harness } from "./harness.ts";
 
 let h: Harness;
 beforeEach(async () => (h = await startHarness()));
@@ -11,12 +11,12 @@ const reason = (pod: { metadata: { uid?: string } }) => h.rm.getContainerWaiting
 
 describe("image pull policy", () => {
   test("IfNotPresent with the image present does not pull", async () => {
-    await h.sync(makePod({ containers: [c("a", { imagePullPolicy: "IfNotPresent" })] }));
+    await h.sync(uniquePod({ containers: [c("a", { imagePullPolicy: "IfNotPresent" })] }));
     expect(h.calls()).not.toContain("PullImage");
   });
 
   test("Always pulls even when the image is present", async () => {
-    await h.sync(makePod({ containers: [c("a", { imagePullPolicy: "Always" })] }));
+    await h.sync(uniquePod({ containers: [c("a", { imagePullPolicy: "Always" })] }));
     // After the pull, ImageStatus reads the image's size for the Pulled event (the kubelet's GetImageSize).
     expect(h.calls()).toEqual(["RunPodSandbox", "PodSandboxStatus", "ImageStatus", "PullImage", "ImageStatus", "ImageStatus", "CreateContainer", "StartContainer"]);
     const pull = h.fake.calls.find((x) => x.method === "PullImage")!.request as unknown as { sandboxConfig?: { metadata?: { name: string } } };
@@ -25,14 +25,14 @@ describe("image pull policy", () => {
 
   test("an untagged image defaults to :latest and to pull policy Always", async () => {
     h.fake.setPullable("docker.io/library/alpine:latest", true);
-    await h.sync(makePod({ containers: [c("a", { image: "alpine" })] }));
+    await h.sync(uniquePod({ containers: [c("a", { image: "alpine" })] }));
     const pull = h.fake.calls.find((x) => x.method === "PullImage")!.request as unknown as { image: { image: string } };
     expect(pull.image.image).toBe("alpine:latest");
   });
 
   test("IfNotPresent pulls a missing pullable image, and the container runs the pulled image", async () => {
     h.fake.setPullable(MISSING, true);
-    const pod = makePod({ containers: [c("a", { image: MISSING, imagePullPolicy: "IfNotPresent" })] });
+    const pod = uniquePod({ containers: [c("a", { image: MISSING, imagePullPolicy: "IfNotPresent" })] });
     const result = await h.sync(pod);
     expect(result.error).toBeUndefined();
     expect(h.calls()).toContain("PullImage");
@@ -42,7 +42,7 @@ describe("image pull policy", () => {
   });
 
   test("Never with a missing image fails with ErrImageNeverPull and pulls nothing", async () => {
-    const pod = makePod({ containers: [c("a", { image: MISSING, imagePullPolicy: "Never" })] });
+    const pod = uniquePod({ containers: [c("a", { image: MISSING, imagePullPolicy: "Never" })] });
     const result = await h.sync(pod);
     expect(h.calls()).not.toContain("PullImage");
     expect(reason(pod)).toEqual({ reason: "ErrImageNeverPull", message: `Container image "${MISSING}" is not present with pull policy of Never` });
@@ -51,12 +51,12 @@ describe("image pull policy", () => {
   });
 
   test("Never with the image present runs it", async () => {
-    const result = await h.sync(makePod({ containers: [c("a", { image: BUSYBOX, imagePullPolicy: "Never" })] }));
+    const result = await h.sync(uniquePod({ containers: [c("a", { image: BUSYBOX, imagePullPolicy: "Never" })] }));
     expect(result.error).toBeUndefined();
   });
 
   test("an invalid image name fails with InvalidImageName", async () => {
-    const pod = makePod({ containers: [c("a", { image: "Not A Valid/Image" })] });
+    const pod = uniquePod({ containers: [c("a", { image: "Not A Valid/Image" })] });
     await h.sync(pod);
     expect(reason(pod)?.reason).toBe("InvalidImageName");
     expect(reason(pod)?.message).toBe(
@@ -67,7 +67,7 @@ describe("image pull policy", () => {
 
 describe("image pull backoff", () => {
   test("a failing pull gives ErrImagePull, then ImagePullBackOff until 10 s passed, then 20 s after the next failure", async () => {
-    const pod = makePod({ containers: [c("a", { image: MISSING, imagePullPolicy: "IfNotPresent" })] });
+    const pod = uniquePod({ containers: [c("a", { image: MISSING, imagePullPolicy: "IfNotPresent" })] });
     let result = await h.sync(pod);
     expect(h.calls().slice(-2)).toEqual(["ImageStatus", "PullImage"]);
     expect(reason(pod)?.reason).toBe("ErrImagePull");
@@ -98,8 +98,8 @@ describe("image pull backoff", () => {
   });
 
   test("pulls are keyed per pod: another pod's backoff does not block", async () => {
-    const a = makePod({ containers: [c("a", { image: MISSING, imagePullPolicy: "IfNotPresent" })] });
-    const b = makePod({ containers: [c("a", { image: MISSING, imagePullPolicy: "IfNotPresent" })] });
+    const a = uniquePod({ containers: [c("a", { image: MISSING, imagePullPolicy: "IfNotPresent" })] });
+    const b = uniquePod({ containers: [c("a", { image: MISSING, imagePullPolicy: "IfNotPresent" })] });
     await h.sync(a);
     await h.sync(b);
     expect(h.calls()).toContain("PullImage");

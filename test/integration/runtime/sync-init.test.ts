@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { ContainerState, PodSandboxState } from "../../../src/cri/index.ts";
-import { c, containersNamed, makePod, startHarness, type Harness } from "./harness.ts";
+import { c, containersNamed, uniquePod, startHarness, type Harness } from "./harness.ts";
 
 let h: Harness;
 beforeEach(async () => (h = await startHarness()));
@@ -10,7 +10,7 @@ const state = (name: string) => containersNamed(h, name).map((x) => x.state);
 
 describe("syncPod with init containers", () => {
   test("init containers run one at a time and must succeed before regular containers start", async () => {
-    const pod = makePod({ initContainers: [c("init1"), c("init2")], containers: [c("app")] });
+    const pod = uniquePod({ initContainers: [c("init1"), c("init2")], containers: [c("app")] });
     await h.sync(pod);
     expect(h.calls()).toEqual(["RunPodSandbox", "PodSandboxStatus", "ImageStatus", "ImageStatus", "CreateContainer", "StartContainer"]);
     expect(h.fake.state.containers.map((x) => x.name)).toEqual(["init1"]);
@@ -31,7 +31,7 @@ describe("syncPod with init containers", () => {
   });
 
   test("a failed init container is restarted under Always and the app never starts", async () => {
-    const pod = makePod({ initContainers: [c("init1")], containers: [c("app")] });
+    const pod = uniquePod({ initContainers: [c("init1")], containers: [c("app")] });
     await h.sync(pod);
     h.fake.exitContainer(containersNamed(h, "init1")[0].id, 3);
     await h.sync(pod);
@@ -40,7 +40,7 @@ describe("syncPod with init containers", () => {
   });
 
   test("a failed init container under Never kills the pod and nothing restarts", async () => {
-    const pod = makePod({ restartPolicy: "Never", initContainers: [c("init1")], containers: [c("app")] });
+    const pod = uniquePod({ restartPolicy: "Never", initContainers: [c("init1")], containers: [c("app")] });
     await h.sync(pod);
     h.fake.exitContainer(containersNamed(h, "init1")[0].id, 3);
     await h.sync(pod);
@@ -50,7 +50,7 @@ describe("syncPod with init containers", () => {
   });
 
   test("a failing init container start stops the sync before the regular containers", async () => {
-    const pod = makePod({ initContainers: [c("init1")], containers: [c("app")] });
+    const pod = uniquePod({ initContainers: [c("init1")], containers: [c("app")] });
     h.fake.failNext("CreateContainer", 2);
     const result = await h.sync(pod);
     expect(result.steps.filter((s) => s.error).map((s) => [s.action, s.target, s.error!.reason])).toEqual([
@@ -60,7 +60,7 @@ describe("syncPod with init containers", () => {
   });
 
   test("when the sandbox dies, all containers are killed, init containers purged and initialization starts over", async () => {
-    const pod = makePod({ initContainers: [c("init1")], containers: [c("app")] });
+    const pod = uniquePod({ initContainers: [c("init1")], containers: [c("app")] });
     await h.sync(pod);
     const init1 = containersNamed(h, "init1")[0].id;
     h.fake.exitContainer(init1, 0);
@@ -79,7 +79,7 @@ describe("syncPod with init containers", () => {
 
 describe("syncPod with sidecars (restartable init containers)", () => {
   test("sidecars start in order, keep running, and then the regular containers start", async () => {
-    const pod = makePod({
+    const pod = uniquePod({
       initContainers: [c("side1", { restartPolicy: "Always" }), c("init2"), c("side3", { restartPolicy: "Always" })],
       containers: [c("app")],
     });
@@ -99,7 +99,7 @@ describe("syncPod with sidecars (restartable init containers)", () => {
   });
 
   test("an exited sidecar is restarted even when the pod's restartPolicy is Never", async () => {
-    const pod = makePod({ restartPolicy: "Never", initContainers: [c("side", { restartPolicy: "Always" })], containers: [c("app")] });
+    const pod = uniquePod({ restartPolicy: "Never", initContainers: [c("side", { restartPolicy: "Always" })], containers: [c("app")] });
     await h.sync(pod);
     await h.sync(pod);
     h.fake.exitContainer(containersNamed(h, "side")[0].id, 1);
@@ -108,7 +108,7 @@ describe("syncPod with sidecars (restartable init containers)", () => {
   });
 
   test("sidecars do not keep a finished pod alive", async () => {
-    const pod = makePod({ restartPolicy: "Never", initContainers: [c("side", { restartPolicy: "Always" })], containers: [c("app")] });
+    const pod = uniquePod({ restartPolicy: "Never", initContainers: [c("side", { restartPolicy: "Always" })], containers: [c("app")] });
     await h.sync(pod);
     await h.sync(pod);
     h.fake.exitContainer(containersNamed(h, "app")[0].id, 0);

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { ContainerState, PodSandboxState } from "../../../src/cri/index.ts";
 import { hashContainer } from "../../../src/container/index.ts";
 import { SyncError } from "../../../src/runtime/index.ts";
-import { c, containersNamed, makePod, startHarness, type Harness } from "./harness.ts";
+import { c, containersNamed, uniquePod, startHarness, type Harness } from "./harness.ts";
 
 let h: Harness;
 beforeEach(async () => (h = await startHarness()));
@@ -19,7 +19,7 @@ describe("restart policies", () => {
     ["OnFailure", 0, false],
     ["Never", 1, false],
   ] as const)("under %s an exit with code %d restarts: %p", async (restartPolicy, exitCode, restarts) => {
-    const pod = makePod({ restartPolicy, containers: [c("a"), c("keep")] });
+    const pod = uniquePod({ restartPolicy, containers: [c("a"), c("keep")] });
     await h.sync(pod);
     h.fake.exitContainer(lastId("a"), exitCode);
     await h.sync(pod);
@@ -28,7 +28,7 @@ describe("restart policies", () => {
   });
 
   test("under Never the pod is killed once every container exited, and its sandbox is stopped", async () => {
-    const pod = makePod({ restartPolicy: "Never", containers: [c("a")] });
+    const pod = uniquePod({ restartPolicy: "Never", containers: [c("a")] });
     await h.sync(pod);
     h.fake.exitContainer(lastId("a"), 1);
     await h.sync(pod);
@@ -43,7 +43,7 @@ describe("restart policies", () => {
 
 describe("crash-loop backoff", () => {
   test("the first restart is immediate, then restarts wait 10 s, 20 s, ... after the last exit", async () => {
-    const pod = makePod({ containers: [c("a")] });
+    const pod = uniquePod({ containers: [c("a")] });
     const uid = pod.metadata.uid!;
     await h.sync(pod);
 
@@ -82,7 +82,7 @@ describe("crash-loop backoff", () => {
   });
 
   test("a sync that comes seconds after the exit still waits from the exit, not from the sync", async () => {
-    const pod = makePod({ containers: [c("a")] });
+    const pod = uniquePod({ containers: [c("a")] });
     const uid = pod.metadata.uid!;
     await h.sync(pod);
     h.fake.exitContainer(lastId("a"), 1);
@@ -107,7 +107,7 @@ describe("crash-loop backoff", () => {
 
   test("a new image during a crash loop starts the new container at once, and its backoff starts over", async () => {
     h.fake.addImage("docker.io/library/busybox:1.37");
-    const pod = makePod({ containers: [c("a")] });
+    const pod = uniquePod({ containers: [c("a")] });
     const uid = pod.metadata.uid!;
     await h.sync(pod);
     for (const wait of [0, 10_000, 20_000]) {
@@ -129,7 +129,7 @@ describe("crash-loop backoff", () => {
   });
 
   test("a container that ran longer than 10 minutes restarts at once and starts over at 10 s", async () => {
-    const pod = makePod({ containers: [c("a")] });
+    const pod = uniquePod({ containers: [c("a")] });
     await h.sync(pod);
     for (let i = 0; i < 3; i++) {
       h.fake.exitContainer(lastId("a"), 1);
@@ -146,7 +146,7 @@ describe("crash-loop backoff", () => {
   });
 
   test("forgetPod drops the backoff and the reasons of a pod", async () => {
-    const pod = makePod({ containers: [c("a")] });
+    const pod = uniquePod({ containers: [c("a")] });
     await h.sync(pod);
     h.fake.exitContainer(lastId("a"), 1);
     await h.sync(pod);
@@ -163,7 +163,7 @@ describe("crash-loop backoff", () => {
 describe("spec changes", () => {
   test("a container whose image changed is killed with the pod's grace period and started again", async () => {
     h.fake.addImage("docker.io/library/busybox:1.37");
-    const pod = makePod({ containers: [c("a"), c("b")] });
+    const pod = uniquePod({ containers: [c("a"), c("b")] });
     await h.sync(pod);
     const old = lastId("a");
     pod.spec.containers[0].image = "docker.io/library/busybox:1.37";
@@ -176,7 +176,7 @@ describe("spec changes", () => {
   });
 
   test("a container in unknown state is stopped before it is started again", async () => {
-    const pod = makePod({ containers: [c("a")] });
+    const pod = uniquePod({ containers: [c("a")] });
     await h.sync(pod);
     // Simulate an unknown state as the runtime reports it.
     const status = await h.status(pod);

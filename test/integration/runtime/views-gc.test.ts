@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { hashContainer, runningPodFromStatus } from "../../../src/container/index.ts";
-import { BUSYBOX, c, containersNamed, makePod, startHarness, type Harness } from "./harness.ts";
+import { BUSYBOX, c, containersNamed, uniquePod, startHarness, type Harness } from "./harness.ts";
 
 let h: Harness;
 beforeEach(async () => (h = await startHarness()));
@@ -12,8 +12,8 @@ const lastId = (name: string) => containersNamed(h, name).at(-1)!.id;
 
 describe("views over the runtime", () => {
   test("getPods groups sandboxes and containers by pod UID", async () => {
-    const a = makePod({ containers: [c("x"), c("y")] });
-    const b = makePod({ containers: [c("z")] });
+    const a = uniquePod({ containers: [c("x"), c("y")] });
+    const b = uniquePod({ containers: [c("z")] });
     await h.sync(a);
     await h.clock.advance(1);
     await h.sync(b);
@@ -28,8 +28,8 @@ describe("views over the runtime", () => {
   });
 
   test("getPods with all: false lists only ready sandboxes and running containers (what housekeeping may kill)", async () => {
-    const live = makePod({ containers: [c("x"), c("y")] });
-    const dead = makePod({ containers: [c("z")] });
+    const live = uniquePod({ containers: [c("x"), c("y")] });
+    const dead = uniquePod({ containers: [c("z")] });
     await h.sync(live);
     await h.sync(dead);
     h.fake.exitContainer(lastId("y"), 0);
@@ -44,8 +44,8 @@ describe("views over the runtime", () => {
   });
 
   test("getPod lists one pod by its UID label, exited containers included; a pod the runtime does not know is undefined", async () => {
-    const a = makePod({ containers: [c("x"), c("y")] });
-    const b = makePod({ containers: [c("z")] });
+    const a = uniquePod({ containers: [c("x"), c("y")] });
+    const b = uniquePod({ containers: [c("z")] });
     await h.sync(a);
     await h.sync(b);
     h.fake.exitContainer(lastId("y"), 0);
@@ -68,7 +68,7 @@ describe("views over the runtime", () => {
   });
 
   test("getPodStatus reports sandboxes, IPs and every container newest first with restart counts", async () => {
-    const pod = makePod({ containers: [c("a")] });
+    const pod = uniquePod({ containers: [c("a")] });
     await h.sync(pod);
     h.fake.exitContainer(lastId("a"), 7, { reason: "Error" });
     await h.clock.advance(1_000);
@@ -91,7 +91,7 @@ describe("views over the runtime", () => {
   });
 
   test("the termination message file of an exited container is appended to its message", async () => {
-    const pod = makePod({ containers: [c("a")] });
+    const pod = uniquePod({ containers: [c("a")] });
     await h.sync(pod);
     const ctr = containersNamed(h, "a")[0];
     const file = ctr.mounts.find((m) => m.containerPath === "/dev/termination-log")!.hostPath;
@@ -116,7 +116,7 @@ describe("views over the runtime", () => {
 });
 
 describe("garbage collection", () => {
-  async function crashTimes(pod: ReturnType<typeof makePod>, n: number) {
+  async function crashTimes(pod: ReturnType<typeof uniquePod>, n: number) {
     for (let i = 0; i < n; i++) {
       h.fake.exitContainer(lastId("a"), 1);
       await h.clock.advance(301_000);
@@ -125,7 +125,7 @@ describe("garbage collection", () => {
   }
 
   test("keeps the newest exited container per (pod, container) and removes older ones", async () => {
-    const pod = makePod({ containers: [c("a")] });
+    const pod = uniquePod({ containers: [c("a")] });
     await h.sync(pod);
     await crashTimes(pod, 3);
     expect(containersNamed(h, "a").length).toBe(4);
@@ -135,7 +135,7 @@ describe("garbage collection", () => {
   });
 
   test("cleanUpContainersInPod keeps the newest dead container per name, or none with removeAll", async () => {
-    const pod = makePod({ containers: [c("a")] });
+    const pod = uniquePod({ containers: [c("a")] });
     await h.sync(pod);
     await crashTimes(pod, 2);
     await h.rm.cleanUpContainersInPod(pod.metadata.uid!, { signal: h.signal });
@@ -149,7 +149,7 @@ describe("garbage collection", () => {
       mkdirSync(dirname(ctr.logPath), { recursive: true });
       writeFileSync(ctr.logPath, "");
     });
-    const pod = makePod({ containers: [c("a"), c("b")] });
+    const pod = uniquePod({ containers: [c("a"), c("b")] });
     await h.sync(pod);
     const logDir = h.fake.state.sandboxes[0].logDirectory;
     await h.rm.killPod(pod, runningPodFromStatus(await h.status(pod)), { signal: h.signal });
@@ -162,7 +162,7 @@ describe("garbage collection", () => {
   });
 
   test("a gone pod's directory that still has a mount is left for the volume teardown, never removed through the mount", async () => {
-    const pod = makePod({ containers: [c("a")] });
+    const pod = uniquePod({ containers: [c("a")] });
     await h.sync(pod);
     await h.rm.killPod(pod, runningPodFromStatus(await h.status(pod)), { signal: h.signal });
     // A subPath bind mount of a host directory that the teardown could not unmount.
@@ -184,7 +184,7 @@ describe("garbage collection", () => {
   });
 
   test("a pod that still exists keeps its newest sandbox even when it is not ready", async () => {
-    const pod = makePod({ restartPolicy: "Never", containers: [c("a", { image: BUSYBOX })] });
+    const pod = uniquePod({ restartPolicy: "Never", containers: [c("a", { image: BUSYBOX })] });
     await h.sync(pod);
     h.fake.exitContainer(lastId("a"), 0);
     await h.sync(pod);

@@ -12,6 +12,7 @@ import { alwaysAllow, createAuthenticator, listenKubeletApi } from "../../../src
 import type { ServerHandle } from "../../../src/server/serve.ts";
 import type { ConnectionLimits } from "../../../src/server/connections.ts";
 import type { TlsPolicy } from "../../../src/server/kubelet-api.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 function openssl(args: string[]): void {
   const r = Bun.spawnSync(["openssl", ...args], { stdout: "pipe", stderr: "pipe" });
@@ -53,13 +54,13 @@ export function makePki(): Pki {
   };
 }
 
-export const runningPod: Pod = {
-  apiVersion: "v1",
-  kind: "Pod",
-  metadata: { name: "web", namespace: "default", uid: "uid-web" },
-  spec: { containers: [{ name: "main", image: "busybox" }] },
-  status: { phase: "Running", containerStatuses: [{ name: "main", containerID: "containerd://c1", state: { running: {} } }] },
-} as unknown as Pod;
+export const runningPod = makePod({
+  name: "web",
+  namespace: "default",
+  metadata: { uid: "uid-web" },
+  container: { name: "main", image: "busybox" },
+  status: { phase: "Running", containerStatuses: [{ name: "main", containerID: "containerd://c1", state: { running: {} } }] as NonNullable<Pod["status"]>["containerStatuses"] },
+});
 
 export interface KubeletApiUnderTest {
   handle: ServerHandle;

@@ -1,8 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import type { Pod } from "../../../src/api/index.ts";
 import { admitDeclaredFeatures, declaredFeatureTable, nodeDeclaredFeatures } from "../../../src/admission/declared-features.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
-const pod = (spec: Partial<Pod["spec"]> = {}): Pod => ({ metadata: { name: "p", namespace: "ns", uid: "u" }, spec: { containers: [{ name: "c", image: "i" }], ...spec } });
+const pod = (spec: Partial<Pod["spec"]> = {}): Pod => makePod({ name: "p", namespace: "ns", metadata: { uid: "u" }, spec: { containers: [{ name: "c", image: "i" }], ...spec } });
 
 describe("node declared features (KEP-5328)", () => {
   test("the table is the kubelet v1.37.2 registry, sorted, each feature with bunlet's decision and why", () => {

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import type { Container, Pod } from "../../../src/api/index.ts";
 import { canAdmitPod, type AdmissionNode } from "../../../src/admission/index.ts";
 import { podRequests } from "../../../src/admission/requests.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 const node: AdmissionNode = {
   name: "node-1",
@@ -11,10 +12,12 @@ const node: AdmissionNode = {
 };
 
 function pod(name: string, spec: Partial<Pod["spec"]> = {}, meta: Partial<Pod["metadata"]> = {}): Pod {
-  return {
-    metadata: { name, namespace: "default", uid: name, annotations: { "kubernetes.io/config.source": "api" }, ...meta },
+  return makePod({
+    name,
+    namespace: "default",
+    metadata: { uid: name, annotations: { "kubernetes.io/config.source": "api" }, ...meta },
     spec: { nodeName: "node-1", containers: [{ name: "c", image: "busybox" }], ...spec },
-  };
+  });
 }
 const withRequests = (name: string, requests: Record<string, string>, extra: Partial<Container> = {}) =>
   pod(name, { containers: [{ name: "c", image: "busybox", resources: { requests }, ...extra }] });

@@ -3,14 +3,17 @@
 import { describe, expect, test } from "bun:test";
 import type { Pod } from "../../../src/api/index.ts";
 import { createSysctlAllowlist, safeSysctls, SysctlPatternError } from "../../../src/admission/index.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 const KERNEL = "6.1.0-18-amd64";
 
 function pod(sysctls: string[], spec: Partial<Pod["spec"]> = {}): Pod {
-  return {
-    metadata: { name: "p", namespace: "default", uid: "u" },
+  return makePod({
+    name: "p",
+    namespace: "default",
+    metadata: { uid: "u" },
     spec: { containers: [{ name: "c", image: "busybox" }], securityContext: { sysctls: sysctls.map((name) => ({ name, value: "1" })) }, ...spec },
-  };
+  });
 }
 
 describe("safe sysctls (SafeSysctlAllowlist)", () => {

@@ -10,16 +10,19 @@ import { createAllocationManager, resourceInfoForPod, type AdmitResult } from ".
 import { createResizeConditions } from "../../../src/status/testing.ts";
 import type { Logger } from "../../../src/lib/index.ts";
 import { FakeClock } from "../../../src/lib/testing.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 const log: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined } as unknown as Logger;
 
 const node: AdmissionNode = { name: "n", labels: {}, taints: [], allocatable: { milliCPU: 1000n, memory: 1024n * 1024n * 1024n, ephemeralStorage: 0n, pods: 110 } };
 
 function pod(name: string, cpu: string, generation = 1): Pod {
-  return {
-    metadata: { name, namespace: "ns", uid: `uid-${name}`, generation },
+  return makePod({
+    name,
+    namespace: "ns",
+    metadata: { uid: `uid-${name}`, generation },
     spec: { containers: [{ name: "c", image: "busybox", resources: { requests: { cpu, memory: "64Mi" }, limits: { cpu, memory: "64Mi" } } }] },
-  };
+  });
 }
 const withCpu = (p: Pod, cpu: string): Pod => ({
   ...p,

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { kObj, podRef, type Pod } from "../../../src/api/index.ts";
+import { kObj, podRef } from "../../../src/api/index.ts";
 import { createLogger } from "../../../src/lib/index.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 function lineOf(format: "text" | "json", fields: Record<string, unknown>): string {
   const lines: string[] = [];
@@ -10,7 +11,7 @@ function lineOf(format: "text" | "json", fields: Record<string, unknown>): strin
 const textTail = (line: string) => line.slice(line.indexOf('"m"') + 3);
 
 describe("a pod in a log line is klog.KObj", () => {
-  const pod = { metadata: { name: "web", namespace: "default" }, spec: { containers: [] } } as Pod;
+  const pod = makePod({ name: "web", namespace: "default" });
   const cases: [string, Record<string, unknown>, string, string][] = [
     // [name, fields, text (klog), JSON (component-base)]
     ["a pod is ns/name, quoted, in text and an object in JSON", { pod: podRef(pod) }, ' pod="default/web"', '"pod":{"name":"web","namespace":"default"}'],

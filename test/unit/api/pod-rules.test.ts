@@ -16,6 +16,7 @@ import {
   type RestartPolicy,
 } from "../../../src/api/index.ts";
 import { SystemCriticalPriority } from "../../../src/api/pod-rules.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 interface PodShape {
   source?: string;
@@ -31,8 +32,10 @@ function pod(shape: PodShape = {}): Pod {
   const annotations: Record<string, string> = {};
   if (shape.source) annotations[ConfigSourceAnnotationKey] = shape.source;
   if (shape.mirror) annotations[ConfigMirrorAnnotationKey] = "hash";
-  return {
-    metadata: { name: "p", namespace: "default", annotations },
+  return makePod({
+    name: "p",
+    namespace: "default",
+    metadata: { annotations },
     spec: {
       priority: shape.priority,
       priorityClassName: shape.priorityClassName,
@@ -40,7 +43,7 @@ function pod(shape: PodShape = {}): Pod {
       initContainers: shape.initContainers,
       containers: shape.containers ?? [{ name: "app", image: "busybox" }],
     },
-  } as Pod;
+  });
 }
 
 test("SystemCriticalPriority is scheduling.SystemCriticalPriority, 2 * 10^9", () => {

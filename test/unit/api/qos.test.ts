@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { computePodQOS, type Container, type Pod, type ResourceRequirements } from "../../../src/api/index.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 // pkg/apis/core/v1/helper/qos TestComputePodQOS (container-level cases).
 const list = (cpu: string, memory: string) => ({ cpu, memory });
@@ -23,7 +24,7 @@ const burstable: ResourceRequirements[] = [
 ];
 
 const containers = (...resources: ResourceRequirements[]): Container[] => resources.map((r, i) => ({ name: `c${i}`, resources: r }));
-const pod = (regular: Container[], init: Container[] = []): Pod => ({ metadata: { name: "p" }, spec: { containers: regular, initContainers: init } });
+const pod = (regular: Container[], init: Container[] = []): Pod => makePod({ name: "p", spec: { containers: regular, initContainers: init } });
 
 const cases: [string, Pod, string][] = [
   ["guaranteed", pod(containers(guaranteed)), "Guaranteed"],

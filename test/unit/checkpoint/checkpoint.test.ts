@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { ConfigMap, Pod, Secret, Service } from "../../../src/api/index.ts";
 import { createCheckpoint } from "../../../src/checkpoint/index.ts";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/testing.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 let dir: string;
 beforeEach(() => {
@@ -13,13 +14,13 @@ beforeEach(() => {
 afterEach(() => rmSync(join(dir, ".."), { recursive: true, force: true }));
 
 function pod(name: string, uid: string, extra: Partial<Pod["spec"]> = {}): Pod {
-  return {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name, namespace: "ns", uid, resourceVersion: "7", managedFields: [{ manager: "x" }] } as Pod["metadata"],
+  return makePod({
+    name,
+    namespace: "ns",
+    metadata: { uid, resourceVersion: "7", managedFields: [{ manager: "x" }] } as Partial<Pod["metadata"]>,
     spec: { containers: [{ name: "c", image: "busybox" }], ...extra },
     status: { phase: "Running" },
-  } as Pod;
+  });
 }
 
 const withConfigMapAndSecret = pod("web", "uid-web", {

@@ -13,18 +13,19 @@ import { createCheckpoint } from "../../../src/checkpoint/index.ts";
 import { silentLogger } from "../../../src/lib/index.ts";
 import { FakeClock } from "../../../src/lib/testing.ts";
 import { PodStorage, type PodUpdate } from "../../../src/podconfig/index.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 const root = mkdtempSync(join(tmpdir(), "bunlet-reconcile-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 function apiPod(name: string, edit?: (p: Pod) => void): Pod {
-  const pod = {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name, namespace: "default", uid: `uid-${name}`, resourceVersion: "10", labels: { app: name } },
+  const pod = makePod({
+    name,
+    namespace: "default",
+    metadata: { uid: `uid-${name}`, resourceVersion: "10", labels: { app: name } },
     spec: { nodeName: "edge-1", restartPolicy: "Always", containers: [{ name: "c", image: "busybox:1" }] },
     status: { phase: "Running", conditions: [{ type: "Ready", status: "True" }] },
-  } as Pod;
+  });
   edit?.(pod);
   return pod;
 }

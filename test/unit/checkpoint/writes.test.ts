@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { Pod, Secret } from "../../../src/api/index.ts";
 import { createCheckpoint } from "../../../src/checkpoint/index.ts";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/testing.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 let dir: string;
 beforeEach(() => {
@@ -14,12 +15,12 @@ afterEach(() => rmSync(join(dir, ".."), { recursive: true, force: true }));
 
 /** A pod that reads the Secret `<name>-secret` in an env var. */
 function pod(name: string): Pod {
-  return {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name, namespace: "ns", uid: `uid-${name}` },
+  return makePod({
+    name,
+    namespace: "ns",
+    metadata: { uid: `uid-${name}` },
     spec: { containers: [{ name: "c", image: "busybox", env: [{ name: "P", valueFrom: { secretKeyRef: { name: `${name}-secret`, key: "p" } } }] }] },
-  } as Pod;
+  });
 }
 const secret = (name: string): Secret => ({ metadata: { name, namespace: "ns" }, data: { p: "eA==" } });
 

@@ -7,6 +7,7 @@ import { CgroupError, type CgroupFs } from "../../../src/cm/cgroupfs.ts";
 import { createContainerManager, type ContainerManagerOptions } from "../../../src/cm/manager.ts";
 import type { ResourceConfig } from "../../../src/cm/resource-config.ts";
 import { silentLogger } from "../../../src/lib/index.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 class FakeFs implements CgroupFs {
   readonly version = 1 as const;
@@ -52,7 +53,7 @@ const Mi = 1024n * 1024n;
 
 function pod(uid: string, requests?: Record<string, string>, limits?: Record<string, string>): Pod {
   const c: Container = { name: "c", image: "busybox", resources: { requests, limits } };
-  return { metadata: { name: uid, namespace: "default", uid }, spec: { containers: [c] } };
+  return makePod({ name: uid, namespace: "default", metadata: { uid }, spec: { containers: [c] } });
 }
 const guaranteed = pod("g-1", { cpu: "500m", memory: "64Mi" }, { cpu: "500m", memory: "64Mi" });
 const burstable = pod("b-1", { cpu: "250m" }, { cpu: "500m", memory: "128Mi" });

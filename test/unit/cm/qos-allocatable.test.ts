@@ -12,13 +12,14 @@ import {
   validateNodeAllocatable,
 } from "../../../src/cm/allocatable.ts";
 import { qosTierValues } from "../../../src/cm/qos.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 const Mi = 1024n * 1024n;
 const Gi = 1024n * Mi;
 let n = 0;
 function pod(requests?: Record<string, string>, limits?: Record<string, string>): Pod {
   const c: Container = { name: "c", image: "busybox", resources: { requests, limits } };
-  return { metadata: { name: `p${n}`, namespace: "default", uid: `u${n++}` }, spec: { containers: [c] } };
+  return makePod({ name: `p${n}`, namespace: "default", metadata: { uid: `u${n++}` }, spec: { containers: [c] } });
 }
 
 describe("QoS tiers", () => {

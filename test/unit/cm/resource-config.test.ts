@@ -4,6 +4,7 @@ import { describe, expect, test } from "bun:test";
 import type { Container, Pod } from "../../../src/api/index.ts";
 import { podLimits, podRequests } from "../../../src/cm/pod-resources.ts";
 import { milliCpuToQuota, milliCpuToShares, resourceConfigForPod, sharesToWeight } from "../../../src/cm/resource-config.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 const opts = { enforceCPULimits: true, cpuPeriodUs: 100_000n };
 const Mi = 1024n * 1024n;
@@ -12,7 +13,7 @@ function c(name: string, requests?: Record<string, string>, limits?: Record<stri
   return { name, image: "busybox", resources: { requests, limits }, ...extra };
 }
 function pod(containers: Container[], extra: Partial<Pod["spec"]> = {}): Pod {
-  return { metadata: { name: "p", namespace: "default", uid: "u1" }, spec: { containers, ...extra } };
+  return makePod({ name: "p", namespace: "default", metadata: { uid: "u1" }, spec: { containers, ...extra } });
 }
 
 describe("MilliCPUToShares and MilliCPUToQuota", () => {

@@ -8,12 +8,15 @@ import {
   shouldContainerBeRestarted,
   type RuntimeContainerStatus,
 } from "../../../src/container/index.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 function podWith(restartPolicy: RestartPolicy | undefined, container: Container, deleted = false): Pod {
-  return {
-    metadata: { uid: "u1", name: "p", namespace: "default", ...(deleted ? { deletionTimestamp: "2026-01-01T00:00:00Z" } : {}) },
+  return makePod({
+    name: "p",
+    namespace: "default",
+    metadata: { uid: "u1", ...(deleted ? { deletionTimestamp: "2026-01-01T00:00:00Z" } : {}) },
     spec: { restartPolicy, containers: [container] },
-  };
+  });
 }
 
 function statusOf(name: string, state: RuntimeContainerStatus["state"], exitCode = 0) {

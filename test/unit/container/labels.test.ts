@@ -1,11 +1,11 @@
 // The kubelet's labels and annotations on CRI objects: what bunlet writes, it reads back.
 import { describe, expect, test } from "bun:test";
-import type { Pod } from "../../../src/api/index.ts";
 import { containerInfoFromAnnotations, newContainerAnnotations } from "../../../src/container/labels.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 describe("labels and annotations round-trip", () => {
   test("what bunlet writes, it reads back to rebuild an orphan", () => {
-    const p: Pod = { metadata: { name: "p", deletionGracePeriodSeconds: 4 }, spec: { containers: [], terminationGracePeriodSeconds: 12 } };
+    const p = makePod({ name: "p", metadata: { deletionGracePeriodSeconds: 4 }, spec: { terminationGracePeriodSeconds: 12 } });
     const container = {
       name: "c",
       image: "busybox",

@@ -1,14 +1,16 @@
 import { describe, expect, test } from "bun:test";
 import type { Event as CoreEvent } from "kubernetes-types/core/v1";
-import type { Pod } from "../../../src/api/index.ts";
 import { containerReference, createEventBroadcaster, nodeReference, podReference } from "../../../src/events/index.ts";
 import type { EventSink, SinkFailure } from "../../../src/events/recorder.ts";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/testing.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
-const pod: Pod = {
-  metadata: { name: "web", namespace: "shop", uid: "u1" },
+const pod = makePod({
+  name: "web",
+  namespace: "shop",
+  metadata: { uid: "u1" },
   spec: { containers: [{ name: "app", image: "busybox" }], initContainers: [{ name: "setup", image: "busybox" }] },
-};
+});
 
 class Unreachable extends Error {}
 class Gone extends Error {}

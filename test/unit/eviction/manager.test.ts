@@ -5,11 +5,12 @@ import type { Pod, PodStatus } from "../../../src/api/index.ts";
 import { EvictionManager, parseThresholdConfig } from "../../../src/eviction/index.ts";
 import type { EvictionSummary } from "../../../src/eviction/manager.ts";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/testing.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 const MI = 1024n * 1024n;
 
 function pod(name: string): Pod {
-  return { metadata: { name, namespace: "default", uid: name }, spec: { containers: [{ name: "app", image: "busybox" }] } } as Pod;
+  return makePod({ name, namespace: "default", metadata: { uid: name }, spec: { containers: [{ name: "app", image: "busybox" }] } });
 }
 
 function setup(summary: EvictionSummary, active: Pod[], localStorageCapacityIsolation = false) {
@@ -93,10 +94,7 @@ describe("events of an eviction round", () => {
 
 describe("local storage limits (localStorageEviction; CVE-2020-8557)", () => {
   const limited = (limit: string): Pod =>
-    ({
-      metadata: { name: "writer", namespace: "default", uid: "writer" },
-      spec: { containers: [{ name: "app", image: "busybox", resources: { limits: { "ephemeral-storage": limit } } }] },
-    }) as Pod;
+    makePod({ name: "writer", namespace: "default", metadata: { uid: "writer" }, spec: { containers: [{ name: "app", image: "busybox", resources: { limits: { "ephemeral-storage": limit } } }] } });
   const calm = { memory: { availableBytes: 500n * MI, workingSetBytes: 500n * MI } };
   // The Summary's pod ephemeral storage counts the pod's /etc/hosts: here 20Mi of it, beside 1Mi of layer and logs.
   const writing: EvictionSummary = {

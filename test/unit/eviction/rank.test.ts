@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Pod } from "../../../src/api/index.ts";
 import { evictionMessage, rankForEviction, type PodUsage } from "../../../src/eviction/rank.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 const MI = 1024n * 1024n;
 
@@ -8,10 +9,12 @@ function pod(name: string, opts: { memoryRequest?: string; storageRequest?: stri
   const requests: Record<string, string> = {};
   if (opts.memoryRequest) requests.memory = opts.memoryRequest;
   if (opts.storageRequest) requests["ephemeral-storage"] = opts.storageRequest;
-  return {
-    metadata: { name, namespace: "default", uid: name },
+  return makePod({
+    name,
+    namespace: "default",
+    metadata: { uid: name },
     spec: { priority: opts.priority, containers: [{ name: "c", image: "busybox", resources: Object.keys(requests).length > 0 ? { requests } : {} }] },
-  } as Pod;
+  });
 }
 const memory = (bytes: bigint): PodUsage => ({ memory: { workingSetBytes: bytes }, containers: [{ name: "c", memory: { workingSetBytes: bytes } }] });
 const disk = (bytes: bigint): PodUsage => ({ "ephemeral-storage": { usedBytes: bytes }, containers: [{ name: "c", rootfs: { usedBytes: bytes }, logs: { usedBytes: 0n } }] });

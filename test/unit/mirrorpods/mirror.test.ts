@@ -3,12 +3,16 @@ import { ApiError } from "../../../src/apiclient/index.ts";
 import type { Pod } from "../../../src/api/index.ts";
 import { FakeClock, createMemoryLogger } from "../../../src/lib/testing.ts";
 import { createMirrorPods, isMirrorPodOf, mirrorPodFor } from "../../../src/mirrorpods/mirror.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
-const staticPod = (hash = "h1"): Pod => ({
-  metadata: { name: "etcd-node-1", namespace: "kube-system", uid: hash, annotations: { "kubernetes.io/config.source": "file", "kubernetes.io/config.hash": hash } },
-  spec: { nodeName: "node-1", containers: [{ name: "etcd", image: "etcd" }] },
-  status: { phase: "Running" },
-});
+const staticPod = (hash = "h1"): Pod =>
+  makePod({
+    name: "etcd-node-1",
+    namespace: "kube-system",
+    metadata: { uid: hash, annotations: { "kubernetes.io/config.source": "file", "kubernetes.io/config.hash": hash } },
+    spec: { nodeName: "node-1", containers: [{ name: "etcd", image: "etcd" }] },
+    status: { phase: "Running" },
+  });
 const mirrorOf = (pod: Pod, extra: Partial<Pod["metadata"]> = {}): Pod => ({
   ...mirrorPodFor(pod, { name: "node-1", uid: "node-uid" }),
   metadata: { ...mirrorPodFor(pod, { name: "node-1", uid: "node-uid" }).metadata, uid: "mirror-uid", ...extra },

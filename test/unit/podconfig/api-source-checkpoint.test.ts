@@ -3,8 +3,9 @@ import type { Pod } from "../../../src/api/index.ts";
 import { silentLogger } from "../../../src/lib/index.ts";
 import { FakeClock, flushMicrotasks } from "../../../src/lib/testing.ts";
 import { ApiserverSource } from "../../../src/podconfig/api-source.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
-const pod = (name: string, rv = "1"): Pod => ({ metadata: { name, namespace: "default", uid: `uid-${name}`, resourceVersion: rv }, spec: { containers: [] } }) as unknown as Pod;
+const pod = (name: string, rv = "1"): Pod => makePod({ name, namespace: "default", metadata: { uid: `uid-${name}`, resourceVersion: rv } });
 
 /** An apiserver whose list answers only when the test says so (frozen until then). */
 function frozenApiserver() {

@@ -9,19 +9,22 @@ import { silentLogger } from "../../../src/lib/index.ts";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/testing.ts";
 import type { PodUpdate } from "../../../src/podconfig/index.ts";
 import { PodStorage, type InvalidPodEvent } from "../../../src/podconfig/storage.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 const TestSource = "test";
 
 /** The upstream tests' CreateValidPod: uid = name + namespace. */
 function validPod(name: string, namespace = "new", edit?: (pod: Pod) => void): Pod {
-  const pod: Pod = {
-    metadata: { uid: name + namespace, name, namespace },
+  const pod = makePod({
+    name,
+    namespace,
+    metadata: { uid: name + namespace },
     spec: {
       restartPolicy: "Always",
       dnsPolicy: "ClusterFirst",
       containers: [{ name: "ctr", image: "image", imagePullPolicy: "IfNotPresent", terminationMessagePolicy: "File" }],
     },
-  };
+  });
   edit?.(pod);
   return pod;
 }

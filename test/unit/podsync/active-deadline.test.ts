@@ -5,7 +5,7 @@ import { describe, expect, test } from "bun:test";
 import type { Pod } from "../../../src/api/index.ts";
 import { createActiveDeadlineHandler } from "../../../src/podsync/active-deadline.ts";
 import { FakeClock } from "../../../src/lib/testing.ts";
-import { makePod } from "./fakes.ts";
+import { configPod } from "./fakes.ts";
 
 const MESSAGE = "Pod was active on the node longer than the specified deadline";
 
@@ -23,7 +23,7 @@ function setup() {
 }
 
 function pod(name: string, deadline: number | undefined, startTime: string | undefined): Pod {
-  const p = makePod(name);
+  const p = configPod(name);
   if (deadline !== undefined) p.spec.activeDeadlineSeconds = deadline;
   if (startTime !== undefined) p.status = { startTime };
   return p;

@@ -5,12 +5,12 @@ import { createActivePods, killPodNow } from "../../../src/podsync/active-pods.t
 import { PodManager } from "../../../src/podsync/pod-manager.ts";
 import { PodWorkersRef } from "../../../src/podsync/pod-workers-ref.ts";
 import type { UpdatePodOptions } from "../../../src/podworkers/index.ts";
-import { makePod } from "./fakes.ts";
+import { configPod } from "./fakes.ts";
 
 describe("createActivePods (GetActivePods)", () => {
   test("a pod asked to terminate, or in a terminal phase, is not active", () => {
     const podManager = new PodManager(() => 0);
-    for (const name of ["running", "terminating", "succeeded", "failed", "pending"]) podManager.upsert(makePod(name));
+    for (const name of ["running", "terminating", "succeeded", "failed", "pending"]) podManager.upsert(configPod(name));
     const phases: Record<string, PodStatus["phase"]> = { "uid-succeeded": "Succeeded", "uid-failed": "Failed", "uid-running": "Running" };
     const active = createActivePods({
       podManager,
@@ -26,7 +26,7 @@ describe("killPodNow", () => {
     const clock = new FakeClock();
     const updates: UpdatePodOptions[] = [];
     const statusFn = () => {};
-    const killed = killPodNow({ podWorkers: { updatePod: (o) => updates.push(o) }, clock }, makePod("a"), 5, statusFn, true);
+    const killed = killPodNow({ podWorkers: { updatePod: (o) => updates.push(o) }, clock }, configPod("a"), 5, statusFn, true);
     expect(updates).toHaveLength(1);
     expect(updates[0]).toMatchObject({ updateType: "kill", killPodOptions: { evict: true, gracePeriodSecondsOverride: 5, podStatusFn: statusFn } });
     updates[0]?.killPodOptions?.onCompleted?.();
@@ -35,8 +35,8 @@ describe("killPodNow", () => {
 
   test("gives up after max(grace × 1.5 s, 10 s), naming the pod", async () => {
     const clock = new FakeClock();
-    const short = killPodNow({ podWorkers: { updatePod: () => {} }, clock }, makePod("a"), 2, () => {}, false);
-    const long = killPodNow({ podWorkers: { updatePod: () => {} }, clock }, makePod("b"), 20, () => {}, false);
+    const short = killPodNow({ podWorkers: { updatePod: () => {} }, clock }, configPod("a"), 2, () => {}, false);
+    const long = killPodNow({ podWorkers: { updatePod: () => {} }, clock }, configPod("b"), 20, () => {}, false);
     let longDone = false;
     long.catch(() => (longDone = true));
     await clock.advance(10_000);
@@ -56,7 +56,7 @@ describe("PodWorkersRef (the pod workers, for the parts made before them)", () =
   test("before the workers are connected no pod is terminating and a sync request is dropped", () => {
     const ref = new PodWorkersRef(new FakeClock());
     expect(ref.isPodTerminationRequested("uid-a")).toBe(false);
-    ref.syncPods([makePod("a")]);
+    ref.syncPods([configPod("a")]);
     const w = workers();
     ref.connect(w);
     expect(w.updates).toEqual([]);
@@ -70,8 +70,8 @@ describe("PodWorkersRef (the pod workers, for the parts made before them)", () =
     expect(ref.isPodTerminationRequested("uid-a")).toBe(true);
     expect(ref.isPodTerminationRequested("uid-b")).toBe(false);
     const relisted: string[] = [];
-    ref.syncPodAndRelist(makePod("b"), (uid) => relisted.push(uid));
-    expect(w.updates).toEqual([{ updateType: "sync", pod: makePod("b"), startTime: clock.now() }]);
+    ref.syncPodAndRelist(configPod("b"), (uid) => relisted.push(uid));
+    expect(w.updates).toEqual([{ updateType: "sync", pod: configPod("b"), startTime: clock.now() }]);
     expect(relisted).toEqual(["uid-b"]);
   });
 

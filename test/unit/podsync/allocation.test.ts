@@ -14,6 +14,7 @@ import { FakeClock } from "../../../src/lib/testing.ts";
 import { createResizeConditions } from "../../../src/status/testing.ts";
 import { createAllocation } from "../../../src/podsync/allocation.ts";
 import type { RuntimePodStatus } from "../../../src/container/index.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 const log = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined } as unknown as Logger;
 const node: AdmissionNode = { name: "n", labels: {}, taints: [], allocatable: { milliCPU: 1000n, memory: 1n << 30n, ephemeralStorage: 0n, pods: 110 } };
@@ -21,11 +22,13 @@ const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 function pod(name: string, cpu: string, generation = 1, statusCpu?: string): Pod {
-  return {
-    metadata: { name, namespace: "ns", uid: `uid-${name}`, generation },
+  return makePod({
+    name,
+    namespace: "ns",
+    metadata: { uid: `uid-${name}`, generation },
     spec: { containers: [{ name: "c", image: "busybox", resources: { requests: { cpu }, limits: { cpu } } }] },
-    ...(statusCpu && { status: { containerStatuses: [{ name: "c", ready: true, restartCount: 0, image: "", imageID: "", resources: { requests: { cpu: statusCpu } } }] } }),
-  };
+    status: statusCpu ? { containerStatuses: [{ name: "c", ready: true, restartCount: 0, image: "", imageID: "", resources: { requests: { cpu: statusCpu } } }] } : undefined,
+  });
 }
 
 function setup(inProgress = false) {

@@ -1,12 +1,13 @@
 // In-memory stand-ins for the subsystems the kubelet core drives; each records what it was asked.
 import { ConfigSourceAnnotationKey, type Pod, type PodStatus } from "../../../src/api/index.ts";
+import { makePod } from "../../fixtures/pods.ts";
 import type { PodDirs, PodWorkers, Runtime, StatusManager } from "../../../src/podsync/types.ts";
 import { FakeClock } from "../../../src/lib/testing.ts";
 import type { PodWorkType, UpdatePodOptions } from "../../../src/podworkers/index.ts";
 import { createStatusGenerator, type StatusGenerator } from "../../../src/status/index.ts";
 import { emptyPodStatus, type RuntimePodStatus, type RuntimeContainerStatus, type RuntimePod } from "../../../src/container/index.ts";
 
-export interface MakePodOptions {
+export interface ConfigPodOptions {
   uid?: string;
   created?: string;
   hostNetwork?: boolean;
@@ -16,18 +17,19 @@ export interface MakePodOptions {
   source?: string;
 }
 
-export function makePod(name: string, opts: MakePodOptions = {}): Pod {
-  return {
+/** A pod as the pod config hands it to the kubelet core: created at a fixed time, from a config source (a static pod unless told). */
+export function configPod(name: string, opts: ConfigPodOptions = {}): Pod {
+  return makePod({
+    name,
+    namespace: "default",
     metadata: {
-      name,
-      namespace: "default",
       uid: opts.uid ?? `uid-${name}`,
       creationTimestamp: opts.created ?? "2026-01-01T00:00:00Z",
       annotations: { [ConfigSourceAnnotationKey]: opts.source ?? "file" },
       ...(opts.deleting ? { deletionTimestamp: "2026-01-01T00:00:00Z", deletionGracePeriodSeconds: 30 } : {}),
     },
     spec: { containers: [{ name: "c", image: "busybox" }], hostNetwork: opts.hostNetwork, restartPolicy: opts.restartPolicy },
-  };
+  });
 }
 
 export function container(name: string, state: RuntimeContainerStatus["state"], id = `${name}-id`): RuntimeContainerStatus {

@@ -4,7 +4,7 @@ import { PodManager } from "../../../src/podsync/pod-manager.ts";
 import { SourcesReady } from "../../../src/podsync/sources-ready.ts";
 import { silentLogger } from "../../../src/lib/index.ts";
 import { FakeClock } from "../../../src/lib/testing.ts";
-import { FakePodWorkers, makePod } from "./fakes.ts";
+import { FakePodWorkers, configPod } from "./fakes.ts";
 
 function harness(ready: boolean) {
   const clock = new FakeClock();
@@ -27,9 +27,9 @@ describe("pod handlers", () => {
   test("additions are created oldest first and become desired", () => {
     const h = harness(true);
     h.handlers.handlePodAdditions([
-      makePod("new", { created: "2026-01-02T00:00:00Z" }),
-      makePod("old", { created: "2025-12-31T00:00:00Z" }),
-      makePod("mid", { created: "2026-01-01T00:00:00Z" }),
+      configPod("new", { created: "2026-01-02T00:00:00Z" }),
+      configPod("old", { created: "2025-12-31T00:00:00Z" }),
+      configPod("mid", { created: "2026-01-01T00:00:00Z" }),
     ]);
     expect(h.podWorkers.summary()).toEqual(["create:old", "create:mid", "create:new"]);
     expect(h.podWorkers.updates.every((u) => u.startTime === h.clock.now())).toBe(true);
@@ -38,7 +38,7 @@ describe("pod handlers", () => {
 
   test("updates replace the desired pod and reach its worker", () => {
     const h = harness(true);
-    const pod = makePod("a");
+    const pod = configPod("a");
     h.handlers.handlePodAdditions([pod]);
     const changed = { ...pod, metadata: { ...pod.metadata, labels: { x: "y" } } };
     h.handlers.handlePodUpdates([changed]);
@@ -48,23 +48,23 @@ describe("pod handlers", () => {
 
   test("a removed pod is killed once all sources are ready", () => {
     const h = harness(true);
-    h.handlers.handlePodAdditions([makePod("a")]);
-    h.handlers.handlePodRemoves([makePod("a")]);
+    h.handlers.handlePodAdditions([configPod("a")]);
+    h.handlers.handlePodRemoves([configPod("a")]);
     expect(h.podWorkers.summary()).toEqual(["create:a", "kill:a"]);
     expect(h.podManager.has("uid-a")).toBe(false);
   });
 
   test("a removal before all sources are ready kills nothing (housekeeping does, once they are)", () => {
     const h = harness(false);
-    h.handlers.handlePodAdditions([makePod("a")]);
-    h.handlers.handlePodRemoves([makePod("a")]);
+    h.handlers.handlePodAdditions([configPod("a")]);
+    h.handlers.handlePodRemoves([configPod("a")]);
     expect(h.podWorkers.summary()).toEqual(["create:a"]);
     expect(h.podManager.has("uid-a")).toBe(false);
   });
 
   test("a status-only change updates the desired pod without syncing it", () => {
     const h = harness(true);
-    const pod = { ...makePod("a"), status: { phase: "Running" as const } };
+    const pod = { ...configPod("a"), status: { phase: "Running" as const } };
     h.handlers.handlePodReconcile([pod]);
     expect(h.podWorkers.updates).toEqual([]);
     expect(h.podManager.get("uid-a")).toBe(pod);
@@ -73,7 +73,7 @@ describe("pod handlers", () => {
 
   test("a status-only change that moves a readiness gate syncs the pod, so Ready is generated anew", () => {
     const h = harness(true);
-    const pod = makePod("a");
+    const pod = configPod("a");
     pod.spec.readinessGates = [{ conditionType: "gate1" }];
     const ready = (gate: "True" | "False", readyStatus: "True" | "False") => ({
       ...pod,
@@ -97,13 +97,13 @@ describe("pod handlers", () => {
 
   test("an evicted pod's containers are all removed on reconcile", () => {
     const h = harness(true);
-    h.handlers.handlePodReconcile([{ ...makePod("a"), status: { phase: "Failed", reason: "Evicted" } }]);
+    h.handlers.handlePodReconcile([{ ...configPod("a"), status: { phase: "Failed", reason: "Evicted" } }]);
     expect(h.deletedAll).toEqual(["uid-a"]);
   });
 
   test("syncs reach the workers as sync updates", () => {
     const h = harness(true);
-    h.handlers.handlePodSyncs([makePod("a"), makePod("b")]);
+    h.handlers.handlePodSyncs([configPod("a"), configPod("b")]);
     expect(h.podWorkers.summary()).toEqual(["sync:a", "sync:b"]);
   });
 });
@@ -112,8 +112,8 @@ describe("pod manager", () => {
   test("/pods lists desired pods oldest first, each with the status bunlet computed or its own", () => {
     const clock = new FakeClock();
     const pm = new PodManager(() => clock.now());
-    pm.upsert(makePod("b", { created: "2026-01-02T00:00:00Z" }));
-    pm.upsert({ ...makePod("a", { created: "2026-01-01T00:00:00Z" }), status: { phase: "Pending" } });
+    pm.upsert(configPod("b", { created: "2026-01-02T00:00:00Z" }));
+    pm.upsert({ ...configPod("a", { created: "2026-01-01T00:00:00Z" }), status: { phase: "Pending" } });
     const list = pm.podList((uid) => (uid === "uid-b" ? { phase: "Running" } : undefined));
     expect(list.kind).toBe("PodList");
     expect(list.items.map((p) => [p.metadata.name, p.status?.phase])).toEqual([
@@ -125,16 +125,16 @@ describe("pod manager", () => {
   test("first seen comes from the config.seen annotation, else the time the pod was first added", async () => {
     const clock = new FakeClock();
     const pm = new PodManager(() => clock.now());
-    const annotated = makePod("a");
+    const annotated = configPod("a");
     annotated.metadata.annotations!["kubernetes.io/config.seen"] = "2025-12-31T23:59:59.5Z";
     pm.upsert(annotated);
-    pm.upsert(makePod("b"));
+    pm.upsert(configPod("b"));
     const t0 = clock.now();
     await clock.advance(5000);
-    pm.upsert(makePod("b"));
+    pm.upsert(configPod("b"));
     expect(pm.firstSeen("uid-a")).toBe(Date.parse("2025-12-31T23:59:59.5Z"));
     expect(pm.firstSeen("uid-b")).toBe(t0);
-    pm.remove(makePod("b"));
+    pm.remove(configPod("b"));
     expect(pm.firstSeen("uid-b")).toBeUndefined();
   });
 });

@@ -4,7 +4,7 @@ import { createHousekeeping } from "../../../src/podsync/housekeeping.ts";
 import { PodManager } from "../../../src/podsync/pod-manager.ts";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/testing.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
-import { FakePodDirs, FakePodWorkers, FakeRuntime, FakeStatusManager, makePod, runtimePod } from "./fakes.ts";
+import { FakePodDirs, FakePodWorkers, FakeRuntime, FakeStatusManager, configPod, runtimePod } from "./fakes.ts";
 
 function harness(podCgroups?: { cleanupOrphaned(keep: ReadonlySet<string>): void }) {
   const clock = new FakeClock();
@@ -32,7 +32,7 @@ function harness(podCgroups?: { cleanupOrphaned(keep: ReadonlySet<string>): void
 describe("housekeeping", () => {
   test("forgets finished workers by telling the workers which pods are desired", async () => {
     const h = harness();
-    h.podManager.upsert(makePod("a"));
+    h.podManager.upsert(configPod("a"));
     h.podWorkers.states.set("uid-a", { state: "SyncPod", orphan: false });
     await h.hk.run(new AbortController().signal);
     expect(h.podWorkers.syncKnownCalls.map((ps) => ps.map((p) => p.metadata.name))).toEqual([["a"]]);
@@ -40,7 +40,7 @@ describe("housekeeping", () => {
 
   test("runtime pods no worker knows are killed with a 1 s grace and counted", async () => {
     const h = harness();
-    h.podManager.upsert(makePod("a"));
+    h.podManager.upsert(configPod("a"));
     h.podWorkers.states.set("uid-a", { state: "SyncPod", orphan: false });
     h.podWorkers.states.set("uid-terminating", { state: "TerminatingPod", orphan: true });
     h.runtime.runtimePods = [runtimePod("uid-a", "a"), runtimePod("uid-terminating"), runtimePod("uid-stray")];
@@ -57,9 +57,9 @@ describe("housekeeping", () => {
 
   test("a desired pod whose worker was purged (UID reused) is created again, unless it finished", async () => {
     const h = harness();
-    h.podManager.upsert(makePod("reused"));
-    h.podManager.upsert(makePod("completed"));
-    h.podManager.upsert(makePod("terminated"));
+    h.podManager.upsert(configPod("reused"));
+    h.podManager.upsert(configPod("completed"));
+    h.podManager.upsert(configPod("terminated"));
     h.statusManager.statuses.set("uid-completed", { phase: "Succeeded" });
     h.podWorkers.knownTerminated.add("uid-terminated");
     await h.hk.run(new AbortController().signal);
@@ -68,7 +68,7 @@ describe("housekeeping", () => {
 
   test("orphaned statuses go; directories go unless a desired pod, runtime pod or worker still has them", async () => {
     const h = harness();
-    h.podManager.upsert(makePod("a"));
+    h.podManager.upsert(configPod("a"));
     h.podWorkers.states.set("uid-terminating", { state: "TerminatingPod", orphan: true });
     h.runtime.runtimePods = [runtimePod("uid-running")];
     h.podWorkers.states.set("uid-running", { state: "TerminatingPod", orphan: true });
@@ -96,10 +96,10 @@ describe("housekeeping", () => {
     const h = harness();
     const value = async (g: { get(): Promise<{ values: { labels: object; value: number }[] }> }) =>
       Object.fromEntries((await g.get()).values.map((v) => [Object.values(v.labels).join("/"), v.value]));
-    h.podManager.upsert(makePod("static-running"));
-    h.podManager.upsert(makePod("api-running", { source: "api" }));
-    h.podManager.upsert(makePod("api-done", { source: "api" }));
-    h.podManager.upsert(makePod("static-reused"));
+    h.podManager.upsert(configPod("static-running"));
+    h.podManager.upsert(configPod("api-running", { source: "api" }));
+    h.podManager.upsert(configPod("api-done", { source: "api" }));
+    h.podManager.upsert(configPod("static-reused"));
     h.statusManager.statuses.set("uid-api-done", { phase: "Succeeded" });
     h.podWorkers.states.set("uid-static-running", { state: "SyncPod", orphan: false, static: true });
     h.podWorkers.states.set("uid-api-running", { state: "SyncPod", orphan: false });
@@ -124,8 +124,8 @@ describe("housekeeping", () => {
 test("pod cgroups are kept for pods that may run: syncing or terminating, running in the runtime, or desired and not finished", async () => {
   const kept: string[][] = [];
   const h = harness({ cleanupOrphaned: (keep) => void kept.push([...keep].sort()) });
-  h.podManager.upsert(makePod("desired"));
-  h.podManager.upsert(makePod("done"));
+  h.podManager.upsert(configPod("desired"));
+  h.podManager.upsert(configPod("done"));
   h.podWorkers.states.set("uid-syncing", { state: "SyncPod", orphan: false });
   h.podWorkers.states.set("uid-terminating", { state: "TerminatingPod", orphan: true });
   h.podWorkers.states.set("uid-done", { state: "TerminatedPod", orphan: false });

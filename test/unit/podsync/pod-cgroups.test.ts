@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import type { Pod } from "../../../src/api/index.ts";
 import { podCgroupsOf, type PodCgroupManager } from "../../../src/podsync/pod-cgroups.ts";
-import { makePod } from "./fakes.ts";
+import { configPod } from "./fakes.ts";
 
 test("no pod cgroups without a container manager or without cgroupsPerQOS", () => {
   expect(podCgroupsOf(undefined, () => [])).toBeUndefined();
@@ -10,7 +10,7 @@ test("no pod cgroups without a container manager or without cgroupsPerQOS", () =
 
 test("a pod cgroup is made with the active pods as they are at that moment", () => {
   const calls: [string, string[]][] = [];
-  let active: Pod[] = [makePod("a")];
+  let active: Pod[] = [configPod("a")];
   const cm: PodCgroupManager = {
     cgroupsPerQOS: true,
     podCgroupExists: () => false,
@@ -19,7 +19,7 @@ test("a pod cgroup is made with the active pods as they are at that moment", () 
     cleanupOrphanedPodCgroups: () => {},
   };
   const cgroups = podCgroupsOf(cm, () => active);
-  active = [makePod("a"), makePod("b")];
-  cgroups?.ensure(makePod("b"));
+  active = [configPod("a"), configPod("b")];
+  cgroups?.ensure(configPod("b"));
   expect(calls).toEqual([["b", ["a", "b"]]]);
 });

@@ -5,7 +5,7 @@ import { PodManager } from "../../../src/podsync/pod-manager.ts";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/testing.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
 import { Reason, SyncError } from "../../../src/runtime/index.ts";
-import { container, statusGenerator, FakePodDirs, FakeRuntime, FakeStatusManager, makePod, podStatus } from "./fakes.ts";
+import { container, statusGenerator, FakePodDirs, FakeRuntime, FakeStatusManager, configPod, podStatus } from "./fakes.ts";
 
 function harness(extra: Partial<PodSyncerDeps> = {}) {
   const clock = new FakeClock();
@@ -63,7 +63,7 @@ function harness(extra: Partial<PodSyncerDeps> = {}) {
 describe("syncPod", () => {
   test("records the status, makes the pod directory and asks the runtime to converge the pod", async () => {
     const h = harness();
-    const pod = makePod("a");
+    const pod = configPod("a");
     const result = await h.syncer.syncPod(h.signal, "create", pod, undefined, podStatus("uid-a"));
     expect(result).toEqual({ isTerminal: false });
     expect(h.statusManager.history).toEqual([{ uid: "uid-a", phase: "Pending" }]);
@@ -74,7 +74,7 @@ describe("syncPod", () => {
   test("a sync that started or killed something hands the worker a relist of the pod, to call once it has taken its sync time", async () => {
     const h = harness();
     h.runtime.syncSteps = [{ action: "StartContainer", target: "main", durationMs: 3 }];
-    const result = await h.syncer.syncPod(h.signal, "create", makePod("a"), undefined, podStatus("uid-a"));
+    const result = await h.syncer.syncPod(h.signal, "create", configPod("a"), undefined, podStatus("uid-a"));
     expect(result.isTerminal).toBe(false);
     expect(h.relisted).toEqual([]);
     result.postSync?.();
@@ -83,17 +83,17 @@ describe("syncPod", () => {
 
   test("a sync with nothing to do, or one that failed, asks for no relist", async () => {
     const h = harness();
-    expect(await h.syncer.syncPod(h.signal, "sync", makePod("a"), undefined, podStatus("uid-a"))).toEqual({ isTerminal: false });
+    expect(await h.syncer.syncPod(h.signal, "sync", configPod("a"), undefined, podStatus("uid-a"))).toEqual({ isTerminal: false });
     h.runtime.syncSteps = [{ action: "StartContainer", target: "main", durationMs: 3, error: { reason: "RunContainerError", message: "boom" } }];
     h.runtime.syncError = new SyncError("RunContainerError", "boom");
-    await expect(h.syncer.syncPod(h.signal, "sync", makePod("a"), undefined, podStatus("uid-a"))).rejects.toThrow("boom");
+    await expect(h.syncer.syncPod(h.signal, "sync", configPod("a"), undefined, podStatus("uid-a"))).rejects.toThrow("boom");
     expect(h.relisted).toEqual([]);
   });
 
   test("a pod that reached a terminal phase is reported terminal and nothing is started", async () => {
     const h = harness();
     const done = { ...container("c", "exited"), exitCode: 0 };
-    const result = await h.syncer.syncPod(h.signal, "sync", makePod("a", { restartPolicy: "Never" }), undefined, podStatus("uid-a", [done]));
+    const result = await h.syncer.syncPod(h.signal, "sync", configPod("a", { restartPolicy: "Never" }), undefined, podStatus("uid-a", [done]));
     expect(result).toEqual({ isTerminal: true });
     expect(h.statusManager.history).toEqual([{ uid: "uid-a", phase: "Succeeded" }]);
     expect(h.runtime.calls).toEqual([]);
@@ -104,7 +104,7 @@ describe("syncPod", () => {
     ["is being terminated by its worker", false, true],
   ])("a pod that %s gets its status but no new containers", async (_name, deleting, requested) => {
     const h = harness();
-    const pod = makePod("a", { deleting });
+    const pod = configPod("a", { deleting });
     if (requested) h.terminationRequested.add("uid-a");
     const result = await h.syncer.syncPod(h.signal, "update", pod, undefined, podStatus("uid-a"));
     expect(result).toEqual({ isTerminal: false });
@@ -116,13 +116,13 @@ describe("syncPod", () => {
   test("without a pod network only host-network pods start", async () => {
     const h = harness();
     h.setNetworkNotReady("cni config uninitialized");
-    const err = await h.syncer.syncPod(h.signal, "create", makePod("a"), undefined, podStatus("uid-a")).catch((e) => e);
+    const err = await h.syncer.syncPod(h.signal, "create", configPod("a"), undefined, podStatus("uid-a")).catch((e) => e);
     expect(err).toBeInstanceOf(SyncError);
     expect(err.reason).toBe(Reason.NetworkNotReady);
     expect(err.message).toBe("network is not ready: cni config uninitialized");
     expect(h.runtime.calls).toEqual([]);
 
-    await h.syncer.syncPod(h.signal, "create", makePod("h", { hostNetwork: true }), undefined, podStatus("uid-h"));
+    await h.syncer.syncPod(h.signal, "create", configPod("h", { hostNetwork: true }), undefined, podStatus("uid-h"));
     expect(h.runtime.calls).toEqual(["syncPod:h"]);
   });
 
@@ -130,7 +130,7 @@ describe("syncPod", () => {
     const h = harness();
     const failure = new Error("unmounted volumes=[data]: MountVolume.SetUp failed for volume \"data\" : hostPath type check failed: /x is not a file");
     h.failVolumes(failure);
-    const err = await h.syncer.syncPod(h.signal, "create", makePod("a"), undefined, podStatus("uid-a")).catch((e) => e);
+    const err = await h.syncer.syncPod(h.signal, "create", configPod("a"), undefined, podStatus("uid-a")).catch((e) => e);
     expect(err).toBe(failure);
     expect(h.mounted).toEqual(["a"]);
     expect(h.podDirs.dirs).toEqual(new Set(["uid-a"]));
@@ -143,7 +143,7 @@ describe("syncPod", () => {
     const h = harness();
     const backoff = new SyncError("CrashLoopBackOff", "back-off 10s restarting failed container", 123);
     h.runtime.syncError = backoff;
-    const err = await h.syncer.syncPod(h.signal, "sync", makePod("a"), undefined, podStatus("uid-a")).catch((e) => e);
+    const err = await h.syncer.syncPod(h.signal, "sync", configPod("a"), undefined, podStatus("uid-a")).catch((e) => e);
     expect(err).toBe(backoff);
   });
 
@@ -176,7 +176,7 @@ describe("syncPod", () => {
     const backoff = new SyncError("CrashLoopBackOff", "back-off 20s restarting failed container", 123);
     h.runtime.syncError = backoff;
     h.runtime.onSync = () => reasons.set("uid-a/c", { reason: "CrashLoopBackOff", message: backoff.message });
-    const err = await syncer.syncPod(h.signal, "sync", makePod("a"), undefined, podStatus("uid-a")).catch((e) => e);
+    const err = await syncer.syncPod(h.signal, "sync", configPod("a"), undefined, podStatus("uid-a")).catch((e) => e);
     expect(err).toBe(backoff);
     expect(h.statusManager.history).toEqual([
       { uid: "uid-a", phase: "Pending" },
@@ -190,7 +190,7 @@ describe("syncPod", () => {
 
   test("the Pending → Running transition records the time since the pod was first seen", async () => {
     const h = harness();
-    const pod = makePod("a");
+    const pod = configPod("a");
     h.podManager.upsert(pod);
     await h.syncer.syncPod(h.signal, "create", pod, undefined, podStatus("uid-a"));
     await h.clock.advance(1500);
@@ -208,7 +208,7 @@ describe("syncPod", () => {
 
   test("the first (create) sync records the time from first seen to the worker starting", async () => {
     const h = harness();
-    const pod = makePod("a");
+    const pod = configPod("a");
     h.podManager.upsert(pod);
     await h.clock.advance(250);
     await h.syncer.syncPod(h.signal, "create", pod, undefined, podStatus("uid-a"));
@@ -220,7 +220,7 @@ describe("syncPod", () => {
 
   test("a pod adopted already Running (bunlet restarted) records no start duration", async () => {
     const h = harness();
-    const pod = makePod("a");
+    const pod = configPod("a");
     h.podManager.upsert(pod);
     await h.syncer.syncPod(h.signal, "create", pod, undefined, podStatus("uid-a", [container("c", "running")]));
     const hist = await h.metrics.podStartDuration.get();
@@ -232,7 +232,7 @@ describe("syncTerminatingPod", () => {
   test("kills the running pod with the worker's grace, then records a terminal status", async () => {
     const h = harness();
     // An apiserver pod: static pods never get a terminal phase from the kill (kubernetes#116484).
-    const pod = makePod("a", { source: "api" });
+    const pod = configPod("a", { source: "api" });
     const running = podStatus("uid-a", [container("c", "running"), container("old", "exited", "old-id")]);
     h.runtime.statusAfterKill = podStatus("uid-a", [{ ...container("c", "exited"), exitCode: 137 }]);
     await h.syncer.syncTerminatingPod(h.signal, pod, running, 7);
@@ -248,7 +248,7 @@ describe("syncTerminatingPod", () => {
     const h = harness();
     h.runtime.statusAfterKill = podStatus("uid-a", [{ ...container("c", "exited"), exitCode: 137 }]);
     const running = podStatus("uid-a", [container("c", "running")]);
-    await h.syncer.syncTerminatingPod(h.signal, makePod("a", { source: "api" }), running, 1, (s) => (s.message = "preempted"));
+    await h.syncer.syncTerminatingPod(h.signal, configPod("a", { source: "api" }), running, 1, (s) => (s.message = "preempted"));
     // The terminal status after the kill is computed fresh: a new phase drops the old message.
     expect(h.statusManager.history).toEqual([
       { uid: "uid-a", phase: "Running", message: "preempted" },
@@ -259,14 +259,14 @@ describe("syncTerminatingPod", () => {
   test("a container still running after a successful kill is an error (CRI violation)", async () => {
     const h = harness();
     h.runtime.statusAfterKill = podStatus("uid-a", [container("c", "running")]);
-    const err = await h.syncer.syncTerminatingPod(h.signal, makePod("a"), podStatus("uid-a"), 30).catch((e) => e);
+    const err = await h.syncer.syncTerminatingPod(h.signal, configPod("a"), podStatus("uid-a"), 30).catch((e) => e);
     expect(err).toBeInstanceOf(ContainersStillRunningError);
   });
 
   test("a failed kill is thrown so the worker retries", async () => {
     const h = harness();
     h.runtime.killError = new Error("StopContainer: deadline exceeded");
-    const err = await h.syncer.syncTerminatingPod(h.signal, makePod("a"), podStatus("uid-a"), 30).catch((e) => e);
+    const err = await h.syncer.syncTerminatingPod(h.signal, configPod("a"), podStatus("uid-a"), 30).catch((e) => e);
     expect(err).toBe(h.runtime.killError);
     expect(h.statusManager.history.length).toBe(1);
   });
@@ -284,7 +284,7 @@ describe("syncTerminatedPod", () => {
   test("a pod removed from its source leaves no directory, status or backoff behind", async () => {
     const h = harness();
     h.podDirs.dirs.add("uid-a");
-    await h.syncer.syncTerminatedPod(h.signal, makePod("a"), podStatus("uid-a"));
+    await h.syncer.syncTerminatedPod(h.signal, configPod("a"), podStatus("uid-a"));
     expect(h.statusManager.terminated).toEqual(["uid-a"]);
     expect(h.statusManager.deleted).toEqual(["uid-a"]);
     expect(h.runtime.calls).toEqual(["forget:uid-a"]);
@@ -293,7 +293,7 @@ describe("syncTerminatedPod", () => {
 
   test("a completed pod that is still desired keeps its directory and final status", async () => {
     const h = harness();
-    const pod = makePod("a", { restartPolicy: "OnFailure" });
+    const pod = configPod("a", { restartPolicy: "OnFailure" });
     h.podManager.upsert(pod);
     h.podDirs.dirs.add("uid-a");
     await h.syncer.syncTerminatedPod(h.signal, pod, podStatus("uid-a", [{ ...container("c", "exited"), exitCode: 0 }]));
@@ -304,10 +304,10 @@ describe("syncTerminatedPod", () => {
 
   test("the volumes of a terminated pod are torn down, whether or not it is still desired", async () => {
     const h = harness();
-    const pod = makePod("a", { restartPolicy: "OnFailure" });
+    const pod = configPod("a", { restartPolicy: "OnFailure" });
     h.podManager.upsert(pod);
     await h.syncer.syncTerminatedPod(h.signal, pod, podStatus("uid-a", [{ ...container("c", "exited"), exitCode: 0 }]));
-    await h.syncer.syncTerminatedPod(h.signal, makePod("b"), podStatus("uid-b"));
+    await h.syncer.syncTerminatedPod(h.signal, configPod("b"), podStatus("uid-b"));
     expect(h.unmounted).toEqual(["uid-a", "uid-b"]);
   });
 
@@ -315,7 +315,7 @@ describe("syncTerminatedPod", () => {
     const h = harness();
     h.podDirs.dirs.add("uid-a");
     h.podDirs.stuck.add("uid-a");
-    await h.syncer.syncTerminatedPod(h.signal, makePod("a"), podStatus("uid-a"));
+    await h.syncer.syncTerminatedPod(h.signal, configPod("a"), podStatus("uid-a"));
     expect(h.podDirs.dirs).toEqual(new Set(["uid-a"]));
     expect(h.log.lines.some((l) => l.level === "warn" && l.podUID === "uid-a")).toBe(true);
   });
@@ -345,34 +345,34 @@ describe("the pod cgroup (SyncPod's cgroup step, SyncTerminatedPod's removal)", 
     const { h, calls } = withCgroups();
     const seen: string[] = [];
     h.runtime.onSync = () => void seen.push(`runtime after ${calls.join(",")}`);
-    await h.syncer.syncPod(h.signal, "create", makePod("a"), undefined, podStatus("uid-a"));
+    await h.syncer.syncPod(h.signal, "create", configPod("a"), undefined, podStatus("uid-a"));
     expect(seen).toEqual(["runtime after ensure:a"]);
   });
 
   test("an existing pod cgroup is left as it is", async () => {
     const { h, calls } = withCgroups({ exists: true });
-    await h.syncer.syncPod(h.signal, "sync", makePod("a"), undefined, podStatus("uid-a", [container("c", "running")]));
+    await h.syncer.syncPod(h.signal, "sync", configPod("a"), undefined, podStatus("uid-a", [container("c", "running")]));
     expect(calls).toEqual([]);
     expect(h.runtime.calls).toEqual(["syncPod:a"]);
   });
 
   test("a pod running outside a pod cgroup is killed, then gets one and is synced", async () => {
     const { h, calls } = withCgroups();
-    await h.syncer.syncPod(h.signal, "sync", makePod("a"), undefined, podStatus("uid-a", [container("c", "running")]));
+    await h.syncer.syncPod(h.signal, "sync", configPod("a"), undefined, podStatus("uid-a", [container("c", "running")]));
     expect(h.runtime.calls.filter((c) => c.startsWith("killPod") || c.startsWith("syncPod"))).toEqual(["killPod:a:undefined", "syncPod:a"]);
     expect(calls).toEqual(["ensure:a"]);
   });
 
   test("a run-once pod killed so stays down: no cgroup, no sync", async () => {
     const { h, calls } = withCgroups();
-    await h.syncer.syncPod(h.signal, "sync", makePod("a", { restartPolicy: "Never" }), undefined, podStatus("uid-a", [container("c", "running")]));
+    await h.syncer.syncPod(h.signal, "sync", configPod("a", { restartPolicy: "Never" }), undefined, podStatus("uid-a", [container("c", "running")]));
     expect(calls).toEqual([]);
     expect(h.runtime.calls.filter((c) => c.startsWith("syncPod"))).toEqual([]);
   });
 
   test("a pod cgroup that cannot be made fails the sync with the kubelet's event and error, and nothing starts", async () => {
     const { h, events } = withCgroups({ ensureError: new Error("mkdir /sys/fs/cgroup/cpu/kubepods: read-only file system") });
-    await expect(h.syncer.syncPod(h.signal, "create", makePod("a"), undefined, podStatus("uid-a"))).rejects.toThrow(
+    await expect(h.syncer.syncPod(h.signal, "create", configPod("a"), undefined, podStatus("uid-a"))).rejects.toThrow(
       "failed to ensure that the pod: uid-a cgroups exist and are correctly applied: mkdir /sys/fs/cgroup/cpu/kubepods: read-only file system",
     );
     expect(events).toEqual(["Warning FailedCreatePodContainer unable to ensure pod container exists: mkdir /sys/fs/cgroup/cpu/kubepods: read-only file system"]);
@@ -381,7 +381,7 @@ describe("the pod cgroup (SyncPod's cgroup step, SyncTerminatedPod's removal)", 
 
   test("a terminated pod's cgroup is removed once its containers are gone", async () => {
     const { h, calls } = withCgroups({ exists: true });
-    await h.syncer.syncTerminatedPod(h.signal, makePod("a"), podStatus("uid-a"));
+    await h.syncer.syncTerminatedPod(h.signal, configPod("a"), podStatus("uid-a"));
     expect(calls).toEqual(["destroy:a"]);
   });
 });

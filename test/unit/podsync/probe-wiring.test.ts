@@ -15,7 +15,7 @@ import { createMemoryLogger, FakeClock, flushMicrotasks } from "../../../src/lib
 import { createMetrics } from "../../../src/metrics/index.ts";
 import type { PodLifecycleEvent } from "../../../src/pleg/index.ts";
 import type { ProbeType, ProbeUpdate } from "../../../src/prober/index.ts";
-import { container, statusGenerator, FakePodDirs, FakePodWorkers, FakeRuntime, FakeStatusManager, makePod, podStatus } from "./fakes.ts";
+import { container, statusGenerator, FakePodDirs, FakePodWorkers, FakeRuntime, FakeStatusManager, configPod, podStatus } from "./fakes.ts";
 
 /** Records what the agent asked of the probe manager. */
 class RecordingProbeManager {
@@ -38,7 +38,7 @@ describe("sync loop dispatch of probe updates", () => {
       handlePodSyncs: (pods) => void synced.push(...pods.map((p) => p.metadata.name!)),
     };
     const podManager = new PodManager(() => clock.now());
-    podManager.upsert(makePod("a"));
+    podManager.upsert(configPod("a"));
     const probeUpdates = { liveness: new Channel<ProbeUpdate>(10), readiness: new Channel<ProbeUpdate>(10), startup: new Channel<ProbeUpdate>(10) };
     const ac = new AbortController();
     const done = runSyncLoop(
@@ -119,15 +119,15 @@ describe("pod syncer and housekeeping drive the probe workers", () => {
   test("syncPod starts the pod's probe workers; a terminating or terminal pod gets none", async () => {
     const pm = new RecordingProbeManager();
     const s = syncer(pm);
-    await s.syncPod(signal, "create", makePod("a"), undefined, podStatus("uid-a", [container("c", "running")]));
-    await s.syncPod(signal, "sync", makePod("b", { deleting: true }), undefined, podStatus("uid-b"));
-    await s.syncPod(signal, "sync", makePod("c", { restartPolicy: "Never" }), undefined, podStatus("uid-c", [{ ...container("c", "exited"), exitCode: 0 }]));
+    await s.syncPod(signal, "create", configPod("a"), undefined, podStatus("uid-a", [container("c", "running")]));
+    await s.syncPod(signal, "sync", configPod("b", { deleting: true }), undefined, podStatus("uid-b"));
+    await s.syncPod(signal, "sync", configPod("c", { restartPolicy: "Never" }), undefined, podStatus("uid-c", [{ ...container("c", "exited"), exitCode: 0 }]));
     expect(pm.calls).toEqual(["add:uid-a"]);
   });
 
   test("syncTerminatingPod stops liveness and startup first and every probe once the containers stopped", async () => {
     const pm = new RecordingProbeManager();
-    await syncer(pm).syncTerminatingPod(signal, makePod("a"), podStatus("uid-a", [container("c", "running")]), 2);
+    await syncer(pm).syncTerminatingPod(signal, configPod("a"), podStatus("uid-a", [container("c", "running")]), 2);
     expect(pm.calls).toEqual(["stopLivenessAndStartup:uid-a", "remove:uid-a"]);
   });
 

@@ -8,7 +8,7 @@ import type { PodUpdate } from "../../../src/podconfig/index.ts";
 import { Channel, silentLogger } from "../../../src/lib/index.ts";
 import { FakeClock, flushMicrotasks } from "../../../src/lib/testing.ts";
 import type { PodLifecycleEvent, PodLifecycleEventType } from "../../../src/pleg/index.ts";
-import { makePod } from "./fakes.ts";
+import { configPod } from "./fakes.ts";
 
 function recordingHandlers(calls: string[], failingAdditions = false): PodHandlers {
   const names = (pods: Pod[]) => pods.map((p) => p.metadata.name).join(",");
@@ -96,7 +96,7 @@ describe("sync loop: config updates", () => {
     ["RECONCILE", "reconcile:a"],
   ] as const)("%s is dispatched as %s", async (op, expected) => {
     const h = harness();
-    await h.config.send({ op, source: "file", pods: [makePod("a")] });
+    await h.config.send({ op, source: "file", pods: [configPod("a")] });
     await flushMicrotasks();
     expect(h.calls).toEqual([expected]);
     await h.stop();
@@ -104,9 +104,9 @@ describe("sync loop: config updates", () => {
 
   test("updates are handled one at a time in arrival order", async () => {
     const h = harness();
-    await h.config.send({ op: "ADD", source: "file", pods: [makePod("a")] });
-    await h.config.send({ op: "UPDATE", source: "file", pods: [makePod("a")] });
-    await h.config.send({ op: "REMOVE", source: "file", pods: [makePod("a")] });
+    await h.config.send({ op: "ADD", source: "file", pods: [configPod("a")] });
+    await h.config.send({ op: "UPDATE", source: "file", pods: [configPod("a")] });
+    await h.config.send({ op: "REMOVE", source: "file", pods: [configPod("a")] });
     await flushMicrotasks(60);
     expect(h.calls).toEqual(["add:a", "update:a", "remove:a"]);
     await h.stop();
@@ -130,7 +130,7 @@ describe("sync loop: config updates", () => {
   test("when the config updates end (no source configured) the loop keeps syncing and housekeeping", async () => {
     const h = harness({ sources: [] });
     h.config.close();
-    h.podManager.upsert(makePod("a"));
+    h.podManager.upsert(configPod("a"));
     h.due.push("uid-a");
     await h.clock.advance(2000);
     expect(h.calls).toEqual(["sync:a"]);
@@ -149,7 +149,7 @@ describe("sync loop: PLEG events", () => {
   ];
   test.each(types)("%s for a known pod syncs it: %p", async (type, syncs) => {
     const h = harness();
-    h.podManager.upsert(makePod("a"));
+    h.podManager.upsert(configPod("a"));
     await h.pleg.send({ id: "uid-a", type, data: "c1" });
     await flushMicrotasks();
     expect(h.calls).toEqual(syncs ? ["sync:a"] : []);
@@ -166,7 +166,7 @@ describe("sync loop: PLEG events", () => {
 
   test("ContainerDied also cleans up the pod's dead containers, all of them once its content may go", async () => {
     const h = harness();
-    h.podManager.upsert(makePod("a"));
+    h.podManager.upsert(configPod("a"));
     h.contentRemovable.add("uid-gone");
     await h.pleg.send({ id: "uid-a", type: "ContainerDied", data: "c1" });
     await h.pleg.send({ id: "uid-gone", type: "ContainerDied", data: "c2" });
@@ -181,8 +181,8 @@ describe("sync loop: PLEG events", () => {
 describe("sync loop: ticks", () => {
   test("every second the pods whose requeue is due are synced; unknown UIDs are dropped", async () => {
     const h = harness();
-    h.podManager.upsert(makePod("a"));
-    h.podManager.upsert(makePod("b"));
+    h.podManager.upsert(configPod("a"));
+    h.podManager.upsert(configPod("b"));
     await h.clock.advance(1000);
     expect(h.calls).toEqual([]);
     h.due.push("uid-a", "uid-gone", "uid-b");
@@ -196,9 +196,9 @@ describe("sync loop: ticks", () => {
   test("a pod a sync loop handler asks for (past its active deadline) is synced at the tick with no work due", async () => {
     const past = new Set<string>();
     const h = harness({ shouldSync: (pod) => past.has(pod.metadata.name ?? "") });
-    h.podManager.upsert(makePod("a"));
-    h.podManager.upsert(makePod("b"));
-    h.podManager.upsert(makePod("c"));
+    h.podManager.upsert(configPod("a"));
+    h.podManager.upsert(configPod("b"));
+    h.podManager.upsert(configPod("c"));
     await h.clock.advance(1000);
     expect(h.calls).toEqual([]);
     past.add("b");
@@ -220,11 +220,11 @@ describe("sync loop: ticks", () => {
 describe("sync loop: activity", () => {
   test("config updates and PLEG events count as activity (the idle memory release waits for them to stop); ticks and housekeeping do not", async () => {
     const h = harness();
-    h.podManager.upsert(makePod("a"));
+    h.podManager.upsert(configPod("a"));
     h.due.push("uid-a");
     await h.clock.advance(4000);
     expect(h.activity()).toBe(0);
-    await h.config.send({ op: "ADD", source: "file", pods: [makePod("b")] });
+    await h.config.send({ op: "ADD", source: "file", pods: [configPod("b")] });
     await h.pleg.send({ id: "uid-a", type: "ContainerStarted", data: "c1" });
     await flushMicrotasks(60);
     expect(h.activity()).toBe(2);
@@ -243,8 +243,8 @@ describe("sync loop: runtime health", () => {
       },
     });
     const t0 = h.clock.now();
-    h.podManager.upsert(makePod("a"));
-    await h.config.send({ op: "UPDATE", source: "file", pods: [makePod("a")] });
+    h.podManager.upsert(configPod("a"));
+    await h.config.send({ op: "UPDATE", source: "file", pods: [configPod("a")] });
     await h.clock.advance(20_000);
     expect(h.calls).toEqual([]);
     const gaps = checks.slice(1, 9).map((t, i) => t - checks[i]);
@@ -280,8 +280,8 @@ describe("sync loop: runtime health", () => {
 describe("sync loop: failures", () => {
   test("a handler that throws does not stop the loop", async () => {
     const h = harness({ failingAdditions: true });
-    h.podManager.upsert(makePod("a"));
-    await h.config.send({ op: "ADD", source: "file", pods: [makePod("a")] });
+    h.podManager.upsert(configPod("a"));
+    await h.config.send({ op: "ADD", source: "file", pods: [configPod("a")] });
     await h.pleg.send({ id: "uid-a", type: "ContainerStarted", data: "c1" });
     await flushMicrotasks(60);
     expect(h.calls).toEqual(["add:a", "sync:a"]);

@@ -3,6 +3,7 @@
  * plus a harness wiring real PodCache, WorkQueue and FakeClock around the pod workers.
  */
 import { ConfigSourceAnnotationKey, type Pod, type PodStatus } from "../../../src/api/index.ts";
+import { makePod } from "../../fixtures/pods.ts";
 import { FakeClock, createMemoryLogger, flushMicrotasks } from "../../../src/lib/testing.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
 import { PodCache } from "../../../src/pleg/index.ts";
@@ -116,15 +117,15 @@ export class FakeSyncer implements PodSyncer {
   }
 }
 
-export function makePod(uid: string, opts: { name?: string; static?: boolean; grace?: number; phase?: "Succeeded" | "Failed" } = {}): Pod {
-  const pod: Pod = {
-    metadata: { uid, name: opts.name ?? `pod-${uid}`, namespace: "default", annotations: {} },
-    spec: { containers: [{ name: "c", image: "busybox" }] },
-  };
-  if (opts.static) pod.metadata.annotations![ConfigSourceAnnotationKey] = "file";
-  if (opts.grace !== undefined) pod.spec.terminationGracePeriodSeconds = opts.grace;
-  if (opts.phase) pod.status = { phase: opts.phase };
-  return pod;
+/** A pod the workers are handed: named after its uid, one container "c", static or terminal when told. */
+export function workerPod(uid: string, opts: { name?: string; static?: boolean; grace?: number; phase?: "Succeeded" | "Failed" } = {}): Pod {
+  return makePod({
+    name: opts.name ?? `pod-${uid}`,
+    namespace: "default",
+    metadata: { uid, annotations: opts.static ? { [ConfigSourceAnnotationKey]: "file" } : {} },
+    spec: { containers: [{ name: "c", image: "busybox" }], ...(opts.grace !== undefined ? { terminationGracePeriodSeconds: opts.grace } : {}) },
+    status: opts.phase ? { phase: opts.phase } : undefined,
+  });
 }
 
 export function makeRuntimePod(uid: string): RuntimePod {

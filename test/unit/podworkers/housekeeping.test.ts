@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import { makePod, makeRuntimePod, setupWorkers } from "./helpers.ts";
+import { workerPod, makeRuntimePod, setupWorkers } from "./helpers.ts";
 
 describe("pod workers: syncKnownPods (housekeeping)", () => {
   test("a finished worker of a pod no longer desired is forgotten", async () => {
     const { workers, syncer, settle } = setupWorkers();
-    const pod = makePod("a");
+    const pod = workerPod("a");
     workers.updatePod({ updateType: "create", pod });
     await workers.whenIdle();
     workers.updatePod({ updateType: "kill", pod });
@@ -22,7 +22,7 @@ describe("pod workers: syncKnownPods (housekeeping)", () => {
 
   test("a running pod that is no longer desired is terminated by its worker", async () => {
     const { workers, syncer, settle } = setupWorkers();
-    workers.updatePod({ updateType: "create", pod: makePod("a", { grace: 12 }) });
+    workers.updatePod({ updateType: "create", pod: workerPod("a", { grace: 12 }) });
     await workers.whenIdle();
     const known = workers.syncKnownPods([]);
     expect(known.get("a")).toEqual({ state: "TerminatingPod", orphan: true, hasConfig: true, static: false });
@@ -35,7 +35,7 @@ describe("pod workers: syncKnownPods (housekeeping)", () => {
 
   test("a pod never started and no longer desired is dropped without any sync", async () => {
     const { workers, syncer } = setupWorkers();
-    const pod = makePod("a");
+    const pod = workerPod("a");
     workers.updatePod({ updateType: "create", pod });
     // Housekeeping runs before the worker got to the pod.
     expect(workers.syncKnownPods([]).size).toBe(0);
@@ -61,7 +61,7 @@ describe("pod workers: syncKnownPods (housekeeping)", () => {
 
   test("a create for a terminating UID restarts the pod once housekeeping forgot the finished worker", async () => {
     const { workers, syncer, settle, relistUntil } = setupWorkers();
-    const pod = makePod("a", { static: true });
+    const pod = workerPod("a", { static: true });
     syncer.holdAll("syncTerminatingPod");
     workers.updatePod({ updateType: "create", pod });
     await workers.whenIdle();
@@ -89,7 +89,7 @@ describe("pod workers: syncKnownPods (housekeeping)", () => {
 
   test("a runtime-only kill for a known pod uses the pod's spec and terminates it normally", async () => {
     const { workers, syncer, settle } = setupWorkers();
-    workers.updatePod({ updateType: "create", pod: makePod("a", { grace: 9 }) });
+    workers.updatePod({ updateType: "create", pod: workerPod("a", { grace: 9 }) });
     await workers.whenIdle();
     workers.updatePod({ updateType: "kill", runningPod: makeRuntimePod("a"), killPodOptions: { gracePeriodSecondsOverride: 1 } });
     await settle();

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { flushMicrotasks } from "../../../src/lib/testing.ts";
 import { requeueDelay } from "../../../src/podworkers/requeue.ts";
 import { Reason, SyncError } from "../../../src/runtime/index.ts";
-import { makePod, setupWorkers } from "./helpers.ts";
+import { workerPod, setupWorkers } from "./helpers.ts";
 
 const now = 1_000_000;
 const base = { now, resyncIntervalMs: 60_000, backOffPeriodMs: 10_000 };
@@ -67,7 +67,7 @@ describe("pod workers: requeue after each sync", () => {
       [() => 0.5, 75_000],
     ] as const) {
       const { workers, workQueue, clock } = setupWorkers({ random });
-      workers.updatePod({ updateType: "create", pod: makePod("a") });
+      workers.updatePod({ updateType: "create", pod: workerPod("a") });
       await workers.whenIdle();
       expect(workQueue.dueAt("a")).toBe(clock.now() + expected);
     }
@@ -76,7 +76,7 @@ describe("pod workers: requeue after each sync", () => {
   test("a failed sync is due again after 10–15 s", async () => {
     const { workers, workQueue, clock, syncer } = setupWorkers({ random: () => 0.5 });
     syncer.next("syncPod", { error: new Error("CreateContainer: image not found") });
-    workers.updatePod({ updateType: "create", pod: makePod("a") });
+    workers.updatePod({ updateType: "create", pod: workerPod("a") });
     await workers.whenIdle();
     expect(workQueue.dueAt("a")).toBe(clock.now() + 12_500);
   });
@@ -84,7 +84,7 @@ describe("pod workers: requeue after each sync", () => {
   test("a sync that hits a long crash-loop backoff is synced again every 10–15 s during the wait", async () => {
     const { workers, workQueue, clock, syncer } = setupWorkers({ random: () => 0.5 });
     syncer.next("syncPod", { error: new SyncError("CrashLoopBackOff", "back-off 40s", clock.now() + 40_000) });
-    workers.updatePod({ updateType: "create", pod: makePod("a") });
+    workers.updatePod({ updateType: "create", pod: workerPod("a") });
     await workers.whenIdle();
     expect(workQueue.dueAt("a")).toBe(clock.now() + 12_500);
   });
@@ -92,7 +92,7 @@ describe("pod workers: requeue after each sync", () => {
   test("a sync that hits a short crash-loop backoff is due again when the backoff expires", async () => {
     const { workers, workQueue, clock, syncer } = setupWorkers({ random: () => 0.5 });
     syncer.next("syncPod", { error: new SyncError("CrashLoopBackOff", "back-off 10s", clock.now() + 7_000) });
-    workers.updatePod({ updateType: "create", pod: makePod("a") });
+    workers.updatePod({ updateType: "create", pod: workerPod("a") });
     await workers.whenIdle();
     expect(workQueue.dueAt("a")).toBe(clock.now() + 7_000);
   });
@@ -101,7 +101,7 @@ describe("pod workers: requeue after each sync", () => {
     const { workers, workQueue, clock, syncer } = setupWorkers();
     syncer.next("syncPod", { isTerminal: true });
     syncer.holdAll("syncTerminatingPod");
-    workers.updatePod({ updateType: "create", pod: makePod("a") });
+    workers.updatePod({ updateType: "create", pod: workerPod("a") });
     await syncer.waitForCalls(1);
     await flushMicrotasks();
     expect(workQueue.dueAt("a")).toBe(clock.now());

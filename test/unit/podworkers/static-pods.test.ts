@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { flushMicrotasks } from "../../../src/lib/testing.ts";
 import { StaticPodStartGate } from "../../../src/podworkers/static-pods.ts";
-import { makePod, makeRuntimePod, setupWorkers } from "./helpers.ts";
+import { workerPod, makeRuntimePod, setupWorkers } from "./helpers.ts";
 
 describe("StaticPodStartGate", () => {
   const alive = () => true;
@@ -73,8 +73,8 @@ describe("StaticPodStartGate", () => {
 describe("pod workers: static pods with the same full name start one at a time", () => {
   test("the new version of an edited static pod waits until the old one finished", async () => {
     const { workers, syncer, workQueue, clock, settle } = setupWorkers({ random: () => 0.5 });
-    const v1 = makePod("v1", { name: "web", static: true });
-    const v2 = makePod("v2", { name: "web", static: true });
+    const v1 = workerPod("v1", { name: "web", static: true });
+    const v2 = workerPod("v2", { name: "web", static: true });
     workers.updatePod({ updateType: "create", pod: v1 });
     workers.updatePod({ updateType: "create", pod: v2 });
     await workers.whenIdle();
@@ -101,8 +101,8 @@ describe("pod workers: static pods with the same full name start one at a time",
 
   test("a static pod killed before it could start finishes without any sync and completes its kill", async () => {
     const { workers, syncer } = setupWorkers();
-    const v1 = makePod("v1", { name: "web", static: true });
-    const v2 = makePod("v2", { name: "web", static: true });
+    const v1 = workerPod("v1", { name: "web", static: true });
+    const v2 = workerPod("v2", { name: "web", static: true });
     workers.updatePod({ updateType: "create", pod: v1 });
     workers.updatePod({ updateType: "create", pod: v2 });
     await workers.whenIdle();
@@ -119,7 +119,7 @@ describe("pod workers: static pods with the same full name start one at a time",
     const old = { ...makeRuntimePod("old"), name: "web" };
     // Start-up: the runtime still runs the old version; the new one arrives from the manifest.
     workers.observeRuntimePods([old]);
-    const fresh = makePod("new", { name: "web", static: true });
+    const fresh = workerPod("new", { name: "web", static: true });
     workers.updatePod({ updateType: "create", pod: fresh });
     await workers.whenIdle();
     expect(syncer.methods()).toEqual([]);
@@ -147,7 +147,7 @@ describe("pod workers: static pods with the same full name start one at a time",
   test("a runtime pod that vanished on its own frees the name at the next look at the runtime", async () => {
     const { workers, syncer, workQueue, clock, settle } = setupWorkers();
     workers.observeRuntimePods([{ ...makeRuntimePod("old"), name: "web" }]);
-    const fresh = makePod("new", { name: "web", static: true });
+    const fresh = workerPod("new", { name: "web", static: true });
     workers.updatePod({ updateType: "create", pod: fresh });
     await workers.whenIdle();
     workers.observeRuntimePods([]);
@@ -159,8 +159,8 @@ describe("pod workers: static pods with the same full name start one at a time",
 
   test("pods that are not static never wait for each other, even with the same name", async () => {
     const { workers, syncer } = setupWorkers();
-    workers.updatePod({ updateType: "create", pod: makePod("u1", { name: "web" }) });
-    workers.updatePod({ updateType: "create", pod: makePod("u2", { name: "web" }) });
+    workers.updatePod({ updateType: "create", pod: workerPod("u1", { name: "web" }) });
+    workers.updatePod({ updateType: "create", pod: workerPod("u2", { name: "web" }) });
     await workers.whenIdle();
     expect(syncer.methods().sort()).toEqual(["syncPod:u1:create", "syncPod:u2:create"]);
   });

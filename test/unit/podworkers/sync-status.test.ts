@@ -2,13 +2,13 @@ import { describe, expect, test } from "bun:test";
 import type { Pod } from "../../../src/api/index.ts";
 import { calculateEffectiveGracePeriod, naturalGracePeriod } from "../../../src/podworkers/sync-status.ts";
 import { PodSyncStatus } from "../../../src/podworkers/sync-status.ts";
-import { makePod, makeRuntimePod } from "./helpers.ts";
+import { workerPod, makeRuntimePod } from "./helpers.ts";
 
 describe("PodSyncStatus", () => {
   test("mergeLastUpdate keeps the known spec over a runtime pod, the last mirror pod, and accumulated kill options", () => {
     const status = new PodSyncStatus("p_ns", 0);
-    const pod = makePod("a");
-    const mirror = makePod("m");
+    const pod = workerPod("a");
+    const mirror = workerPod("m");
     status.mergeLastUpdate({ updateType: "create", pod, mirrorPod: mirror });
     status.mergeLastUpdate({ updateType: "kill", runningPod: makeRuntimePod("a"), killPodOptions: { evict: true, gracePeriodSecondsOverride: 5 } });
     expect(status.activeUpdate?.pod).toBe(pod);
@@ -22,7 +22,7 @@ describe("PodSyncStatus", () => {
 
 describe("calculateEffectiveGracePeriod", () => {
   const pod = (spec?: number, deletion?: number): Pod => {
-    const p = makePod("a");
+    const p = workerPod("a");
     if (spec !== undefined) p.spec.terminationGracePeriodSeconds = spec;
     if (deletion !== undefined) p.metadata.deletionGracePeriodSeconds = deletion;
     return p;

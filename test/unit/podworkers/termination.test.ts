@@ -1,11 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import type { PodStatus } from "../../../src/api/index.ts";
-import { makePod, makeRuntimePod, setupWorkers } from "./helpers.ts";
+import { workerPod, makeRuntimePod, setupWorkers } from "./helpers.ts";
 
 describe("pod workers: syncing → terminating → terminated → finished", () => {
   test("a kill moves the pod through syncTerminatingPod and syncTerminatedPod, then the worker is finished", async () => {
     const { workers, syncer, settle } = setupWorkers();
-    const pod = makePod("a", { grace: 30 });
+    const pod = workerPod("a", { grace: 30 });
     workers.updatePod({ updateType: "create", pod });
     await workers.whenIdle();
     expect(workers.isPodTerminationRequested("a")).toBe(false);
@@ -29,7 +29,7 @@ describe("pod workers: syncing → terminating → terminated → finished", () 
 
   test("a kill is never overwritten: later updates coalesced with it still terminate the pod", async () => {
     const { workers, syncer, settle } = setupWorkers();
-    const pod = makePod("a");
+    const pod = workerPod("a");
     workers.updatePod({ updateType: "create", pod });
     await workers.whenIdle();
     workers.updatePod({ updateType: "kill", pod });
@@ -42,7 +42,7 @@ describe("pod workers: syncing → terminating → terminated → finished", () 
   test("a running sync is cancelled through its AbortSignal when the pod starts terminating", async () => {
     const { workers, syncer, settle, relistUntil } = setupWorkers();
     syncer.next("syncPod", "hold");
-    const pod = makePod("a");
+    const pod = workerPod("a");
     workers.updatePod({ updateType: "create", pod });
     await syncer.waitForCalls(1);
     const running = syncer.last();
@@ -59,7 +59,7 @@ describe("pod workers: syncing → terminating → terminated → finished", () 
   test("the grace period only shrinks, and never goes below 1 s", async () => {
     const { workers, syncer, settle, relistUntil } = setupWorkers();
     syncer.holdAll("syncTerminatingPod");
-    const pod = makePod("a", { grace: 30 });
+    const pod = workerPod("a", { grace: 30 });
     workers.updatePod({ updateType: "create", pod });
     await workers.whenIdle();
 
@@ -86,7 +86,7 @@ describe("pod workers: syncing → terminating → terminated → finished", () 
 
   test("a deletion timestamp starts termination with the deletion grace period", async () => {
     const { workers, syncer, settle } = setupWorkers();
-    const pod = makePod("a", { grace: 30 });
+    const pod = workerPod("a", { grace: 30 });
     workers.updatePod({ updateType: "create", pod });
     await workers.whenIdle();
     const deleted = { ...pod, metadata: { ...pod.metadata, deletionTimestamp: "2026-01-01T00:00:00Z", deletionGracePeriodSeconds: 5 } };
@@ -101,7 +101,7 @@ describe("pod workers: syncing → terminating → terminated → finished", () 
     const { workers, syncer, workQueue, clock, settle, relistUntil } = setupWorkers();
     syncer.next("syncPod", { isTerminal: true });
     syncer.holdAll("syncTerminatingPod");
-    workers.updatePod({ updateType: "create", pod: makePod("a", { grace: 7 }) });
+    workers.updatePod({ updateType: "create", pod: workerPod("a", { grace: 7 }) });
     await relistUntil(() => syncer.calls.length >= 2, "a second syncer call");
     expect(workQueue.dueAt("a")).toBeLessThanOrEqual(clock.now());
     expect(syncer.last().method).toBe("syncTerminatingPod");
@@ -114,7 +114,7 @@ describe("pod workers: syncing → terminating → terminated → finished", () 
 
   test("a failed terminating sync is retried and termination still completes", async () => {
     const { workers, syncer, relist, workQueue, clock, settle } = setupWorkers();
-    const pod = makePod("a");
+    const pod = workerPod("a");
     syncer.next("syncTerminatingPod", { error: new Error("StopContainer: deadline exceeded") });
     workers.updatePod({ updateType: "create", pod });
     await workers.whenIdle();
@@ -131,7 +131,7 @@ describe("pod workers: syncing → terminating → terminated → finished", () 
 
   test("kill callbacks: the status function reaches the terminating sync, onCompleted runs once stopped", async () => {
     const { workers, syncer, settle, relistUntil } = setupWorkers();
-    const pod = makePod("a");
+    const pod = workerPod("a");
     syncer.holdAll("syncTerminatingPod");
     workers.updatePod({ updateType: "create", pod });
     await workers.whenIdle();
@@ -169,7 +169,7 @@ describe("pod workers: syncing → terminating → terminated → finished", () 
 
   test("a pod first seen with a terminal phase and nothing running only gets syncTerminatedPod", async () => {
     const { workers, syncer } = setupWorkers();
-    workers.updatePod({ updateType: "create", pod: makePod("done", { phase: "Succeeded" }) });
+    workers.updatePod({ updateType: "create", pod: workerPod("done", { phase: "Succeeded" }) });
     await workers.whenIdle();
     expect(syncer.methods()).toEqual(["syncTerminatedPod:done"]);
     expect(workers.shouldPodBeFinished("done")).toBe(true);
@@ -178,11 +178,11 @@ describe("pod workers: syncing → terminating → terminated → finished", () 
   test("stop() aborts the sync in flight, ends every worker and ignores later updates", async () => {
     const { workers, syncer } = setupWorkers();
     syncer.holdAll("syncPod");
-    workers.updatePod({ updateType: "create", pod: makePod("a") });
+    workers.updatePod({ updateType: "create", pod: workerPod("a") });
     await syncer.waitForCalls(1);
     await workers.stop();
     expect(syncer.last().signal.aborted).toBe(true);
-    workers.updatePod({ updateType: "create", pod: makePod("b") });
+    workers.updatePod({ updateType: "create", pod: workerPod("b") });
     await workers.whenIdle();
     expect(syncer.calls).toHaveLength(1);
   });

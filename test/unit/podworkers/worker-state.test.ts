@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import * as lc from "../../../src/podworkers/worker-state.ts";
 import type { TerminationCause, WorkerState } from "../../../src/podworkers/worker-state.ts";
 import type { PodWorkType } from "../../../src/podworkers/index.ts";
-import { makePod } from "./helpers.ts";
+import { workerPod } from "./helpers.ts";
 
 const terminating = (cause: TerminationCause = "ended"): WorkerState => lc.requestTermination(lc.syncing, cause, 2);
 const terminated = (cause: TerminationCause = "ended"): WorkerState => lc.completeTerminating(terminating(cause), 3);
@@ -62,7 +62,7 @@ describe("transitions: syncing → terminating → terminated → finished, and 
 
 describe("what an update to a pod that is not terminating starts", () => {
   const pod = (opts: { deleting?: boolean; phase?: "Succeeded" | "Failed" } = {}) => {
-    const p = makePod("a", { phase: opts.phase });
+    const p = workerPod("a", { phase: opts.phase });
     if (opts.deleting) p.metadata.deletionTimestamp = "2026-01-01T00:00:00Z";
     return p;
   };

@@ -1,6 +1,7 @@
 // Shared fixtures of the prober unit tests: a pod with one probed container, runtime statuses,
 // and a scripted checker that records what it was asked to probe.
 import type { Container, Pod, Probe } from "../../../src/api/index.ts";
+import { makePod } from "../../fixtures/pods.ts";
 import { silentLogger } from "../../../src/lib/index.ts";
 import { FakeClock } from "../../../src/lib/testing.ts";
 import type { CheckRequest, ContainerChecker } from "../../../src/prober/probe-check.ts";
@@ -10,13 +11,9 @@ import type { RuntimePodStatus, RuntimeContainerStatus } from "../../../src/cont
 
 export const UID = "uid-1";
 
-export function makePod(container: Partial<Container> = {}, over: Partial<Pod["spec"]> = {}): Pod {
-  return {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name: "web", namespace: "default", uid: UID },
-    spec: { restartPolicy: "Always", containers: [{ name: "c", image: "busybox", ...container }], ...over },
-  };
+/** The pod "web" (uid UID) with the one container "c" the probes are set on. */
+export function probedPod(container: Partial<Container> = {}, over: Partial<Pod["spec"]> = {}): Pod {
+  return makePod({ name: "web", namespace: "default", metadata: { uid: UID }, spec: { restartPolicy: "Always", containers: [{ name: "c", image: "busybox", ...container }], ...over } });
 }
 
 export const probe = (over: Partial<Probe> = {}): Probe => ({ exec: { command: ["check"] }, periodSeconds: 10, ...over });

@@ -3,7 +3,7 @@ import type { Pod } from "../../../src/api/index.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
 import { createProbeManager } from "../../../src/prober/index.ts";
 import { ResultsManager, parseContainerId } from "../../../src/prober/results.ts";
-import { containerStatus, FakeProvider, log, makePod, newClock, podStatus, probe, ScriptedChecker, START, UID } from "./fixtures.ts";
+import { containerStatus, FakeProvider, log, probedPod, newClock, podStatus, probe, ScriptedChecker, START, UID } from "./fixtures.ts";
 
 /** A manager on the test clock: its start time is the clock's now. */
 /** By default the container started 5 s before the manager: a new one, not one a restart found running. */
@@ -19,7 +19,7 @@ const allProbes = { livenessProbe: probe(), readinessProbe: probe(), startupProb
 
 describe("workers per container and probe type", () => {
   test("addPod starts one worker per probe of each regular container and sidecar, none for regular init containers", async () => {
-    const pod = makePod(allProbes, {
+    const pod = probedPod(allProbes, {
       initContainers: [
         { name: "init", image: "busybox", readinessProbe: probe() },
         { name: "side", image: "busybox", restartPolicy: "Always", livenessProbe: probe() },
@@ -36,7 +36,7 @@ describe("workers per container and probe type", () => {
   });
 
   test("stopLivenessAndStartup keeps the readiness worker; removePod stops the rest", async () => {
-    const pod = makePod(allProbes);
+    const pod = probedPod(allProbes);
     const { pm, clock } = setupOnClock(pod);
     pm.addPod(pod);
     pm.stopLivenessAndStartup(UID);
@@ -49,8 +49,8 @@ describe("workers per container and probe type", () => {
   });
 
   test("cleanupPods stops the workers of pods that are no longer desired", async () => {
-    const a = makePod({ readinessProbe: probe() });
-    const b = makePod({ readinessProbe: probe() });
+    const a = probedPod({ readinessProbe: probe() });
+    const b = probedPod({ readinessProbe: probe() });
     b.metadata.uid = "uid-2";
     const { pm, clock } = setupOnClock(a);
     pm.addPod(a);
@@ -66,7 +66,7 @@ describe("workers per container and probe type", () => {
   });
 
   test("a worker that ended (pod deleted) is replaced by the next addPod", async () => {
-    const pod = makePod({ livenessProbe: probe() });
+    const pod = probedPod({ livenessProbe: probe() });
     pod.metadata.deletionTimestamp = "2026-01-01T00:00:00Z";
     const { pm, clock } = setupOnClock(pod);
     pm.addPod(pod);
@@ -79,7 +79,7 @@ describe("workers per container and probe type", () => {
   });
 
   test("addPod after stop starts nothing, and stop closes the update channels", async () => {
-    const pod = makePod(allProbes);
+    const pod = probedPod(allProbes);
     const { pm } = setupOnClock(pod);
     await pm.stop();
     pm.addPod(pod);
@@ -90,7 +90,7 @@ describe("workers per container and probe type", () => {
 
 describe("lookups for status generation and computePodActions", () => {
   test("a container a restart found running gets no initial Failure: no readiness result until its probe runs; a new one starts not ready", async () => {
-    const pod = makePod({ readinessProbe: probe({ initialDelaySeconds: 60 }) });
+    const pod = probedPod({ readinessProbe: probe({ initialDelaySeconds: 60 }) });
     const found = setupOnClock(pod, podStatus(containerStatus("id1", "running", START - 15_000)));
     found.pm.addPod(pod);
     await found.clock.advance(0);
@@ -106,7 +106,7 @@ describe("lookups for status generation and computePodActions", () => {
   });
 
   test("readiness: no result without a readiness worker, false until the probe succeeds, true after", async () => {
-    const pod = makePod({ readinessProbe: probe() });
+    const pod = probedPod({ readinessProbe: probe() });
     const { pm, checker, clock } = setupOnClock(pod);
     expect(pm.readiness(UID, "c", "containerd://id1")).toBeUndefined();
     checker.fallback = "Failure";
@@ -121,7 +121,7 @@ describe("lookups for status generation and computePodActions", () => {
   });
 
   test("asking for readiness that has not passed triggers a probe at once", async () => {
-    const pod = makePod({ readinessProbe: probe() });
+    const pod = probedPod({ readinessProbe: probe() });
     const { pm, checker, clock } = setupOnClock(pod);
     checker.queue.push("Failure");
     pm.addPod(pod);
@@ -137,7 +137,7 @@ describe("lookups for status generation and computePodActions", () => {
   });
 
   test("startup: started without a startup probe; with one, only once it succeeded", async () => {
-    const pod = makePod({ startupProbe: probe({ failureThreshold: 1 }) });
+    const pod = probedPod({ startupProbe: probe({ failureThreshold: 1 }) });
     const { pm, checker, clock } = setupOnClock(pod);
     expect(pm.startup(UID, "c", "containerd://id1")).toBe(true);
     checker.fallback = "Failure";
@@ -150,7 +150,7 @@ describe("lookups for status generation and computePodActions", () => {
   });
 
   test("liveness and readiness wait for the startup probe, then run", async () => {
-    const pod = makePod({ startupProbe: probe({ periodSeconds: 1, failureThreshold: 30 }), livenessProbe: probe(), readinessProbe: probe() });
+    const pod = probedPod({ startupProbe: probe({ periodSeconds: 1, failureThreshold: 30 }), livenessProbe: probe(), readinessProbe: probe() });
     const { pm, checker, clock } = setupOnClock(pod);
     checker.fallback = "Failure";
     pm.addPod(pod);
@@ -167,7 +167,7 @@ describe("lookups for status generation and computePodActions", () => {
   });
 
   test("statusLookup binds the pod for generateAPIPodStatus", async () => {
-    const pod = makePod({ readinessProbe: probe(), startupProbe: probe() });
+    const pod = probedPod({ readinessProbe: probe(), startupProbe: probe() });
     const { pm } = setupOnClock(pod);
     pm.addPod(pod);
     const lookup = pm.statusLookup(UID);
@@ -178,7 +178,7 @@ describe("lookups for status generation and computePodActions", () => {
   });
 
   test("a failing liveness probe publishes one Failure update with the pod and container", async () => {
-    const pod = makePod({ livenessProbe: probe({ failureThreshold: 2, periodSeconds: 1 }) });
+    const pod = probedPod({ livenessProbe: probe({ failureThreshold: 2, periodSeconds: 1 }) });
     const { pm, checker, clock } = setupOnClock(pod);
     checker.fallback = "Failure";
     pm.addPod(pod);
@@ -194,7 +194,7 @@ describe("lookups for status generation and computePodActions", () => {
   });
 
   test("workers of a fresh manager start after a random part of their period", async () => {
-    const pod = makePod({ readinessProbe: probe() });
+    const pod = probedPod({ readinessProbe: probe() });
     const { pm, checker, clock } = setupOnClock(pod, undefined, 0.5);
     pm.addPod(pod);
     await clock.advance(4_999);
@@ -205,7 +205,7 @@ describe("lookups for status generation and computePodActions", () => {
   });
 
   test("a manager past its first period starts workers without jitter", async () => {
-    const pod = makePod({ readinessProbe: probe() });
+    const pod = probedPod({ readinessProbe: probe() });
     const { pm, checker, clock } = setupOnClock(pod, undefined, 0.5);
     await clock.advance(3_600_000);
     pm.addPod(pod);

@@ -5,7 +5,7 @@ import { ResultsManager, type ProbeResult } from "../../../src/prober/results.ts
 import { createMetrics } from "../../../src/metrics/index.ts";
 import { ProbeWorker } from "../../../src/prober/probe-worker.ts";
 import type { RuntimePodStatus } from "../../../src/container/index.ts";
-import { containerStatus, FakeProvider, log, makePod, newClock, podStatus, probe, ScriptedChecker, START } from "./fixtures.ts";
+import { containerStatus, FakeProvider, log, probedPod, newClock, podStatus, probe, ScriptedChecker, START } from "./fixtures.ts";
 
 interface Setup {
   type: ProbeType;
@@ -21,7 +21,7 @@ interface Setup {
 function setup(s: Setup) {
   const clock = newClock();
   const field = s.type === "liveness" ? "livenessProbe" : s.type === "readiness" ? "readinessProbe" : "startupProbe";
-  const pod = makePod({ [field]: probe(), ...s.container });
+  const pod = probedPod({ [field]: probe(), ...s.container });
   s.pod?.(pod);
   const provider = new FakeProvider(pod, "status" in s ? s.status : podStatus(containerStatus("id1", "running", START - 60_000)));
   const results = new ResultsManager(100);

@@ -5,6 +5,7 @@ import { expand, mappingFor } from "../../../src/runtime/expansion.ts";
 import { applyDefaultImageTag, effectivePullPolicy } from "../../../src/runtime/images.ts";
 import { terminationGracePeriod } from "../../../src/runtime/kill.ts";
 import { legacyLogSymlink, restartCountFromLogDir } from "../../../src/runtime/logs.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 describe("$(VAR) expansion", () => {
   const mapping = mappingFor(new Map([["A", "1"], ["EMPTY", ""]]));
@@ -48,10 +49,7 @@ describe("image names and pull policy", () => {
 });
 
 describe("termination grace period", () => {
-  const pod = (over: Partial<Pod["metadata"]> = {}, grace?: number): Pod => ({
-    metadata: { name: "p", ...over },
-    spec: { containers: [], terminationGracePeriodSeconds: grace },
-  });
+  const pod = (over: Partial<Pod["metadata"]> = {}, grace?: number): Pod => makePod({ name: "p", metadata: over, spec: { terminationGracePeriodSeconds: grace } });
   const container = { name: "c", livenessProbe: { terminationGracePeriodSeconds: 3 } };
   test.each([
     ["the spec's value", pod({}, 45), "", 45],
@@ -72,10 +70,7 @@ describe("sandbox details", () => {
   test("DNS: the node's resolver, the pod's additions, None drops the node's", () => {
     const node = parseResolvConf("# c\nnameserver 1.1.1.1\nnameserver 8.8.8.8\nsearch a.example b.example\noptions ndots:1 rotate\n");
     expect(node).toEqual({ servers: ["1.1.1.1", "8.8.8.8"], searches: ["a.example", "b.example"], options: ["ndots:1", "rotate"] });
-    const pod = (dnsPolicy?: "None"): Pod => ({
-      metadata: {},
-      spec: { containers: [], dnsPolicy, dnsConfig: { nameservers: ["9.9.9.9"], options: [{ name: "ndots", value: "3" }] } },
-    });
+    const pod = (dnsPolicy?: "None"): Pod => makePod({ spec: { dnsPolicy, dnsConfig: { nameservers: ["9.9.9.9"], options: [{ name: "ndots", value: "3" }] } } });
     expect(podDnsConfig(pod(), node)).toEqual({
       servers: ["1.1.1.1", "8.8.8.8", "9.9.9.9"],
       searches: ["a.example", "b.example"],

@@ -7,6 +7,7 @@ import { FakeClock } from "../../../src/lib/testing.ts";
 import { doBackOff, newCrashLoopBackoff, type BackoffDecision } from "../../../src/runtime/crashloop.ts";
 import type { RuntimePodStatus } from "../../../src/container/index.ts";
 import { containerStatus } from "./fixtures.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 const T0 = Date.UTC(2026, 0, 1);
 const IMAGE = "docker.io/library/busybox:1.36";
@@ -40,7 +41,7 @@ function crashLoop(from: number, delays: [string, number][]): { steps: Step[]; e
 }
 
 function pod(uid = "uid-1", name = "web"): Pod {
-  return { metadata: { name, namespace: "ns", uid }, spec: { restartPolicy: "Always", containers: [{ name: "app", image: IMAGE }] } };
+  return makePod({ name, namespace: "ns", metadata: { uid }, spec: { restartPolicy: "Always", containers: [{ name: "app", image: IMAGE }] } });
 }
 
 /** Plays the steps against one backoff; every sync's decision is checked as it happens. */

@@ -6,6 +6,7 @@ import type { ConfigMap, Container, Pod, Secret, Service } from "../../../src/ap
 import { makeEnvironmentVariables, ObjectNotFoundError, type EnvObjects } from "../../../src/runtime/env.ts";
 import { Reason, SyncError } from "../../../src/runtime/errors.ts";
 import { serviceEnvVars } from "../../../src/runtime/service-env.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 const b64 = (s: string) => Buffer.from(s).toString("base64");
 const configMaps: Record<string, ConfigMap> = {
@@ -28,7 +29,7 @@ const objects: EnvObjects = {
 const ctx = { nodeName: "n1", podIPs: ["10.1.0.2"], hostIPs: ["192.168.0.1"], cpuCapacityMilli: 2000, memoryCapacity: 2 ** 30, objects };
 
 function pod(c: Container, enableServiceLinks = false): Pod {
-  return { metadata: { name: "p", namespace: "ns", uid: "u" }, spec: { containers: [c], enableServiceLinks } };
+  return makePod({ name: "p", namespace: "ns", metadata: { uid: "u" }, spec: { containers: [c], enableServiceLinks } });
 }
 async function env(c: Container, links = false): Promise<Record<string, string>> {
   return Object.fromEntries((await makeEnvironmentVariables(pod(c, links), c, ctx)).map((e) => [e.name, e.value]));

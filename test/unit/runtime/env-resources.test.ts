@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import type { Container, Pod, ResourceRequirements } from "../../../src/api/index.ts";
+import type { Container, ResourceRequirements } from "../../../src/api/index.ts";
 import { makeEnvironmentVariables } from "../../../src/runtime/env.ts";
 import { containerConfigError } from "../../../src/runtime/errors.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 const ctx = { nodeName: "n1", podIPs: [], hostIPs: [], cpuCapacityMilli: 4000, memoryCapacity: 2 ** 33 };
 
@@ -13,7 +14,7 @@ async function resourceEnv(resources: ResourceRequirements, resource: string, di
     env: [{ name: "V", valueFrom: { resourceFieldRef: { resource, divisor, containerName } } }],
   };
   const init: Container = { name: "init-foo", resources };
-  const pod: Pod = { metadata: { name: "p", namespace: "ns" }, spec: { containers: [self], initContainers: [init] } };
+  const pod = makePod({ name: "p", namespace: "ns", spec: { containers: [self], initContainers: [init] } });
   return (await makeEnvironmentVariables(pod, self, ctx))[0].value;
 }
 

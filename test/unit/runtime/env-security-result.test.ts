@@ -10,11 +10,10 @@ import { ReasonCache, SyncRecorder } from "../../../src/runtime/result.ts";
 import { containerSecurityContext } from "../../../src/runtime/security.ts";
 import { lastLogMessage } from "../../../src/runtime/termination-message.ts";
 import { TerminationOrdering } from "../../../src/runtime/termination-order.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
-const pod = (containers: Container[], over: Partial<Pod["spec"]> = {}): Pod => ({
-  metadata: { name: "p", namespace: "ns", uid: "u1", labels: { b: "2", a: "1" } },
-  spec: { containers, ...over },
-});
+const pod = (containers: Container[], over: Partial<Pod["spec"]> = {}): Pod =>
+  makePod({ name: "p", namespace: "ns", metadata: { uid: "u1", labels: { b: "2", a: "1" } }, spec: { containers, ...over } });
 const ctx = { nodeName: "n1", podIPs: ["10.0.0.2", "fd00::2"], hostIPs: ["192.168.0.1"], cpuCapacityMilli: 4000, memoryCapacity: 2 ** 33 };
 
 describe("container environment", () => {

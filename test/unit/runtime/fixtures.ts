@@ -7,6 +7,7 @@ import {
   type RuntimeContainerStatus,
   type RuntimeSandboxStatus,
 } from "../../../src/container/index.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 export function containerStatus(id: string, container: Container, over: Partial<RuntimeContainerStatus> = {}): RuntimeContainerStatus {
   return {
@@ -51,8 +52,10 @@ export function sandboxStatus(over: Partial<RuntimeSandboxStatus> = {}): Runtime
 
 /** Three running containers in a ready sandbox with an IP: nothing to do. */
 export function makeBasePodAndStatus(): { pod: Pod; status: RuntimePodStatus } {
-  const pod: Pod = {
-    metadata: { uid: "12345678", name: "foo", namespace: "foo-ns" },
+  const pod = makePod({
+    name: "foo",
+    namespace: "foo-ns",
+    metadata: { uid: "12345678" },
     spec: {
       containers: [
         { name: "foo1", image: "busybox" },
@@ -60,7 +63,7 @@ export function makeBasePodAndStatus(): { pod: Pod; status: RuntimePodStatus } {
         { name: "foo3", image: "busybox" },
       ],
     },
-  };
+  });
   const status: RuntimePodStatus = {
     uid: "12345678",
     name: "foo",

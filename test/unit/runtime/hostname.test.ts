@@ -9,8 +9,9 @@ import type { Pod } from "../../../src/api/index.ts";
 import { ensureHostsFile } from "../../../src/runtime/hosts.ts";
 import { generatePodHostnameAndDomain, nodenameForKernel } from "../../../src/runtime/hostname.ts";
 import { generatePodSandboxConfig } from "../../../src/runtime/sandbox-config.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
-const pod = (spec: Partial<Pod["spec"]>, name = "test-pod"): Pod => ({ metadata: { name, namespace: "default", uid: "u1" }, spec: { containers: [], ...spec } });
+const pod = (spec: Partial<Pod["spec"]>, name = "test-pod"): Pod => makePod({ name, namespace: "default", metadata: { uid: "u1" }, spec });
 
 describe("GeneratePodHostNameAndDomain", () => {
   test.each([
@@ -78,7 +79,7 @@ describe("the sandbox's hostname and the managed /etc/hosts (upstream pod_hostna
 
 describe("the sandbox's cgroup parent", () => {
   const opts = { podLogsDir: "/var/log/pods", nodeDns: { servers: [], searches: [], options: [] }, clusterDns: { servers: [], domain: "" } };
-  const p: Pod = { metadata: { name: "p", namespace: "default", uid: "u-1" }, spec: { containers: [{ name: "c", image: "busybox" }] } };
+  const p = makePod({ name: "p", namespace: "default", metadata: { uid: "u-1" }, container: { name: "c", image: "busybox" } });
 
   test("is the pod cgroup the container manager names, as RunPodSandbox's linux.cgroup_parent", () => {
     const config = generatePodSandboxConfig(p, 0, { ...opts, podCgroupParent: (pod) => `/kubepods/besteffort/pod${pod.metadata.uid}` });

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import type { Pod } from "../../../src/api/index.ts";
 import { podDnsConfig } from "../../../src/runtime/dns.ts";
 import { ensureHostsFile, managedHostsFileContent, nodeHostsFileContent, shouldMountHostsFile } from "../../../src/runtime/hosts.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 const localhost = [
   "# Kubernetes-managed hosts file.",
@@ -45,7 +46,7 @@ describe("managed /etc/hosts", () => {
   test("the file is <podDir>/etc-hosts, mode 0644, named by spec.hostname", () => {
     const dir = mkdtempSync(join(tmpdir(), "etc-hosts-"));
     try {
-      const pod: Pod = { metadata: { name: "p", namespace: "ns" }, spec: { containers: [], hostname: "h1" } };
+      const pod = makePod({ name: "p", namespace: "ns", spec: { hostname: "h1" } });
       const file = ensureHostsFile(dir, pod, ["10.0.0.5"], "");
       expect(file).toBe(join(dir, "etc-hosts"));
       expect(statSync(file).mode & 0o777).toBe(0o644);
@@ -63,7 +64,7 @@ describe("managed /etc/hosts", () => {
 describe("ClusterFirst DNS", () => {
   const node = { servers: ["1.1.1.1"], searches: ["corp.example"], options: ["ndots:1"] };
   const cluster = { servers: ["10.96.0.10"], domain: "cluster.local" };
-  const pod = (spec: Partial<Pod["spec"]>): Pod => ({ metadata: { name: "p", namespace: "ns" }, spec: { containers: [], ...spec } });
+  const pod = (spec: Partial<Pod["spec"]>): Pod => makePod({ name: "p", namespace: "ns", spec });
   const clusterConfig = { servers: ["10.96.0.10"], searches: ["ns.svc.cluster.local", "svc.cluster.local", "cluster.local", "corp.example"], options: ["ndots:5"] };
   const table: [string, Partial<Pod["spec"]>, typeof cluster, typeof node][] = [
     ["ClusterFirst (the default) uses the cluster's resolver", {}, cluster, clusterConfig],

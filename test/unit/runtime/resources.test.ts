@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Container, Pod, ResourceRequirements } from "../../../src/api/index.ts";
 import { containerLinuxResources, containerOOMScoreAdjust, milliCpuToQuota, milliCpuToShares } from "../../../src/runtime/resources.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 describe("cgroup CPU values (pkg/kubelet/cm helpers_linux)", () => {
   test.each([
@@ -51,10 +52,8 @@ describe("OOM score adjustment (pkg/kubelet/qos TestGetContainerOOMScoreAdjust)"
     resources,
     ...(restartPolicy ? { restartPolicy } : {}),
   });
-  const pod = (containers: Container[], init: Container[] = [], spec: Partial<Pod["spec"]> = {}): Pod => ({
-    metadata: { name: "p" },
-    spec: { containers, initContainers: init, ...spec },
-  });
+  const pod = (containers: Container[], init: Container[] = [], spec: Partial<Pod["spec"]> = {}): Pod =>
+    makePod({ name: "p", spec: { containers, initContainers: init, ...spec } });
   const sampleRequest = String(standardMemoryAmount / 8);
   const sampleLimit = String(1000 + standardMemoryAmount / 8);
   const main = container("main-1", { requests: { memory: sampleRequest }, limits: { memory: sampleLimit } });
@@ -134,10 +133,7 @@ describe("OOM score adjustment (pkg/kubelet/qos TestGetContainerOOMScoreAdjust)"
 
   test("a static system-node-critical pod is protected like Guaranteed", () => {
     const bestEffort = container("e");
-    const p: Pod = {
-      metadata: { name: "p", annotations: { "kubernetes.io/config.source": "file" } },
-      spec: { containers: [bestEffort], priorityClassName: "system-node-critical" },
-    };
+    const p = makePod({ name: "p", metadata: { annotations: { "kubernetes.io/config.source": "file" } }, spec: { containers: [bestEffort], priorityClassName: "system-node-critical" } });
     expect(containerOOMScoreAdjust(p, bestEffort, standardMemoryAmount)).toBe(-997);
   });
 });

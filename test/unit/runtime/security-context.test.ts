@@ -9,11 +9,10 @@ import type { Container, Pod } from "../../../src/api/index.ts";
 import { SecurityProfile_ProfileType } from "../../../src/cri/index.ts";
 import { SyncError } from "../../../src/runtime/errors.ts";
 import { containerSecurityContext, type ImageUser } from "../../../src/runtime/security.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
-const pod = (container: Container, podSc: Pod["spec"]["securityContext"] = undefined): Pod => ({
-  metadata: { name: "p", namespace: "ns", uid: "u1" },
-  spec: { containers: [container], securityContext: podSc },
-});
+const pod = (container: Container, podSc: Pod["spec"]["securityContext"] = undefined): Pod =>
+  makePod({ name: "p", namespace: "ns", metadata: { uid: "u1" }, spec: { containers: [container], securityContext: podSc } });
 const where = '(pod: "p_ns(u1)", container: c)';
 
 function configError(p: Pod, image: ImageUser): SyncError {

@@ -12,12 +12,13 @@ import { silentLogger } from "../../../src/lib/index.ts";
 import { Reason, SyncError } from "../../../src/runtime/errors.ts";
 import { checkSubPath, expandSubPathExpr, makeMounts } from "../../../src/runtime/volumes.ts";
 import { SubPathError } from "../../../src/subpath/index.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 const podsDir = mkdtempSync(join(tmpdir(), "bunlet-subpath-mounts-"));
 afterAll(() => rmSync(podsDir, { recursive: true, force: true }));
 
 function pod(volumes: Volume[], container: Container): Pod {
-  return { metadata: { name: "p", namespace: "ns", uid: "uid-1" }, spec: { volumes, containers: [container] } };
+  return makePod({ name: "p", namespace: "ns", metadata: { uid: "uid-1" }, spec: { volumes, containers: [container] } });
 }
 
 /** A Subpather that records what it is asked and answers a fixed target. */

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import type { Pod } from "../../../src/api/index.ts";
 import { logContainerId, logOptionsFromQuery } from "../../../src/server/container-logs.ts";
 import { streamOptions } from "../../../src/server/streaming.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 const NOW = Date.parse("2026-01-01T00:10:00Z");
 
@@ -33,11 +34,13 @@ describe("PodLogOptions from the /containerLogs query", () => {
 });
 
 describe("which container's log (the kubelet's validateContainerLogStatus)", () => {
-  const pod = (status: Record<string, unknown>): Pod => ({
-    metadata: { name: "web", namespace: "default" },
-    spec: { containers: [{ name: "app", image: "x" }] },
-    status: { containerStatuses: [{ name: "app", image: "x", imageID: "", ready: false, restartCount: 1, ...status }] },
-  }) as Pod;
+  const pod = (status: Record<string, unknown>): Pod =>
+    makePod({
+      name: "web",
+      namespace: "default",
+      container: { name: "app", image: "x" },
+      status: { containerStatuses: [{ name: "app", image: "x", imageID: "", ready: false, restartCount: 1, ...status }] },
+    });
   const running = { state: { running: { startedAt: "t" } }, containerID: "containerd://new", lastState: { terminated: { exitCode: 1, containerID: "containerd://old" } } };
   const cases: [string, Pod, boolean, string | RegExp][] = [
     ["the running container", pod(running), false, "new"],
@@ -56,16 +59,16 @@ describe("which container's log (the kubelet's validateContainerLogStatus)", () 
     });
   }
   test("an ephemeral container's log (kubectl debug, then kubectl logs -c)", () => {
-    const p = {
-      metadata: { name: "web" },
+    const p = makePod({
+      name: "web",
       spec: { containers: [{ name: "app" }], ephemeralContainers: [{ name: "debugger" }] },
       status: { ephemeralContainerStatuses: [{ name: "debugger", image: "x", imageID: "", ready: false, restartCount: 0, state: { running: { startedAt: "t" } }, containerID: "containerd://eph" }] },
-    } as Pod;
+    });
     expect(logContainerId(p, "debugger", false)).toBe("eph");
   });
 
   test("no status for the container yet", () => {
-    const p = { metadata: { name: "web" }, spec: { containers: [{ name: "app" }] }, status: {} } as Pod;
+    const p = makePod({ name: "web", container: { name: "app" }, status: {} });
     expect(() => logContainerId(p, "app", false)).toThrow(/container "app" in pod "web" is not available/);
   });
 });

@@ -1,11 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { Counter, Registry } from "prom-client";
-import type { Pod, PodList } from "../../../src/api/index.ts";
+import type { PodList } from "../../../src/api/index.ts";
 import { createMemoryLogger } from "../../../src/lib/testing.ts";
 import { healthzRoutes, readOnlyRoutes, type HealthCheck } from "../../../src/server/index.ts";
 import { createHandler } from "../../../src/server/handler.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
-const pod: Pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "web-node-a", namespace: "default", uid: "u1" }, spec: { containers: [] } } as unknown as Pod;
+const pod = makePod({ name: "web-node-a", namespace: "default", metadata: { uid: "u1" } });
 const podList: PodList = { apiVersion: "v1", kind: "PodList", metadata: {}, items: [pod] };
 
 type Options = Parameters<typeof healthzRoutes>[0] & Parameters<typeof readOnlyRoutes>[0] & { healthzOnly?: boolean };

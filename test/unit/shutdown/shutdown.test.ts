@@ -8,9 +8,9 @@ import type { Pod, PodStatus } from "../../../src/api/index.ts";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/testing.ts";
 import { ShutdownManager, type Logind } from "../../../src/shutdown/manager.ts";
 import { NODE_SHUTDOWN_MESSAGE, NODE_SHUTDOWN_REASON, parseInhibitDelayMaxMs, parsePrepareForShutdown, podGracePeriod, shutdownGroups } from "../../../src/shutdown/policy.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
-const pod = (name: string, priority?: number, grace?: number): Pod =>
-  ({ metadata: { name, namespace: "default", uid: name }, spec: { priority, terminationGracePeriodSeconds: grace, containers: [] } }) as unknown as Pod;
+const pod = (name: string, priority?: number, grace?: number): Pod => makePod({ name, namespace: "default", metadata: { uid: name }, spec: { priority, terminationGracePeriodSeconds: grace } });
 
 describe("shutdownGroups (the kubelet's two groups without shutdownGracePeriodByPodPriority)", () => {
   test("ordinary pods get shutdownGracePeriod − shutdownGracePeriodCriticalPods, critical pods the rest, in that order", () => {

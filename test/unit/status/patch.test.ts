@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Pod, PodCondition, PodStatus } from "../../../src/api/index.ts";
 import { canBeDeleted, makeStatusPatch, mergePodStatus } from "../../../src/status/patch.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 const cond = (type: string, status: "True" | "False", extra: Partial<PodCondition> = {}): PodCondition => ({ type, status, ...extra });
 
@@ -91,7 +92,7 @@ describe("makeStatusPatch (statusutil.PatchPodStatus's two-way strategic merge p
 });
 
 describe("canBeDeleted", () => {
-  const pod = (meta: Partial<Pod["metadata"]>, phase: PodStatus["phase"]): Pod => ({ metadata: { name: "p", namespace: "d", uid: "u", ...meta }, spec: { containers: [] }, status: { phase } }) as Pod;
+  const pod = (meta: Partial<Pod["metadata"]>, phase: PodStatus["phase"]): Pod => makePod({ name: "p", namespace: "d", metadata: { uid: "u", ...meta }, status: { phase } });
   const cases: [string, Pod, boolean, boolean][] = [
     ["not being deleted", pod({}, "Failed"), true, false],
     ["being deleted, terminal in the apiserver, finished", pod({ deletionTimestamp: "2026-01-01T00:00:00Z" }, "Failed"), true, true],

@@ -10,12 +10,13 @@ import { generateAPIPodStatus } from "../../../src/status/generate.ts";
 import { createStatusManager } from "../../../src/status/manager.ts";
 import { createResizeConditions } from "../../../src/status/resize-conditions.ts";
 import { iso, rc, runtimeStatus, T0 } from "./runtime.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 const log = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined } as unknown as Logger;
 const Mi = 1024n * 1024n;
 
 function pod(resources: ResourceRequirements, generation = 3): Pod {
-  return { metadata: { name: "p", namespace: "ns", uid: "uid-1", generation }, spec: { containers: [{ name: "app", image: "busybox", resources }] } };
+  return makePod({ name: "p", namespace: "ns", metadata: { uid: "uid-1", generation }, spec: { containers: [{ name: "app", image: "busybox", resources }] } });
 }
 
 /** What containerd reports for a container created with these cgroup values. */

@@ -5,19 +5,22 @@ import { createMemoryLogger, FakeClock } from "../../../src/lib/testing.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
 import { PodStartupLatencyTracker } from "../../../src/status/index.ts";
 import { imagePullingMs } from "../../../src/status/startup-latency.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 const T0 = Date.UTC(2026, 0, 1);
 
 function pod(opts: { running?: boolean; startTime?: boolean; unschedulable?: boolean; volumes?: Pod["spec"]["volumes"]; hostNetwork?: boolean } = {}): Pod {
-  return {
-    metadata: { name: "p", namespace: "ns", uid: "u1", creationTimestamp: new Date(T0).toISOString() },
+  return makePod({
+    name: "p",
+    namespace: "ns",
+    metadata: { uid: "u1", creationTimestamp: new Date(T0).toISOString() },
     spec: { containers: [{ name: "c", image: "busybox" }], volumes: opts.volumes, hostNetwork: opts.hostNetwork },
     status: {
       ...(opts.startTime && { startTime: new Date(T0).toISOString() }),
       ...(opts.unschedulable && { conditions: [{ type: "PodScheduled", status: "False" }] }),
       containerStatuses: [{ name: "c", image: "busybox", imageID: "", ready: false, restartCount: 0, state: opts.running ? { running: { startedAt: new Date(T0).toISOString() } } : { waiting: { reason: "ContainerCreating" } } }],
     },
-  };
+  });
 }
 
 function harness() {

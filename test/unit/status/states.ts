@@ -1,6 +1,7 @@
 /** API container status builders for the status tables (the upstream tests' helpers, in TS). */
 import type { Container, ContainerStatus, Pod, PodSpec } from "../../../src/api/index.ts";
 import { ConfigSourceAnnotationKey } from "../../../src/api/index.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 export const waiting = (name: string, reason?: string): ContainerStatus => ({
   name,
@@ -24,7 +25,7 @@ export const notReady = (name: string): ContainerStatus => ({ ...waiting(name), 
 export const readyStatus = (name: string): ContainerStatus => ({ ...waiting(name), ready: true });
 
 export function podWith(spec: Partial<PodSpec>, opts: { static?: boolean } = {}): Pod {
-  const pod: Pod = { metadata: { name: "p", namespace: "ns", uid: "uid-1", annotations: {} }, spec: { containers: [], ...spec } };
+  const pod = makePod({ name: "p", namespace: "ns", metadata: { uid: "uid-1", annotations: {} }, spec: { containers: [], ...spec } });
   if (opts.static) pod.metadata.annotations![ConfigSourceAnnotationKey] = "file";
   return pod;
 }

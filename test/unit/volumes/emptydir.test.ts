@@ -2,15 +2,16 @@
 import { describe, expect, test } from "bun:test";
 import type { Pod } from "../../../src/api/index.ts";
 import { emptyDirMemorySize } from "../../../src/volumes/emptydir.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 const Gi = 1n << 30n;
-const pod = (limits: (string | undefined)[], initLimit?: string): Pod => ({
-  metadata: {},
-  spec: {
-    containers: limits.map((l, i) => ({ name: `c${i}`, resources: l ? { limits: { memory: l } } : {} })),
-    initContainers: initLimit ? [{ name: "i", resources: { limits: { memory: initLimit } } }] : [],
-  },
-});
+const pod = (limits: (string | undefined)[], initLimit?: string): Pod =>
+  makePod({
+    spec: {
+      containers: limits.map((l, i) => ({ name: `c${i}`, resources: l ? { limits: { memory: l } } : {} })),
+      initContainers: initLimit ? [{ name: "i", resources: { limits: { memory: initLimit } } }] : [],
+    },
+  });
 
 describe("emptyDir medium Memory size", () => {
   const table: [string, Pod, string | undefined, bigint][] = [

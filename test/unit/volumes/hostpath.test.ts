@@ -7,6 +7,7 @@ import { HostPathError, setUpHostPath, type HostPathFs } from "../../../src/volu
 import { silentLogger } from "../../../src/lib/index.ts";
 import { FakeClock } from "../../../src/lib/testing.ts";
 import { createVolumeManager, mountedVolumeNames, VolumeSetUpError } from "../../../src/volumes/manager.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 /** The volume manager over a fake filesystem, for pods with hostPath volumes only. */
 function setUpPodVolumes(p: Pod, fs: HostPathFs, events: string[] = []): Promise<void> {
@@ -98,16 +99,16 @@ describe("setUpHostPath", () => {
 });
 
 function pod(volumes: Pod["spec"]["volumes"], mounts: string[], initMounts: string[] = []): Pod {
-  return {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name: "p", namespace: "default", uid: "u" },
+  return makePod({
+    name: "p",
+    namespace: "default",
+    metadata: { uid: "u" },
     spec: {
       volumes,
       initContainers: initMounts.length ? [{ name: "init", image: "i", volumeMounts: initMounts.map((n) => ({ name: n, mountPath: `/${n}` })) }] : undefined,
       containers: [{ name: "c", image: "i", volumeMounts: mounts.map((n) => ({ name: n, mountPath: `/${n}` })) }],
     },
-  };
+  });
 }
 
 describe("the volume manager's hostPath SetUp", () => {

@@ -4,12 +4,12 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Registry } from "prom-client";
-import type { Pod } from "../../../src/api/index.ts";
 import { silentLogger } from "../../../src/lib/index.ts";
 import { FakeClock } from "../../../src/lib/testing.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
 import { createVolumeManager } from "../../../src/volumes/manager.ts";
 import type { Mounter } from "../../../src/volumes/mounter.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -30,8 +30,10 @@ test("a set-up and a tear-down are one volume_mount and one volume_unmount per v
   const metrics = createMetrics(new Registry());
   const node = { nodeName: "n", hostIPs: [], cpuCapacityMilli: 1000, memoryCapacity: 2 ** 30 };
   const vm = createVolumeManager({ podsDir, node, recordEvent: () => {}, clock: new FakeClock(), log: silentLogger, mounter: noMounts, metrics });
-  const pod: Pod = {
-    metadata: { name: "p", namespace: "ns", uid: "u1" },
+  const pod = makePod({
+    name: "p",
+    namespace: "ns",
+    metadata: { uid: "u1" },
     spec: {
       containers: [{ name: "c", volumeMounts: [{ name: "scratch", mountPath: "/s" }, { name: "cfg", mountPath: "/c" }, { name: "mem", mountPath: "/m" }] }],
       volumes: [
@@ -41,7 +43,7 @@ test("a set-up and a tear-down are one volume_mount and one volume_unmount per v
         { name: "mem", emptyDir: { medium: "Memory" } },
       ],
     },
-  };
+  });
   await expect(vm.waitForAttachAndMount(pod)).rejects.toThrow();
   // Three to mount, one mounted (the ConfigMap cannot be read, the tmpfs not mounted here).
   expect(vm.totalVolumes().sort((a, b) => `${a.state}${a.plugin}`.localeCompare(`${b.state}${b.plugin}`))).toEqual([

@@ -1,9 +1,10 @@
 // The files of configMap, secret and downwardAPI volumes (MakePayload, CollectData): all keys or
 // the listed items, modes, optional, binaryData, and the kubelet's messages.
 import { describe, expect, test } from "bun:test";
-import type { ConfigMap, Pod, Secret } from "../../../src/api/index.ts";
+import type { ConfigMap, Secret } from "../../../src/api/index.ts";
 import { configMapPayload, downwardAPIPayload, secretPayload } from "../../../src/volumes/payload.ts";
 import type { Payload } from "../../../src/volumes/atomic-writer.ts";
+import { makePod } from "../../fixtures/pods.ts";
 
 const dec = new TextDecoder();
 const show = (p: Payload) => Object.fromEntries([...p].map(([k, v]) => [k, `${dec.decode(v.data)} ${v.mode.toString(8)}`]));
@@ -34,10 +35,12 @@ describe("configMap and secret payloads", () => {
 });
 
 describe("downwardAPI payload", () => {
-  const pod: Pod = {
-    metadata: { name: "p", namespace: "ns", uid: "u1", labels: { b: "2", a: "1" }, annotations: { note: 'say "hi"' } },
+  const pod = makePod({
+    name: "p",
+    namespace: "ns",
+    metadata: { uid: "u1", labels: { b: "2", a: "1" }, annotations: { note: 'say "hi"' } },
     spec: { containers: [{ name: "c", resources: { requests: { cpu: "250m" }, limits: { memory: "64Mi" } } }] },
-  };
+  });
   const node = { nodeName: "n", podIPs: [], hostIPs: [], cpuCapacityMilli: 4000, memoryCapacity: 2 ** 30 };
   test.each([
     ["metadata.labels", 'a="1"\nb="2"'],
