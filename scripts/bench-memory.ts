@@ -8,10 +8,12 @@
  * benchmarks (bench-startup.sh, bench-cluster.ts) measure it beside the kubelet on containerd.
  *
  *   bun scripts/bench-memory.ts [--pods 100] [--idle-seconds 30] [--rounds 1] [--binary dist/bunlet,...]
- *                               [--env "K=V;K2=V2|K3=V3"] [--heap] [--snapshot]
+ *                               [--env "K=V;K2=V2|K3=V3"] [--heap] [--snapshot] [--after-seconds 10]
  *
  * --heap builds .tmp/bunlet-heap (the agent plus a SIGUSR2 heap probe) and adds it as a binary;
  * --snapshot also writes full heap snapshots (.tmp/heap/*.heapsnapshot) at 0 and N pods.
+ * --after-seconds: how long after the pods are gone the "deleted" figure is read (past 10 s of
+ * quiet the agent's idle release has run, so it says what the pods left behind).
  */
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync, openSync, closeSync, existsSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -28,6 +30,7 @@ function arg(name: string, fallback: string): string {
 const REPO = resolve(import.meta.dir, "..");
 const pods = Number(arg("pods", "100"));
 const idleSeconds = Number(arg("idle-seconds", "30"));
+const afterSeconds = Number(arg("after-seconds", "10"));
 const rounds = Number(arg("rounds", "1"));
 const heap = process.argv.includes("--heap") || process.argv.includes("--snapshot");
 const snapshot = process.argv.includes("--snapshot");
@@ -165,7 +168,7 @@ async function run(binary: string, round: number, env: Record<string, string>) {
     for (let i = 0; i < pods; i++) rmSync(join(manifests, `p${i}.yaml`));
     await pollUntil("pods stopped", async () => cri.state.sandboxes.every((s) => s.state !== PodSandboxState.SANDBOX_READY), 120_000, signal);
     await pollUntil("pods gone from /pods", async () => (await readPods(port)).filter((p) => p.metadata.namespace === "bench-mem").length === 0, 120_000, signal);
-    await delay(realClock, 10_000, signal);
+    await delay(realClock, afterSeconds * 1000, signal);
     const after = sample(proc.pid);
     const heapAfter = await probe(2);
     const load = loadavg().map((l) => l.toFixed(2)).join(" ");
