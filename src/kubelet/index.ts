@@ -1,4 +1,2 @@
-// The composition root (startAgent) and the settings main.ts checks before it starts anything.
+// The composition root: startAgent, the only thing main.ts needs from it.
 export { startAgent, type Agent } from "./wire.ts";
-export { evictionThresholds } from "./wire-upkeep.ts";
-export { checkCgroupDriver } from "./wire-cm.ts";

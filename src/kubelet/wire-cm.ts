@@ -22,9 +22,7 @@ import {
   parseSystemd,
   reservedAmounts,
   QUOTA_PERIOD_US,
-  systemdBooted,
   systemdSliceCreator,
-  SYSTEMD_NOT_RUNNING,
   systemContainers,
   validateNodeAllocatable,
   type CgroupFs,
@@ -52,13 +50,6 @@ export interface ContainerManagerParts extends AsyncDisposable {
   start(activePods: () => Pod[]): void;
   /** The cgroups /stats/summary reads: pod cgroups and the system containers; undefined without cgroupsPerQOS. */
   statsSource?: CgroupSource;
-}
-
-/** Refused before anything is touched, one line: the systemd driver where systemd is not the init system. */
-export function checkCgroupDriver(config: BunletConfig, booted = systemdBooted()): void {
-  if (config.cgroupDriver === "systemd" && config.cgroupsPerQOS && !booted) {
-    throw new ConfigError("--cgroup-driver", `bunlet: ${SYSTEMD_NOT_RUNNING}`);
-  }
 }
 
 function readOr(path: string, fallback: string): string {

@@ -9,6 +9,7 @@
 import { mkdirSync } from "node:fs";
 import type { Registry } from "prom-client";
 import type { PodList } from "../api/index.ts";
+import { checkCgroupDriver, evictionThresholds } from "../boot/index.ts";
 import type { BunletConfig } from "../config/index.ts";
 import { anySignal, realClock, type Clock, type Logger } from "../lib/index.ts";
 import { createMetrics } from "../metrics/index.ts";
@@ -16,10 +17,8 @@ import { PodStartupLatencyTracker } from "../status/index.ts";
 import { adopter } from "./teardown.ts";
 import { wireRuntimeAreas } from "./wire-areas.ts";
 import type { WireBase } from "./wire-base.ts";
-import { checkCgroupDriver } from "./wire-cm.ts";
 import { setNodeMetrics } from "./wire-metrics.ts";
 import { wirePodAreas } from "./wire-pod-areas.ts";
-import { evictionThresholds } from "./wire-upkeep.ts";
 
 export interface AgentDeps {
   log: Logger;
