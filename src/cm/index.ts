@@ -8,6 +8,7 @@
  * the values a pod's spec asks for.
  */
 export { createContainerManager, type ContainerManager } from "./manager.ts";
+export { runQOSUpdates } from "./qos-updates.ts";
 export { QUOTA_PERIOD_US } from "./resource-config.ts";
 export { CgroupError, createCgroupFs, type CgroupFs } from "./cgroupfs.ts";
 export { cgroupSubsystems } from "./subsystems.ts";

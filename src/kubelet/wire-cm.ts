@@ -21,6 +21,7 @@ import {
   parseCgroupfs,
   parseSystemd,
   reservedAmounts,
+  runQOSUpdates,
   QUOTA_PERIOD_US,
   systemdSliceCreator,
   systemContainers,
@@ -35,9 +36,6 @@ import type { Threshold } from "../eviction/index.ts";
 import type { MachineInfo } from "../node/index.ts";
 import type { CgroupSource } from "../stats/index.ts";
 import type { WireBase } from "./wire-base.ts";
-
-/** periodicQOSCgroupUpdateInterval. */
-const QOS_UPDATE_INTERVAL_MS = 60_000;
 
 export interface ContainerManagerParts extends AsyncDisposable {
   cm: ContainerManager;
@@ -105,22 +103,6 @@ function nodeAllocatableOf(config: BunletConfig, machine: MachineInfo, threshold
   return { reservation, allocatable: nodeAllocatable(capacity, reservation), kubepodsLimits };
 }
 
-/** The QoS manager's periodic update of the burstable tier over the active pods, until `signal` aborts. */
-async function runQOSUpdates(cm: ContainerManager, { clock, log }: WireBase, activePods: () => Pod[], allocatableMemory: bigint, signal: AbortSignal): Promise<void> {
-  while (!signal.aborted) {
-    try {
-      await clock.sleep(QOS_UPDATE_INTERVAL_MS, signal);
-    } catch {
-      return;
-    }
-    try {
-      cm.updateQOSCgroups(activePods(), allocatableMemory);
-    } catch (err) {
-      log.info("Failed to reserve QoS requests", { err });
-    }
-  }
-}
-
 export function wireContainerManager(config: BunletConfig, base: WireBase, inputs: { machine: MachineInfo; thresholds: readonly Threshold[] }): ContainerManagerParts {
   const { clock, log } = base;
   const subsystems = hostCgroupSubsystems();
@@ -168,7 +150,7 @@ export function wireContainerManager(config: BunletConfig, base: WireBase, input
     statsSource: kubepods === undefined ? undefined : { podCgroups: () => cm.podCgroups(), systemContainers: () => systemContainers(config, kubepods, startedAt, subsystems.version, readOr("/proc/self/cgroup", "")) },
     start(activePods) {
       if (!config.cgroupsPerQOS) return;
-      const running = runQOSUpdates(cm, base, activePods, allocatableMemory, loops.signal);
+      const running = runQOSUpdates({ cm, activePods, allocatableMemory, clock, log }, loops.signal);
       stack.defer(() => running);
     },
     async [Symbol.asyncDispose]() {
