@@ -15,9 +15,9 @@ export { cgroupSubsystems } from "./subsystems.ts";
 export { systemdBooted, systemdSliceCreator, SYSTEMD_NOT_RUNNING } from "./systemd.ts";
 export { driverName, parseCgroupfs, parseSystemd } from "./names.ts";
 export {
-  allocatableAbsolute,
   allocatableReservation,
   cgroupConfigFor,
+  kubepodsLimits,
   nodeAllocatable,
   reservedAmounts,
   validateNodeAllocatable,

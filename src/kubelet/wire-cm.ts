@@ -8,7 +8,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import type { Pod } from "../api/index.ts";
 import {
-  allocatableAbsolute,
   allocatableReservation,
   CgroupError,
   cgroupConfigFor,
@@ -16,6 +15,7 @@ import {
   createCgroupFs,
   createContainerManager,
   driverName,
+  kubepodsLimits,
   machineCapacity,
   nodeAllocatable,
   parseCgroupfs,
@@ -94,13 +94,9 @@ function nodeAllocatableOf(config: BunletConfig, machine: MachineInfo, threshold
   const reservation = allocatableReservation(capacity, allocatableConfig);
   const invalid = validateNodeAllocatable(capacity, reservation, (name, n) => (name === "cpu" ? `${n}m` : String(n)));
   if (invalid) throw new ConfigError("--kube-reserved", `bunlet: ${invalid}`);
-  // internalCapacity: the capacity plus the node's pids (kernel.pid_max), which kubepods is limited by.
-  const internalCapacity = new Map(capacity);
-  const pidMax = readOr("/proc/sys/kernel/pid_max", "").trim();
-  if (/^\d+$/.test(pidMax)) internalCapacity.set("pid", BigInt(pidMax));
-  const kubepodsLimits = config.cgroupsPerQOS && enforce.has("pods") ? allocatableAbsolute(internalCapacity, allocatableConfig) : internalCapacity;
-  kubepodsLimits.delete("pods");
-  return { reservation, allocatable: nodeAllocatable(capacity, reservation), kubepodsLimits };
+  const pidMax = readOr("/proc/sys/kernel/pid_max", "");
+  const limits = kubepodsLimits(capacity, pidMax, allocatableConfig, { cgroupsPerQOS: config.cgroupsPerQOS, enforceNodeAllocatable: enforce });
+  return { reservation, allocatable: nodeAllocatable(capacity, reservation), kubepodsLimits: limits };
 }
 
 export function wireContainerManager(config: BunletConfig, base: WireBase, inputs: { machine: MachineInfo; thresholds: readonly Threshold[] }): ContainerManagerParts {
