@@ -9,17 +9,16 @@
  */
 export { createContainerManager, type ContainerManager } from "./manager.ts";
 export { runQOSUpdates } from "./qos-updates.ts";
+export { enforceReservedCgroups } from "./reserved.ts";
 export { QUOTA_PERIOD_US } from "./resource-config.ts";
 export { CgroupError, createCgroupFs, type CgroupFs } from "./cgroupfs.ts";
 export { cgroupSubsystems } from "./subsystems.ts";
 export { systemdBooted, systemdSliceCreator, SYSTEMD_NOT_RUNNING } from "./systemd.ts";
-export { driverName, parseCgroupfs, parseSystemd } from "./names.ts";
 export {
   allocatableReservation,
   cgroupConfigFor,
   kubepodsLimits,
   nodeAllocatable,
-  reservedAmounts,
   validateNodeAllocatable,
   type HardEvictionThreshold,
 } from "./allocatable.ts";

@@ -14,13 +14,10 @@ import {
   cgroupSubsystems,
   createCgroupFs,
   createContainerManager,
-  driverName,
+  enforceReservedCgroups,
   kubepodsLimits,
   machineCapacity,
   nodeAllocatable,
-  parseCgroupfs,
-  parseSystemd,
-  reservedAmounts,
   runQOSUpdates,
   QUOTA_PERIOD_US,
   systemdSliceCreator,
@@ -156,27 +153,11 @@ export function wireContainerManager(config: BunletConfig, base: WireBase, input
   };
 }
 
-/** enforceExistingCgroup for system-reserved and kube-reserved (and their CPU-only forms). */
+/** The reserved cgroups enforceNodeAllocatable names, limited (src/cm/reserved.ts); a failure refuses the start with one line. */
 function enforceReserved(config: BunletConfig, fs: CgroupFs, enforce: ReadonlySet<string>): void {
-  const parse = config.cgroupDriver === "systemd" ? parseSystemd : parseCgroupfs;
-  const cases = [
-    { keys: ["system-reserved", "system-reserved-compressible"], cgroup: config.systemReservedCgroup, list: config.systemReserved, what: "System Reserved" },
-    { keys: ["kube-reserved", "kube-reserved-compressible"], cgroup: config.kubeReservedCgroup, list: config.kubeReserved, what: "Kube Reserved" },
-  ];
-  for (const c of cases) {
-    const key = c.keys.find((k) => enforce.has(k));
-    if (key === undefined) continue;
-    const compressible = key.endsWith("-compressible");
-    const path = driverName(config.cgroupDriver, parse(c.cgroup));
-    const flag = compressible ? `${c.what} Compressible` : c.what;
-    if (!fs.exists(path)) {
-      throw new ConfigError(`--${c.keys[0]}-cgroup`, `bunlet: Failed to enforce ${flag} Cgroup Limits on ${JSON.stringify(c.cgroup)}: cgroup ${JSON.stringify(path)} does not exist`);
-    }
-    try {
-      fs.set(path, cgroupConfigFor(reservedAmounts(c.list), compressible));
-    } catch (err) {
-      if (!(err instanceof CgroupError)) throw err;
-      throw new ConfigError(`--${c.keys[0]}-cgroup`, `bunlet: Failed to enforce ${flag} Cgroup Limits on ${JSON.stringify(c.cgroup)}: ${err.message}`);
-    }
-  }
+  const failure = enforceReservedCgroups(fs, config.cgroupDriver, enforce, {
+    system: { cgroup: config.systemReservedCgroup, reserved: config.systemReserved },
+    kube: { cgroup: config.kubeReservedCgroup, reserved: config.kubeReserved },
+  });
+  if (failure) throw new ConfigError(failure.flag, `bunlet: ${failure.message}`);
 }
