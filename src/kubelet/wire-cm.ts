@@ -28,7 +28,7 @@ import {
   type HardEvictionThreshold,
   type ResourceAmounts,
 } from "../cm/index.ts";
-import { ConfigError, type BunletConfig } from "../config/index.ts";
+import { ConfigError, qosReservedMemoryPercent, type BunletConfig } from "../config/index.ts";
 import type { Threshold } from "../eviction/index.ts";
 import type { MachineInfo } from "../node/index.ts";
 import type { CgroupSource } from "../stats/index.ts";
@@ -109,8 +109,7 @@ export function wireContainerManager(config: BunletConfig, base: WireBase, input
       enforceCPULimits: config.cpuCFSQuota,
       cpuPeriodUs: QUOTA_PERIOD_US,
       podPidsLimit: BigInt(config.podPidsLimit),
-      memoryReservePercent:
-        config.featureGates.QOSReserved && config.qosReserved.memory !== undefined ? BigInt(config.qosReserved.memory.slice(0, -1)) : undefined,
+      memoryReservePercent: qosReservedMemoryPercent(config),
       hugePageSizes: subsystems.hugePageSizes,
     },
   );
