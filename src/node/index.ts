@@ -14,7 +14,7 @@ import type { NodeStartupLatencyTracker } from "./startup-latency.ts";
 
 export { readMachineInfo, readBootTimeMs, goArch, type MachineInfo } from "./machine.ts";
 export { nodeLabels } from "./labels.ts";
-export { chooseNodeIPs, readProcNetRoute } from "./addresses.ts";
+export { chooseNodeIPs, podHostIPs, readProcNetRoute } from "./addresses.ts";
 export { createStatusInputs } from "./inputs.ts";
 export { notReadyReasons } from "./ready-reasons.ts";
 export { capacityAndAllocatable } from "./setters.ts";
