@@ -8,14 +8,11 @@
  * as it stops the kubelet's.
  */
 import { createApiClient, loadKubeconfig, type ApiClient, type ApiClientConfig } from "../apiclient/index.ts";
-import { VERSION, type BunletConfig } from "../config/index.ts";
+import { nodeUserAgent, type BunletConfig } from "../config/index.ts";
 import { readFileSync } from "node:fs";
 import { registerCertificateTtl, restClientObserver } from "../metrics/index.ts";
 import { goArch } from "../node/index.ts";
 import type { WireBase } from "./wire-base.ts";
-
-/** The Kubernetes release whose kubelet bunlet follows; reported as kubeletVersion. */
-export const KUBELET_COMPAT_VERSION = "v1.37.2";
 
 export interface ApiClients {
   /** The kubeconfig's server and credentials. */
@@ -30,7 +27,7 @@ export function wireApiClients(config: BunletConfig, base: WireBase): ApiClients
   const { clock, signal } = base;
   if (config.kubeconfig === "") return undefined;
   const apiConfig = loadKubeconfig(config.kubeconfig);
-  const userAgent = `bunlet/v${VERSION} (linux/${goArch(process.arch)}) kubelet-compatible/${KUBELET_COMPAT_VERSION}`;
+  const userAgent = nodeUserAgent(goArch(process.arch));
   // Both over HTTP/2 where the server is https, as client-go speaks to the apiserver: what repeats
   // at rest (six Lease renewals a minute, volume refreshes) then costs a few header bytes.
   const http2 = apiConfig.server.startsWith("https://");
