@@ -14,6 +14,7 @@ import { podReference, type EventRecorder } from "../events/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import type { RuntimePodStatus } from "../container/index.ts";
 import type { ContainerManager } from "../cm/index.ts";
+import type { PodWorkers } from "../podworkers/index.ts";
 import type { PodCgroupResizer, PodSyncResult } from "../runtime/index.ts";
 import { PodReasonError, type ResizeConditions } from "../status/index.ts";
 
@@ -64,6 +65,15 @@ export function podCgroupResizer(cm: Pick<ContainerManager, "podResourceConfig" 
       cm.updatePodCgroup(pod, rc);
     },
   };
+}
+
+/**
+ * The pod workers as everything after them sees them (pod_workers.go UpdatePod): every update
+ * hands the worker the pod with its allocated resources, so a resize not (yet) allocated never
+ * reaches the runtime.
+ */
+export function withAllocatedResources(workers: PodWorkers, manager: Pick<AllocationManager, "updatePodFromAllocation">): PodWorkers {
+  return { ...workers, updatePod: (o) => workers.updatePod(o.pod ? { ...o, pod: manager.updatePodFromAllocation(o.pod).pod } : o) };
 }
 
 const resourceKeys = ["cpu", "memory"] as const;
