@@ -124,7 +124,7 @@ describe("the kubelet's resize steps", () => {
     workers.updatePod({ updateType: "update", pod: pod("a", "900m", 2) });
     const runningPod = { id: "uid-x", name: "x", namespace: "ns", containers: [], sandboxes: [] } as never;
     workers.updatePod({ updateType: "kill", runningPod });
-    expect(updates.map((u) => u.pod?.spec.containers[0]!.resources?.requests?.cpu)).toEqual(["100m", undefined]);
+    expect(updates.map((u) => u.pod?.spec.containers[0]?.resources?.requests?.cpu)).toEqual(["100m", undefined]);
     expect(updates[0]!.pod!.metadata.generation).toBe(2);
     expect(updates[1]!.runningPod).toBe(runningPod);
     expect(workers.isPodTerminationRequested("uid-a")).toBe(false);
