@@ -11,12 +11,11 @@ import type { PodList } from "../api/index.ts";
 import { checkCgroupDriver, evictionThresholds, setupRootDir } from "../boot/index.ts";
 import type { BunletConfig } from "../config/index.ts";
 import { anySignal, realClock, type Clock, type Logger } from "../lib/index.ts";
-import { createMetrics } from "../metrics/index.ts";
+import { createMetrics, setNodeMetrics } from "../metrics/index.ts";
 import { PodStartupLatencyTracker } from "../status/index.ts";
 import { adopter } from "./teardown.ts";
 import { wireRuntimeAreas } from "./wire-areas.ts";
 import type { WireBase } from "./wire-base.ts";
-import { setNodeMetrics } from "./wire-metrics.ts";
 import { wirePodAreas } from "./wire-pod-areas.ts";
 
 export interface AgentDeps {
