@@ -20,7 +20,6 @@ export {
   kubepodsLimits,
   nodeAllocatable,
   validateNodeAllocatable,
-  type HardEvictionThreshold,
 } from "./allocatable.ts";
 export type { ResourceAmounts } from "./pod-resources.ts";
 export { machineCapacity } from "./capacity.ts";

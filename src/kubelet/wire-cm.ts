@@ -25,11 +25,10 @@ import {
   validateNodeAllocatable,
   type CgroupFs,
   type ContainerManager,
-  type HardEvictionThreshold,
   type ResourceAmounts,
 } from "../cm/index.ts";
 import { ConfigError, qosReservedMemoryPercent, type BunletConfig } from "../config/index.ts";
-import type { Threshold } from "../eviction/index.ts";
+import { hardThresholdsForAllocatable, type Threshold } from "../eviction/index.ts";
 import type { MachineInfo } from "../node/index.ts";
 import type { CgroupSource } from "../stats/index.ts";
 import type { WireBase } from "./wire-base.ts";
@@ -53,13 +52,6 @@ function readOr(path: string, fallback: string): string {
   } catch {
     return fallback;
   }
-}
-
-/** The parsed hard thresholds as the allocatable reads them: a percentage is Go's float32. */
-function hardEviction(thresholds: readonly Threshold[]): HardEvictionThreshold[] {
-  return thresholds
-    .filter((t) => t.hard)
-    .map((t) => ("quantity" in t.value ? { signal: t.signal, quantity: t.value.quantity } : { signal: t.signal, percentage: Math.fround(Number(t.value.ppm) / 1e6) }));
 }
 
 /** Where the host's cgroup controllers are mounted, and the huge page sizes it has. */
@@ -87,7 +79,7 @@ interface NodeAllocatable {
 /** Capacity less kubeReserved, systemReserved and the hard eviction thresholds; refused when more is reserved than there is. */
 function nodeAllocatableOf(config: BunletConfig, machine: MachineInfo, thresholds: readonly Threshold[], enforce: ReadonlySet<string>): NodeAllocatable {
   const capacity = machineCapacity(machine, config.maxPods);
-  const allocatableConfig = { kubeReserved: config.kubeReserved, systemReserved: config.systemReserved, hardEviction: hardEviction(thresholds) };
+  const allocatableConfig = { kubeReserved: config.kubeReserved, systemReserved: config.systemReserved, hardEviction: hardThresholdsForAllocatable(thresholds) };
   const reservation = allocatableReservation(capacity, allocatableConfig);
   const invalid = validateNodeAllocatable(capacity, reservation, (name, n) => (name === "cpu" ? `${n}m` : String(n)));
   if (invalid) throw new ConfigError("--kube-reserved", `bunlet: ${invalid}`);
