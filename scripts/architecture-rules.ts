@@ -69,7 +69,13 @@ export const allowed: Record<string, readonly string[]> = {
   // the pod syncer the workers run, housekeeping and the policy around them. It drives the
   // subsystems through their doors and is built only by the composition root (kubelet/).
   podsync: ["admission", "allocation", "api", "checkpoint", "cm", "config", "container", "events", "lib", "metrics", "mirrorpods", "node", "pleg", "podconfig", "podworkers", "prober", "runtime", "server", "status"],
-  kubelet: ["admission", "allocation", "api", "apiclient", "apiobjects", "checkpoint", "cm", "config", "container", "containerd", "cri", "events", "eviction", "imagegc", "lib", "logrotation", "metrics", "mirrorpods", "network", "node", "pleg", "podconfig", "podsync", "podworkers", "prober", "runtime", "runtimeclass", "server", "shutdown", "stats", "status", "volumes"],
+  // The start-up steps with their own policy (issue 29): the root-dir lock, the open files limit
+  // and the settings judged whole (eviction thresholds, the cgroup driver), which main.ts takes
+  // before the agent, and the runtime connection (the embedded containerd or the endpoint, the
+  // first 30 s wait), which the wiring takes. Only kubelet/ lists it, so nothing but the
+  // composition root and main.ts may import boot.
+  boot: ["cm", "config", "containerd", "cri", "eviction", "lib", "metrics"],
+  kubelet: ["admission", "allocation", "api", "apiclient", "apiobjects", "boot", "checkpoint", "cm", "config", "container", "containerd", "cri", "events", "eviction", "imagegc", "lib", "logrotation", "metrics", "mirrorpods", "network", "node", "pleg", "podconfig", "podsync", "podworkers", "prober", "runtime", "runtimeclass", "server", "shutdown", "stats", "status", "volumes"],
   // Subcommands beside the agent (`bunlet crictl`): the CRI client and the embedded containerd's paths.
   cli: ["containerd", "cri", "lib"],
 };
@@ -143,6 +149,4 @@ export const testedThroughIndex: Record<string, readonly string[]> = {
   "src/cri/index.ts": ["CriError", "toCriError"],
   // The e2e test of the embedded containerd's image preload, with the image it must find.
   "src/containerd/index.ts": ["PAUSE_IMAGE", "preloadImages"],
-  // The root-dir lock's files, which the lock's integration test holds from a second process.
-  "src/kubelet/index.ts": ["rootLockFiles"],
 };

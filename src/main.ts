@@ -5,7 +5,8 @@
  */
 import { runCrictl } from "./cli/index.ts";
 import { ConfigError, logConfigNotices, parseArgs } from "./config/index.ts";
-import { checkCgroupDriver, evictionThresholds, lockRootDir, RootDirInUseError, setMaxOpenFiles, startAgent, type RootLock } from "./kubelet/index.ts";
+import { checkCgroupDriver, evictionThresholds, lockRootDir, RootDirInUseError, setMaxOpenFiles, type RootLock } from "./boot/index.ts";
+import { startAgent } from "./kubelet/index.ts";
 import { createLogger, realClock } from "./lib/index.ts";
 
 async function main(argv: string[]): Promise<number> {

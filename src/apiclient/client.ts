@@ -47,6 +47,15 @@ const PROTOBUF = "application/vnd.kubernetes.protobuf";
  */
 const METADATA_ONLY = `${PROTOBUF};as=PartialObjectMetadata;g=meta.k8s.io;v=v1, application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1, application/json`;
 
+/**
+ * client-go's reading of a rest.Config's QPS and Burst (RESTClientFor): 0 is the default, 5 QPS
+ * with a burst of 10, which is what the kubelet's clients get from kubeAPIQPS/kubeAPIBurst 0; a
+ * negative QPS stays (no limit).
+ */
+export function restClientLimits(qps: number, burst: number): { qps: number; burst: number } {
+  return { qps: qps || DEFAULT_QPS, burst: burst || DEFAULT_BURST };
+}
+
 export function createApiClient(config: ApiClientConfig, opts: ApiClientOptions = {}): ApiClient {
   const clock = opts.clock ?? realClock;
   const limiter = createRateLimiter(clock, opts.qps ?? DEFAULT_QPS, opts.burst ?? DEFAULT_BURST);

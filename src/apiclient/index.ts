@@ -3,7 +3,7 @@
  * ApiError, and the reflector (list + watch into a store) that API-driven sources build on.
  * Depends on lib only.
  */
-export { createApiClient } from "./client.ts";
+export { createApiClient, restClientLimits } from "./client.ts";
 export type { ApiClient, ListOptions, ObjectList, PatchType, RequestOptions, WatchEvent, WatchOptions } from "./types.ts";
 export { loadKubeconfig, KubeconfigError, type ApiClientConfig } from "./kubeconfig.ts";
 export { ApiError, isAlreadyExists, isConflict, isNotFound, isResourceExpired, isUnreachable, type ApiErrorReason } from "./errors.ts";

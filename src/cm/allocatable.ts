@@ -93,6 +93,25 @@ export function allocatableAbsolute(capacity: ResourceAmounts, config: Pick<Allo
   return out;
 }
 
+/**
+ * What kubepods is limited to (enforceNodeAllocatableCgroups): the internal capacity, which is the
+ * capacity with the node's pids (kernel.pid_max, as read from /proc; unreadable = no pid limit),
+ * less kubeReserved and systemReserved when cgroupsPerQOS is on and enforceNodeAllocatable names
+ * "pods"; never a count of pods.
+ */
+export function kubepodsLimits(
+  capacity: ResourceAmounts,
+  pidMax: string,
+  config: Pick<AllocatableConfig, "kubeReserved" | "systemReserved">,
+  enforcement: { cgroupsPerQOS: boolean; enforceNodeAllocatable: ReadonlySet<string> },
+): ResourceAmounts {
+  const internalCapacity = new Map(capacity);
+  if (/^\d+$/.test(pidMax.trim())) internalCapacity.set("pid", BigInt(pidMax.trim()));
+  const limits = enforcement.cgroupsPerQOS && enforcement.enforceNodeAllocatable.has("pods") ? allocatableAbsolute(internalCapacity, config) : internalCapacity;
+  limits.delete("pods");
+  return limits;
+}
+
 /** getCgroupConfigInternal: the cgroup values of a resource list (kubepods, or a reserved cgroup). */
 export function cgroupConfigFor(list: ResourceAmounts, compressibleOnly = false): ResourceConfig {
   const rc: ResourceConfig = {};

@@ -8,19 +8,18 @@
  * the values a pod's spec asks for.
  */
 export { createContainerManager, type ContainerManager } from "./manager.ts";
+export { runQOSUpdates } from "./qos-updates.ts";
+export { enforceReservedCgroups } from "./reserved.ts";
 export { QUOTA_PERIOD_US } from "./resource-config.ts";
 export { CgroupError, createCgroupFs, type CgroupFs } from "./cgroupfs.ts";
 export { cgroupSubsystems } from "./subsystems.ts";
 export { systemdBooted, systemdSliceCreator, SYSTEMD_NOT_RUNNING } from "./systemd.ts";
-export { driverName, parseCgroupfs, parseSystemd } from "./names.ts";
 export {
-  allocatableAbsolute,
   allocatableReservation,
   cgroupConfigFor,
+  kubepodsLimits,
   nodeAllocatable,
-  reservedAmounts,
   validateNodeAllocatable,
-  type HardEvictionThreshold,
 } from "./allocatable.ts";
 export type { ResourceAmounts } from "./pod-resources.ts";
 export { machineCapacity } from "./capacity.ts";

@@ -81,6 +81,16 @@ function qosReservedPercent(m: Record<string, string>): Record<string, string> {
   return m;
 }
 
+/**
+ * The memory percentage the QoS tiers' limits are reserved with (qos_container_manager_linux.go
+ * setMemoryReserve): qosReserved's memory, acted on only with the QOSReserved gate; undefined
+ * when the gate is off or no memory is reserved. The value was checked at parse time.
+ */
+export function qosReservedMemoryPercent(config: { qosReserved: Readonly<Record<string, string>>; featureGates: Readonly<Record<string, boolean | undefined>> }): bigint | undefined {
+  const memory = config.qosReserved.memory;
+  return config.featureGates.QOSReserved && memory !== undefined ? BigInt(memory.slice(0, -1)) : undefined;
+}
+
 type Obj = Record<string, unknown>;
 const describe = (x: unknown) => (x === null ? "null" : Array.isArray(x) ? "a list" : `${typeof x} ${JSON.stringify(x)}`);
 function fileBool(x: unknown): boolean {

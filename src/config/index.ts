@@ -7,9 +7,10 @@ import type { ConfigNotice } from "./types.ts";
 
 export { parseArgs } from "./parse.ts";
 export { ConfigError, type BunletConfig } from "./types.ts";
-export { VERSION } from "./version.ts";
+export { KUBELET_COMPAT_VERSION, nodeUserAgent, VERSION } from "./version.ts";
 export { tlsPolicy } from "./tls.ts";
 export { kubeletConfigz } from "./configz.ts";
+export { qosReservedMemoryPercent } from "./cgroups.ts";
 // The flag tables, for the generated flag reference (scripts/gen-flag-docs.ts).
 export { allFlagDefs, type FlagDef } from "./flags.ts";
 

@@ -4,4 +4,4 @@
  * in the kubelet's order with its status and message.
  */
 export { EvictionManager } from "./manager.ts";
-export { parseThresholdConfig, ThresholdError, type Threshold } from "./thresholds.ts";
+export { hardThresholdsForAllocatable, parseThresholdConfig, ThresholdError, type Threshold } from "./thresholds.ts";

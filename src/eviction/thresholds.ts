@@ -98,6 +98,16 @@ export interface ThresholdConfig {
   enforceNodeAllocatable?: readonly string[];
 }
 
+/**
+ * The hard thresholds as node allocatable reserves them (GetNodeAllocatableReservation through
+ * GetThresholdQuantity): a quantity as it is, a percentage as the float32 Go keeps it in.
+ */
+export function hardThresholdsForAllocatable(thresholds: readonly Threshold[]): { signal: string; quantity?: bigint; percentage?: number }[] {
+  return thresholds
+    .filter((t) => t.hard)
+    .map((t) => ("quantity" in t.value ? { signal: t.signal, quantity: t.value.quantity } : { signal: t.signal, percentage: Math.fround(Number(t.value.ppm) / 1e6) }));
+}
+
 /** ParseThresholdConfig; throws ThresholdError naming the signal. */
 export function parseThresholdConfig(config: ThresholdConfig): Threshold[] {
   const hard = config.evictionHard === undefined ? { ...DEFAULT_EVICTION_HARD } : config.mergeDefaultEvictionSettings ? { ...DEFAULT_EVICTION_HARD, ...config.evictionHard } : { ...config.evictionHard };

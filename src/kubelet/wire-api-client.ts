@@ -7,15 +7,12 @@
  * Without a kubeconfig bunlet is standalone and there are none. A bad kubeconfig stops the start,
  * as it stops the kubelet's.
  */
-import { createApiClient, loadKubeconfig, type ApiClient, type ApiClientConfig } from "../apiclient/index.ts";
-import { VERSION, type BunletConfig } from "../config/index.ts";
+import { createApiClient, loadKubeconfig, restClientLimits, type ApiClient, type ApiClientConfig } from "../apiclient/index.ts";
+import { nodeUserAgent, type BunletConfig } from "../config/index.ts";
 import { readFileSync } from "node:fs";
 import { registerCertificateTtl, restClientObserver } from "../metrics/index.ts";
-import { goArch } from "../node/index.ts";
+import { goArch, heartbeatTimeoutMs } from "../node/index.ts";
 import type { WireBase } from "./wire-base.ts";
-
-/** The Kubernetes release whose kubelet bunlet follows; reported as kubeletVersion. */
-export const KUBELET_COMPAT_VERSION = "v1.37.2";
 
 export interface ApiClients {
   /** The kubeconfig's server and credentials. */
@@ -30,14 +27,14 @@ export function wireApiClients(config: BunletConfig, base: WireBase): ApiClients
   const { clock, signal } = base;
   if (config.kubeconfig === "") return undefined;
   const apiConfig = loadKubeconfig(config.kubeconfig);
-  const userAgent = `bunlet/v${VERSION} (linux/${goArch(process.arch)}) kubelet-compatible/${KUBELET_COMPAT_VERSION}`;
+  const userAgent = nodeUserAgent(goArch(process.arch));
   // Both over HTTP/2 where the server is https, as client-go speaks to the apiserver: what repeats
   // at rest (six Lease renewals a minute, volume refreshes) then costs a few header bytes.
   const http2 = apiConfig.server.startsWith("https://");
   const onRequest = restClientObserver(base.metrics);
-  const client = createApiClient(apiConfig, { clock, onRequest, signal, qps: config.kubeAPIQPS || 5, burst: config.kubeAPIBurst || 10, userAgent, http2 });
-  const heartbeatTimeoutMs = Math.min(config.nodeStatusUpdateFrequencyMs, config.nodeLeaseDurationSeconds * 1000);
-  const heartbeatClient = createApiClient(apiConfig, { onRequest, clock, signal, qps: -1, timeoutMs: heartbeatTimeoutMs, userAgent, http2 });
+  const client = createApiClient(apiConfig, { clock, onRequest, signal, ...restClientLimits(config.kubeAPIQPS, config.kubeAPIBurst), userAgent, http2 });
+  const timeoutMs = heartbeatTimeoutMs(config.nodeStatusUpdateFrequencyMs, config.nodeLeaseDurationSeconds);
+  const heartbeatClient = createApiClient(apiConfig, { onRequest, clock, signal, qps: -1, timeoutMs, userAgent, http2 });
   const clientCert = apiConfig.clientCertificate;
   if (clientCert) {
     registerCertificateTtl(base.metrics.registry, "client", () => (clientCert.kind === "inline" ? clientCert.pem : readFileSync(clientCert.path, "utf8")), () => clock.now());

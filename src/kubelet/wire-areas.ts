@@ -9,7 +9,7 @@ import type { Checkpoint } from "../checkpoint/index.ts";
 import type { EventRecorder } from "../events/index.ts";
 import type { Threshold } from "../eviction/index.ts";
 import type { Logger } from "../lib/index.ts";
-import { chooseNodeIPs, readMachineInfo, readProcNetRoute } from "../node/index.ts";
+import { chooseNodeIPs, podHostIPs, readMachineInfo, readProcNetRoute } from "../node/index.ts";
 import { podCgroupResizer, PodManager } from "../podsync/index.ts";
 import { createStatusManager, type StatusManager } from "../status/index.ts";
 import type { Adopt } from "./teardown.ts";
@@ -83,5 +83,5 @@ export async function wireRuntimeAreas(config: BunletConfig, base: WireBase, opt
 function nodeAddresses(config: BunletConfig, log: Logger): { nodeIPs: string[]; hostIPs: string[] } {
   const nodeIPs = chooseNodeIPs(config.nodeIPs, readProcNetRoute());
   if (nodeIPs.length === 0) log.warn("No --node-ip and no usable address on this host: pods report hostIP 127.0.0.1 and a joined Node gets no InternalIP");
-  return { nodeIPs, hostIPs: nodeIPs.length > 0 ? nodeIPs : ["127.0.0.1"] };
+  return { nodeIPs, hostIPs: podHostIPs(nodeIPs) };
 }

@@ -8,38 +8,30 @@
 import { readdirSync, readFileSync } from "node:fs";
 import type { Pod } from "../api/index.ts";
 import {
-  allocatableAbsolute,
   allocatableReservation,
   CgroupError,
   cgroupConfigFor,
   cgroupSubsystems,
   createCgroupFs,
   createContainerManager,
-  driverName,
+  enforceReservedCgroups,
+  kubepodsLimits,
   machineCapacity,
   nodeAllocatable,
-  parseCgroupfs,
-  parseSystemd,
-  reservedAmounts,
+  runQOSUpdates,
   QUOTA_PERIOD_US,
-  systemdBooted,
   systemdSliceCreator,
-  SYSTEMD_NOT_RUNNING,
   systemContainers,
   validateNodeAllocatable,
   type CgroupFs,
   type ContainerManager,
-  type HardEvictionThreshold,
   type ResourceAmounts,
 } from "../cm/index.ts";
-import { ConfigError, type BunletConfig } from "../config/index.ts";
-import type { Threshold } from "../eviction/index.ts";
+import { ConfigError, qosReservedMemoryPercent, type BunletConfig } from "../config/index.ts";
+import { hardThresholdsForAllocatable, type Threshold } from "../eviction/index.ts";
 import type { MachineInfo } from "../node/index.ts";
 import type { CgroupSource } from "../stats/index.ts";
 import type { WireBase } from "./wire-base.ts";
-
-/** periodicQOSCgroupUpdateInterval. */
-const QOS_UPDATE_INTERVAL_MS = 60_000;
 
 export interface ContainerManagerParts extends AsyncDisposable {
   cm: ContainerManager;
@@ -54,26 +46,12 @@ export interface ContainerManagerParts extends AsyncDisposable {
   statsSource?: CgroupSource;
 }
 
-/** Refused before anything is touched, one line: the systemd driver where systemd is not the init system. */
-export function checkCgroupDriver(config: BunletConfig, booted = systemdBooted()): void {
-  if (config.cgroupDriver === "systemd" && config.cgroupsPerQOS && !booted) {
-    throw new ConfigError("--cgroup-driver", `bunlet: ${SYSTEMD_NOT_RUNNING}`);
-  }
-}
-
 function readOr(path: string, fallback: string): string {
   try {
     return readFileSync(path, "utf8");
   } catch {
     return fallback;
   }
-}
-
-/** The parsed hard thresholds as the allocatable reads them: a percentage is Go's float32. */
-function hardEviction(thresholds: readonly Threshold[]): HardEvictionThreshold[] {
-  return thresholds
-    .filter((t) => t.hard)
-    .map((t) => ("quantity" in t.value ? { signal: t.signal, quantity: t.value.quantity } : { signal: t.signal, percentage: Math.fround(Number(t.value.ppm) / 1e6) }));
 }
 
 /** Where the host's cgroup controllers are mounted, and the huge page sizes it has. */
@@ -101,33 +79,13 @@ interface NodeAllocatable {
 /** Capacity less kubeReserved, systemReserved and the hard eviction thresholds; refused when more is reserved than there is. */
 function nodeAllocatableOf(config: BunletConfig, machine: MachineInfo, thresholds: readonly Threshold[], enforce: ReadonlySet<string>): NodeAllocatable {
   const capacity = machineCapacity(machine, config.maxPods);
-  const allocatableConfig = { kubeReserved: config.kubeReserved, systemReserved: config.systemReserved, hardEviction: hardEviction(thresholds) };
+  const allocatableConfig = { kubeReserved: config.kubeReserved, systemReserved: config.systemReserved, hardEviction: hardThresholdsForAllocatable(thresholds) };
   const reservation = allocatableReservation(capacity, allocatableConfig);
   const invalid = validateNodeAllocatable(capacity, reservation, (name, n) => (name === "cpu" ? `${n}m` : String(n)));
   if (invalid) throw new ConfigError("--kube-reserved", `bunlet: ${invalid}`);
-  // internalCapacity: the capacity plus the node's pids (kernel.pid_max), which kubepods is limited by.
-  const internalCapacity = new Map(capacity);
-  const pidMax = readOr("/proc/sys/kernel/pid_max", "").trim();
-  if (/^\d+$/.test(pidMax)) internalCapacity.set("pid", BigInt(pidMax));
-  const kubepodsLimits = config.cgroupsPerQOS && enforce.has("pods") ? allocatableAbsolute(internalCapacity, allocatableConfig) : internalCapacity;
-  kubepodsLimits.delete("pods");
-  return { reservation, allocatable: nodeAllocatable(capacity, reservation), kubepodsLimits };
-}
-
-/** The QoS manager's periodic update of the burstable tier over the active pods, until `signal` aborts. */
-async function runQOSUpdates(cm: ContainerManager, { clock, log }: WireBase, activePods: () => Pod[], allocatableMemory: bigint, signal: AbortSignal): Promise<void> {
-  while (!signal.aborted) {
-    try {
-      await clock.sleep(QOS_UPDATE_INTERVAL_MS, signal);
-    } catch {
-      return;
-    }
-    try {
-      cm.updateQOSCgroups(activePods(), allocatableMemory);
-    } catch (err) {
-      log.info("Failed to reserve QoS requests", { err });
-    }
-  }
+  const pidMax = readOr("/proc/sys/kernel/pid_max", "");
+  const limits = kubepodsLimits(capacity, pidMax, allocatableConfig, { cgroupsPerQOS: config.cgroupsPerQOS, enforceNodeAllocatable: enforce });
+  return { reservation, allocatable: nodeAllocatable(capacity, reservation), kubepodsLimits: limits };
 }
 
 export function wireContainerManager(config: BunletConfig, base: WireBase, inputs: { machine: MachineInfo; thresholds: readonly Threshold[] }): ContainerManagerParts {
@@ -143,8 +101,7 @@ export function wireContainerManager(config: BunletConfig, base: WireBase, input
       enforceCPULimits: config.cpuCFSQuota,
       cpuPeriodUs: QUOTA_PERIOD_US,
       podPidsLimit: BigInt(config.podPidsLimit),
-      memoryReservePercent:
-        config.featureGates.QOSReserved && config.qosReserved.memory !== undefined ? BigInt(config.qosReserved.memory.slice(0, -1)) : undefined,
+      memoryReservePercent: qosReservedMemoryPercent(config),
       hugePageSizes: subsystems.hugePageSizes,
     },
   );
@@ -177,7 +134,7 @@ export function wireContainerManager(config: BunletConfig, base: WireBase, input
     statsSource: kubepods === undefined ? undefined : { podCgroups: () => cm.podCgroups(), systemContainers: () => systemContainers(config, kubepods, startedAt, subsystems.version, readOr("/proc/self/cgroup", "")) },
     start(activePods) {
       if (!config.cgroupsPerQOS) return;
-      const running = runQOSUpdates(cm, base, activePods, allocatableMemory, loops.signal);
+      const running = runQOSUpdates({ cm, activePods, allocatableMemory, clock, log }, loops.signal);
       stack.defer(() => running);
     },
     async [Symbol.asyncDispose]() {
@@ -187,27 +144,11 @@ export function wireContainerManager(config: BunletConfig, base: WireBase, input
   };
 }
 
-/** enforceExistingCgroup for system-reserved and kube-reserved (and their CPU-only forms). */
+/** The reserved cgroups enforceNodeAllocatable names, limited (src/cm/reserved.ts); a failure refuses the start with one line. */
 function enforceReserved(config: BunletConfig, fs: CgroupFs, enforce: ReadonlySet<string>): void {
-  const parse = config.cgroupDriver === "systemd" ? parseSystemd : parseCgroupfs;
-  const cases = [
-    { keys: ["system-reserved", "system-reserved-compressible"], cgroup: config.systemReservedCgroup, list: config.systemReserved, what: "System Reserved" },
-    { keys: ["kube-reserved", "kube-reserved-compressible"], cgroup: config.kubeReservedCgroup, list: config.kubeReserved, what: "Kube Reserved" },
-  ];
-  for (const c of cases) {
-    const key = c.keys.find((k) => enforce.has(k));
-    if (key === undefined) continue;
-    const compressible = key.endsWith("-compressible");
-    const path = driverName(config.cgroupDriver, parse(c.cgroup));
-    const flag = compressible ? `${c.what} Compressible` : c.what;
-    if (!fs.exists(path)) {
-      throw new ConfigError(`--${c.keys[0]}-cgroup`, `bunlet: Failed to enforce ${flag} Cgroup Limits on ${JSON.stringify(c.cgroup)}: cgroup ${JSON.stringify(path)} does not exist`);
-    }
-    try {
-      fs.set(path, cgroupConfigFor(reservedAmounts(c.list), compressible));
-    } catch (err) {
-      if (!(err instanceof CgroupError)) throw err;
-      throw new ConfigError(`--${c.keys[0]}-cgroup`, `bunlet: Failed to enforce ${flag} Cgroup Limits on ${JSON.stringify(c.cgroup)}: ${err.message}`);
-    }
-  }
+  const failure = enforceReservedCgroups(fs, config.cgroupDriver, enforce, {
+    system: { cgroup: config.systemReservedCgroup, reserved: config.systemReserved },
+    kube: { cgroup: config.kubeReservedCgroup, reserved: config.kubeReserved },
+  });
+  if (failure) throw new ConfigError(failure.flag, `bunlet: ${failure.message}`);
 }

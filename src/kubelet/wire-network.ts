@@ -10,16 +10,12 @@ import type { ApiClient } from "../apiclient/index.ts";
 import type { BunletConfig } from "../config/index.ts";
 import { DEFAULT_POD_SUBNET, renderedPodNetwork, writeCniConflist } from "../containerd/index.ts";
 import type { CriClient } from "../cri/index.ts";
-import { createHostNetwork, createPodNetwork, runCommand, type PodCIDRApplier } from "../network/index.ts";
+import { createHostNetwork, createPodNetwork, followsNodePodCIDR, networkMode, runCommand, type NetworkMode, type PodCIDRApplier } from "../network/index.ts";
 import type { WireBase } from "./wire-base.ts";
 
-/** How the pod network is made: bunlet's bridge on a range from the Node, the flag's, or a cluster CNI's. */
-type NetworkMode = "node-range" | "fixed-range" | "cluster-cni" | "runtime";
-
-function networkMode(config: BunletConfig, embedded: boolean): NetworkMode {
-  if (!embedded) return "runtime";
-  if (config.cniConfDir !== "") return "cluster-cni";
-  return config.kubeconfig !== "" && config.podCIDR === "" ? "node-range" : "fixed-range";
+/** The network mode of these settings (src/network/mode.ts). */
+function modeOf(config: BunletConfig, embedded: boolean): NetworkMode {
+  return networkMode({ embedded, cniConfDir: config.cniConfDir, joined: config.kubeconfig !== "", podCIDR: config.podCIDR });
 }
 
 /** The embedded containerd's CNI settings; the conflist waits for the Node's range when there is one to wait for. */
@@ -29,7 +25,7 @@ export function embeddedNetwork(config: BunletConfig) {
     bridgeName: config.cniBridgeName,
     cniConfDir: config.cniConfDir,
     cniBinDir: config.cniBinDir,
-    conflist: networkMode(config, true) === "node-range" ? ("later" as const) : ("write" as const),
+    conflist: modeOf(config, true) === "node-range" ? ("later" as const) : ("write" as const),
   };
 }
 
@@ -65,13 +61,13 @@ function podCIDRTarget(config: BunletConfig, mode: NetworkMode, cri: CriClient):
 export function wireNetwork(config: BunletConfig, base: WireBase, inputs: NetworkInputs): AsyncDisposable {
   const { clock, random, signal } = base;
   const log = base.log.with({ component: "network" });
-  const mode = networkMode(config, inputs.embedded);
+  const mode = modeOf(config, inputs.embedded);
   const none = { [Symbol.asyncDispose]: async () => {} };
   if (!inputs.embedded && (config.cniConfDir !== "" || config.cniBinDir !== "")) {
     log.warn("--cni-conf-dir and --cni-bin-dir apply to the embedded containerd only; the container runtime reads its own CNI configuration", { endpoint: inputs.cri.endpoint });
   }
   if (mode === "cluster-cni") log.info("Pod network from the host's CNI configuration: bunlet renders no bridge and keeps no routes", { cniConfDir: config.cniConfDir });
-  if (!inputs.client || mode === "cluster-cni" || mode === "fixed-range") return none;
+  if (!inputs.client || !followsNodePodCIDR(mode)) return none;
 
   const { apply, fallbackPodCIDR, appliedPodCIDR } = podCIDRTarget(config, mode, inputs.cri);
   const network = createPodNetwork(

@@ -4,13 +4,13 @@
  * area does nothing. Nothing here can stop a pod.
  */
 import { nodeDeclaredFeatures } from "../admission/index.ts";
-import type { BunletConfig } from "../config/index.ts";
+import { KUBELET_COMPAT_VERSION, type BunletConfig } from "../config/index.ts";
 import type { CriClient } from "../cri/index.ts";
 import { createStatusInputs, NodeStartupLatencyTracker, notReadyReasons, readBootTimeMs, readMachineInfo, startNodeAgent, type NodeAgent } from "../node/index.ts";
 import type { Pleg } from "../pleg/index.ts";
 import type { RuntimeState } from "../podsync/index.ts";
 import { deferLogged } from "./teardown.ts";
-import { KUBELET_COMPAT_VERSION, type ApiClients } from "./wire-api-client.ts";
+import type { ApiClients } from "./wire-api-client.ts";
 import type { WireBase } from "./wire-base.ts";
 
 export interface NodeParts extends AsyncDisposable {

@@ -7,7 +7,7 @@
  */
 import type { BunletConfig } from "../config/index.ts";
 import { createPodWorkers, type PodSyncer, type PodWorkers } from "../podworkers/index.ts";
-import { createPodSyncer, type PodWorkersRef } from "../podsync/index.ts";
+import { createPodSyncer, withAllocatedResources, type PodWorkersRef } from "../podsync/index.ts";
 import { createStatusGenerator } from "../status/index.ts";
 import { deferLogged } from "./teardown.ts";
 import type { WireBase } from "./wire-base.ts";
@@ -55,8 +55,5 @@ export function wirePodWorkers(config: BunletConfig, base: WireBase, rt: Runtime
   const { clock, log, metrics, random, signal } = base;
   const own = createPodWorkers({ syncer, cache: rt.cache, workQueue: policy.workQueue, clock, random, log, metrics, resyncIntervalMs: config.syncFrequencyMs, signal });
   deferLogged(stack, log, "pod workers", () => own.stop());
-  const { manager } = policy.allocation;
-  // Every update hands the worker the pod with its allocated resources (pod_workers.go UpdatePod):
-  // a resize not (yet) allocated never reaches the runtime.
-  return { ...own, updatePod: (o) => own.updatePod(o.pod ? { ...o, pod: manager.updatePodFromAllocation(o.pod).pod } : o) };
+  return withAllocatedResources(own, policy.allocation.manager);
 }

@@ -19,7 +19,7 @@ import type { PodResourcesStore } from "../checkpoint/index.ts";
 import type { HealthCheck } from "../server/index.ts";
 import { createStatsProvider, type CgroupSource, type StatsProvider } from "../stats/index.ts";
 import { actuatedStore } from "../podsync/index.ts";
-import { connectRuntime } from "./connect-runtime.ts";
+import { connectRuntime } from "../boot/index.ts";
 import { plegHealthCheck, runtimeHealthCheck } from "../podsync/index.ts";
 import { RuntimeState } from "../podsync/index.ts";
 import { deferLogged } from "./teardown.ts";

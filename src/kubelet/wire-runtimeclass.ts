@@ -5,7 +5,7 @@
  * apiserver, every pod gets the runtime's default handler.
  */
 import type { Pod } from "../api/index.ts";
-import { createApiClient, loadKubeconfig } from "../apiclient/index.ts";
+import { createApiClient, loadKubeconfig, restClientLimits } from "../apiclient/index.ts";
 import type { BunletConfig } from "../config/index.ts";
 import { createRuntimeClassManager } from "../runtimeclass/index.ts";
 import { deferLogged } from "./teardown.ts";
@@ -20,7 +20,7 @@ export interface RuntimeClassParts extends AsyncDisposable {
 export function wireRuntimeClass(config: BunletConfig, base: WireBase): RuntimeClassParts {
   const { clock, log, random, signal } = base;
   if (config.kubeconfig === "") return { [Symbol.asyncDispose]: async () => {} };
-  const client = createApiClient(loadKubeconfig(config.kubeconfig), { clock, onRequest: restClientObserver(base.metrics), signal, qps: config.kubeAPIQPS || 5, burst: config.kubeAPIBurst || 10, userAgent: "bunlet/runtimeclass" });
+  const client = createApiClient(loadKubeconfig(config.kubeconfig), { clock, onRequest: restClientObserver(base.metrics), signal, ...restClientLimits(config.kubeAPIQPS, config.kubeAPIBurst), userAgent: "bunlet/runtimeclass" });
   const manager = createRuntimeClassManager({ client, clock, random, log });
   const stop = new AbortController();
   const running = manager.run(AbortSignal.any([signal, stop.signal]));

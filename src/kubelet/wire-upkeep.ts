@@ -6,10 +6,10 @@
  */
 import { join } from "node:path";
 import { isStaticPod } from "../api/index.ts";
-import { ConfigError, type BunletConfig } from "../config/index.ts";
+import type { BunletConfig } from "../config/index.ts";
 import { sandboxImageFromStatusInfo } from "../containerd/index.ts";
 import { nodeReference, podReference, type EventRecorder } from "../events/index.ts";
-import { EvictionManager, parseThresholdConfig, ThresholdError, type Threshold } from "../eviction/index.ts";
+import { EvictionManager, type Threshold } from "../eviction/index.ts";
 import { ImageGCManager } from "../imagegc/index.ts";
 import { logind, ShutdownManager } from "../shutdown/index.ts";
 import { ContainerLogManager } from "../logrotation/index.ts";
@@ -155,17 +155,4 @@ function nodeShutdown(config: BunletConfig, { clock, log, metrics }: WireBase, p
     },
     { gracePeriodMs: config.shutdownGracePeriodMs, criticalGracePeriodMs: config.shutdownGracePeriodCriticalPodsMs },
   );
-}
-
-/**
- * evictionHard/evictionSoft as the kubelet parses them at start, before anything else starts: a
- * bad one stops bunlet with exit status 2 and one line naming it.
- */
-export function evictionThresholds(config: BunletConfig): Threshold[] {
-  try {
-    return parseThresholdConfig(config);
-  } catch (err) {
-    if (err instanceof ThresholdError) throw new ConfigError("evictionHard", `bunlet: eviction thresholds: ${err.message}`);
-    throw err;
-  }
 }

@@ -6,20 +6,17 @@
  * the pod workers only abandon what they were doing, and the embedded containerd leaves its
  * shims (and so the containers) running.
  */
-import { mkdirSync } from "node:fs";
 import type { Registry } from "prom-client";
 import type { PodList } from "../api/index.ts";
+import { checkCgroupDriver, evictionThresholds, setupRootDir } from "../boot/index.ts";
 import type { BunletConfig } from "../config/index.ts";
 import { anySignal, realClock, type Clock, type Logger } from "../lib/index.ts";
-import { createMetrics } from "../metrics/index.ts";
+import { createMetrics, setNodeMetrics } from "../metrics/index.ts";
 import { PodStartupLatencyTracker } from "../status/index.ts";
 import { adopter } from "./teardown.ts";
 import { wireRuntimeAreas } from "./wire-areas.ts";
 import type { WireBase } from "./wire-base.ts";
-import { checkCgroupDriver } from "./wire-cm.ts";
-import { setNodeMetrics } from "./wire-metrics.ts";
 import { wirePodAreas } from "./wire-pod-areas.ts";
-import { evictionThresholds } from "./wire-upkeep.ts";
 
 export interface AgentDeps {
   log: Logger;
@@ -52,9 +49,7 @@ export async function startAgent(config: BunletConfig, deps: AgentDeps): Promise
   const stopper = new AbortController();
   const base = wireBase(config, deps, stopper.signal);
   const { log } = base;
-  // The root dir first, as the kubelet's setupDataDirs: the machine's filesystem capacity (node
-  // status, admission) is read from it before any pod directory exists.
-  mkdirSync(config.rootDir, { recursive: true, mode: 0o750 });
+  setupRootDir(config.rootDir);
 
   // Until the agent runs, this stack owns what was started: a failed start tears it down.
   await using parts = new AsyncDisposableStack();

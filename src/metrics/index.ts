@@ -91,3 +91,4 @@ export { restClientObserver } from "./rest-client.ts";
 export { registerCertificateTtl } from "./certificates.ts";
 export { registerLogMetrics } from "./log-metrics.ts";
 export { registerVolumeCounts } from "./volume.ts";
+export { setNodeMetrics } from "./node.ts";

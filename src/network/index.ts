@@ -6,3 +6,4 @@
 export { createPodNetwork, type PodCIDRApplier } from "./controller.ts";
 export { createHostNetwork } from "./host.ts";
 export { runCommand } from "./exec.ts";
+export { followsNodePodCIDR, networkMode, type NetworkMode } from "./mode.ts";

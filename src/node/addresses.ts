@@ -64,3 +64,11 @@ export function chooseNodeIPs(configured: readonly string[], procNetRoute: strin
   const ip = chooseHostIP(procNetRoute, interfaces) ?? firstGlobalIPv6(interfaces);
   return ip ? [ip] : [];
 }
+
+/**
+ * The pods' status.hostIP/hostIPs: the node's IPs, or loopback when the host has none (bunlet
+ * then still starts pods, and the downward API's status.hostIP has a value).
+ */
+export function podHostIPs(nodeIPs: readonly string[]): string[] {
+  return nodeIPs.length > 0 ? [...nodeIPs] : ["127.0.0.1"];
+}

@@ -69,3 +69,11 @@ export function createHeartbeat(onChange?: (from: HeartbeatState, to: HeartbeatS
     },
   };
 }
+
+/**
+ * The heartbeat client's deadline per request (cmd/kubelet/app/server.go): the node status update
+ * frequency, capped by the lease duration, so a frozen apiserver is noticed before the Lease runs out.
+ */
+export function heartbeatTimeoutMs(nodeStatusUpdateFrequencyMs: number, nodeLeaseDurationSeconds: number): number {
+  return Math.min(nodeStatusUpdateFrequencyMs, nodeLeaseDurationSeconds * 1000);
+}

@@ -14,11 +14,11 @@ import type { NodeStartupLatencyTracker } from "./startup-latency.ts";
 
 export { readMachineInfo, readBootTimeMs, goArch, type MachineInfo } from "./machine.ts";
 export { nodeLabels } from "./labels.ts";
-export { chooseNodeIPs, readProcNetRoute } from "./addresses.ts";
+export { chooseNodeIPs, podHostIPs, readProcNetRoute } from "./addresses.ts";
 export { createStatusInputs } from "./inputs.ts";
 export { notReadyReasons } from "./ready-reasons.ts";
 export { capacityAndAllocatable } from "./setters.ts";
-export type { Heartbeat } from "./heartbeat.ts";
+export { heartbeatTimeoutMs, type Heartbeat } from "./heartbeat.ts";
 export { NodeStartupLatencyTracker } from "./startup-latency.ts";
 
 /** The kubelet's node settings (flags and KubeletConfiguration fields of the same meaning). */

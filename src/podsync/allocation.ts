@@ -14,6 +14,7 @@ import { podReference, type EventRecorder } from "../events/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import type { RuntimePodStatus } from "../container/index.ts";
 import type { ContainerManager } from "../cm/index.ts";
+import type { PodWorkers } from "../podworkers/index.ts";
 import type { PodCgroupResizer, PodSyncResult } from "../runtime/index.ts";
 import { PodReasonError, type ResizeConditions } from "../status/index.ts";
 
@@ -66,6 +67,15 @@ export function podCgroupResizer(cm: Pick<ContainerManager, "podResourceConfig" 
   };
 }
 
+/**
+ * The pod workers as everything after them sees them (pod_workers.go UpdatePod): every update
+ * hands the worker the pod with its allocated resources, so a resize not (yet) allocated never
+ * reaches the runtime.
+ */
+export function withAllocatedResources(workers: PodWorkers, manager: Pick<AllocationManager, "updatePodFromAllocation">): PodWorkers {
+  return { ...workers, updatePod: (o) => workers.updatePod(o.pod ? { ...o, pod: manager.updatePodFromAllocation(o.pod).pod } : o) };
+}
+
 const resourceKeys = ["cpu", "memory"] as const;
 
 /** recordContainerResizeOperations: a container's CPU or memory request or limit changed. */
@@ -103,12 +113,27 @@ export interface AllocationDeps {
   log: Logger;
 }
 
+type PodEvent = (pod: Pod, type: "Normal" | "Warning", reason: string, message: string) => void;
+
 export function createAllocation(deps: AllocationDeps): Allocation {
-  const { conditions, log } = deps;
-  const event = (pod: Pod, type: "Normal" | "Warning", reason: string, message: string) => deps.recorder.event(podReference(pod), type, reason, message);
-  const manager = createAllocationManager({
-    store: createPodResourcesStore({ path: join(deps.rootDir, "allocated_pods_state"), kind: "AllocatedPods", log }),
-    conditions,
+  const event: PodEvent = (pod, type, reason, message) => deps.recorder.event(podReference(pod), type, reason, message);
+  const manager = allocationManager(deps, event);
+  return {
+    manager,
+    handlers: resizeHandlers(manager, deps.conditions, deps.log),
+    ...resizeSyncSteps(deps, event),
+    removeOrphans(keep) {
+      manager.removeOrphanedPods(keep);
+      deps.actuated.retain(keep);
+    },
+  };
+}
+
+/** The allocation manager over its checkpoint, `<root-dir>/allocated_pods_state`. */
+function allocationManager(deps: AllocationDeps, event: PodEvent): AllocationManager {
+  return createAllocationManager({
+    store: createPodResourcesStore({ path: join(deps.rootDir, "allocated_pods_state"), kind: "AllocatedPods", log: deps.log }),
+    conditions: deps.conditions,
     admit: (pod, others) => deps.admit(pod, others),
     activePods: deps.activePods,
     podByUID: deps.podByUID,
@@ -116,12 +141,29 @@ export function createAllocation(deps: AllocationDeps): Allocation {
     sourcesReady: deps.sourcesReady,
     event,
     clock: deps.clock,
-    log,
+    log: deps.log,
   });
-  let reconcileTrigger: string | undefined;
-  const generation = (pod: Pod) => pod.metadata.generation ?? 0;
+}
 
-  const handlers: ResizeHandlers = {
+const isTerminal = (p: Pod) => p.status?.phase === "Succeeded" || p.status?.phase === "Failed";
+
+/**
+ * HandlePodReconcile's per-pod test: why the pending resizes should be retried once the
+ * reconcile ends (a pod ended, or a resize of it down was applied: room for others), if at all.
+ */
+function reconcileTriggerFor(manager: AllocationManager, old: Pod, pod: Pod): string | undefined {
+  if (isTerminal(pod) && !isTerminal(old)) return "pod_terminated";
+  if (!manager.hasPodAllocatedResources(podUID(pod))) return undefined;
+  // A resize of this pod down was applied (its reported resources shrank): room for others.
+  const before = podRequestsWithStatus(manager.updatePodFromAllocation(old).pod);
+  const after = podRequestsWithStatus(manager.updatePodFromAllocation(pod).pod);
+  return after.milliCPU < before.milliCPU || after.memory < before.memory ? "pod_resized" : undefined;
+}
+
+/** The sync handlers' resize hooks; a reconcile remembers the first reason to retry until it ends. */
+function resizeHandlers(manager: AllocationManager, conditions: ResizeConditions, log: Logger): ResizeHandlers {
+  let reconcileTrigger: string | undefined;
+  return {
     podsAdded(pods) {
       conditions.backfill(pods);
       // Resizes a previous run left pending are evaluated once every added pod is admitted.
@@ -147,16 +189,7 @@ export function createAllocation(deps: AllocationDeps): Allocation {
     },
     podReconciled(old, pod) {
       if (!manager.hasPendingResizes() || reconcileTrigger !== undefined || old === undefined) return;
-      const terminal = (p: Pod) => p.status?.phase === "Succeeded" || p.status?.phase === "Failed";
-      if (terminal(pod) && !terminal(old)) {
-        reconcileTrigger = "pod_terminated";
-        return;
-      }
-      if (!manager.hasPodAllocatedResources(podUID(pod))) return;
-      // A resize of this pod down was applied (its reported resources shrank): room for others.
-      const before = podRequestsWithStatus(manager.updatePodFromAllocation(old).pod);
-      const after = podRequestsWithStatus(manager.updatePodFromAllocation(pod).pod);
-      if (after.milliCPU < before.milliCPU || after.memory < before.memory) reconcileTrigger = "pod_resized";
+      reconcileTrigger = reconcileTriggerFor(manager, old, pod);
     },
     reconciled() {
       const trigger = reconcileTrigger;
@@ -167,10 +200,13 @@ export function createAllocation(deps: AllocationDeps): Allocation {
       manager.retryPendingResizes(trigger);
     },
   };
+}
 
+/** SyncPod's resize steps around the runtime: PodResizeInProgress and ResizeCompleted before, a failure to apply (Error) after. */
+function resizeSyncSteps(deps: AllocationDeps, event: PodEvent): Pick<Allocation, "beforeSync" | "afterSync"> {
+  const { conditions } = deps;
+  const generation = (pod: Pod) => pod.metadata.generation ?? 0;
   return {
-    manager,
-    handlers,
     beforeSync(pod, podStatus) {
       const uid = podUID(pod);
       if (deps.isPodResizeInProgress(pod, podStatus)) {
@@ -186,10 +222,6 @@ export function createAllocation(deps: AllocationDeps): Allocation {
         const { generation: gen, changed } = conditions.setInProgress(podUID(pod), PodReasonError, step.error.message, generation(pod));
         if (changed) event(pod, "Warning", ResizeError, podResizeMessage(pod, gen, step.error.message, "Pod resize error"));
       }
-    },
-    removeOrphans(keep) {
-      manager.removeOrphanedPods(keep);
-      deps.actuated.retain(keep);
     },
   };
 }

@@ -4,7 +4,7 @@
 // (admission, in-place resize, active deadline, pod directories, container GC, runtime readiness).
 // The composition root (kubelet/) builds these; nothing else imports them.
 export { admissionNode, admitHandlers, createPodAdmitter, sysctlAllowlist } from "./admission.ts";
-export { actuatedStore, createAllocation, podCgroupResizer, type Allocation } from "./allocation.ts";
+export { actuatedStore, createAllocation, podCgroupResizer, withAllocatedResources, type Allocation } from "./allocation.ts";
 export { createActiveDeadlineHandler, type ActiveDeadlineHandler } from "./active-deadline.ts";
 export { createActivePods, killPodNow } from "./active-pods.ts";
 export { ContainerGC } from "./container-gc.ts";

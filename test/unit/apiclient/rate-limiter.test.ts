@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { restClientLimits } from "../../../src/apiclient/client.ts";
 import { createRateLimiter, TokenBucket } from "../../../src/apiclient/rate-limiter.ts";
 import { FakeClock } from "../../../src/lib/testing.ts";
 
@@ -67,5 +68,14 @@ describe("client-go's token bucket rate limiter", () => {
     const w = startWaits(limiter, 1000);
     await clock.advance(0);
     expect(w.done()).toBe(1000);
+  });
+});
+
+describe("a rest.Config's QPS and Burst as client-go reads them", () => {
+  test("0 is client-go's default (5 QPS, burst 10); set values stay; a negative QPS stays off", () => {
+    expect(restClientLimits(0, 0)).toEqual({ qps: 5, burst: 10 });
+    expect(restClientLimits(50, 100)).toEqual({ qps: 50, burst: 100 });
+    expect(restClientLimits(20, 0)).toEqual({ qps: 20, burst: 10 });
+    expect(restClientLimits(-1, 0)).toEqual({ qps: -1, burst: 10 });
   });
 });

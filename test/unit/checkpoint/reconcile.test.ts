@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Pod } from "../../../src/api/index.ts";
-import { createCheckpoint } from "../../../src/checkpoint/index.ts";
+import { createCheckpoint } from "../../../src/checkpoint/checkpoint.ts";
 import { silentLogger } from "../../../src/lib/index.ts";
 import { FakeClock } from "../../../src/lib/testing.ts";
 import { PodStorage, type PodUpdate } from "../../../src/podconfig/index.ts";

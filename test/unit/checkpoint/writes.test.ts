@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Pod, Secret } from "../../../src/api/index.ts";
-import { createCheckpoint } from "../../../src/checkpoint/index.ts";
+import { createCheckpoint } from "../../../src/checkpoint/checkpoint.ts";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/testing.ts";
 import { makePod } from "../../fixtures/pods.ts";
 

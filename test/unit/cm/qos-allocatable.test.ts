@@ -7,6 +7,7 @@ import {
   allocatableReservation,
   cgroupConfigFor,
   hardEvictionReservation,
+  kubepodsLimits,
   nodeAllocatable,
   reservedAmounts,
   validateNodeAllocatable,
@@ -103,6 +104,25 @@ describe("node allocatable", () => {
     const internal = new Map([...capacity, ["pid", 32768n]]);
     const rc = cgroupConfigFor(allocatableAbsolute(internal, config));
     expect(rc).toEqual({ cpuShares: 3788n, memory: 8n * Gi - 768n * Mi, pidsLimit: 31768n, hugePageLimit: new Map([[2n * Mi, 512n * Mi]]) });
+  });
+
+  test("kubepods' limits: the capacity with pid_max, less the reservations only when cgroupsPerQOS and enforceNodeAllocatable has pods; never the pods count", () => {
+    const enforcePods = { cgroupsPerQOS: true, enforceNodeAllocatable: new Set(["pods"]) };
+    const limited = kubepodsLimits(capacity, "32768\n", config, enforcePods);
+    expect(limited.get("cpu")).toBe(3700n);
+    expect(limited.get("memory")).toBe(8n * Gi - 768n * Mi);
+    expect(limited.get("pid")).toBe(31768n);
+    expect(limited.has("pods")).toBe(false);
+    const cases: [string, string, { cgroupsPerQOS: boolean; enforceNodeAllocatable: Set<string> }][] = [
+      ["enforceNodeAllocatable without pods", "32768", { cgroupsPerQOS: true, enforceNodeAllocatable: new Set(["system-reserved"]) }],
+      ["cgroupsPerQOS off", "32768", { cgroupsPerQOS: false, enforceNodeAllocatable: new Set(["pods"]) }],
+    ];
+    for (const [, pidMax, enforcement] of cases) {
+      const whole = kubepodsLimits(capacity, pidMax, config, enforcement);
+      expect([whole.get("cpu"), whole.get("memory"), whole.get("pid"), whole.has("pods")]).toEqual([capacity.get("cpu"), capacity.get("memory"), 32768n, false]);
+    }
+    expect(kubepodsLimits(capacity, "", config, enforcePods).has("pid")).toBe(false);
+    expect(capacity.has("pods")).toBe(true);
   });
 
   test("the compressible form limits only CPU", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { parseThresholdConfig, thresholdQuantity, type ThresholdConfig } from "../../../src/eviction/thresholds.ts";
+import { hardThresholdsForAllocatable, parseThresholdConfig, thresholdQuantity, type ThresholdConfig } from "../../../src/eviction/thresholds.ts";
 
 const MI = 1024n * 1024n;
 const cfg = (c: Partial<ThresholdConfig>): ThresholdConfig => ({ evictionHard: {}, evictionSoft: {}, evictionSoftGracePeriod: {}, evictionMinimumReclaim: {}, mergeDefaultEvictionSettings: false, ...c });
@@ -97,4 +97,17 @@ test("thresholdQuantity: a percentage of capacity, in integers", () => {
   expect(thresholdQuantity({ ppm: 100_000n }, 1000n)).toBe(100n);
   expect(thresholdQuantity({ ppm: 75_000n }, 999n)).toBe(74n);
   expect(thresholdQuantity({ quantity: 5n }, 1000n)).toBe(5n);
+});
+
+describe("hardThresholdsForAllocatable", () => {
+  test("only hard thresholds; a quantity as it is, a percentage as Go's float32", () => {
+    const thresholds = parseThresholdConfig(
+      cfg({ evictionHard: { "memory.available": "100Mi", "nodefs.available": "10%" }, evictionSoft: { "imagefs.available": "20%" }, evictionSoftGracePeriod: { "imagefs.available": 60_000 } }),
+    );
+    expect(hardThresholdsForAllocatable(thresholds)).toEqual([
+      { signal: "memory.available", quantity: 100n * MI },
+      { signal: "nodefs.available", percentage: Math.fround(0.1) },
+    ]);
+    expect(Math.fround(0.1)).not.toBe(0.1);
+  });
 });

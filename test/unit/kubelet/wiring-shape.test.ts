@@ -1,6 +1,7 @@
-// The shape of the composition root (issue 29): src/kubelet/ is wiring only, so each wiring
-// function (wire*, startAgent) stays short enough to read at once, and builds its parts in an
-// order where nothing is bound after construction: no `let` assigned again later.
+// The shape of the composition root (issue 29): src/kubelet/ is wiring only (no file but the
+// wiring's), each wiring function (wire*, startAgent) stays short enough to read at once, and
+// builds its parts in an order where nothing is bound after construction: no `let` assigned
+// again later.
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -75,7 +76,28 @@ function shapeProblems(files: Record<string, string>): string[] {
   return problems;
 }
 
+/**
+ * The files src/kubelet/ may hold: the wiring by area (wire.ts, wire-*.ts, wire-base.ts among
+ * them), its door, and the teardown order the wiring stops its parts in. A start-up step or a
+ * rule with its own policy lives in the folder that owns it (src/boot/ for the lock, the open
+ * files limit and the runtime connection).
+ */
+const WIRING_FILE = /^(index|teardown|wire|wire-[a-z][a-z-]*)\.ts$/;
+
+/** The .ts files in a listing of src/kubelet/ that are not wiring, with what to do about each. */
+function nonWiringFiles(names: readonly string[]): string[] {
+  return names
+    .filter((f) => f.endsWith(".ts") && !WIRING_FILE.test(f))
+    .map((f) => `src/kubelet/${f} is not wiring; move it to the folder whose policy it holds (src/boot/ for start-up steps)`);
+}
+
 const kubeletDir = join(import.meta.dir, "../../../src/kubelet");
+
+test("src/kubelet holds only the wiring: wire*.ts, index.ts and teardown.ts", () => {
+  const names = readdirSync(kubeletDir);
+  expect(names).toContain("wire-base.ts");
+  expect(nonWiringFiles(names)).toEqual([]);
+});
 
 test("every wiring function in src/kubelet is at most 60 lines and binds nothing late with a let", () => {
   const files = Object.fromEntries(
@@ -88,6 +110,16 @@ test("every wiring function in src/kubelet is at most 60 lines and binds nothing
 });
 
 describe("the shape rules", () => {
+  test("a start-up step or a policy file in src/kubelet is not wiring; wire files, the door and the teardown are", () => {
+    const listing = ["connect-runtime.ts", "index.ts", "rlimit.ts", "root-lock.ts", "teardown.ts", "wire.ts", "wire-base.ts", "wire-pod-areas.ts", "wireless.ts", "README.md"];
+    expect(nonWiringFiles(listing)).toEqual([
+      "src/kubelet/connect-runtime.ts is not wiring; move it to the folder whose policy it holds (src/boot/ for start-up steps)",
+      "src/kubelet/rlimit.ts is not wiring; move it to the folder whose policy it holds (src/boot/ for start-up steps)",
+      "src/kubelet/root-lock.ts is not wiring; move it to the folder whose policy it holds (src/boot/ for start-up steps)",
+      "src/kubelet/wireless.ts is not wiring; move it to the folder whose policy it holds (src/boot/ for start-up steps)",
+    ]);
+  });
+
   const body = (n: number) => Array.from({ length: n }, (_, i) => `  const a${i} = ${i};`).join("\n");
 
   test("a wire function of 61 lines is too long, one of 60 is not", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { ApiError } from "../../../src/apiclient/index.ts";
-import { createHeartbeat, type HeartbeatState } from "../../../src/node/heartbeat.ts";
+import { createHeartbeat, heartbeatTimeoutMs, type HeartbeatState } from "../../../src/node/heartbeat.ts";
 
 const unanswered = new ApiError("PATCH /apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n1: no answer from https://a:6443 within 10 s", { code: 0, reason: "ClientTimeout" });
 const refused = new ApiError("PATCH ...: 403 Forbidden", { code: 403, reason: "Forbidden" });
@@ -75,4 +75,9 @@ describe("the heartbeat state (answering → silent → reporting → answering)
     await waiting;
     expect(h.state()).toBe("silent");
   });
+});
+
+test("the heartbeat client's deadline is the node status update frequency, capped by the lease duration", () => {
+  expect(heartbeatTimeoutMs(10_000, 40)).toBe(10_000);
+  expect(heartbeatTimeoutMs(60_000, 40)).toBe(40_000);
 });

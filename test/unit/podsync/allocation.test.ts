@@ -12,7 +12,8 @@ import { createPodResourcesStore } from "../../../src/checkpoint/index.ts";
 import type { Logger } from "../../../src/lib/index.ts";
 import { FakeClock } from "../../../src/lib/testing.ts";
 import { createResizeConditions } from "../../../src/status/testing.ts";
-import { createAllocation } from "../../../src/podsync/allocation.ts";
+import { createAllocation, withAllocatedResources } from "../../../src/podsync/allocation.ts";
+import type { PodWorkers, UpdatePodOptions } from "../../../src/podworkers/index.ts";
 import type { RuntimePodStatus } from "../../../src/container/index.ts";
 import { makePod } from "../../fixtures/pods.ts";
 
@@ -115,5 +116,20 @@ describe("the kubelet's resize steps", () => {
     expect(s.events.filter((e) => e.startsWith("Warning ResizeError"))).toEqual([
       'Warning ResizeError Pod resize error: {"containers":[{"name":"c","resources":{"limits":{"cpu":"200m"},"requests":{"cpu":"200m"}}}],"generation":2,"error":"cannot decrease memory limits: x"}',
     ]);
+  });
+
+  test("the pod workers are handed each pod with its allocated resources, never a resize not allocated", () => {
+    const s = setup();
+    s.admit(pod("a", "100m"));
+    const updates: UpdatePodOptions[] = [];
+    const own = { updatePod: (o: UpdatePodOptions) => void updates.push(o), isPodTerminationRequested: () => false } as unknown as PodWorkers;
+    const workers = withAllocatedResources(own, s.w.manager);
+    workers.updatePod({ updateType: "update", pod: pod("a", "900m", 2) });
+    const runningPod = { id: "uid-x", name: "x", namespace: "ns", containers: [], sandboxes: [] } as never;
+    workers.updatePod({ updateType: "kill", runningPod });
+    expect(updates.map((u) => u.pod?.spec.containers[0]?.resources?.requests?.cpu)).toEqual(["100m", undefined]);
+    expect(updates[0]!.pod!.metadata.generation).toBe(2);
+    expect(updates[1]!.runningPod).toBe(runningPod);
+    expect(workers.isPodTerminationRequested("uid-a")).toBe(false);
   });
 });

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { lockRootDir, RootDirInUseError, rootLockFiles, type RootLock } from "../../../src/kubelet/index.ts";
+import { lockRootDir, RootDirInUseError, rootLockFiles, type RootLock } from "../../../src/boot/root-lock.ts";
 import { LockHeldError, realClock, tryLockFile } from "../../../src/lib/index.ts";
 import { createMemoryLogger } from "../../../src/lib/testing.ts";
 

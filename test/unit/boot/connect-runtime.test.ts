@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { RuntimeUnavailableError, waitForRuntime } from "../../../src/kubelet/connect-runtime.ts";
+import { RuntimeUnavailableError, waitForRuntime } from "../../../src/boot/connect-runtime.ts";
 import { FakeClock } from "../../../src/lib/testing.ts";
 
 function fakeCri(failures: number) {
