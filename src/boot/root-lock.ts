@@ -63,7 +63,8 @@ export function rootLockFiles(rootDir: string, lockFile: string): string[] {
 
 export async function lockRootDir(opts: RootLockOptions): Promise<RootLock> {
   const rootDir = resolve(opts.rootDir);
-  mkdirSync(rootDir, { recursive: true });
+  // 0750 as the kubelet's setupDataDirs makes it: created here first, setupRootDir keeps what exists.
+  mkdirSync(rootDir, { recursive: true, mode: 0o750 });
   const held: FileLock[] = [];
   const watchers: FSWatcher[] = [];
   const release = () => {

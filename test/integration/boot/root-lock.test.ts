@@ -1,7 +1,7 @@
 // The root-directory lock on real files: flock is per open file description, so two locks taken
 // in this one process contend exactly as two bunlets would.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { lockRootDir, RootDirInUseError, rootLockFiles, type RootLock } from "../../../src/boot/root-lock.ts";
@@ -58,6 +58,17 @@ describe("tryLockFile", () => {
 });
 
 describe("lockRootDir", () => {
+  test("a root dir it creates gets the kubelet's mode 0750 (setupDataDirs), not the umask's", async () => {
+    const root = join(dir, "made", "root");
+    const old = process.umask(0o022);
+    try {
+      await lock(root).p;
+    } finally {
+      process.umask(old);
+    }
+    expect(statSync(root).mode & 0o777).toBe(0o750);
+  });
+
   test("creates the root dir and locks <root-dir>/bunlet.lock", async () => {
     const root = join(dir, "root");
     const l = await lock(root).p;
