@@ -8,7 +8,9 @@
 import { afterAll, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
 import { labels } from "../../../src/cri/index.ts";
+import { makePod } from "../../fixtures/pods.ts";
 import { testCgroupRoot } from "../../harness/cgroups.ts";
 import { agentFixture } from "./bunlet.ts";
 
@@ -16,18 +18,14 @@ const MI = 1024 * 1024;
 const memTotal = Number(/^MemTotal:\s+(\d+) kB/m.exec(readFileSync("/proc/meminfo", "utf8"))![1]) * 1024;
 const FOR_PODS = 256 * MI;
 
-const hog = `
-apiVersion: v1
-kind: Pod
-metadata: {name: hog}
-spec:
-  restartPolicy: Never
-  containers:
-  - name: main
-    image: docker.io/library/busybox:1.36
-    # tail keeps a stream without newlines in memory: 400Mi, past kubepods' 256Mi.
-    command: [sh, -c, "sleep 2; head -c 400m /dev/zero | tail"]
-`;
+/** A static pod as written by hand (no namespace), BestEffort. */
+const hog = makePod({
+  name: "hog",
+  metadata: { namespace: undefined },
+  // tail keeps a stream without newlines in memory: 400Mi, past kubepods' 256Mi.
+  container: { name: "main", image: BUSYBOX_IMAGE, command: ["sh", "-c", "sleep 2; head -c 400m /dev/zero | tail"] },
+  spec: { restartPolicy: "Never" },
+});
 
 const fx = agentFixture({
   name: "allocatable",
@@ -47,7 +45,7 @@ test("kubepods is limited to capacity less systemReserved; a pod past it is OOM-
   await fx.start();
   await fx.waitFor("kubepods made", () => existsSync(join(kubepods(), "memory.limit_in_bytes")));
   expect(Number(readFileSync(join(kubepods(), "memory.limit_in_bytes"), "utf8"))).toBe(Math.floor(FOR_PODS / 4096) * 4096);
-  writeFileSync(join(fx.manifests, "hog.yaml"), hog);
+  writeFileSync(join(fx.manifests, "hog.json"), JSON.stringify(hog));
 
   const exited = await fx.waitFor("hog's container ended", async () => {
     const { containers } = await fx.cri.runtime.listContainers({ filter: { labelSelector: { [labels.KubernetesPodNameLabel]: "hog-e2e-node" } } });

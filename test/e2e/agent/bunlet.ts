@@ -131,7 +131,6 @@ export async function startBunlet(flags: string[], readOnlyPort: number, prefix:
   };
 }
 
-/** Whether a JSON line names the pod `ns/name` as component-base writes klog.KObj: `{"name","namespace"}`. */
 /** The flags that put a bunlet's runtime, state and logs on the test's containerd and temp dir. */
 export function nodeFlags(endpoint: string, dir: string, hostname: string): string[] {
   return [
@@ -143,6 +142,7 @@ export function nodeFlags(endpoint: string, dir: string, hostname: string): stri
   ];
 }
 
+/** Whether a JSON line names the pod `ns/name` as component-base writes klog.KObj: `{"name","namespace"}`. */
 export function linePod(line: Record<string, unknown>, ref: string): boolean {
   const [namespace, name] = ref.split("/");
   return Bun.deepEquals(line.pod, { name, namespace });

@@ -9,35 +9,27 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { ResourceRequirements } from "../../../src/api/index.ts";
+import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
 import { labels } from "../../../src/cri/index.ts";
+import { makePod } from "../../fixtures/pods.ts";
 import { testCgroupRoot } from "../../harness/cgroups.ts";
 import { agentFixture } from "./bunlet.ts";
 
-const pod = (name: string, resources: string) => `
-apiVersion: v1
-kind: Pod
-metadata: {name: ${name}}
-spec:
-  terminationGracePeriodSeconds: 1
-  containers:
-  - name: main
-    image: docker.io/library/busybox:1.36
-    command: [sleep, "3600"]
-${resources}
-`;
-const burstable = pod(
-  "burst",
-  `    resources:
-      requests: {cpu: 100m, memory: 16Mi}
-      limits: {cpu: 200m, memory: 64Mi}
-  - name: side
-    image: docker.io/library/busybox:1.36
-    command: [sleep, "3600"]
-    resources:
-      requests: {cpu: 150m}
-      limits: {cpu: 300m, memory: 32Mi}`,
-);
-const besteffort = pod("lazy", "");
+/** A static pod as written by hand (no namespace): containers sleeping, with the given resources. */
+const pod = (name: string, containers: { name: string; resources?: ResourceRequirements }[]) =>
+  JSON.stringify(
+    makePod({
+      name,
+      metadata: { namespace: undefined },
+      spec: { terminationGracePeriodSeconds: 1, containers: containers.map((c) => ({ ...c, image: BUSYBOX_IMAGE, command: ["sleep", "3600"] })) },
+    }),
+  );
+const burstable = pod("burst", [
+  { name: "main", resources: { requests: { cpu: "100m", memory: "16Mi" }, limits: { cpu: "200m", memory: "64Mi" } } },
+  { name: "side", resources: { requests: { cpu: "150m" }, limits: { cpu: "300m", memory: "32Mi" } } },
+]);
+const besteffort = pod("lazy", [{ name: "main" }]);
 
 const KUBE_RESERVED = 100 * 1024 * 1024;
 const fx = agentFixture({
@@ -46,8 +38,8 @@ const fx = agentFixture({
   waitTimeoutMs: 60_000,
   flags: ["--pod-max-pids=512", `--kube-reserved=cpu=100m,memory=${KUBE_RESERVED}`],
   startInBeforeAll: (f) => {
-    writeFileSync(join(f.manifests, "burst.yaml"), burstable);
-    writeFileSync(join(f.manifests, "lazy.yaml"), besteffort);
+    writeFileSync(join(f.manifests, "burst.json"), burstable);
+    writeFileSync(join(f.manifests, "lazy.json"), besteffort);
   },
 });
 const { waitFor } = fx;
@@ -117,7 +109,7 @@ describe("pod cgroups under kubepods", () => {
 
   test("the pod cgroup is gone once the pod is, in every hierarchy", async () => {
     const p = await waitFor("lazy running", () => podOf("lazy"));
-    rmSync(join(fx.manifests, "lazy.yaml"));
+    rmSync(join(fx.manifests, "lazy.json"));
     await waitFor("lazy's pod cgroup removed", () =>
       ["cpu", "cpuacct", "cpuset", "memory", "pids", "systemd", "unified"].every((s) => !existsSync(v1(s, "besteffort", `pod${p.uid}`))),
     );

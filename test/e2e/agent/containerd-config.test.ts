@@ -14,6 +14,7 @@ import { join } from "node:path";
 import type { PodList } from "../../../src/api/index.ts";
 import { BUSYBOX_IMAGE, containerdPaths, PAUSE_IMAGE } from "../../../src/containerd/index.ts";
 import { ContainerState, createCriClient, NamespaceMode, PodSandboxState, type CriClient } from "../../../src/cri/index.ts";
+import { makePod } from "../../fixtures/pods.ts";
 import { deleteLink, deleteNatRulesFor, killShims, unmountUnder } from "../../harness/cleanup.ts";
 import { containerdBinary } from "../../harness/containerd-versions.ts";
 import { BUSYBOX_TAR, ensureImages, PAUSE_TAR, runCommand } from "../../harness/images.ts";
@@ -120,12 +121,9 @@ describe.each(["1.6", "2"] as const)("the embedded containerd %s configured by t
   test("a static pod runs on the sandbox image --pod-infra-container-image names: the bundled pause, tagged under it", async () => {
     writeFileSync(
       join(manifests, "web.json"),
-      JSON.stringify({
-        apiVersion: "v1",
-        kind: "Pod",
-        metadata: { name: "web", namespace: "default" },
-        spec: { terminationGracePeriodSeconds: 2, containers: [{ name: "main", image: BUSYBOX_IMAGE, command: ["sleep", "3600"] }] },
-      }),
+      JSON.stringify(
+        makePod({ name: "web", namespace: "default", container: { name: "main", image: BUSYBOX_IMAGE, command: ["sleep", "3600"] }, spec: { terminationGracePeriodSeconds: 2 } }),
+      ),
     );
     await waitFor("web Running", async () => {
       const list = (await (await fetch(`http://127.0.0.1:${port}/pods`)).json()) as PodList;

@@ -8,8 +8,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PodList } from "../../../src/api/index.ts";
-import { containerdPaths } from "../../../src/containerd/index.ts";
+import { BUSYBOX_IMAGE, containerdPaths } from "../../../src/containerd/index.ts";
 import { ContainerState, createCriClient, type CriClient } from "../../../src/cri/index.ts";
+import { makePod } from "../../fixtures/pods.ts";
 import { killShims, unmountUnder } from "../../harness/cleanup.ts";
 import { ensureImages, importImages } from "../../harness/images.ts";
 import { allocateTestNetwork, type TestNetwork } from "../../harness/network.ts";
@@ -68,15 +69,14 @@ beforeAll(async () => {
   await importImages(containerdPaths(rootDir).socketPath);
   writeFileSync(
     join(manifests, "web.json"),
-    JSON.stringify({
-      apiVersion: "v1",
-      kind: "Pod",
-      metadata: { name: "web" },
-      spec: {
-        terminationGracePeriodSeconds: 1,
-        containers: [{ name: "main", image: "docker.io/library/busybox:1.36", command: ["sh", "-c", "echo hello; echo oops >&2; exec sleep 3600"] }],
-      },
-    }),
+    JSON.stringify(
+      makePod({
+        name: "web",
+        metadata: { namespace: undefined },
+        container: { name: "main", image: BUSYBOX_IMAGE, command: ["sh", "-c", "echo hello; echo oops >&2; exec sleep 3600"] },
+        spec: { terminationGracePeriodSeconds: 1 },
+      }),
+    ),
   );
   await waitFor("web Running", async () => {
     const list = (await (await fetch(`http://127.0.0.1:${port}/pods`)).json()) as PodList;

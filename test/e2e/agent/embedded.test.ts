@@ -14,8 +14,9 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PodList } from "../../../src/api/index.ts";
-import { containerdPaths } from "../../../src/containerd/index.ts";
+import { BUSYBOX_IMAGE, containerdPaths } from "../../../src/containerd/index.ts";
 import { ContainerState, createCriClient, type CriClient } from "../../../src/cri/index.ts";
+import { makePod } from "../../fixtures/pods.ts";
 import { deleteLink, deleteNatRulesFor, killShims, shimPids, unmountUnder } from "../../harness/cleanup.ts";
 import { containerdBinary, E2E_CONTAINERD_VERSIONS } from "../../harness/containerd-versions.ts";
 import { ensureImages, importImages } from "../../harness/images.ts";
@@ -121,12 +122,9 @@ describe.each([...E2E_CONTAINERD_VERSIONS, "2"] as const)("dist/bunlet with its 
     await importImages(socket);
     writeFileSync(
       join(manifests, "web.json"),
-      JSON.stringify({
-        apiVersion: "v1",
-        kind: "Pod",
-        metadata: { name: "web", namespace: "default" },
-        spec: { terminationGracePeriodSeconds: 2, containers: [{ name: "main", image: "docker.io/library/busybox:1.36", command: ["sleep", "3600"] }] },
-      }),
+      JSON.stringify(
+        makePod({ name: "web", namespace: "default", container: { name: "main", image: BUSYBOX_IMAGE, command: ["sleep", "3600"] }, spec: { terminationGracePeriodSeconds: 2 } }),
+      ),
     );
     const web = await waitFor("web Running", webRunning);
     expect(bunlet!.lines.find((l) => l.msg === "containerd binary")).toMatchObject({ version: expect.stringMatching(new RegExp(`^${version.replace(".", "\\.")}\\.`)) });
@@ -186,16 +184,14 @@ describe.each([...E2E_CONTAINERD_VERSIONS, "2"] as const)("dist/bunlet with its 
     const relistsBefore = await relists();
     writeFileSync(
       join(manifests, "init.json"),
-      JSON.stringify({
-        apiVersion: "v1",
-        kind: "Pod",
-        metadata: { name: "init", namespace: "default" },
-        spec: {
-          terminationGracePeriodSeconds: 2,
-          initContainers: [{ name: "setup", image: "docker.io/library/busybox:1.36", command: ["true"] }],
-          containers: [{ name: "main", image: "docker.io/library/busybox:1.36", command: ["sleep", "3600"] }],
-        },
-      }),
+      JSON.stringify(
+        makePod({
+          name: "init",
+          namespace: "default",
+          container: { name: "main", image: BUSYBOX_IMAGE, command: ["sleep", "3600"] },
+          spec: { terminationGracePeriodSeconds: 2, initContainers: [{ name: "setup", image: BUSYBOX_IMAGE, command: ["true"] }] },
+        }),
+      ),
     );
     const pod = await waitFor("init Running", async () => {
       const list = (await (await fetch(`http://127.0.0.1:${port}/pods`)).json()) as PodList;

@@ -10,6 +10,8 @@ import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Pod, PodList } from "../../../src/api/index.ts";
+import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
+import { makePod } from "../../fixtures/pods.ts";
 import { agentFixture } from "./bunlet.ts";
 
 const fx = agentFixture({ name: "etc-hosts-eviction", hostname: "e2e-node", waitTimeoutMs: 60_000, flags: ["--evict-static-pods=true"] });
@@ -23,24 +25,18 @@ async function apiPod(name: string): Promise<Pod | undefined> {
 describe("dist/bunlet counts the managed /etc/hosts (CVE-2020-8557)", () => {
   test("a pod writing past its ephemeral-storage limit through /etc/hosts is evicted", async () => {
     await fx.start();
-    const pod: Pod = {
-      apiVersion: "v1",
-      kind: "Pod",
-      metadata: { name: "hosts-writer", namespace: "default" },
-      spec: {
-        terminationGracePeriodSeconds: 1,
-        restartPolicy: "Never",
-        containers: [
-          {
-            name: "main",
-            image: "docker.io/library/busybox:1.36",
-            imagePullPolicy: "Never",
-            command: ["sh", "-c", "dd if=/dev/zero of=/etc/hosts bs=1M count=20 && sleep 3600"],
-            resources: { limits: { "ephemeral-storage": "5Mi" } },
-          },
-        ],
+    const pod = makePod({
+      name: "hosts-writer",
+      namespace: "default",
+      container: {
+        name: "main",
+        image: BUSYBOX_IMAGE,
+        imagePullPolicy: "Never",
+        command: ["sh", "-c", "dd if=/dev/zero of=/etc/hosts bs=1M count=20 && sleep 3600"],
+        resources: { limits: { "ephemeral-storage": "5Mi" } },
       },
-    };
+      spec: { terminationGracePeriodSeconds: 1, restartPolicy: "Never" },
+    });
     writeFileSync(join(fx.manifests, "hosts-writer.json"), JSON.stringify(pod));
     const running = await waitFor("hosts-writer running", async () => {
       const p = await apiPod("hosts-writer");

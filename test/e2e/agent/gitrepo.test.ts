@@ -12,6 +12,7 @@ import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Pod } from "../../../src/api/index.ts";
 import { labels } from "../../../src/cri/index.ts";
+import { makePod, type PodOverrides } from "../../fixtures/pods.ts";
 import { agentFixture, linePod } from "./bunlet.ts";
 
 const BUSYBOX = "docker.io/library/busybox:1.36";
@@ -21,20 +22,21 @@ const DISABLED =
 const fx = agentFixture({ name: "gitrepo", hostname: "e2e-node", waitTimeoutMs: 45_000 });
 const { waitFor } = fx;
 
-function gitRepoPod(name: string, repository: string, extra: Partial<Pod> = {}): Pod {
-  return {
-    apiVersion: "v1",
-    kind: "Pod",
-    ...extra,
-    metadata: { name, namespace: "default", ...extra.metadata },
+/** The gitRepo pod; extra is what the apiserver-shaped copy adds (uid, nodeName, status, ...). */
+function gitRepoPod(name: string, repository: string, extra: Pick<PodOverrides, "metadata" | "spec" | "status"> = {}): Pod {
+  return makePod({
+    name,
+    namespace: "default",
+    metadata: extra.metadata,
+    container: { name: "main", image: BUSYBOX, imagePullPolicy: "Never", command: ["sleep", "3600"], volumeMounts: [{ name: "repo", mountPath: "/repo" }] },
     spec: {
       terminationGracePeriodSeconds: 1,
       // The advisory's shape: a revision to check out inside a directory of the clone.
       volumes: [{ name: "repo", gitRepo: { repository, revision: "main", directory: "evil" } }],
-      containers: [{ name: "main", image: BUSYBOX, imagePullPolicy: "Never", command: ["sleep", "3600"], volumeMounts: [{ name: "repo", mountPath: "/repo" }] }],
       ...extra.spec,
     },
-  };
+    status: extra.status,
+  });
 }
 
 let server: ReturnType<typeof Bun.serve> | undefined;
@@ -54,11 +56,10 @@ describe("dist/bunlet refuses gitRepo volumes (CVE-2024-10220)", () => {
 
     writeFileSync(join(fx.manifests, "static.json"), JSON.stringify(gitRepoPod("gitrepo-static", `file://${repo}`)));
     const apiShaped = gitRepoPod("gitrepo-api", `file://${repo}`, {
-      metadata: { name: "gitrepo-api", namespace: "default", uid: "0d5c3a51-0a43-4d4b-9b53-6c1d3c0f2b6e", resourceVersion: "42", creationTimestamp: "2026-01-01T00:00:00Z" },
-      spec: { nodeName: "e2e-node", containers: [] },
+      metadata: { uid: "0d5c3a51-0a43-4d4b-9b53-6c1d3c0f2b6e", resourceVersion: "42", creationTimestamp: "2026-01-01T00:00:00Z" },
+      spec: { nodeName: "e2e-node" },
       status: { phase: "Pending", qosClass: "BestEffort" },
     });
-    apiShaped.spec.containers = gitRepoPod("x", "").spec.containers;
     server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => Response.json(apiShaped) });
 
     const path = process.env.PATH;

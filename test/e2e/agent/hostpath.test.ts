@@ -8,7 +8,9 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Pod, PodList } from "../../../src/api/index.ts";
+import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
 import { labels } from "../../../src/cri/index.ts";
+import { makePod } from "../../fixtures/pods.ts";
 import { agentFixture } from "./bunlet.ts";
 
 const STEP_MS = 180_000;
@@ -17,18 +19,12 @@ const { waitFor } = fx;
 const host = () => join(fx.dir, "host");
 
 function hostPathPod(name: string, path: string, type: string, mountPath: string): Pod {
-  return {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name, namespace: "default" },
-    spec: {
-      terminationGracePeriodSeconds: 1,
-      volumes: [{ name: "data", hostPath: { path, type } }],
-      containers: [
-        { name: "main", image: "docker.io/library/busybox:1.36", command: ["sleep", "3600"], volumeMounts: [{ name: "data", mountPath }] },
-      ],
-    },
-  };
+  return makePod({
+    name,
+    namespace: "default",
+    container: { name: "main", image: BUSYBOX_IMAGE, command: ["sleep", "3600"], volumeMounts: [{ name: "data", mountPath }] },
+    spec: { terminationGracePeriodSeconds: 1, volumes: [{ name: "data", hostPath: { path, type } }] },
+  });
 }
 
 async function apiPod(name: string): Promise<Pod | undefined> {

@@ -8,40 +8,40 @@
 import { expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
 import { labels } from "../../../src/cri/index.ts";
+import { makePod } from "../../fixtures/pods.ts";
 import { agentFixture } from "./bunlet.ts";
 
 const fx = agentFixture({ name: "image-volume", hostname: "e2e-node", waitTimeoutMs: 60_000, containerdVersion: "2" });
 
-const pod = `
-apiVersion: v1
-kind: Pod
-metadata: {name: imgvol}
-spec:
-  restartPolicy: Never
-  volumes:
-  - name: img
-    image: {reference: docker.io/library/busybox:1.36, pullPolicy: IfNotPresent}
-  containers:
-  - name: main
-    image: docker.io/library/busybox:1.36
-    command:
-    - sh
-    - -c
-    - |
-      ok=0
-      check() { if sh -c "$1" 2>/dev/null; then echo "ok: $1"; else echo "failed: $1"; ok=1; fi; }
-      check "test -x /img/bin/busybox"
-      check "! touch /img/written"
-      ls /img | head -20
-      exit $ok
-    volumeMounts:
-    - {name: img, mountPath: /img}
-`;
+/** A static pod as written by hand (no namespace) whose container checks the mounted image and exits. */
+const pod = makePod({
+  name: "imgvol",
+  metadata: { namespace: undefined },
+  container: {
+    name: "main",
+    image: BUSYBOX_IMAGE,
+    command: [
+      "sh",
+      "-c",
+      [
+        "ok=0",
+        'check() { if sh -c "$1" 2>/dev/null; then echo "ok: $1"; else echo "failed: $1"; ok=1; fi; }',
+        'check "test -x /img/bin/busybox"',
+        'check "! touch /img/written"',
+        "ls /img | head -20",
+        "exit $ok",
+      ].join("\n"),
+    ],
+    volumeMounts: [{ name: "img", mountPath: "/img" }],
+  },
+  spec: { restartPolicy: "Never", volumes: [{ name: "img", image: { reference: BUSYBOX_IMAGE, pullPolicy: "IfNotPresent" } }] },
+});
 
 test("the image's files are in the container, read-only", async () => {
   await fx.start();
-  writeFileSync(join(fx.manifests, "imgvol.yaml"), pod);
+  writeFileSync(join(fx.manifests, "imgvol.json"), JSON.stringify(pod));
   const exited = await fx.waitFor("imgvol's container ended", async () => {
     const { containers } = await fx.cri.runtime.listContainers({ filter: { labelSelector: { [labels.KubernetesPodNameLabel]: "imgvol-e2e-node" } } });
     const c = containers[0];

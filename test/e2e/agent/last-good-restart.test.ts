@@ -8,7 +8,9 @@ import { describe, expect, test } from "bun:test";
 import { unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Pod, PodList } from "../../../src/api/index.ts";
+import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
 import { ContainerState, labels } from "../../../src/cri/index.ts";
+import { makePod } from "../../fixtures/pods.ts";
 import { agentFixture, isErrorLine } from "./bunlet.ts";
 
 const STEP_MS = 180_000;
@@ -16,13 +18,7 @@ const fx = agentFixture({ name: "last-good", hostname: "lg-node", waitTimeoutMs:
 const { waitFor } = fx;
 
 function web(command: string[]): string {
-  const pod: Pod = {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name: "web", namespace: "default" },
-    spec: { terminationGracePeriodSeconds: 1, containers: [{ name: "main", image: "docker.io/library/busybox:1.36", command }] },
-  };
-  return JSON.stringify(pod);
+  return JSON.stringify(makePod({ name: "web", namespace: "default", container: { name: "main", image: BUSYBOX_IMAGE, command }, spec: { terminationGracePeriodSeconds: 1 } }));
 }
 
 async function apiWeb(): Promise<Pod | undefined> {

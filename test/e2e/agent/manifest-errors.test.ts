@@ -13,7 +13,9 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, wri
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PodList } from "../../../src/api/index.ts";
+import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
 import { startFakeCri, type FakeCri } from "../../fake-cri/index.ts";
+import { makePod } from "../../fixtures/pods.ts";
 import { bunletWaiter, ensureBuilt, isErrorLine, freePort, startBunlet, type BunletProcess } from "./bunlet.ts";
 
 let fake: FakeCri;
@@ -21,13 +23,9 @@ let dir = "";
 let manifests = "";
 let bunlet: BunletProcess;
 
+/** A good manifest as written by hand: no namespace. */
 const good = (name: string, command = ["sleep", "3600"]) =>
-  JSON.stringify({
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name },
-    spec: { containers: [{ name: "main", image: "docker.io/library/busybox:1.36", command }] },
-  });
+  JSON.stringify(makePod({ name, metadata: { namespace: undefined }, container: { name: "main", image: BUSYBOX_IMAGE, command } }));
 
 const waitFor = bunletWaiter(() => bunlet, 20_000);
 
@@ -40,7 +38,7 @@ beforeAll(async () => {
   manifests = join(dir, "manifests");
   mkdirSync(manifests);
   writeFileSync(join(manifests, "garbage.yaml"), "kind: Pod\nmetadata: {name: [unclosed\n");
-  writeFileSync(join(manifests, "noimage.yaml"), JSON.stringify({ apiVersion: "v1", kind: "Pod", metadata: { name: "noimage" }, spec: { containers: [{ name: "c" }] } }));
+  writeFileSync(join(manifests, "noimage.yaml"), JSON.stringify(makePod({ name: "noimage", metadata: { namespace: undefined }, spec: { containers: [{ name: "c" }] } })));
   writeFileSync(join(manifests, "web.json"), good("web"));
   bunlet = await startBunlet(
     [

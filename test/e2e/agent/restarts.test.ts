@@ -10,6 +10,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ContainerStatus, Pod, PodList } from "../../../src/api/index.ts";
 import { ContainerState, labels } from "../../../src/cri/index.ts";
+import { makePod } from "../../fixtures/pods.ts";
 import { agentFixture, linePod } from "./bunlet.ts";
 
 const BUSYBOX = "docker.io/library/busybox:1.36";
@@ -19,12 +20,7 @@ const fx = agentFixture({ name: "restarts", hostname: "e2e-node", waitTimeoutMs:
 const { waitFor } = fx;
 
 function writePod(name: string, command: string[]): void {
-  const pod: Pod = {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name, namespace: "default" },
-    spec: { terminationGracePeriodSeconds: 2, containers: [{ name: "main", image: BUSYBOX, command }] },
-  };
+  const pod = makePod({ name, namespace: "default", container: { name: "main", image: BUSYBOX, command }, spec: { terminationGracePeriodSeconds: 2 } });
   writeFileSync(join(fx.manifests, `${name}.json`), JSON.stringify(pod));
 }
 

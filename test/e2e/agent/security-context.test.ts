@@ -16,6 +16,7 @@ import { join } from "node:path";
 import type { Container, ContainerStatus, Pod, PodList } from "../../../src/api/index.ts";
 import { labels } from "../../../src/cri/index.ts";
 import { importBusyboxWithUser } from "../../harness/image-variants.ts";
+import { makePod } from "../../fixtures/pods.ts";
 import { agentFixture } from "./bunlet.ts";
 
 const BUSYBOX = "docker.io/library/busybox:1.36";
@@ -33,12 +34,7 @@ const fx = agentFixture({
 const { waitFor } = fx;
 
 function writePod(name: string, container: Omit<Container, "name">, securityContext?: Pod["spec"]["securityContext"]): void {
-  const pod: Pod = {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name, namespace: "default" },
-    spec: { terminationGracePeriodSeconds: 1, securityContext, containers: [{ name: "main", imagePullPolicy: "Never", ...container }] },
-  };
+  const pod = makePod({ name, namespace: "default", container: { name: "main", imagePullPolicy: "Never", ...container }, spec: { terminationGracePeriodSeconds: 1, securityContext } });
   writeFileSync(join(fx.manifests, `${name}.json`), JSON.stringify(pod));
 }
 

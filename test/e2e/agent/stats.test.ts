@@ -9,22 +9,18 @@ import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import type { PodList } from "../../../src/api/index.ts";
+import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
+import { makePod } from "../../fixtures/pods.ts";
 import { agentFixture } from "./bunlet.ts";
 
 
-// Some CPU and memory use, and a log line, before it settles.
-const manifest = `
-apiVersion: v1
-kind: Pod
-metadata:
-  name: stats
-spec:
-  terminationGracePeriodSeconds: 2
-  containers:
-  - name: worker
-    image: docker.io/library/busybox:1.36
-    command: [sh, -c, "head -c 4000000 /dev/urandom | md5sum; exec sleep 3600"]
-`;
+// A static pod as written by hand (no namespace): some CPU and memory use, and a log line, before it settles.
+const manifest = makePod({
+  name: "stats",
+  metadata: { namespace: undefined },
+  container: { name: "worker", image: BUSYBOX_IMAGE, command: ["sh", "-c", "head -c 4000000 /dev/urandom | md5sum; exec sleep 3600"] },
+  spec: { terminationGracePeriodSeconds: 2 },
+});
 
 interface Fs {
   time: string;
@@ -71,7 +67,7 @@ const fx = agentFixture({
   name: "stats",
   hostname: "e2e-node",
   waitTimeoutMs: 60_000,
-  startInBeforeAll: (f) => writeFileSync(join(f.manifests, "stats.yaml"), manifest),
+  startInBeforeAll: (f) => writeFileSync(join(f.manifests, "stats.json"), JSON.stringify(manifest)),
 });
 const { waitFor } = fx;
 

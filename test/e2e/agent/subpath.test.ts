@@ -12,6 +12,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, unlinkSync, w
 import { join } from "node:path";
 import type { Container, Pod, PodList, Volume } from "../../../src/api/index.ts";
 import { labels } from "../../../src/cri/index.ts";
+import { makePod } from "../../fixtures/pods.ts";
 import { agentFixture } from "./bunlet.ts";
 
 const STEP_MS = 180_000;
@@ -37,18 +38,11 @@ const { waitFor } = fx;
 const host = (...parts: string[]) => join(fx.dir, "host", ...parts);
 
 function staticPod(name: string, volumes: Volume[], containers: Container[], initContainers: Container[] = [], fsGroup?: number): Pod {
-  return {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name, namespace: "default" },
-    spec: {
-      terminationGracePeriodSeconds: 1,
-      securityContext: fsGroup === undefined ? undefined : { fsGroup },
-      volumes,
-      initContainers,
-      containers,
-    },
-  };
+  return makePod({
+    name,
+    namespace: "default",
+    spec: { terminationGracePeriodSeconds: 1, securityContext: fsGroup === undefined ? undefined : { fsGroup }, volumes, initContainers, containers },
+  });
 }
 
 async function apiPod(name: string): Promise<Pod | undefined> {

@@ -10,7 +10,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
 import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
+import { makePod } from "../../fixtures/pods.ts";
 import { pidsNaming } from "../../harness/cleanup.ts";
 import { startTestCluster, type TestCluster } from "../../harness/cluster.ts";
 import { closeNamespace, sharedTestCluster } from "../../harness/shared-cluster.ts";
@@ -101,13 +103,13 @@ describe("scripts/cluster.sh control plane", () => {
     };
     // (kubectl patch GETs nodes/status first, which the Node authorizer does not grant a node.)
     await kubectl(["patch", "node", NODE, "--subresource=status", "--type=merge", "-p", JSON.stringify(status)]);
-    const pod = {
-      apiVersion: "v1",
-      kind: "Pod",
-      metadata: { name: "scheduled", namespace: NAMESPACE },
+    const pod = makePod({
+      name: "scheduled",
+      namespace: NAMESPACE,
+      container: { name: "main", image: BUSYBOX_IMAGE },
       // Other files' nodes may be Ready on the shared control plane: the scheduler picks this one.
-      spec: { nodeSelector: { "kubernetes.io/hostname": NODE }, containers: [{ name: "main", image: "docker.io/library/busybox:1.36" }] },
-    };
+      spec: { nodeSelector: { "kubernetes.io/hostname": NODE } },
+    });
     await kubectl(["create", "-f", "-"], { stdin: JSON.stringify(pod) });
     const node = await until("the pod bound to a node", async () => (await kubectl(["-n", NAMESPACE, "get", "pod", "scheduled", "-o", "jsonpath={.spec.nodeName}"])) || undefined);
     expect(node).toBe(NODE);

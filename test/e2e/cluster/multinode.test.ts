@@ -11,7 +11,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Pod } from "../../../src/api/index.ts";
 import { BUSYBOX_IMAGE, containerdPaths } from "../../../src/containerd/index.ts";
+import { boundTo, makePod } from "../../fixtures/pods.ts";
 import { deleteLink, deleteNatRulesFor, killShims, unmountUnder } from "../../harness/cleanup.ts";
 import { closeNamespace, namespaceFor, openNamespace, sharedTestCluster, type NamespacedCluster } from "../../harness/shared-cluster.ts";
 import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
@@ -97,14 +99,14 @@ afterAll(async () => {
 const kubectlJson = <T = any>(args: string[]) => kubectlJsonOf<T>(cluster, args);
 const apply = (obj: unknown) => kubectlApply(cluster, obj);
 
-/** A pod spec these tests run: busybox, no service account token (projected volumes are the volume work's). */
-function spec(command: string[], extra: Record<string, unknown> = {}) {
-  return {
-    automountServiceAccountToken: false,
-    terminationGracePeriodSeconds: 2,
-    containers: [{ name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "Never", command }],
-    ...extra,
-  };
+/** A pod these tests run: busybox, no service account token (projected volumes are the volume work's). */
+function testPod(name: string, command: string[], spec: Partial<Pod["spec"]> = {}): Pod {
+  return makePod({
+    name,
+    namespace: NAMESPACE,
+    container: { name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "Never", command },
+    spec: { automountServiceAccountToken: false, terminationGracePeriodSeconds: 2, ...spec },
+  });
 }
 
 /** What a client pod prints when it could not connect: its addresses and routes. */
@@ -133,9 +135,9 @@ describe("two bunlet nodes on one host", () => {
         template: {
           metadata: { labels: { app: "sleepers" } },
           // Other files' nodes may be Ready on the shared control plane: the scheduler spreads over this file's two.
-          spec: spec(["sleep", "3600"], {
+          spec: testPod("sleeper", ["sleep", "3600"], {
             affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: "kubernetes.io/hostname", operator: "In", values: NODES }] }] } } },
-          }),
+          }).spec,
         },
       },
     });
@@ -160,12 +162,7 @@ describe("two bunlet nodes on one host", () => {
   }, 400_000);
 
   test("a pod on one node reaches a pod on the other by its IP", async () => {
-    await apply({
-      apiVersion: "v1",
-      kind: "Pod",
-      metadata: { name: "server", namespace: NAMESPACE },
-      spec: { nodeName: NODES[0], ...spec(["sh", "-c", "mkdir -p /www && echo hello-from-a > /www/index.html && exec httpd -f -p 8080 -h /www"]) },
-    });
+    await apply(testPod("server", ["sh", "-c", "mkdir -p /www && echo hello-from-a > /www/index.html && exec httpd -f -p 8080 -h /www"], boundTo(NODES[0]!, 2)));
     const serverIP = await waitFor("the server pod Running with an IP", async () => {
       const p = await kubectlJson(["get", "pod", "server"]);
       return p.status?.phase === "Running" ? (p.status.podIP as string) : undefined;
@@ -179,12 +176,7 @@ describe("two bunlet nodes on one host", () => {
     // An HTTP GET through busybox nc (busybox-static's wget segfaults on this host's test image).
     const get = `printf 'GET /index.html HTTP/1.0\\r\\n\\r\\n' | nc -w 2 ${serverIP} 8080`;
     const fetchLoop = `for i in $(seq 1 20); do ${get} | grep hello-from- && exit 0; sleep 1; done; ${diagnostics}; ping -c 1 -W 1 ${serverIP}; ping -c 1 -W 1 $(ip -4 route | awk '/default/ {print $3}'); exit 1`;
-    await apply({
-      apiVersion: "v1",
-      kind: "Pod",
-      metadata: { name: "client", namespace: NAMESPACE },
-      spec: { nodeName: NODES[1], restartPolicy: "Never", ...spec(["sh", "-c", fetchLoop]) },
-    });
+    await apply(testPod("client", ["sh", "-c", fetchLoop], { ...boundTo(NODES[1]!, 2), restartPolicy: "Never" }));
     const phase = await waitFor("the client pod finished", async () => {
       const phase = await phaseOf("client");
       return phase === "Succeeded" || phase === "Failed" ? phase : undefined;
@@ -206,12 +198,7 @@ describe("two bunlet nodes on one host", () => {
     await waitFor("the host reaching the apiserver through the Service IP", () => Bun.spawnSync(curl, { stdout: "pipe", stderr: "pipe" }).stdout.toString() === "ok", 240_000);
     // busybox nc has no -z: with stdin at EOF it connects, then exits 0 (1 if the connect fails).
     const script = `for i in $(seq 1 20); do nc -w 2 ${svc.spec.clusterIP} 443 </dev/null && exit 0; sleep 1; done; ${diagnostics}; exit 1`;
-    await apply({
-      apiVersion: "v1",
-      kind: "Pod",
-      metadata: { name: "svc-client", namespace: NAMESPACE },
-      spec: { nodeName: NODES[1], restartPolicy: "Never", ...spec(["sh", "-c", script]) },
-    });
+    await apply(testPod("svc-client", ["sh", "-c", script], { ...boundTo(NODES[1]!, 2), restartPolicy: "Never" }));
     const phase = await waitFor("the Service client finished", async () => {
       const phase = await phaseOf("svc-client");
       return phase === "Succeeded" || phase === "Failed" ? phase : undefined;

@@ -10,6 +10,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
+import { makePod } from "../../fixtures/pods.ts";
 import { clusterNodeFixture } from "./fixture.ts";
 
 const NODE = "bunlet-e2e";
@@ -21,12 +22,9 @@ const fx = clusterNodeFixture({
   beforeStart: (fx) =>
     writeFileSync(
       join(fx.manifests, "sleeper.json"),
-      JSON.stringify({
-        apiVersion: "v1",
-        kind: "Pod",
-        metadata: { name: "sleeper", namespace: fx.namespace },
-        spec: { terminationGracePeriodSeconds: 2, containers: [{ name: "main", image: BUSYBOX_IMAGE, command: ["sleep", "3600"] }] },
-      }),
+      JSON.stringify(
+        makePod({ name: "sleeper", namespace: fx.namespace, container: { name: "main", image: BUSYBOX_IMAGE, command: ["sleep", "3600"] }, spec: { terminationGracePeriodSeconds: 2 } }),
+      ),
     ),
   flags: () => ["--node-labels=node.kubernetes.io/e2e=yes", "--register-with-taints=example.com/e2e=yes:NoSchedule"],
 });

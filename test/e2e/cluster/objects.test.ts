@@ -10,7 +10,9 @@
 import { describe, expect, test } from "bun:test";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { Pod } from "../../../src/api/index.ts";
 import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
+import { makePod } from "../../fixtures/pods.ts";
 import { clusterNodeFixture } from "./fixture.ts";
 
 const NODE = "bunlet-objects";
@@ -20,16 +22,15 @@ const fx = clusterNodeFixture({
   waitTimeoutMs: 120_000,
   manifests: true,
   beforeStart: () =>
-    writeManifest("sleeper.json", {
-      metadata: { name: "sleeper", namespace: fx.namespace },
-      spec: { terminationGracePeriodSeconds: 2, containers: [{ name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "IfNotPresent", command: ["sleep", "3600"] }] },
-    }),
+    writeManifest("sleeper.json", "sleeper", { terminationGracePeriodSeconds: 2 }),
   flags: () => ["--file-check-frequency=1s"],
 });
 const waitFor = fx.waitFor;
 
-function writeManifest(file: string, pod: object): void {
-  writeFileSync(join(fx.manifests, file), JSON.stringify({ apiVersion: "v1", kind: "Pod", ...pod }));
+/** A static pod of this file's namespace, its container "main" sleeping (busybox, IfNotPresent), written as file. */
+function writeManifest(file: string, name: string, spec: Partial<Pod["spec"]>): void {
+  const pod = makePod({ name, namespace: fx.namespace, container: { name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "IfNotPresent", command: ["sleep", "3600"] }, spec });
+  writeFileSync(join(fx.manifests, file), JSON.stringify(pod));
 }
 
 async function kubectlJson<T = any>(args: string[]): Promise<T> {
@@ -104,10 +105,7 @@ describe("mirror pods", () => {
   }, 200_000);
 
   test("removing the manifest deletes the mirror pod", async () => {
-    writeManifest("transient.json", {
-      metadata: { name: "transient", namespace: fx.namespace },
-      spec: { terminationGracePeriodSeconds: 1, containers: [{ name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "IfNotPresent", command: ["sleep", "3600"] }] },
-    });
+    writeManifest("transient.json", "transient", { terminationGracePeriodSeconds: 1 });
     const name = `transient-${NODE}`;
     await waitFor("the transient mirror pod", async () => (await fx.cluster.kubectl(["-n", fx.namespace, "get", "pod", name])).code === 0);
     await waitFor("its container running", async () =>
@@ -130,16 +128,12 @@ describe("mirror pods", () => {
 describe("admission", () => {
   test("a pod requesting more CPU than allocatable is Failed with OutOfcpu, its event says why, and nothing starts", async () => {
     const name = "too-big";
-    const manifest = {
-      apiVersion: "v1",
-      kind: "Pod",
-      metadata: { name, namespace: fx.namespace },
-      spec: {
-        nodeName: NODE,
-        tolerations: [{ operator: "Exists" }],
-        containers: [{ name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "IfNotPresent", command: ["sleep", "3600"], resources: { requests: { cpu: "10000" } } }],
-      },
-    };
+    const manifest = makePod({
+      name,
+      namespace: fx.namespace,
+      container: { name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "IfNotPresent", command: ["sleep", "3600"], resources: { requests: { cpu: "10000" } } },
+      spec: { nodeName: NODE, tolerations: [{ operator: "Exists" }] },
+    });
     const created = await fx.cluster.kubectl(["create", "-f", "-"], { stdin: JSON.stringify(manifest) });
     expect(created.code).toBe(0);
     const pod = await waitFor("the pod Failed", async () => {
@@ -167,10 +161,7 @@ describe("RuntimeClass", () => {
     const rc = { apiVersion: "node.k8s.io/v1", kind: "RuntimeClass", metadata: { name: "test-rc" }, handler: "test-handler" };
     const created = await fx.cluster.kubectl(["create", "-f", "-"], { stdin: JSON.stringify(rc) });
     expect(created.code).toBe(0);
-    writeManifest("rc-ok.json", {
-      metadata: { name: "rc-ok", namespace: fx.namespace },
-      spec: { runtimeClassName: "test-rc", terminationGracePeriodSeconds: 1, containers: [{ name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "IfNotPresent", command: ["sleep", "3600"] }] },
-    });
+    writeManifest("rc-ok.json", "rc-ok", { runtimeClassName: "test-rc", terminationGracePeriodSeconds: 1 });
     const name = `rc-ok-${NODE}`;
     const sandbox = await waitFor("the sandbox ready", async () =>
       (await fx.cri.runtime.listPodSandbox({})).items.find((s) => s.metadata?.name === name && s.state === 0),
@@ -182,10 +173,7 @@ describe("RuntimeClass", () => {
   }, 200_000);
 
   test("a pod naming a missing RuntimeClass never starts, and its event says why", async () => {
-    writeManifest("rc-missing.json", {
-      metadata: { name: "rc-missing", namespace: fx.namespace },
-      spec: { runtimeClassName: "missing", terminationGracePeriodSeconds: 1, containers: [{ name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "IfNotPresent", command: ["sleep", "3600"] }] },
-    });
+    writeManifest("rc-missing.json", "rc-missing", { runtimeClassName: "missing", terminationGracePeriodSeconds: 1 });
     const name = `rc-missing-${NODE}`;
     const events = await waitFor("the FailedCreatePodSandBox event", async () => {
       const items = await eventsAbout(name);

@@ -14,6 +14,7 @@ import { expect, test } from "bun:test";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
+import { boundTo, makePod } from "../../fixtures/pods.ts";
 import { clusterNodeFixture } from "./fixture.ts";
 import { kubectlApply, kubectlJson } from "./kubectl.ts";
 import { startMetricsServer, unregisterMetricsServer } from "./metrics-server.ts";
@@ -74,28 +75,26 @@ const bytes = (q: string) => Number(/^(\d+)(Ki|Mi|Gi)?$/.exec(q)![1]) * { Ki: 10
 const within = (actual: number, expected: number, share = 0.2) => Math.abs(actual - expected) <= share * expected;
 
 test("kubectl top pod: the containers' CPU and memory within 20 % of /proc", async () => {
-  await apply({
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name: "burner", namespace: fx.namespace },
-    spec: {
-      nodeName: NODE,
-      terminationGracePeriodSeconds: 1,
-      tolerations: [{ operator: "Exists" }],
-      automountServiceAccountToken: false,
-      containers: [
-        // A busy loop the CFS quota holds at 0.2 cores.
-        { name: "cpu", image: BUSYBOX_IMAGE, imagePullPolicy: "Never", command: ["sh", "-c", "while :; do :; done"], resources: { limits: { cpu: "200m" } } },
-        // 64 MiB held in awk's memory, then asleep.
-        {
-          name: "mem",
-          image: BUSYBOX_IMAGE,
-          imagePullPolicy: "Never",
-          command: ["awk", 'BEGIN { s = "x"; for (i = 0; i < 26; i++) s = s s; system("sleep 100000") }'],
-        },
-      ],
-    },
-  });
+  await apply(
+    makePod({
+      name: "burner",
+      namespace: fx.namespace,
+      spec: {
+        ...boundTo(NODE),
+        containers: [
+          // A busy loop the CFS quota holds at 0.2 cores.
+          { name: "cpu", image: BUSYBOX_IMAGE, imagePullPolicy: "Never", command: ["sh", "-c", "while :; do :; done"], resources: { limits: { cpu: "200m" } } },
+          // 64 MiB held in awk's memory, then asleep.
+          {
+            name: "mem",
+            image: BUSYBOX_IMAGE,
+            imagePullPolicy: "Never",
+            command: ["awk", 'BEGIN { s = "x"; for (i = 0; i < 26; i++) s = s s; system("sleep 100000") }'],
+          },
+        ],
+      },
+    }),
+  );
   const top = await waitFor(
     "kubectl top pod burner --containers",
     async () => {

@@ -210,7 +210,7 @@ describe("starting without the apiserver", () => {
     await removeAllSandboxes();
     writeFileSync(
       join(fx.manifests, "static-web.json"),
-      JSON.stringify({ apiVersion: "v1", kind: "Pod", metadata: { name: "static-web", namespace: fx.namespace }, spec: { containers: [{ name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "Never", command: ["sleep", "3600"] }] } }),
+      JSON.stringify(makePod({ name: "static-web", namespace: fx.namespace, container: { name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "Never", command: ["sleep", "3600"] } })),
     );
     extraFlags = ["--offline-start=false"];
     await withApiserverFrozen(async () => {

@@ -14,6 +14,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
+import { makePod } from "../../fixtures/pods.ts";
 import { freePort } from "../agent/bunlet.ts";
 import { clusterNodeFixture } from "./fixture.ts";
 import { kubectlApply, kubectlJson } from "./kubectl.ts";
@@ -85,18 +86,19 @@ test("Prometheus scrapes /metrics, /metrics/cadvisor and /metrics/resource with 
   const address = node.status.addresses.find((a: { type: string }) => a.type === "InternalIP").address;
   writeFileSync(join(dir, "prometheus.yml"), stringify(scrapeConfig(`${address}:${node.status.daemonEndpoints.kubeletEndpoint.Port}`, join(dir, "token"))));
   // A pod whose CPU the dashboards should see.
-  await apply({
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name: "spinner", namespace: fx.namespace },
-    spec: {
-      // Other files' nodes may be Ready on the shared control plane: the scheduler picks this file's.
-      nodeSelector: { "kubernetes.io/hostname": NODE },
-      tolerations: [{ operator: "Exists" }],
-      terminationGracePeriodSeconds: 1,
-      containers: [{ name: "spin", image: BUSYBOX_IMAGE, imagePullPolicy: "Never", command: ["sh", "-c", "while :; do :; done"], resources: { limits: { cpu: "100m" } } }],
-    },
-  });
+  await apply(
+    makePod({
+      name: "spinner",
+      namespace: fx.namespace,
+      container: { name: "spin", image: BUSYBOX_IMAGE, imagePullPolicy: "Never", command: ["sh", "-c", "while :; do :; done"], resources: { limits: { cpu: "100m" } } },
+      spec: {
+        // Other files' nodes may be Ready on the shared control plane: the scheduler picks this file's.
+        nodeSelector: { "kubernetes.io/hostname": NODE },
+        tolerations: [{ operator: "Exists" }],
+        terminationGracePeriodSeconds: 1,
+      },
+    }),
+  );
   promPort = await freePort();
   const log = Bun.file(join(dir, "prometheus.log"));
   prometheus = Bun.spawn(
@@ -162,26 +164,20 @@ test("the kubelet families the kubernetes-mixin reads carry real values", async 
 test("the Node declares no feature; a pod needing one is not scheduled, and one bound to the node is rejected", async () => {
   const node = await kubectlJson(fx.cluster, ["get", "node", NODE]);
   expect(node.status.declaredFeatures).toBeUndefined();
-  const needsRestartAll = (name: string, nodeName?: string) => ({
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name, namespace: fx.namespace },
-    spec: {
-      ...(nodeName && { nodeName }),
-      tolerations: [{ operator: "Exists" }],
-      terminationGracePeriodSeconds: 1,
-      containers: [
-        {
-          name: "main",
-          image: BUSYBOX_IMAGE,
-          imagePullPolicy: "Never",
-          command: ["sleep", "3600"],
-          restartPolicy: "Never",
-          restartPolicyRules: [{ action: "RestartAllContainers", exitCodes: { operator: "In", values: [42] } }],
-        },
-      ],
-    },
-  });
+  const needsRestartAll = (name: string, nodeName?: string) =>
+    makePod({
+      name,
+      namespace: fx.namespace,
+      container: {
+        name: "main",
+        image: BUSYBOX_IMAGE,
+        imagePullPolicy: "Never",
+        command: ["sleep", "3600"],
+        restartPolicy: "Never",
+        restartPolicyRules: [{ action: "RestartAllContainers", exitCodes: { operator: "In", values: [42] } }],
+      },
+      spec: { ...(nodeName && { nodeName }), tolerations: [{ operator: "Exists" }], terminationGracePeriodSeconds: 1 },
+    });
   await apply(needsRestartAll("restart-all"));
   const event = await waitFor("the scheduler's FailedScheduling event", async () => {
     const events = (await kubectlJson(fx.cluster, ["get", "events", "--field-selector", "involvedObject.name=restart-all,reason=FailedScheduling"])).items as { message: string }[];

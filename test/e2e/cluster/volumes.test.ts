@@ -13,6 +13,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
+import { boundTo, makePod } from "../../fixtures/pods.ts";
 import { kubectlApply, kubectlJson as kubectlJsonOf } from "./kubectl.ts";
 import { clusterNodeFixture } from "./fixture.ts";
 
@@ -61,38 +62,37 @@ async function podRunning(name: string): Promise<boolean> {
   return p.status?.phase === "Running" && p.status.containerStatuses?.every((c: any) => c.ready) === true;
 }
 
-const mainPod = {
-  apiVersion: "v1",
-  kind: "Pod",
-  metadata: { name: "all", namespace: fx.namespace, labels: { app: "all", tier: "one" } },
+/** The pod every volume source and env source of the API meets in (and its service account token). */
+const mainPod = makePod({
+  name: "all",
+  namespace: fx.namespace,
+  metadata: { labels: { app: "all", tier: "one" } },
+  container: {
+    name: "main",
+    image: BUSYBOX_IMAGE,
+    imagePullPolicy: "Never",
+    command: ["sleep", "3600"],
+    env: [
+      { name: "GREETING", valueFrom: { configMapKeyRef: { name: "app-config", key: "greeting" } } },
+      { name: "PASSWORD", valueFrom: { secretKeyRef: { name: "app-secret", key: "password" } } },
+      { name: "MY_NODE", valueFrom: { fieldRef: { fieldPath: "spec.nodeName" } } },
+      { name: "MEM_MI", valueFrom: { resourceFieldRef: { resource: "limits.memory", divisor: "1Mi" } } },
+    ],
+    envFrom: [{ prefix: "CFG_", configMapRef: { name: "app-config" } }],
+    resources: { limits: { memory: "64Mi" } },
+    volumeMounts: [
+      { name: "config", mountPath: "/etc/config" },
+      { name: "secret", mountPath: "/etc/secret" },
+      { name: "podinfo", mountPath: "/etc/podinfo" },
+      { name: "cache", mountPath: "/cache" },
+    ],
+  },
   spec: {
     nodeName: NODE,
     terminationGracePeriodSeconds: 1,
     tolerations: [{ operator: "Exists" }],
     hostAliases: [{ ip: "10.1.2.3", hostnames: ["foo.local", "bar.local"] }],
     securityContext: { fsGroup: 2000 },
-    containers: [
-      {
-        name: "main",
-        image: BUSYBOX_IMAGE,
-        imagePullPolicy: "Never",
-        command: ["sleep", "3600"],
-        env: [
-          { name: "GREETING", valueFrom: { configMapKeyRef: { name: "app-config", key: "greeting" } } },
-          { name: "PASSWORD", valueFrom: { secretKeyRef: { name: "app-secret", key: "password" } } },
-          { name: "MY_NODE", valueFrom: { fieldRef: { fieldPath: "spec.nodeName" } } },
-          { name: "MEM_MI", valueFrom: { resourceFieldRef: { resource: "limits.memory", divisor: "1Mi" } } },
-        ],
-        envFrom: [{ prefix: "CFG_", configMapRef: { name: "app-config" } }],
-        resources: { limits: { memory: "64Mi" } },
-        volumeMounts: [
-          { name: "config", mountPath: "/etc/config" },
-          { name: "secret", mountPath: "/etc/secret" },
-          { name: "podinfo", mountPath: "/etc/podinfo" },
-          { name: "cache", mountPath: "/cache" },
-        ],
-      },
-    ],
     volumes: [
       { name: "config", configMap: { name: "app-config", items: [{ key: "greeting", path: "conf/greeting.txt", mode: 0o600 }] } },
       { name: "secret", secret: { secretName: "app-secret", defaultMode: 0o400 } },
@@ -100,7 +100,7 @@ const mainPod = {
       { name: "cache", emptyDir: { medium: "Memory", sizeLimit: "16Mi" } },
     ],
   },
-};
+});
 
 describe("volumes and env from the API", () => {
   test("the node is Ready and the cluster has published the default service account and kube-root-ca.crt", async () => {
@@ -206,24 +206,20 @@ describe("volumes and env from the API", () => {
   }, 300_000);
 
   test("a missing required key is CreateContainerConfigError with the kubelet's message", async () => {
-    await apply({
-      ...mainPod,
-      metadata: { name: "missing-key", namespace: fx.namespace },
-      spec: {
-        nodeName: NODE,
-        tolerations: [{ operator: "Exists" }],
-        automountServiceAccountToken: false,
-        containers: [
-          {
-            name: "main",
-            image: BUSYBOX_IMAGE,
-            imagePullPolicy: "Never",
-            command: ["sleep", "3600"],
-            env: [{ name: "X", valueFrom: { configMapKeyRef: { name: "app-config", key: "nope" } } }],
-          },
-        ],
-      },
-    });
+    await apply(
+      makePod({
+        name: "missing-key",
+        namespace: fx.namespace,
+        container: {
+          name: "main",
+          image: BUSYBOX_IMAGE,
+          imagePullPolicy: "Never",
+          command: ["sleep", "3600"],
+          env: [{ name: "X", valueFrom: { configMapKeyRef: { name: "app-config", key: "nope" } } }],
+        },
+        spec: boundTo(NODE),
+      }),
+    );
     const waiting = await waitFor("CreateContainerConfigError in the apiserver", async () => {
       const w = (await kubectlJson(["get", "pod", "missing-key"])).status?.containerStatuses?.[0]?.state?.waiting;
       return w?.reason === "CreateContainerConfigError" ? w : undefined;
@@ -232,18 +228,14 @@ describe("volumes and env from the API", () => {
   }, 180_000);
 
   test("a volume that cannot be set up is a FailedMount event and the pod waits in ContainerCreating", async () => {
-    await apply({
-      apiVersion: "v1",
-      kind: "Pod",
-      metadata: { name: "no-config", namespace: fx.namespace },
-      spec: {
-        nodeName: NODE,
-        tolerations: [{ operator: "Exists" }],
-        automountServiceAccountToken: false,
-        containers: [{ name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "Never", command: ["sleep", "3600"], volumeMounts: [{ name: "c", mountPath: "/c" }] }],
-        volumes: [{ name: "c", configMap: { name: "does-not-exist" } }],
-      },
-    });
+    await apply(
+      makePod({
+        name: "no-config",
+        namespace: fx.namespace,
+        container: { name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "Never", command: ["sleep", "3600"], volumeMounts: [{ name: "c", mountPath: "/c" }] },
+        spec: { ...boundTo(NODE), volumes: [{ name: "c", configMap: { name: "does-not-exist" } }] },
+      }),
+    );
     const event = await waitFor("a FailedMount event", async () => {
       const list = await kubectlJson(["get", "events", "--field-selector", "involvedObject.name=no-config,reason=FailedMount"]);
       return list.items[0];

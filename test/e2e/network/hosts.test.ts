@@ -15,8 +15,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Pod } from "../../../src/api/index.ts";
 import { BUSYBOX_IMAGE, containerdPaths } from "../../../src/containerd/index.ts";
 import { ROUTE_PROTOCOL } from "../../../src/network/host.ts";
+import { boundTo, makePod } from "../../fixtures/pods.ts";
 import { unmountUnder } from "../../harness/cleanup.ts";
 import { startTestCluster, type TestCluster } from "../../harness/cluster.ts";
 import { BUSYBOX_TAR, ensureImages, PAUSE_TAR } from "../../harness/images.ts";
@@ -131,17 +133,19 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 }, 240_000);
 
-function spec(command: string[], extra: Record<string, unknown> = {}) {
-  return {
-    automountServiceAccountToken: false,
-    terminationGracePeriodSeconds: 1,
-    containers: [{ name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "Never", command }],
-    ...extra,
-  };
+/** A pod bound to host `node` (no scheduler), its one container running command. */
+function hostPod(name: string, node: number, command: string[], o: { labels?: Record<string, string>; spec?: Partial<Pod["spec"]> } = {}): Pod {
+  return makePod({
+    name,
+    namespace: "default",
+    metadata: { labels: o.labels },
+    container: { name: "main", image: BUSYBOX_IMAGE, imagePullPolicy: "Never", command },
+    spec: { ...boundTo(NAMES[node]!), ...o.spec },
+  });
 }
 
 async function runningPod(name: string, node: number, command: string[], labels: Record<string, string> = {}): Promise<string> {
-  await apply({ apiVersion: "v1", kind: "Pod", metadata: { name, namespace: "default", labels }, spec: { nodeName: NAMES[node], ...spec(command) } });
+  await apply(hostPod(name, node, command, { labels }));
   return waitFor(`${name} Running with an IP`, async () => {
     const p = await kubectlJson(["get", "pod", name]);
     return p.status?.phase === "Running" && p.status.podIP ? (p.status.podIP as string) : undefined;
@@ -150,7 +154,7 @@ async function runningPod(name: string, node: number, command: string[], labels:
 
 /** Runs a client pod to its end on host `node`; its phase and what it printed. */
 async function clientPod(name: string, node: number, script: string): Promise<{ phase: string; logs: string }> {
-  await apply({ apiVersion: "v1", kind: "Pod", metadata: { name, namespace: "default" }, spec: { nodeName: NAMES[node], restartPolicy: "Never", ...spec(["sh", "-c", script]) } });
+  await apply(hostPod(name, node, ["sh", "-c", script], { spec: { restartPolicy: "Never" } }));
   const phase = await waitFor(`${name} finished`, async () => {
     const p = (await kubectlJson(["get", "pod", name])).status?.phase;
     return p === "Succeeded" || p === "Failed" ? (p as string) : undefined;

@@ -10,6 +10,7 @@ import { createMemoryLogger } from "../../../src/lib/testing.ts";
 import { createMetrics } from "../../../src/metrics/index.ts";
 import { createRuntimeManager, type EnvObjects, type RuntimeManager } from "../../../src/runtime/index.ts";
 import type { PodSyncResult } from "../../../src/runtime/result.ts";
+import { makePod } from "../../fixtures/pods.ts";
 import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
 import { waitFor } from "../../harness/wait.ts";
 import type { RuntimePodStatus } from "../../../src/container/index.ts";
@@ -56,12 +57,15 @@ export async function startE2eRuntime(name: string, registryHost?: string, envOb
 }
 
 let seq = 0;
+/** A pod in namespace "e2e" with a fresh uid per call (the runtime keys everything by it). */
 export function e2ePod(name: string, spec: Partial<Pod["spec"]> & { containers: Container[] }): Pod {
   seq++;
-  return {
-    metadata: { name, namespace: "e2e", uid: `e2e-${name}-${process.pid}-${seq}` },
+  return makePod({
+    name,
+    namespace: "e2e",
+    metadata: { uid: `e2e-${name}-${process.pid}-${seq}` },
     spec: { restartPolicy: "Always", terminationGracePeriodSeconds: 10, ...spec },
-  };
+  });
 }
 
 export const busybox = (name: string, command: string[], extra: Partial<Container> = {}): Container => ({

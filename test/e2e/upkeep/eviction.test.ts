@@ -11,7 +11,9 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { PodList } from "../../../src/api/index.ts";
+import type { PodList, ResourceRequirements } from "../../../src/api/index.ts";
+import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
+import { makePod } from "../../fixtures/pods.ts";
 import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
 import { bunletWaiter, ensureBuilt, freePort, linePod, startBunlet, type BunletProcess } from "../agent/bunlet.ts";
 
@@ -20,18 +22,16 @@ let dir = "";
 let bunlet: BunletProcess | undefined;
 const waitFor = bunletWaiter(() => bunlet, 120_000);
 
-const pod = (name: string, resources: string) => `
-apiVersion: v1
-kind: Pod
-metadata:
-  name: ${name}
-spec:
-  terminationGracePeriodSeconds: 30
-  containers:
-  - name: app
-    image: docker.io/library/busybox:1.36
-    command: [sleep, "3600"]
-${resources}`;
+/** A static pod as written by hand (no namespace), its container "app" with the given resources. */
+const pod = (name: string, resources?: ResourceRequirements) =>
+  JSON.stringify(
+    makePod({
+      name,
+      metadata: { namespace: undefined },
+      container: { name: "app", image: BUSYBOX_IMAGE, command: ["sleep", "3600"], resources },
+      spec: { terminationGracePeriodSeconds: 30 },
+    }),
+  );
 
 beforeAll(async () => {
   ensureBuilt();
@@ -39,8 +39,8 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "bunlet-evict-e2e-"));
   const manifests = join(dir, "manifests");
   mkdirSync(manifests);
-  writeFileSync(join(manifests, "best-effort.yaml"), pod("best-effort", ""));
-  writeFileSync(join(manifests, "within-request.yaml"), pod("within-request", "    resources:\n      requests: {memory: 16Mi}\n      limits: {memory: 16Mi}\n"));
+  writeFileSync(join(manifests, "best-effort.json"), pod("best-effort"));
+  writeFileSync(join(manifests, "within-request.json"), pod("within-request", { requests: { memory: "16Mi" }, limits: { memory: "16Mi" } }));
   const flags = async () => [
     `--container-runtime-endpoint=${ctd.endpoint}`,
     `--pod-manifest-path=${manifests}`,

@@ -10,31 +10,31 @@ import { expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
+import { BUSYBOX_IMAGE } from "../../../src/containerd/index.ts";
+import { makePod } from "../../fixtures/pods.ts";
 import { agentFixture, binary } from "../agent/bunlet.ts";
 
 const fx = agentFixture({
   name: "logrot",
   hostname: "logrot-node",
   waitTimeoutMs: 90_000,
-  startInBeforeAll: (fx) => writeFileSync(join(fx.manifests, "chatty.yaml"), manifest),
+  startInBeforeAll: (fx) => writeFileSync(join(fx.manifests, "chatty.json"), JSON.stringify(manifest)),
   flags: ["--container-log-max-size=1Mi", "--container-log-max-files=3"],
 });
 const waitFor = fx.waitFor;
 const MI = 1024 * 1024;
 
-// About 2 MB/s: 400 numbered lines of ~500 bytes every 0.1 s.
-const manifest = `
-apiVersion: v1
-kind: Pod
-metadata:
-  name: chatty
-spec:
-  terminationGracePeriodSeconds: 1
-  containers:
-  - name: writer
-    image: docker.io/library/busybox:1.36
-    command: [awk, 'BEGIN { s = sprintf("%500s", ""); gsub(/ /, "x", s); while (1) { for (j = 0; j < 400; j++) { i++; printf "%s %d\\n", s, i }; fflush(); system("sleep 0.1") } }']
-`;
+// A static pod as written by hand (no namespace) writing about 2 MB/s: 400 numbered lines of ~500 bytes every 0.1 s.
+const manifest = makePod({
+  name: "chatty",
+  metadata: { namespace: undefined },
+  container: {
+    name: "writer",
+    image: BUSYBOX_IMAGE,
+    command: ["awk", 'BEGIN { s = sprintf("%500s", ""); gsub(/ /, "x", s); while (1) { for (j = 0; j < 400; j++) { i++; printf "%s %d\\n", s, i }; fflush(); system("sleep 0.1") } }'],
+  },
+  spec: { terminationGracePeriodSeconds: 1 },
+});
 
 function writerDir(): string | undefined {
   const pods = join(fx.dir, "logs", "pods");
