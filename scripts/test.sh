@@ -8,18 +8,22 @@
 #                                   # NodeConformance slice (scripts/conformance-slice.txt)
 #   bash scripts/test.sh test/unit  # paths given to bun test as they are, in one run
 #
-# `all` also runs unit and integration once more under load (one `yes` per core, at least two),
-# at the lowest CPU priority beside the cluster lane, which mostly waits on timers and the
-# control plane: a test that leans on timing fails there before it lands. Each lane first
-# installs or builds what it needs: Debian and npm packages (scripts/install-deps.sh), the local
-# images, dist/bunlet, and for the cluster lane the upstream Kubernetes binaries and
-# metrics-server (cached). Ends with one line "N passed, N failed" that counts every run of the
-# lanes chosen (a failed check counts as one failure). Needs root (e2e tests start containerd).
+# The e2e lane runs its files in two bun runs side by side; the e2e files that start a control
+# plane of their own (network/hosts) run after them, or in `all` with the cluster lane's files that
+# need one to themselves. `all` also runs unit and integration once more under load (one `yes` per
+# core, at least two), at the lowest CPU priority beside the cluster lane's tests, which mostly
+# wait on timers and the control plane: a test that leans on timing fails there before it lands.
+# Each lane first installs or builds what it needs, each a cheap check once warm (stamps, the
+# binary caches; under a second each, `npm ci` in a fresh clone a few more): Debian and npm
+# packages (scripts/install-deps.sh), the local images, dist/bunlet, and for the cluster lane the
+# upstream Kubernetes binaries and metrics-server. Ends with one line "N passed, N failed" that
+# counts every run of the lanes chosen (a failed check counts as one failure). Needs root (e2e
+# tests start containerd).
 #
 # Environment:
 #   LOADED_RERUN=0        `all` without the loaded rerun
 #   CONFORMANCE_SLICE=0   the cluster lane without the NodeConformance slice
-#   E2E_SHARDS=N          concurrent bun processes of the e2e lane (default 1: see docs/testing.md)
+#   E2E_SHARDS=N          concurrent bun processes of the e2e lane (default 2)
 #   CLUSTER_SHARDS=N      concurrent bun processes on the lane's shared control plane (default 2)
 #   OWN_CP_SHARDS=N       concurrent bun processes for the files that need a control plane to
 #                         themselves (they stop the apiserver or count its requests; default 2)
@@ -68,6 +72,7 @@ failures=()
 set -m
 declare -A job_pid=()
 load_pids=()
+rerun_start=0
 shared_cluster=""
 
 # Adds one bun test log's counts to the totals; a runner that failed without a failing test
@@ -178,15 +183,28 @@ fast_lane() {
 
 # --- e2e: dist/bunlet and the runtime manager on real containerds ------------------------------
 
-e2e_files() { find test/e2e -name '*.test.ts' -not -path 'test/e2e/cluster/*' | sort; }
+# The e2e files outside test/e2e/cluster that start a control plane of their own (network/hosts):
+# in `all` they run with the cluster lane's own-control-plane files, which they are like, rather
+# than in the busiest part of the run; the e2e lane alone runs them after its shards.
+e2e_cp_files() { grep -lE 'startTestCluster|sharedTestCluster' $(find test/e2e -name '*.test.ts' -not -path 'test/e2e/cluster/*') | sort; }
+e2e_files() { comm -23 <(find test/e2e -name '*.test.ts' -not -path 'test/e2e/cluster/*' | sort) <(e2e_cp_files); }
 
 e2e_lane() {
-  local shards=${E2E_SHARDS:-1} i files
+  local shards=${E2E_SHARDS:-2} i files cp_files
   mapfile -t files < <(e2e_files)
+  mapfile -t cp_files < <(e2e_cp_files)
   echo
-  echo "== e2e: ${#files[@]} files in $shards concurrent runs (each file starts its own containerd)"
+  if [ "$lane" = all ]; then
+    echo "== e2e: ${#files[@]} files in $shards concurrent runs (each file starts its own containerd); ${#cp_files[@]} that start a control plane run in the cluster lane"
+  else
+    echo "== e2e: ${#files[@]} files in $shards concurrent runs (each file starts its own containerd), then ${#cp_files[@]} that start a control plane"
+  fi
   bun_shards e2e "$shards" -- "${files[@]}"
   for ((i = 1; i <= shards; i++)); do finish_suite "e2e-$i"; done
+  if [ "$lane" != all ] && [ ${#cp_files[@]} -gt 0 ]; then
+    echo "== e2e-control-plane"
+    run_suite e2e-control-plane "${cp_files[@]}"
+  fi
 }
 
 # --- cluster: real control planes, and the NodeConformance slice -------------------------------
@@ -195,6 +213,8 @@ e2e_lane() {
 # (they read its pid file) or count the requests it received (apiserver_request_total).
 own_cp_files() { grep -lE 'kube-apiserver\.pid|apiserver_request_total' test/e2e/cluster/*.test.ts | sort; }
 shared_cp_files() { comm -23 <(ls test/e2e/cluster/*.test.ts | sort) <(own_cp_files); }
+# In `all`, the own-control-plane group takes the e2e files that start one too (e2e_cp_files).
+own_cp_group() { { own_cp_files; [ "$lane" != all ] || e2e_cp_files; } | sort; }
 
 # Each spec of scripts/conformance-slice.txt run by the upstream suite (scripts/conformance.sh)
 # against dist/bunlet; each passed spec counts as a passed test, each failed one (or one the run
@@ -232,7 +252,8 @@ finish_conformance_slice() {
 }
 
 # Unit and integration once more with one `yes` per core (at least two) busy beside them, all at
-# nice 19, at the end of `all`.
+# nice 19: in `all`, beside the cluster lane's tests, which mostly wait, once its shared control
+# plane is up.
 start_loaded_rerun() {
   local cores
   cores=$(nproc 2>/dev/null || echo 2)
@@ -242,18 +263,24 @@ start_loaded_rerun() {
     load_pids+=("$!")
   done
   echo "== loaded-rerun: unit and integration again, $cores busy loops beside them (nice 19)"
+  rerun_start=$SECONDS
   start_job loaded-rerun nice -n 19 "$BUN" test --timeout "$TEST_TIMEOUT_MS" test/unit test/integration
 }
 
 cluster_lane() {
   echo
-  echo "== cluster: $(shared_cp_files | wc -l) files in ${CLUSTER_SHARDS:-2} runs on one shared control plane, $(own_cp_files | wc -l) in ${OWN_CP_SHARDS:-2} runs with a control plane each"
+  echo "== cluster: $(shared_cp_files | wc -l) files in ${CLUSTER_SHARDS:-2} runs on one shared control plane, $(own_cp_group | wc -l) in ${OWN_CP_SHARDS:-2} runs with a control plane each"
   # The shared control plane comes up first, so its kube-proxy owns the host's Service rules (one
   # kube-proxy per host, scripts/cluster.sh): the Service tests are among its files. A record in
   # it lets a later harness start stop it if this script is killed.
   shared_cluster=$(mktemp -d "${TMPDIR:-/tmp}/bunlet-cluster-lane-XXXXXX")
   printf '{"ownerPid":%d,"stopCommand":["bash","%s/scripts/cluster.sh","down","%s"]}\n' $$ "$repo" "$shared_cluster" >"$shared_cluster/bunlet-test-owner.json"
-  if ! bash scripts/cluster.sh up "$shared_cluster" >"$logs/cluster-up.log" 2>&1; then
+  local up=0
+  bash scripts/cluster.sh up "$shared_cluster" >"$logs/cluster-up.log" 2>&1 && up=1
+  # The loaded rerun starts once the control plane is up, not while it comes up (a full run that
+  # started it before `up` once lost the control plane there; docs/testing.md).
+  if [ "$lane" = all ] && [ "${LOADED_RERUN:-1}" != "0" ]; then start_loaded_rerun; fi
+  if [ "$up" -eq 0 ]; then
     cat "$logs/cluster-up.log"
     total_failed=$((total_failed + 1))
     failures+=("(fail) cluster lane: scripts/cluster.sh up failed (above); no cluster test ran")
@@ -261,21 +288,17 @@ cluster_lane() {
   else
     cluster_runs
   fi
-}
-
-# After the cluster lane, not beside it: the rerun's harness tests reap test directories whose
-# owner they cannot see, and the shared control plane's directory has none for a moment after
-# mktemp (a full run beside it lost that directory while cluster.sh up ran).
-loaded_rerun() {
-  start_loaded_rerun
-  finish_suite loaded-rerun
-  stop_load
+  if [ "$lane" = all ] && [ "${LOADED_RERUN:-1}" != "0" ]; then
+    finish_suite loaded-rerun
+    stop_load
+    lap "loaded rerun (beside the cluster lane; from its start to the lane's end)" "$rerun_start"
+  fi
 }
 
 cluster_runs() {
   local shards=${CLUSTER_SHARDS:-2} own_shards=${OWN_CP_SHARDS:-2} i slice=0 shared own
   mapfile -t shared < <(shared_cp_files)
-  mapfile -t own < <(own_cp_files)
+  mapfile -t own < <(own_cp_group)
   bun_shards cluster-shared "$shards" "BUNLET_TEST_CLUSTER=$shared_cluster" -- "${shared[@]}"
   bun_shards cluster-own "$own_shards" -- "${own[@]}"
   if [ "${CONFORMANCE_SLICE:-1}" != "0" ] && start_conformance_slice; then slice=1; fi
@@ -295,7 +318,6 @@ case "$lane" in
     if in_lane fast; then t=$SECONDS; fast_lane; lap "fast lane" "$t"; fi
     if in_lane e2e; then t=$SECONDS; e2e_lane; lap "e2e lane" "$t"; fi
     if in_lane cluster; then t=$SECONDS; cluster_lane; lap "cluster lane" "$t"; fi
-    if [ "$lane" = all ] && [ "${LOADED_RERUN:-1}" != "0" ]; then t=$SECONDS; loaded_rerun; lap "loaded rerun" "$t"; fi
     ;;
 esac
 
