@@ -23,7 +23,8 @@ afterAll(() => {
 
 /** A bash script file (not `bash -c`: the forked child's command line must not name DIR) that sources the library. */
 function script(name: string, body: string): string {
-  const file = join(tmpdir(), `${name}-${process.pid}.sh`);
+  // Beside the cluster dirs, not in one: afterAll removes it with them.
+  const file = join(dir, `${name}.sh`);
   writeFileSync(
     file,
     `set -euo pipefail
@@ -54,7 +55,6 @@ kill -- "-$(pid_of comp)"`); // setsid: the component leads its process group
   const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   closeSync(reader);
-  rmSync(file, { force: true });
   expect(stderr).toBe("");
   expect(code).toBe(0);
   expect(stdout).toBe(`ready: ${readFileSync(join(cluster, "run", "comp.pid"), "utf8").trim()}\n`);
@@ -69,7 +69,6 @@ wait_for "comp ready" 10 comp test -e "$DIR/ready"`);
   const started = Date.now();
   const proc = Bun.spawn(["bash", file, cluster], { stdout: "pipe", stderr: "pipe" });
   const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
-  rmSync(file, { force: true });
   expect(code).toBe(1);
   expect(stderr).toContain(`cluster.sh: comp exited while waiting for comp ready; the end of ${cluster}/logs/comp.log:\nno config at ${cluster}/config`);
   expect(Date.now() - started).toBeLessThan(5_000);
