@@ -177,37 +177,10 @@ load_env() {
 }
 
 # ---------------------------------------------------------------------------------------------
-# processes
+# processes: pid_of, start, wait_for, pids_naming_dir, stop_pids
 
-pid_of() { # component -> pid if it is alive and still ours (its command line names DIR)
-  local f="$RUN/$1.pid" pid
-  [ -f "$f" ] || return 1
-  pid="$(cat "$f")"
-  [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "$DIR/" || return 1
-  echo "$pid"
-}
-
-# component, command...: in its own session (a Ctrl-C in the shell that ran `up` does not reach
-# it), output to DIR/logs/<component>.log. setsid execs in place, so $! is the component's pid.
-start() {
-  local name="$1"; shift
-  setsid "$@" >>"$LOGS/$name.log" 2>&1 </dev/null &
-  echo $! >"$RUN/$name.pid"
-}
-
-# what, seconds, component, command...: retries the command until it succeeds
-wait_for() {
-  local what="$1" secs="$2" comp="$3"; shift 3
-  local deadline=$((SECONDS + secs))
-  until "$@" >/dev/null 2>&1; do
-    if ! pid_of "$comp" >/dev/null; then
-      die "$comp exited while waiting for $what; the end of $LOGS/$comp.log:
-$(tail -n 20 "$LOGS/$comp.log")"
-    fi
-    ((SECONDS < deadline)) || die "$what: not ready after ${secs}s; see $LOGS/$comp.log"
-    sleep 0.2
-  done
-}
+# shellcheck source=lib/cluster-processes.sh
+source "$scripts/lib/cluster-processes.sh"
 
 kubectl() { "$K8S_BIN/kubectl" --kubeconfig "$DIR/admin.kubeconfig" "$@"; }
 
@@ -390,34 +363,6 @@ EOF
   sleep 0.5
   pid_of kube-proxy >/dev/null || die "kube-proxy exited at once; the end of $LOGS/kube-proxy.log:
 $(tail -n 20 "$LOGS/kube-proxy.log")"
-}
-
-# Processes whose command line names a path under DIR, except this script and its ancestors.
-pids_naming_dir() {
-  local ancestors=" " p=$$ f pid
-  while [ "$p" -gt 1 ]; do
-    ancestors+="$p "
-    p="$(sed 's/.*) [A-Za-z] \([0-9]*\).*/\1/' "/proc/$p/stat" 2>/dev/null || echo 1)"
-    [ -n "$p" ] || p=1
-  done
-  for f in $(grep -alF -- "$DIR/" /proc/[0-9]*/cmdline 2>/dev/null); do
-    pid="${f#/proc/}" pid="${pid%/cmdline}"
-    [[ "$ancestors" == *" $pid "* ]] || echo "$pid"
-  done
-  return 0
-}
-
-stop_pids() { # pids...: SIGTERM to all, then SIGKILL to those still alive after 10 s
-  local pid i alive
-  [ $# -gt 0 ] || return 0
-  kill -TERM "$@" 2>/dev/null || true
-  for ((i = 0; i < 100; i++)); do
-    alive=0
-    for pid in "$@"; do kill -0 "$pid" 2>/dev/null && alive=1; done
-    [ "$alive" = 1 ] || return 0
-    sleep 0.1
-  done
-  kill -KILL "$@" 2>/dev/null || true
 }
 
 cmd_down() {

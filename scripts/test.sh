@@ -8,18 +8,22 @@
 #                                   # NodeConformance slice (scripts/conformance-slice.txt)
 #   bash scripts/test.sh test/unit  # paths given to bun test as they are, in one run
 #
-# `all` also runs unit and integration once more under load (one `yes` per core, at least two),
-# at the lowest CPU priority beside the cluster lane, which mostly waits on timers and the
-# control plane: a test that leans on timing fails there before it lands. Each lane first
-# installs or builds what it needs: Debian and npm packages (scripts/install-deps.sh), the local
-# images, dist/bunlet, and for the cluster lane the upstream Kubernetes binaries and
-# metrics-server (cached). Ends with one line "N passed, N failed" that counts every run of the
-# lanes chosen (a failed check counts as one failure). Needs root (e2e tests start containerd).
+# The e2e lane runs its files in two bun runs side by side; the e2e files that start a control
+# plane of their own (network/hosts) run after them, or in `all` with the cluster lane's files that
+# need one to themselves. `all` ends with unit and integration once more under load (one `yes` per
+# core, at least two, all at the lowest CPU priority): a test that leans on timing fails there
+# before it lands.
+# Each lane first installs or builds what it needs, each a cheap check once warm (stamps, the
+# binary caches; under a second each, `npm ci` in a fresh clone a few more): Debian and npm
+# packages (scripts/install-deps.sh), the local images, dist/bunlet, and for the cluster lane the
+# upstream Kubernetes binaries and metrics-server. Ends with one line "N passed, N failed" that
+# counts every run of the lanes chosen (a failed check counts as one failure). Needs root (e2e
+# tests start containerd).
 #
 # Environment:
 #   LOADED_RERUN=0        `all` without the loaded rerun
 #   CONFORMANCE_SLICE=0   the cluster lane without the NodeConformance slice
-#   E2E_SHARDS=N          concurrent bun processes of the e2e lane (default 1: see docs/testing.md)
+#   E2E_SHARDS=N          concurrent bun processes of the e2e lane (default 2)
 #   CLUSTER_SHARDS=N      concurrent bun processes on the lane's shared control plane (default 2)
 #   OWN_CP_SHARDS=N       concurrent bun processes for the files that need a control plane to
 #                         themselves (they stop the apiserver or count its requests; default 2)
@@ -178,15 +182,28 @@ fast_lane() {
 
 # --- e2e: dist/bunlet and the runtime manager on real containerds ------------------------------
 
-e2e_files() { find test/e2e -name '*.test.ts' -not -path 'test/e2e/cluster/*' | sort; }
+# The e2e files outside test/e2e/cluster that start a control plane of their own (network/hosts):
+# in `all` they run with the cluster lane's own-control-plane files, which they are like, rather
+# than in the busiest part of the run; the e2e lane alone runs them after its shards.
+e2e_cp_files() { grep -lE 'startTestCluster|sharedTestCluster' $(find test/e2e -name '*.test.ts' -not -path 'test/e2e/cluster/*') | sort; }
+e2e_files() { comm -23 <(find test/e2e -name '*.test.ts' -not -path 'test/e2e/cluster/*' | sort) <(e2e_cp_files); }
 
 e2e_lane() {
-  local shards=${E2E_SHARDS:-1} i files
+  local shards=${E2E_SHARDS:-2} i files cp_files
   mapfile -t files < <(e2e_files)
+  mapfile -t cp_files < <(e2e_cp_files)
   echo
-  echo "== e2e: ${#files[@]} files in $shards concurrent runs (each file starts its own containerd)"
+  if [ "$lane" = all ]; then
+    echo "== e2e: ${#files[@]} files in $shards concurrent runs (each file starts its own containerd); ${#cp_files[@]} that start a control plane run in the cluster lane"
+  else
+    echo "== e2e: ${#files[@]} files in $shards concurrent runs (each file starts its own containerd), then ${#cp_files[@]} that start a control plane"
+  fi
   bun_shards e2e "$shards" -- "${files[@]}"
   for ((i = 1; i <= shards; i++)); do finish_suite "e2e-$i"; done
+  if [ "$lane" != all ] && [ ${#cp_files[@]} -gt 0 ]; then
+    echo "== e2e-control-plane"
+    run_suite e2e-control-plane "${cp_files[@]}"
+  fi
 }
 
 # --- cluster: real control planes, and the NodeConformance slice -------------------------------
@@ -195,6 +212,8 @@ e2e_lane() {
 # (they read its pid file) or count the requests it received (apiserver_request_total).
 own_cp_files() { grep -lE 'kube-apiserver\.pid|apiserver_request_total' test/e2e/cluster/*.test.ts | sort; }
 shared_cp_files() { comm -23 <(ls test/e2e/cluster/*.test.ts | sort) <(own_cp_files); }
+# In `all`, the own-control-plane group takes the e2e files that start one too (e2e_cp_files).
+own_cp_group() { { own_cp_files; [ "$lane" != all ] || e2e_cp_files; } | sort; }
 
 # Each spec of scripts/conformance-slice.txt run by the upstream suite (scripts/conformance.sh)
 # against dist/bunlet; each passed spec counts as a passed test, each failed one (or one the run
@@ -247,7 +266,7 @@ start_loaded_rerun() {
 
 cluster_lane() {
   echo
-  echo "== cluster: $(shared_cp_files | wc -l) files in ${CLUSTER_SHARDS:-2} runs on one shared control plane, $(own_cp_files | wc -l) in ${OWN_CP_SHARDS:-2} runs with a control plane each"
+  echo "== cluster: $(shared_cp_files | wc -l) files in ${CLUSTER_SHARDS:-2} runs on one shared control plane, $(own_cp_group | wc -l) in ${OWN_CP_SHARDS:-2} runs with a control plane each"
   # The shared control plane comes up first, so its kube-proxy owns the host's Service rules (one
   # kube-proxy per host, scripts/cluster.sh): the Service tests are among its files. A record in
   # it lets a later harness start stop it if this script is killed.
@@ -263,9 +282,9 @@ cluster_lane() {
   fi
 }
 
-# After the cluster lane, not beside it: the rerun's harness tests reap test directories whose
-# owner they cannot see, and the shared control plane's directory has none for a moment after
-# mktemp (a full run beside it lost that directory while cluster.sh up ran).
+# After the cluster lane, not beside it: beside it the rerun took twice as long and two of its
+# wall-clock bounds failed (CVE-2019-11253's "refused within 1 s"): the lane leaves less CPU than
+# its waiting suggests. Beside the e2e lane, two CPU-bound runs, it would leave less still.
 loaded_rerun() {
   start_loaded_rerun
   finish_suite loaded-rerun
@@ -275,7 +294,7 @@ loaded_rerun() {
 cluster_runs() {
   local shards=${CLUSTER_SHARDS:-2} own_shards=${OWN_CP_SHARDS:-2} i slice=0 shared own
   mapfile -t shared < <(shared_cp_files)
-  mapfile -t own < <(own_cp_files)
+  mapfile -t own < <(own_cp_group)
   bun_shards cluster-shared "$shards" "BUNLET_TEST_CLUSTER=$shared_cluster" -- "${shared[@]}"
   bun_shards cluster-own "$own_shards" -- "${own[@]}"
   if [ "${CONFORMANCE_SLICE:-1}" != "0" ] && start_conformance_slice; then slice=1; fi

@@ -40,6 +40,15 @@ export function ensureTestCgroupRoot(root: string): void {
   }
 }
 
+/** The subdirectories of a cgroup, none when it is gone: another test process's reaper may remove it while this one reads. */
+function childCgroups(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join(dir, e.name));
+  } catch {
+    return [];
+  }
+}
+
 function pidsUnder(dir: string): number[] {
   if (!existsSync(dir)) return [];
   let own: number[] = [];
@@ -48,18 +57,17 @@ function pidsUnder(dir: string): number[] {
   } catch {
     // gone meanwhile
   }
-  const children = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory());
-  return [...own, ...children.flatMap((c) => pidsUnder(join(dir, c.name)))];
+  return [...own, ...childCgroups(dir).flatMap(pidsUnder)];
 }
 
 function removeTree(dir: string): boolean {
   if (!existsSync(dir)) return true;
   let ok = true;
-  for (const c of readdirSync(dir, { withFileTypes: true })) if (c.isDirectory()) ok = removeTree(join(dir, c.name)) && ok;
+  for (const child of childCgroups(dir)) ok = removeTree(child) && ok;
   try {
     rmdirSync(dir);
-  } catch {
-    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "ENOENT"; // removed by another reaper: gone all the same
   }
   return ok;
 }

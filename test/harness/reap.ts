@@ -59,22 +59,29 @@ function managedContainerdPid(dir: string): number | undefined {
  * Returns the dirs cleaned.
  */
 export function reapAbandoned(): string[] {
-  const reaped = reapDeadOwners();
+  const reaped = reapDeadOwners(tmpdir());
   killContainerdOfGoneDirs(tmpdir(), "bunlet-");
   reapTestCgroupRoots();
   return reaped;
 }
 
-function reapDeadOwners(): string[] {
+/**
+ * The `root/bunlet-*` dirs whose owner record names a dead owner: stopped and removed. A dir with
+ * no record (one just made, its record not yet written) is never touched, and a recorded pid is
+ * signalled only while its command line still names the dir: the host reuses pids (32768 here),
+ * and a record can outlive its process by hours.
+ */
+export function reapDeadOwners(root: string): string[] {
   const reaped: string[] = [];
-  for (const name of readdirSync(tmpdir())) {
+  for (const name of readdirSync(root)) {
     if (!name.startsWith("bunlet-")) continue;
-    const dir = join(tmpdir(), name);
+    const dir = join(root, name);
     const owner = readOwner(dir);
     if (!owner || isAlive(owner.ownerPid)) continue;
     if (owner.stopCommand) Bun.spawnSync(owner.stopCommand, { stdout: "ignore", stderr: "ignore" });
+    const naming = new Set(pidsNaming(dir));
     for (const pid of [owner.childPid, managedContainerdPid(dir)]) {
-      if (!pid || !isAlive(pid)) continue;
+      if (!pid || !naming.has(pid)) continue;
       try {
         process.kill(pid, "SIGKILL");
       } catch {
