@@ -46,7 +46,23 @@ describe("killContainerdOfGoneDirs", () => {
     });
 
   afterAll(() => {
-    for (const p of spawned) p.kill("SIGKILL");
+    // The sleeps first: killing a bash leaves its child running for its 600 s.
+    for (const p of spawned) {
+      let children: number[] = [];
+      try {
+        children = childrenOf(p.pid);
+      } catch {
+        // Gone already (the test under test killed it).
+      }
+      for (const child of children) {
+        try {
+          process.kill(child, "SIGKILL");
+        } catch {
+          // Exited meanwhile.
+        }
+      }
+      p.kill("SIGKILL");
+    }
     rmSync(root, { recursive: true, force: true });
   });
 
