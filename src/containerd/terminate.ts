@@ -16,8 +16,19 @@ function signalPid(pid: number, sig: NodeJS.Signals): void {
   }
 }
 
-/** SIGTERM, then SIGKILL if our child has not exited within the timeout. */
+/** True once the child's exit is known: its pid may already belong to another process. */
+async function hasExited(child: ContainerdChild): Promise<boolean> {
+  const pending = Symbol("pending");
+  // An exit that already settled wins the race: its reaction is queued before the marker's.
+  return (await Promise.race([child.exited, Promise.resolve(pending)])) !== pending;
+}
+
+/**
+ * SIGTERM, then SIGKILL if our child has not exited within the timeout. A child that has already
+ * exited is not signalled: its pid may have been reused.
+ */
 export async function terminateChild(child: ContainerdChild, opts: TerminateOptions): Promise<void> {
+  if (await hasExited(child)) return;
   signalPid(child.pid, "SIGTERM");
   const timer = new AbortController();
   const timedOut = await Promise.race([
