@@ -6,6 +6,7 @@
  * allocated resources instead of the desired ones. Pure.
  */
 import { Quantity, type Container, type Pod, type ResourceRequirements } from "../api/index.ts";
+import { cloneJson } from "../lib/index.ts";
 
 /** The resources of one pod's containers, by container name (the checkpoint's entry). */
 export interface PodResourceInfo {
@@ -17,7 +18,7 @@ const allContainers = (pod: Pod): Container[] => [...(pod.spec.initContainers ??
 /** ResourceInfoForPod: each container's resources as the pod asks for them now. */
 export function resourceInfoForPod(pod: Pod): PodResourceInfo {
   const containers: Record<string, ResourceRequirements> = {};
-  for (const c of allContainers(pod)) containers[c.name] = structuredClone(c.resources ?? {});
+  for (const c of allContainers(pod)) containers[c.name] = cloneJson(c.resources ?? {});
   return { containers };
 }
 
@@ -46,7 +47,7 @@ export function updatePodFromAllocation(pod: Pod, allocated: PodResourceInfo): {
     return alloc !== undefined && !resourcesEqual(c.resources, alloc);
   };
   if (!allContainers(pod).some(differs)) return { pod, updated: false };
-  const apply = (c: Container): Container => (differs(c) ? { ...c, resources: structuredClone(allocated.containers[c.name]!) } : c);
+  const apply = (c: Container): Container => (differs(c) ? { ...c, resources: cloneJson(allocated.containers[c.name]!) } : c);
   const spec = { ...pod.spec, containers: pod.spec.containers.map(apply) };
   if (pod.spec.initContainers) spec.initContainers = pod.spec.initContainers.map(apply);
   return { pod: { ...pod, spec }, updated: true };

@@ -10,7 +10,7 @@
  * allocation changes at admission and at a resize, never at rest).
  */
 import type { ResourceRequirements } from "../api/index.ts";
-import type { Logger } from "../lib/index.ts";
+import { cloneJson, type Logger } from "../lib/index.ts";
 import { Collection } from "./collection.ts";
 
 /** The resources of one pod's containers, by container name. */
@@ -54,15 +54,15 @@ export function createPodResourcesStore(opts: PodResourcesStoreOptions): PodReso
   return {
     get(uid) {
       const e = entries.get(uid);
-      return e && { containers: structuredClone(e.containers) };
+      return e && { containers: cloneJson(e.containers) };
     },
     set(uid, info) {
-      entries.set(uid, { uid, containers: structuredClone(info.containers) });
+      entries.set(uid, { uid, containers: cloneJson(info.containers) });
       persist();
     },
     setContainer(uid, name, resources) {
       const e = entries.get(uid) ?? { uid, containers: {} };
-      entries.set(uid, { uid, containers: { ...e.containers, [name]: structuredClone(resources) } });
+      entries.set(uid, { uid, containers: { ...e.containers, [name]: cloneJson(resources) } });
       persist();
     },
     remove(uid) {

@@ -8,6 +8,6 @@ export { readYaml, YamlError } from "./yaml.ts";
 export { ipFamily, parsePodCIDRs } from "./net.ts";
 export { tryLockFile, LockHeldError, type FileLock } from "./lockfile.ts";
 export { goDialError, goHttpGetError } from "./dial-error.ts";
-export { canonicalJSON, deepEqual } from "./json.ts";
+export { canonicalJSON, cloneJson, deepEqual } from "./json.ts";
 export { mountPointsUnder, runMountCommand } from "./mount.ts";
 export { IdleRelease, releaseFreeMemory } from "./idle-release.ts";

@@ -29,6 +29,17 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   return false;
 }
 
+/**
+ * A deep copy of a JSON tree (an API object, a decoded manifest, a status): what a round trip
+ * through JSON keeps, so a key whose value is undefined is dropped, as deepEqual already treats it.
+ * Not for Dates, Maps, typed arrays or cycles. Under Bun it is 2.4 times as fast as
+ * structuredClone for a pod (3.6 against 8.8 µs, docs/lean.md), and pods are copied at every
+ * watch event and status change.
+ */
+export function cloneJson<T>(value: T): T {
+  return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
+}
+
 /** JSON with object keys sorted at every level: the same pod always gives the same bytes. */
 export function canonicalJSON(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map((v) => canonicalJSON(v ?? null)).join(",")}]`;

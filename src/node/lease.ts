@@ -15,7 +15,7 @@
  */
 import type { Lease } from "kubernetes-types/coordination/v1";
 import type { Node } from "kubernetes-types/core/v1";
-import { delay, jitter, type Clock, type Logger } from "../lib/index.ts";
+import { cloneJson, delay, jitter, type Clock, type Logger } from "../lib/index.ts";
 import { isConflict, isNotFound, resourcePath, type ApiClient } from "../apiclient/index.ts";
 
 const NODE_LEASE_NAMESPACE = "kube-node-lease";
@@ -55,7 +55,7 @@ export interface LeaseController {
 /** newLease: base (or a fresh Lease) with renewTime = now; ownerReferences added when the Node is known. */
 export function newLease(base: Lease | undefined, opts: LeaseOptions, now: number, node?: Pick<Node, "metadata">): Lease {
   const lease: Lease = base
-    ? structuredClone(base)
+    ? cloneJson(base)
     : {
         apiVersion: "coordination.k8s.io/v1",
         kind: "Lease",

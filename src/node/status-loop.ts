@@ -8,7 +8,7 @@
  * round tries again, and nothing here touches pods.
  */
 import type { Node, NodeStatus } from "kubernetes-types/core/v1";
-import { delay, jitter, type Clock, type Logger } from "../lib/index.ts";
+import { cloneJson, delay, jitter, type Clock, type Logger } from "../lib/index.ts";
 import { resourcePath, type ApiClient } from "../apiclient/index.ts";
 import { initialNode, registerWithAPIServer, type RegistrationOptions } from "./register.ts";
 import type { NodeStartupLatencyTracker } from "./startup-latency.ts";
@@ -92,8 +92,8 @@ export function createNodeStatusLoop(deps: NodeStatusLoopDeps, opts: NodeStatusL
     // The first try reads the watched copy, or the apiserver's cache (resourceVersion 0): cheap
     // for etcd; a retry reads etcd itself.
     const cached = tryNumber === 0 ? deps.cachedNode?.() : undefined;
-    const node = cached ? structuredClone(cached) : await deps.heartbeatClient.get<Node>(path, { resourceVersion: tryNumber === 0 ? "0" : undefined, signal });
-    const original = structuredClone(node.status);
+    const node = cached ? cloneJson(cached) : await deps.heartbeatClient.get<Node>(path, { resourceVersion: tryNumber === 0 ? "0" : undefined, signal });
+    const original = cloneJson(node.status);
     const inputs = await deps.statusInputs();
     setNodeStatus(node, inputs);
     const now = clock.now();

@@ -11,7 +11,7 @@ import {
   podRef,
   type Pod,
 } from "../api/index.ts";
-import { deepEqual, type Clock, type Logger } from "../lib/index.ts";
+import { cloneJson, deepEqual, type Clock, type Logger } from "../lib/index.ts";
 
 export type PodOperation = "ADD" | "UPDATE" | "DELETE" | "REMOVE" | "RECONCILE";
 
@@ -68,7 +68,7 @@ type Change = "update" | "delete" | "reconcile" | "none";
 function checkAndUpdatePod(existing: Pod, ref: Pod): Change {
   if (!podsDifferSemantically(existing, ref)) {
     if (deepEqual(existing.status ?? {}, ref.status ?? {})) return "none";
-    existing.status = structuredClone(ref.status);
+    existing.status = cloneJson(ref.status);
     return "reconcile";
   }
   // The source's annotations, but bunlet's own (first-seen time above all) stay as they were.
@@ -77,8 +77,8 @@ function checkAndUpdatePod(existing: Pod, ref: Pod): Change {
     const kept = existing.metadata.annotations?.[key];
     if (kept !== undefined) annotations[key] = kept;
   }
-  existing.spec = structuredClone(ref.spec);
-  existing.status = structuredClone(ref.status);
+  existing.spec = cloneJson(ref.spec);
+  existing.status = cloneJson(ref.status);
   existing.metadata = {
     ...existing.metadata,
     labels: ref.metadata.labels && { ...ref.metadata.labels },
@@ -148,7 +148,7 @@ export class PodStorage {
         else if (change === "reconcile") reconciles.push(existing);
         continue;
       }
-      const pod = structuredClone(ref);
+      const pod = cloneJson(ref);
       pod.metadata.annotations = { ...pod.metadata.annotations, [ConfigSourceAnnotationKey]: source, [ConfigFirstSeenAnnotationKey]: formatSeenTime(this.#clock.now()) };
       this.#log.debug("Receiving a new pod", { pod: podRef(pod), source }, 4);
       next.set(uid, pod);
@@ -159,7 +159,7 @@ export class PodStorage {
     this.#folded.set(source, nextFolded);
 
     const out: PodUpdate[] = [];
-    const emit = (op: PodOperation, pods: Pod[]) => out.push({ op, source, pods: pods.map((p) => structuredClone(p)) });
+    const emit = (op: PodOperation, pods: Pod[]) => out.push({ op, source, pods: pods.map((p) => cloneJson(p)) });
     if (removes.length > 0) emit("REMOVE", removes);
     if (adds.length > 0) emit("ADD", adds);
     if (updates.length > 0) emit("UPDATE", updates);
@@ -182,7 +182,7 @@ export class PodStorage {
   /** Copies of every stored pod, by source (for /pods and debugging). */
   pods(source?: string): Pod[] {
     const sources = source === undefined ? [...this.#pods.keys()] : [source];
-    return sources.flatMap((s) => [...(this.#pods.get(s)?.values() ?? [])].map((p) => structuredClone(p)));
+    return sources.flatMap((s) => [...(this.#pods.get(s)?.values() ?? [])].map((p) => cloneJson(p)));
   }
 
   /** The snapshot minus later pods that repeat a namespace/name (or a UID); nothing is copied. */
@@ -198,7 +198,7 @@ export class PodStorage {
       if (reason) {
         const message = `Error validating pod ${name} from ${source} due to duplicate ${reason === "DuplicatePodName" ? `pod name ${JSON.stringify(pod.metadata.name)}` : `pod UID ${JSON.stringify(uid)}`}, ignoring`;
         this.#log.warn("Pod failed validation due to a duplicate, ignoring it", { pod: ref, podUID: uid, source, index, reason });
-        this.#onInvalid?.({ pod: structuredClone(pod), source, reason, message });
+        this.#onInvalid?.({ pod: cloneJson(pod), source, reason, message });
         return;
       }
       names.add(name);

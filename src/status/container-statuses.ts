@@ -10,6 +10,7 @@ import type { Container, ContainerState, ContainerStatus, Pod, ResourceRequireme
 import { allocatedResources, containerStatusResources } from "./container-resources.ts";
 import { findContainerStatus, shouldContainerBeRestarted, type RuntimeContainerStatus, type RuntimePodStatus } from "../container/index.ts";
 import { rfc3339 } from "./time.ts";
+import { cloneJson } from "../lib/index.ts";
 
 const ContainerCreating = "ContainerCreating";
 const PodInitializing = "PodInitializing";
@@ -41,13 +42,13 @@ export function convertToAPIContainerStatuses(opts: ConvertOptions): ContainerSt
   for (const container of containers) {
     const old = oldStatuses.get(container.name);
     if (old?.state?.terminated) {
-      statuses.set(container.name, structuredClone(old));
+      statuses.set(container.name, cloneJson(old));
       continue;
     }
-    const status: ContainerStatus = { name: container.name, state: structuredClone(defaultState), ready: false, restartCount: 0, image: container.image ?? "", imageID: "" };
+    const status: ContainerStatus = { name: container.name, state: cloneJson(defaultState), ready: false, restartCount: 0, image: container.image ?? "", imageID: "" };
     if (old) {
       status.restartCount = old.restartCount;
-      if (old.lastState) status.lastState = structuredClone(old.lastState);
+      if (old.lastState) status.lastState = cloneJson(old.lastState);
     }
     statuses.set(container.name, status);
   }

@@ -7,7 +7,7 @@
  */
 import { isStaticPod, podRef, podUID, type ContainerStatus, type Pod, type PodStatus } from "../api/index.ts";
 import { isRestartableInitContainer } from "../container/index.ts";
-import type { Clock, Logger } from "../lib/index.ts";
+import { cloneJson, type Clock, type Logger } from "../lib/index.ts";
 import { DisruptionTarget, kubeletOwnedConditions, resizeConditionTypes, terminalPhaseReadyConditions } from "./conditions.ts";
 import { ContainerStatusUnknown } from "./container-statuses.ts";
 import { withTransitionTime } from "./generate.ts";
@@ -72,7 +72,7 @@ export function createStatusManager(deps: { clock: Clock; log: Logger }): Status
       deps.log.error("Pod status update refused; keeping the previous status", { pod: podRef(pod), podUID: uid, err: problem });
       return;
     }
-    const status = structuredClone(input);
+    const status = cloneJson(input);
     const now = deps.clock.now();
     // A terminal pod is never ready, whatever the conditions it was computed with said.
     if (isPodPhaseTerminal(status.phase)) {
@@ -104,13 +104,13 @@ export function createStatusManager(deps: { clock: Clock; log: Logger }): Status
 
     getPodStatus(uid) {
       const cached = statuses.get(uid);
-      return cached ? structuredClone(cached.status) : undefined;
+      return cached ? cloneJson(cached.status) : undefined;
     },
     getPodPhase: (uid) => statuses.get(uid)?.status.phase,
 
     terminatePod(pod) {
       const cached = statuses.get(podUID(pod));
-      const status = structuredClone(cached?.status ?? pod.status ?? {});
+      const status = cloneJson(cached?.status ?? pod.status ?? {});
       if (hasPodInitialized(pod, status)) {
         for (const cs of status.containerStatuses ?? []) markTerminated(cs);
       }

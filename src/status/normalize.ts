@@ -8,6 +8,7 @@ import type { Container, ContainerState, ContainerStatus, Pod, PodStatus } from 
 import { containerShouldRestart, isRestartableInitContainer, podRestartPolicy } from "../container/index.ts";
 import { DisruptionTarget, kubeletOwnedConditions } from "./conditions.ts";
 import { normalizeTimestamp } from "./time.ts";
+import { cloneJson } from "../lib/index.ts";
 
 /** kubecontainer.MaxPodTerminationMessageLogLength */
 const maxPodTerminationMessageLogLength = 1024 * 12;
@@ -77,7 +78,7 @@ export function normalizeStatus(pod: Pod, status: PodStatus): void {
  * differed from the apiserver's and an idle pod was read and patched every 10 s. A copy.
  */
 export function comparableStatus(status: PodStatus): PodStatus {
-  const copy = dropNulls(structuredClone(status)) as PodStatus;
+  const copy = dropNulls(cloneJson(status)) as PodStatus;
   for (const cs of [...(copy.containerStatuses ?? []), ...(copy.initContainerStatuses ?? [])]) {
     if (cs.lastState !== undefined && Object.keys(cs.lastState).length === 0) delete cs.lastState;
   }

@@ -11,7 +11,7 @@
  * the object is a different pod of the same name.
  */
 import { isMirrorPod, type Pod, type PodCondition, type PodStatus } from "../api/index.ts";
-import { deepEqual } from "../lib/index.ts";
+import { cloneJson, deepEqual } from "../lib/index.ts";
 import { DisruptionTarget, kubeletOwnedConditions } from "./conditions.ts";
 import { isPodPhaseTerminal } from "./phase.ts";
 
@@ -24,7 +24,7 @@ const notOwnedByKubelet = ["nominatedNodeName", "resourceClaimStatuses", "resize
  * manager already made a terminal status not ready.)
  */
 export function mergePodStatus(oldStatus: PodStatus, newStatus: PodStatus, couldHaveRunningContainers: boolean): PodStatus {
-  const merged: PodStatus = structuredClone(newStatus);
+  const merged: PodStatus = cloneJson(newStatus);
   const transitioningToTerminal = !isPodPhaseTerminal(oldStatus.phase) && isPodPhaseTerminal(newStatus.phase);
   const conditions: PodCondition[] = (oldStatus.conditions ?? []).filter((c) => !kubeletOwnedConditions.has(c.type));
   for (const c of newStatus.conditions ?? []) {
