@@ -63,12 +63,15 @@ type Change = "update" | "delete" | "reconcile" | "none";
 
 /**
  * Folds ref into existing (the stored copy) and says what kind of change that was. ref belongs to
- * the source: what the stored pod takes from it is copied.
+ * the source: what the stored pod takes from it is copied. Beyond the kubelet's PodStorage, a
+ * change also brings the source's resourceVersion, so the stored pod says which version of the
+ * apiserver's object its status is (the status sync patches against it instead of a GET).
  */
 function checkAndUpdatePod(existing: Pod, ref: Pod): Change {
   if (!podsDifferSemantically(existing, ref)) {
     if (deepEqual(existing.status ?? {}, ref.status ?? {})) return "none";
     existing.status = cloneJson(ref.status);
+    existing.metadata.resourceVersion = ref.metadata.resourceVersion;
     return "reconcile";
   }
   // The source's annotations, but bunlet's own (first-seen time above all) stay as they were.
@@ -85,6 +88,7 @@ function checkAndUpdatePod(existing: Pod, ref: Pod): Change {
     deletionTimestamp: ref.metadata.deletionTimestamp,
     deletionGracePeriodSeconds: ref.metadata.deletionGracePeriodSeconds,
     generation: ref.metadata.generation,
+    resourceVersion: ref.metadata.resourceVersion,
     annotations,
   };
   return ref.metadata.deletionTimestamp !== undefined ? "delete" : "update";

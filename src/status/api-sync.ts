@@ -3,8 +3,15 @@
  * the status manager records is sent to the apiserver, and every 10 s all statuses are checked
  * again (a failed update is retried then; a status the apiserver lost is sent again).
  *
- * Per pod: GET the pod from the apiserver; a pod that is gone, or whose UID is not ours any more
- * (deleted and recreated under the same name), is never patched. The status sent is the merge of
+ * Per pod: the apiserver's copy of the pod to patch against. The kubelet GETs it before every
+ * patch; bunlet already holds it, newer or as new, and uses that instead (half the requests of a
+ * status change): the pod as its watch last brought it (the pod config keeps its resourceVersion)
+ * or the apiserver's answer to the last patch, whichever has the higher resourceVersion. It GETs
+ * as the kubelet does when neither can be trusted: a copy without a comparable resourceVersion
+ * (a pod started from the checkpoint before the first list), or after a patch that failed (it may
+ * have been applied without bunlet hearing the answer). A pod that is gone, or whose UID is not
+ * ours any more (deleted and recreated under the same name: the patch's UID precondition fails,
+ * or the GET shows it), is never patched. The status sent is the merge of
  * ours into the apiserver's (other owners' conditions survive), as a strategic merge patch with
  * the UID as precondition. The version sent is remembered, so a status is sent once and an older
  * version never follows a newer one. A pod being deleted whose termination finished and whose
@@ -24,7 +31,7 @@ import {
   podUID,
   type Pod,
 } from "../api/index.ts";
-import { isNotFound, type ApiClient } from "../apiclient/index.ts";
+import { isConflict, isNotFound, type ApiClient } from "../apiclient/index.ts";
 import { delay, Mailbox, type Clock, type Logger } from "../lib/index.ts";
 import type { StatusManager } from "./manager.ts";
 import { comparableStatus, isPodStatusByKubeletEqual, normalizeStatus } from "./normalize.ts";
@@ -62,10 +69,37 @@ function podPath(namespace: string, name: string): string {
   return `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(name)}`;
 }
 
+/** An etcd revision: decimal, no leading zero. Anything else is not compared. */
+const REVISION = /^[1-9][0-9]*$/;
+
+/**
+ * The newer of two copies of one apiserver object by resourceVersion, which an etcd-backed
+ * apiserver gives as a revision number that only grows; undefined when a version is not one.
+ */
+export function newerCopy(a: Pod, b: Pod | undefined): Pod | undefined {
+  const ra = a.metadata.resourceVersion ?? "";
+  if (!REVISION.test(ra)) return undefined;
+  if (b === undefined) return a;
+  const rb = b.metadata.resourceVersion ?? "";
+  if (!REVISION.test(rb)) return a;
+  const bNewer = rb.length > ra.length || (rb.length === ra.length && rb > ra);
+  return bNewer ? b : a;
+}
+
+/** What the status sync keeps of the apiserver's answer to a patch: what the next patch is computed against. */
+function patchedCopy(pod: Pod): Pod {
+  const { name, namespace, uid, resourceVersion, deletionTimestamp, annotations } = pod.metadata;
+  return { metadata: { name, namespace, uid, resourceVersion, deletionTimestamp, annotations }, spec: { containers: [] }, status: pod.status };
+}
+
 export function createStatusSync(deps: StatusSyncDeps): StatusSync {
   const { client, statusManager, clock, log } = deps;
   /** The status version last accepted by the apiserver, by local pod UID (apiStatusVersions). */
   const sent = new Map<string, number>();
+  /** By local pod UID: the apiserver's answer to the last status patch (see patchedCopy). */
+  const patched = new Map<string, Pod>();
+  /** Local pod UIDs whose last patch failed: the next sync reads the pod from the apiserver. */
+  const unsure = new Set<string>();
   const dirty = new Set<string>();
   const wake = new Mailbox<true>();
 
@@ -92,8 +126,8 @@ export function createStatusSync(deps: StatusSyncDeps): StatusSync {
     return !isPodStatusByKubeletEqual(theirs, ours);
   };
 
-  /** The apiserver object to patch: the pod itself, or a static pod's mirror pod. */
-  const target = async (pod: Pod, signal: AbortSignal): Promise<Pod | undefined> => {
+  /** The apiserver object to patch (the pod itself, or a static pod's mirror pod) as bunlet last saw it. */
+  const target = async (uid: string, pod: Pod, signal: AbortSignal): Promise<Pod | undefined> => {
     // The object to patch is the pod itself, or the mirror pod known for a static pod.
     let object = pod;
     if (isStaticPod(pod)) {
@@ -105,6 +139,9 @@ export function createStatusSync(deps: StatusSyncDeps): StatusSync {
       }
       object = mirror;
     }
+    const answer = patched.get(uid);
+    const known = unsure.has(uid) ? undefined : newerCopy(object, answer?.metadata.uid === object.metadata.uid ? answer : undefined);
+    if (known !== undefined) return known;
     let apiPod: Pod;
     try {
       apiPod = await client.get<Pod>(podPath(object.metadata.namespace ?? "default", object.metadata.name ?? ""), { signal });
@@ -130,7 +167,7 @@ export function createStatusSync(deps: StatusSyncDeps): StatusSync {
     if (pod === undefined || status === undefined) return;
     const version = statusManager.version(uid);
     const finished = statusManager.isFinished(uid);
-    const apiPod = await target(pod, signal);
+    const apiPod = await target(uid, pod, signal);
     if (apiPod === undefined) return;
     const apiUID = apiPod.metadata.uid ?? "";
     const oldStatus = comparableStatus(apiPod.status ?? {});
@@ -147,10 +184,16 @@ export function createStatusSync(deps: StatusSyncDeps): StatusSync {
       try {
         updated = await client.patch<Pod>(`${podPath(apiPod.metadata.namespace ?? "default", apiPod.metadata.name ?? "")}/status`, patch, "strategic-merge", { signal });
       } catch (err) {
-        // Retried by the next resync (10 s): the version sent stays behind.
-        if (!signal.aborted) log.info("Failed to update status for pod", { pod: podRef(apiPod), err });
+        // Retried by the next resync (10 s) against a fresh GET: the version sent stays behind.
+        patched.delete(uid);
+        unsure.add(uid);
+        if (isNotFound(err)) log.debug("Pod does not exist on the server", { podUID: apiUID, pod: podRef(apiPod) }, 3);
+        else if (isConflict(err)) log.debug("Pod was deleted and then recreated, skipping status update", { pod: podRef(apiPod), oldPodUID: apiUID }, 3);
+        else if (!signal.aborted) log.info("Failed to update status for pod", { pod: podRef(apiPod), err });
         return;
       }
+      patched.set(uid, patchedCopy(updated));
+      unsure.delete(uid);
       log.debug("Status for pod updated successfully", { pod: podRef(apiPod), statusVersion: version }, 3);
       deps.startupLatency?.recordStatusUpdated(updated);
     }
@@ -171,6 +214,8 @@ export function createStatusSync(deps: StatusSyncDeps): StatusSync {
     }
     log.debug("Pod fully terminated and removed from etcd", { pod: podRef(pod), podUID: uid }, 3);
     sent.delete(uid);
+    patched.delete(uid);
+    unsure.delete(uid);
     statusManager.deletePodStatus(uid);
     deps.startupLatency?.deletePodStartupState(uid);
   };
@@ -196,6 +241,8 @@ export function createStatusSync(deps: StatusSyncDeps): StatusSync {
   const syncAll = async (signal: AbortSignal): Promise<void> => {
     const uids = new Set(statusManager.uids());
     for (const uid of [...sent.keys()]) if (!uids.has(uid)) sent.delete(uid);
+    for (const uid of [...patched.keys()]) if (!uids.has(uid)) patched.delete(uid);
+    for (const uid of [...unsure]) if (!uids.has(uid)) unsure.delete(uid);
     for (const uid of uids) {
       if (signal.aborted) return;
       const pod = deps.podOf(uid);

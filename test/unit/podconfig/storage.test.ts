@@ -256,6 +256,21 @@ describe("PodStorage.merge details", () => {
     expect(update.pods[0].status).toEqual({ message: "bye" });
   });
 
+  test("a change brings the source's resourceVersion (the status sync patches against it); a version-only change emits nothing", () => {
+    const s = storage();
+    const rv = (v: string) => (p: Pod) => {
+      p.metadata.resourceVersion = v;
+    };
+    s.merge(TestSource, [validPod("foo", "new", rv("5"))]);
+    const [reconcile] = s.merge(TestSource, [validPod("foo", "new", (p) => (rv("6")(p), newStatus("hello")(p)))]);
+    expect(reconcile.op).toBe("RECONCILE");
+    expect(reconcile.pods[0].metadata.resourceVersion).toBe("6");
+    const [update] = s.merge(TestSource, [validPod("foo", "new", (p) => (rv("8")(p), labelled({ l: "1" })(p), newStatus("hello")(p)))]);
+    expect(update.op).toBe("UPDATE");
+    expect(update.pods[0].metadata.resourceVersion).toBe("8");
+    expect(s.merge(TestSource, [validPod("foo", "new", (p) => (rv("9")(p), labelled({ l: "1" })(p), newStatus("hello")(p)))])).toEqual([]);
+  });
+
   test("a DELETE carries the stored pod with its deletion fields", () => {
     const s = storage();
     s.merge(TestSource, [validPod("foo")]);
