@@ -4,12 +4,14 @@
  * again (a failed update is retried then; a status the apiserver lost is sent again).
  *
  * Per pod: the apiserver's copy of the pod to patch against. The kubelet GETs it before every
- * patch; bunlet already holds it, newer or as new, and uses that instead (half the requests of a
- * status change): the pod as its watch last brought it (the pod config keeps its resourceVersion)
- * or the apiserver's answer to the last patch, whichever has the higher resourceVersion. It GETs
- * as the kubelet does when neither can be trusted: a copy without a comparable resourceVersion
- * (a pod started from the checkpoint before the first list), or after a patch that failed (it may
- * have been applied without bunlet hearing the answer). A pod that is gone, or whose UID is not
+ * patch; bunlet already holds it, newer or as new, and uses that instead while statuses flow (half
+ * the requests of a status change in a burst): the pod as its watch last brought it (the pod
+ * config keeps its resourceVersion) or the apiserver's answer to the last patch, whichever has the
+ * higher resourceVersion. It GETs as the kubelet does when the apiserver has not answered this
+ * sync within the last second (the GET is then also the probe that keeps a status from being
+ * written into an apiserver that froze before the heartbeats found it out), when a copy has no
+ * comparable resourceVersion (a pod started from the checkpoint before the first list), and after
+ * a patch that failed (it may have been applied without bunlet hearing the answer). A pod that is gone, or whose UID is not
  * ours any more (deleted and recreated under the same name: the patch's UID precondition fails,
  * or the GET shows it), is never patched. The status sent is the merge of
  * ours into the apiserver's (other owners' conditions survive), as a strategic merge patch with
@@ -69,6 +71,9 @@ function podPath(namespace: string, name: string): string {
   return `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(name)}`;
 }
 
+/** How recently the apiserver must have answered the status sync for a patch to go without a GET. */
+const TRUST_ANSWERS_MS = 1_000;
+
 /** An etcd revision: decimal, no leading zero. Anything else is not compared. */
 const REVISION = /^[1-9][0-9]*$/;
 
@@ -100,6 +105,8 @@ export function createStatusSync(deps: StatusSyncDeps): StatusSync {
   const patched = new Map<string, Pod>();
   /** Local pod UIDs whose last patch failed: the next sync reads the pod from the apiserver. */
   const unsure = new Set<string>();
+  /** When the apiserver last answered a GET or a patch of this sync. */
+  let answeredAt = Number.NEGATIVE_INFINITY;
   const dirty = new Set<string>();
   const wake = new Mailbox<true>();
 
@@ -140,11 +147,13 @@ export function createStatusSync(deps: StatusSyncDeps): StatusSync {
       object = mirror;
     }
     const answer = patched.get(uid);
-    const known = unsure.has(uid) ? undefined : newerCopy(object, answer?.metadata.uid === object.metadata.uid ? answer : undefined);
+    const flowing = clock.now() - answeredAt <= TRUST_ANSWERS_MS;
+    const known = !flowing || unsure.has(uid) ? undefined : newerCopy(object, answer?.metadata.uid === object.metadata.uid ? answer : undefined);
     if (known !== undefined) return known;
     let apiPod: Pod;
     try {
       apiPod = await client.get<Pod>(podPath(object.metadata.namespace ?? "default", object.metadata.name ?? ""), { signal });
+      answeredAt = clock.now();
     } catch (err) {
       if (isNotFound(err)) {
         log.debug("Pod does not exist on the server", { podUID: podUID(object), pod: podRef(object) }, 3);
@@ -192,6 +201,7 @@ export function createStatusSync(deps: StatusSyncDeps): StatusSync {
         else if (!signal.aborted) log.info("Failed to update status for pod", { pod: podRef(apiPod), err });
         return;
       }
+      answeredAt = clock.now();
       patched.set(uid, patchedCopy(updated));
       unsure.delete(uid);
       log.debug("Status for pod updated successfully", { pod: podRef(apiPod), statusVersion: version }, 3);
