@@ -8,7 +8,7 @@
  */
 import { readFileSync } from "node:fs";
 import type { PodList } from "../api/index.ts";
-import { createApiClient, loadKubeconfig } from "../apiclient/index.ts";
+import { createApiClient, loadKubeconfig, restClientLimits } from "../apiclient/index.ts";
 import { tlsPolicy, type BunletConfig } from "../config/index.ts";
 import type { CriClient } from "../cri/index.ts";
 import {
@@ -44,8 +44,9 @@ export interface KubeletApiInputs {
 
 /**
  * Review requests must not wait behind the pod sources' rate limit, nor hang; they have their
- * own limit, the kubelet's client's (kubeAPIQPS 50, kubeAPIBurst 100), so a flood of requests
- * with made-up tokens cannot become a flood of TokenReviews.
+ * own limit, the kubelet's client's (kubeAPIQPS 50, kubeAPIBurst 100; 0 is client-go's 5 and 10,
+ * as for the other clients), so a flood of requests with made-up tokens cannot become a flood of
+ * TokenReviews.
  */
 const REVIEW_TIMEOUT_MS = 10_000;
 
@@ -110,8 +111,7 @@ function reviewClient(config: BunletConfig, base: WireBase): { serve: false } | 
       onRequest: restClientObserver(base.metrics),
       clock,
       signal,
-      qps: config.kubeAPIQPS,
-      burst: config.kubeAPIBurst,
+      ...restClientLimits(config.kubeAPIQPS, config.kubeAPIBurst),
       timeoutMs: REVIEW_TIMEOUT_MS,
       userAgent: "bunlet-kubelet-api",
     });

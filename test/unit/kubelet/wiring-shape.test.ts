@@ -77,6 +77,24 @@ function shapeProblems(files: Record<string, string>): string[] {
 }
 
 /**
+ * kubeAPIQPS/kubeAPIBurst handed to a client as they are (`qps: config.kubeAPIQPS`): 0 would then
+ * mean no limit, where client-go (and so the kubelet) reads it as 5 QPS with a burst of 10. The
+ * wiring reads them through restClientLimits.
+ */
+function rawApiLimits(file: string, text: string): string[] {
+  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const out: string[] = [];
+  const visit = (n: ts.Node): void => {
+    if (ts.isPropertyAssignment(n) && /\.kubeAPI(QPS|Burst)$/.test(n.initializer.getText(sf))) {
+      out.push(`${file}:${sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1}: ${n.getText(sf)}; pass restClientLimits(config.kubeAPIQPS, config.kubeAPIBurst) instead`);
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(sf);
+  return out;
+}
+
+/**
  * The files src/kubelet/ may hold: the wiring by area (wire.ts, wire-*.ts, wire-base.ts among
  * them), its door, and the teardown order the wiring stops its parts in. A start-up step or a
  * rule with its own policy lives in the folder that owns it (src/boot/ for the lock, the open
@@ -109,6 +127,13 @@ test("every wiring function in src/kubelet is at most 60 lines and binds nothing
   expect(shapeProblems(files)).toEqual([]);
 });
 
+test("every client made from kubeAPIQPS/kubeAPIBurst reads them through restClientLimits (0 is client-go's 5 QPS, not no limit)", () => {
+  const problems = readdirSync(kubeletDir)
+    .filter((f) => f.endsWith(".ts"))
+    .flatMap((f) => rawApiLimits(`src/kubelet/${f}`, readFileSync(join(kubeletDir, f), "utf8")));
+  expect(problems).toEqual([]);
+});
+
 describe("the shape rules", () => {
   test("a start-up step or a policy file in src/kubelet is not wiring; wire files, the door and the teardown are", () => {
     const listing = ["connect-runtime.ts", "index.ts", "rlimit.ts", "root-lock.ts", "teardown.ts", "wire.ts", "wire-base.ts", "wire-pod-areas.ts", "wireless.ts", "README.md"];
@@ -117,6 +142,14 @@ describe("the shape rules", () => {
       "src/kubelet/rlimit.ts is not wiring; move it to the folder whose policy it holds (src/boot/ for start-up steps)",
       "src/kubelet/root-lock.ts is not wiring; move it to the folder whose policy it holds (src/boot/ for start-up steps)",
       "src/kubelet/wireless.ts is not wiring; move it to the folder whose policy it holds (src/boot/ for start-up steps)",
+    ]);
+  });
+
+  test("kubeAPIQPS passed as it is is found; through restClientLimits, or another setting, it is not", () => {
+    const text = `const a = createApiClient(c, { qps: config.kubeAPIQPS, burst: config.kubeAPIBurst });\nconst b = createApiClient(c, { ...restClientLimits(config.kubeAPIQPS, config.kubeAPIBurst) });\nconst e = createApiClient(c, { qps: config.eventRecordQPS });\n`;
+    expect(rawApiLimits("a.ts", text)).toEqual([
+      "a.ts:1: qps: config.kubeAPIQPS; pass restClientLimits(config.kubeAPIQPS, config.kubeAPIBurst) instead",
+      "a.ts:1: burst: config.kubeAPIBurst; pass restClientLimits(config.kubeAPIQPS, config.kubeAPIBurst) instead",
     ]);
   });
 
