@@ -101,10 +101,11 @@ export function createStatusSync(deps: StatusSyncDeps): StatusSync {
   const { client, statusManager, clock, log } = deps;
   /** The status version last accepted by the apiserver, by local pod UID (apiStatusVersions). */
   const sent = new Map<string, number>();
-  /** By local pod UID: the apiserver's answer to the last status patch (see patchedCopy). */
-  const patched = new Map<string, Pod>();
-  /** Local pod UIDs whose last patch failed: the next sync reads the pod from the apiserver. */
-  const unsure = new Set<string>();
+  /**
+   * By local pod UID, the outcome of the last status patch: the apiserver's answer (see
+   * patchedCopy), or "failed", after which the next sync reads the pod from the apiserver.
+   */
+  const lastPatch = new Map<string, Pod | "failed">();
   /** When the apiserver last answered a GET or a patch of this sync. */
   let answeredAt = Number.NEGATIVE_INFINITY;
   const dirty = new Set<string>();
@@ -146,9 +147,10 @@ export function createStatusSync(deps: StatusSyncDeps): StatusSync {
       }
       object = mirror;
     }
-    const answer = patched.get(uid);
+    const last = lastPatch.get(uid);
     const flowing = clock.now() - answeredAt <= TRUST_ANSWERS_MS;
-    const known = !flowing || unsure.has(uid) ? undefined : newerCopy(object, answer?.metadata.uid === object.metadata.uid ? answer : undefined);
+    const answer = last !== "failed" && last?.metadata.uid === object.metadata.uid ? last : undefined;
+    const known = !flowing || last === "failed" ? undefined : newerCopy(object, answer);
     if (known !== undefined) return known;
     let apiPod: Pod;
     try {
@@ -194,16 +196,14 @@ export function createStatusSync(deps: StatusSyncDeps): StatusSync {
         updated = await client.patch<Pod>(`${podPath(apiPod.metadata.namespace ?? "default", apiPod.metadata.name ?? "")}/status`, patch, "strategic-merge", { signal });
       } catch (err) {
         // Retried by the next resync (10 s) against a fresh GET: the version sent stays behind.
-        patched.delete(uid);
-        unsure.add(uid);
+        lastPatch.set(uid, "failed");
         if (isNotFound(err)) log.debug("Pod does not exist on the server", { podUID: apiUID, pod: podRef(apiPod) }, 3);
         else if (isConflict(err)) log.debug("Pod was deleted and then recreated, skipping status update", { pod: podRef(apiPod), oldPodUID: apiUID }, 3);
         else if (!signal.aborted) log.info("Failed to update status for pod", { pod: podRef(apiPod), err });
         return;
       }
       answeredAt = clock.now();
-      patched.set(uid, patchedCopy(updated));
-      unsure.delete(uid);
+      lastPatch.set(uid, patchedCopy(updated));
       log.debug("Status for pod updated successfully", { pod: podRef(apiPod), statusVersion: version }, 3);
       deps.startupLatency?.recordStatusUpdated(updated);
     }
@@ -224,8 +224,7 @@ export function createStatusSync(deps: StatusSyncDeps): StatusSync {
     }
     log.debug("Pod fully terminated and removed from etcd", { pod: podRef(pod), podUID: uid }, 3);
     sent.delete(uid);
-    patched.delete(uid);
-    unsure.delete(uid);
+    lastPatch.delete(uid);
     statusManager.deletePodStatus(uid);
     deps.startupLatency?.deletePodStartupState(uid);
   };
@@ -251,8 +250,7 @@ export function createStatusSync(deps: StatusSyncDeps): StatusSync {
   const syncAll = async (signal: AbortSignal): Promise<void> => {
     const uids = new Set(statusManager.uids());
     for (const uid of [...sent.keys()]) if (!uids.has(uid)) sent.delete(uid);
-    for (const uid of [...patched.keys()]) if (!uids.has(uid)) patched.delete(uid);
-    for (const uid of [...unsure]) if (!uids.has(uid)) unsure.delete(uid);
+    for (const uid of [...lastPatch.keys()]) if (!uids.has(uid)) lastPatch.delete(uid);
     for (const uid of uids) {
       if (signal.aborted) return;
       const pod = deps.podOf(uid);
