@@ -53,6 +53,13 @@ if (heap) {
   binaries.push(out);
 }
 
+/** "Method n, ..." with the total first, most called first. */
+function countCalls(calls: readonly { method: string }[]): string {
+  const counts = new Map<string, number>();
+  for (const c of calls) counts.set(c.method, (counts.get(c.method) ?? 0) + 1);
+  return [`${calls.length} in all`, ...[...counts].sort((a, b) => b[1] - a[1]).map(([m, n]) => `${m} ${n}`)].join(", ");
+}
+
 interface Sample {
   rss: number;
   anon: number;
@@ -138,6 +145,7 @@ async function run(binary: string, round: number, env: Record<string, string>) {
     if (showSmaps) console.log(`smaps at 0 pods: ${smapsTop(proc.pid)}`);
     const heap0 = await probe(0);
     const cpu0 = processCpuSeconds(proc.pid)!;
+    const burstCallsFrom = cri.calls.length;
     const t1 = performance.now();
     for (let i = 0; i < pods; i++) {
       const tmp = join(manifests, `.p${i}.tmp`);
@@ -149,14 +157,13 @@ async function run(binary: string, round: number, env: Record<string, string>) {
     const burstMs = performance.now() - t1;
     const cpuBurst = processCpuSeconds(proc.pid)! - cpu0;
     const burst = sample(proc.pid);
+    console.log(`CRI calls for the burst: ${countCalls(cri.calls.slice(burstCallsFrom))}`);
     await delay(realClock, 5000, signal);
     const cpu1 = processCpuSeconds(proc.pid)!;
     const callsBefore = cri.calls.length;
     await delay(realClock, idleSeconds * 1000, signal);
     // What the agent asks the runtime while idle: each answer is decoded, so this is idle garbage too.
-    const idleCalls = new Map<string, number>();
-    for (const c of cri.calls.slice(callsBefore)) idleCalls.set(c.method, (idleCalls.get(c.method) ?? 0) + 1);
-    console.log(`CRI calls while idle (${idleSeconds} s): ${[...idleCalls].sort((a, b) => b[1] - a[1]).map(([m, n]) => `${m} ${n}`).join(", ")}`);
+    console.log(`CRI calls while idle (${idleSeconds} s): ${countCalls(cri.calls.slice(callsBefore))}`);
     const idleCores = (processCpuSeconds(proc.pid)! - cpu1) / idleSeconds;
     const idle = sample(proc.pid);
     if (showSmaps) console.log(`smaps at ${pods} pods idle: ${smapsTop(proc.pid)}`);

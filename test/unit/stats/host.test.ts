@@ -1,5 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { nodeMemory, nodeSwap, parseKeyValues, parseProcStat } from "../../../src/stats/host.ts";
+import { lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { diskUsage, nodeMemory, nodeSwap, parseKeyValues, parseProcStat } from "../../../src/stats/host.ts";
 import { metaTime, statsJson } from "../../../src/stats/types.ts";
 
 describe("the node's numbers from /proc", () => {
@@ -42,5 +45,28 @@ describe("the Summary's JSON", () => {
       pods: [],
     });
     expect(json).toBe('{"node":{"nodeName":"n","startTime":"2026-01-01T00:00:00Z","cpu":{"time":"2026-01-01T00:00:00Z","usageCoreNanoSeconds":18446744073709551615}},"pods":[]}');
+  });
+});
+
+describe("diskUsage: a du of a directory", () => {
+  test("the 512-byte blocks and the inodes of the directory, its files, subdirectories and links, each counted once", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "bunlet-du-"));
+    try {
+      mkdirSync(join(dir, "sub"));
+      writeFileSync(join(dir, "a"), "x".repeat(10_000));
+      writeFileSync(join(dir, "sub", "b"), "y".repeat(70_000));
+      symlinkSync("/nonexistent", join(dir, "link"));
+      const paths = [dir, join(dir, "sub"), join(dir, "a"), join(dir, "sub", "b"), join(dir, "link")];
+      const blocks = paths.reduce((sum, p) => sum + lstatSync(p).blocks, 0);
+      expect(blocks).toBeGreaterThan(0);
+      expect(await diskUsage(dir)).toEqual({ usedBytes: BigInt(blocks) * 512n, inodesUsed: 5n });
+      expect(await diskUsage(join(dir, "sub", "b"))).toEqual({ usedBytes: BigInt(lstatSync(join(dir, "sub", "b")).blocks) * 512n, inodesUsed: 1n });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a path that does not exist has no usage", async () => {
+    expect(await diskUsage(join(tmpdir(), "bunlet-du-absent", "nothing"))).toBeUndefined();
   });
 });
