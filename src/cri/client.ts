@@ -20,6 +20,7 @@ import { diagnoseDial } from "./dial.ts";
 import { CriError, GrpcCode, toCriError } from "./errors.ts";
 import type { CallInvoker, TransportKind } from "./invoker.ts";
 import { createConnectInvoker } from "./invoker-connect.ts";
+import { createH2Invoker } from "./invoker-h2.ts";
 import { createGrpcJsInvoker } from "./invoker-grpcjs.ts";
 
 export interface CallOptions {
@@ -84,7 +85,7 @@ export interface CriClient {
 }
 
 /** The transport bunlet uses unless told otherwise; chosen by scripts/bench-cri (see docs/performance.md). */
-const defaultTransport: TransportKind = "grpc-js";
+const defaultTransport: TransportKind = "h2";
 
 function defaultTimeout(method: DescMethod, request: Record<string, unknown>, base: number): number {
   if (shortMethods.has(method.name)) return SHORT_REQUEST_TIMEOUT_MS;
@@ -156,7 +157,7 @@ function isTimeoutLike(err: unknown): boolean {
 export function createCriClient(options: CriClientOptions): CriClient {
   const socketPath = parseEndpoint(options.endpoint);
   const kind = options.transport ?? defaultTransport;
-  const invoker = kind === "grpc-js" ? createGrpcJsInvoker(socketPath) : createConnectInvoker(socketPath);
+  const invoker = kind === "h2" ? createH2Invoker(socketPath) : kind === "grpc-js" ? createGrpcJsInvoker(socketPath) : createConnectInvoker(socketPath);
   const base = options.requestTimeoutMs ?? RUNTIME_REQUEST_TIMEOUT_MS;
   return {
     endpoint: `unix://${socketPath}`,

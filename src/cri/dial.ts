@@ -1,7 +1,8 @@
 /**
  * Why the runtime's socket cannot be reached, in Go's words (`dial unix /run/containerd/
- * containerd.sock: connect: connection refused`), found by connecting to it once: grpc-js only
- * says "No connection established. Last error: … Resolution note:", and its text is not a contract.
+ * containerd.sock: connect: connection refused`), found by connecting to it once: the transports
+ * say it in their own words (grpc-js "No connection established. Last error: … Resolution note:"),
+ * and none of them is a contract.
  */
 import { connect } from "node:net";
 import { goDialError } from "../lib/index.ts";

@@ -1,7 +1,8 @@
 /**
  * The transport seam of the CRI client: one unary call and one server-streaming call, both taking
- * an AbortSignal and a deadline. Two implementations exist (connect-es over node:http2, and
- * @grpc/grpc-js); scripts/bench-cri measures both and `defaultTransport` names the faster one.
+ * an AbortSignal and a deadline. Three implementations exist (bunlet's own gRPC on node:http2,
+ * connect-es over node:http2, and @grpc/grpc-js); scripts/bench-cri measures them and
+ * `defaultTransport` names the fastest.
  */
 import type { DescMessage, DescMethodServerStreaming, DescMethodUnary, MessageShape } from "@bufbuild/protobuf";
 
@@ -20,7 +21,7 @@ export interface CallInvoker {
   close(): void;
 }
 
-export type TransportKind = "connect" | "grpc-js";
+export type TransportKind = "h2" | "connect" | "grpc-js";
 
 /** Full gRPC path of a method, e.g. /runtime.v1.RuntimeService/Version. */
 export function grpcPath(method: { parent: { typeName: string }; name: string }): string {

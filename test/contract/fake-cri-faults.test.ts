@@ -11,7 +11,7 @@ afterEach(async () => {
   for (const fn of cleanups.splice(0).reverse()) await fn();
 });
 
-async function setup(transport: TransportKind = "grpc-js") {
+async function setup(transport: TransportKind = "h2") {
   const clock = new FakeClock();
   const cri = await startFakeCri({ clock });
   const client = createCriClient({ endpoint: cri.endpoint, transport });
@@ -85,7 +85,16 @@ describe("call faults", () => {
   });
 });
 
-for (const transport of ["connect", "grpc-js"] as TransportKind[]) {
+for (const transport of ["h2", "connect", "grpc-js"] as TransportKind[]) {
+  test(`the runtime's message comes back as it was sent, whatever its characters (${transport})`, async () => {
+    const { cri, client } = await setup(transport);
+    const message = 'failed to create "c": disk 100% full, naïve café, 日本 — tab\there';
+    cri.failNext("Version", GrpcCode.FAILED_PRECONDITION, 1, message);
+    expect(await callError(client.runtime.version({}))).toMatchObject({ code: GrpcCode.FAILED_PRECONDITION, detail: message });
+  });
+}
+
+for (const transport of ["h2", "connect", "grpc-js"] as TransportKind[]) {
   describe(`runtime going away (${transport})`, () => {
     test("refused connections are UNAVAILABLE and the client recovers when it listens again", async () => {
       const { clock, cri, client } = await setup(transport);

@@ -13,7 +13,7 @@ import { startFakeCri, type FakeCri } from "../fake-cri/index.ts";
 
 const BUSYBOX = "docker.io/library/busybox:1.36";
 
-for (const transport of ["connect", "grpc-js"] as TransportKind[]) {
+for (const transport of ["h2", "connect", "grpc-js"] as TransportKind[]) {
   describe(`fake CRI over ${transport}`, () => {
     let cri: FakeCri;
     let client: CriClient;

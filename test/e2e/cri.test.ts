@@ -27,6 +27,7 @@ const clients: Record<string, CriClient> = {};
 beforeAll(async () => {
   ctd = await startTestContainerd({ name: "cri-e2e", log, restartBackoff: { initialMs: 3000, maxMs: 30_000 } });
   logDir = mkdtempSync(join(tmpdir(), "bunlet-cri-logs-"));
+  clients.h2 = createCriClient({ endpoint: ctd.endpoint, transport: "h2" });
   clients["grpc-js"] = createCriClient({ endpoint: ctd.endpoint, transport: "grpc-js" });
   clients.connect = createCriClient({ endpoint: ctd.endpoint, transport: "connect" });
 }, 120_000);
@@ -37,7 +38,7 @@ afterAll(async () => {
   rmSync(logDir, { recursive: true, force: true });
 }, 60_000);
 
-for (const transport of ["grpc-js", "connect"]) {
+for (const transport of ["h2", "grpc-js", "connect"]) {
   describe(`CRI over ${transport} against containerd`, () => {
     test("Version and Status answer", async () => {
       const cri = clients[transport];
@@ -106,7 +107,7 @@ for (const transport of ["grpc-js", "connect"]) {
 }
 
 test("GetContainerEvents on containerd 1.6 is UNIMPLEMENTED (the Evented PLEG falls back)", async () => {
-  const cri = clients["grpc-js"];
+  const cri = clients.h2;
   let code: GrpcCode | undefined;
   try {
     for await (const _ of cri.runtime.getContainerEvents({})) break;
@@ -117,7 +118,7 @@ test("GetContainerEvents on containerd 1.6 is UNIMPLEMENTED (the Evented PLEG fa
 });
 
 test("a dead runtime is UNAVAILABLE and the client recovers when it comes back", async () => {
-  const cri = clients["grpc-js"];
+  const cri = clients.h2;
   await cri.runtime.version({});
   const pid = ctd.managed.pid;
   expect(pid).toBeDefined();
