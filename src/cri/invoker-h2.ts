@@ -132,6 +132,17 @@ interface OpenedCall {
   response: { headers?: http2.IncomingHttpHeaders; status?: number };
 }
 
+/**
+ * How a closed call ended: undefined for OK, its status error, or, when no status came at all, a
+ * lost session (the runtime went away), reported with a socket error code as the transports do.
+ */
+function endOf(trailers: http2.IncomingHttpHeaders | undefined, response: OpenedCall["response"]): Error | undefined {
+  if (!trailers && response.headers?.["grpc-status"] === undefined) {
+    return Object.assign(new Error("the runtime closed the call without a status"), { code: "ECONNRESET" });
+  }
+  return statusOf(trailers ?? response.headers, response.status);
+}
+
 export function createH2Invoker(socketPath: string): CallInvoker {
   let session: http2.ClientHttp2Session | undefined;
   let closed = false;
@@ -214,11 +225,7 @@ export function createH2Invoker(socketPath: string): CallInvoker {
         stream.on("error", (err) => finish(err));
         stream.on("close", () => {
           if (settled) return;
-          // A stream that ends without a status lost its session (the runtime went away).
-          if (!trailers && response.headers?.["grpc-status"] === undefined) {
-            return finish(Object.assign(new Error("the runtime closed the call without a status"), { code: "ECONNRESET" }));
-          }
-          const failed = statusOf(trailers ?? response.headers, response.status);
+          const failed = endOf(trailers, response);
           if (failed) return finish(failed);
           if (!message || reader.partial) return finish(new GrpcStatusError(GrpcCode.INTERNAL, "the answer has no complete message"));
           try {
@@ -254,12 +261,7 @@ export function createH2Invoker(socketPath: string): CallInvoker {
         trailers = t;
       });
       stream.on("error", (err) => settle(err));
-      stream.on("close", () => {
-        if (!trailers && response.headers?.["grpc-status"] === undefined) {
-          return settle(Object.assign(new Error("the runtime closed the stream without a status"), { code: "ECONNRESET" }));
-        }
-        settle(statusOf(trailers ?? response.headers, response.status));
-      });
+      stream.on("close", () => settle(endOf(trailers, response)));
       try {
         while (true) {
           const next = queue.shift();
