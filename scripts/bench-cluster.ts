@@ -72,6 +72,20 @@ interface Node extends ClusterNode {
 
 const push = (m: Map<number, number[]>, n: number, x: number) => m.set(n, [...(m.get(n) ?? []), x]);
 
+/** The agent's requests to the apiserver so far by verb, from its own rest_client_requests_total. */
+async function apiRequests(port: number): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  const res = await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(10_000) }).catch(() => undefined);
+  if (!res?.ok) return out;
+  for (const line of (await res.text()).split("\n")) {
+    const m = /^rest_client_requests_total\{[^}]*method="(\w+)"[^}]*\} ([\d.e+]+)$/.exec(line);
+    if (m) out.set(m[1]!, (out.get(m[1]!) ?? 0) + Number(m[2]));
+  }
+  return out;
+}
+const requestsBetween = (a: Map<string, number>, b: Map<string, number>) =>
+  [...b].map(([verb, n]) => [verb, n - (a.get(verb) ?? 0)] as const).filter(([, n]) => n > 0).map(([verb, n]) => `${verb} ${n}`).join(", ") || "none";
+
 let cluster: TestCluster | undefined;
 const nodes: Node[] = [];
 const loadStart = loadavg()[0]!.toFixed(2);
@@ -125,13 +139,15 @@ try {
         try {
           const pid = node.system.agent().pid;
           const cpu0 = processCpuSeconds(pid);
+          const requests0 = await apiRequests(node.system.agent().readOnlyPort);
           const ms = await clusterRound(ctx, node, n, `n${n}-r${r}`);
+          const requests = requestsBetween(requests0, await apiRequests(node.system.agent().readOnlyPort));
           push(node.ms, n, ms);
           const mem = processMemory(pid);
           if (mem) push(node.rss, n, mem.rssMiB);
           const cpu1 = processCpuSeconds(pid);
           if (cpu0 !== undefined && cpu1 !== undefined) push(node.cpu, n, cpu1 - cpu0);
-          console.error(`bench-cluster: ${node.name}: ${n} pods, round ${r + 1}/${rounds}: ${ms.toFixed(0)} ms (RSS after ${mem?.rssMiB.toFixed(1)} MiB)`);
+          console.error(`bench-cluster: ${node.name}: ${n} pods, round ${r + 1}/${rounds}: ${ms.toFixed(0)} ms (RSS after ${mem?.rssMiB.toFixed(1)} MiB; API requests ${requests})`);
         } catch (err) {
           if (shutdown.signal.aborted) throw err;
           node.failed = `${n} pods, round ${r + 1} failed: ${errorText(err)}`;

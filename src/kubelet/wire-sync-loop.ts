@@ -4,7 +4,7 @@
  * the allocation manager's retries until this area's teardown aborts them.
  */
 import type { BunletConfig } from "../config/index.ts";
-import { IdleRelease, releaseFreeMemory } from "../lib/index.ts";
+import { collectGarbage, IdleRelease, releaseFreeMemory } from "../lib/index.ts";
 import type { PodWorkers } from "../podworkers/index.ts";
 import { ContainerGC, createHousekeeping, createPodAdmitter, createPodHandlers, observeRuntimeAtStart, runSyncLoop, SyncLoopMonitor, type PodHandlers } from "../podsync/index.ts";
 import { syncLoopHealthCheck, type HealthCheck } from "../server/index.ts";
@@ -17,6 +17,8 @@ import type { SourceParts } from "./wire-sources.ts";
 
 /** How long without a config update or a PLEG event before the garbage of the work is given back (lib/idle-release.ts). */
 const IDLE_RELEASE_QUIET_MS = 10_000;
+/** At rest, a full collection this often (docs/lean.md, "The heap at rest"). */
+const IDLE_COLLECT_MS = 15_000;
 
 export interface SyncLoopParts {
   /** A pod whose containers and content may go: all sources ready, none wants it, its worker agrees. */
@@ -66,7 +68,7 @@ export function wireSyncLoop(config: BunletConfig, base: WireBase, rt: RuntimePa
   const { clock, log } = base;
   const { handlers, housekeeping, containerGC, isPodGone } = wireSyncHandlers(base, rt, sources, opts, policy, podWorkers);
   const monitor = new SyncLoopMonitor();
-  const idle = new IdleRelease({ clock, log, quietMs: IDLE_RELEASE_QUIET_MS, release: releaseFreeMemory, rss: () => process.memoryUsage.rss() });
+  const idle = new IdleRelease({ clock, log, quietMs: IDLE_RELEASE_QUIET_MS, release: releaseFreeMemory, collectMs: IDLE_COLLECT_MS, collect: collectGarbage, rss: () => process.memoryUsage.rss() });
   const loopDeps = {
     updates: sources.podConfig.updates,
     pleg: rt.pleg.events,

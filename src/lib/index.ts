@@ -10,4 +10,4 @@ export { tryLockFile, LockHeldError, type FileLock } from "./lockfile.ts";
 export { goDialError, goHttpGetError } from "./dial-error.ts";
 export { canonicalJSON, cloneJson, deepEqual } from "./json.ts";
 export { mountPointsUnder, runMountCommand } from "./mount.ts";
-export { IdleRelease, releaseFreeMemory } from "./idle-release.ts";
+export { collectGarbage, IdleRelease, releaseFreeMemory } from "./idle-release.ts";

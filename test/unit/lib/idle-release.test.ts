@@ -6,8 +6,17 @@ function setup() {
   const clock = new FakeClock();
   const log = createMemoryLogger();
   const releases: number[] = [];
-  const idle = new IdleRelease({ clock, log, quietMs: 10_000, release: () => void releases.push(clock.now()), rss: () => 100 * 2 ** 20 });
-  return { clock, log, releases, idle };
+  const collections: number[] = [];
+  const idle = new IdleRelease({
+    clock,
+    log,
+    quietMs: 10_000,
+    release: () => void releases.push(clock.now()),
+    collectMs: 15_000,
+    collect: () => void collections.push(clock.now()),
+    rss: () => 100 * 2 ** 20,
+  });
+  return { clock, log, releases, collections, idle };
 }
 
 describe("the idle memory release", () => {
@@ -55,5 +64,43 @@ describe("the idle memory release", () => {
     idle.activity();
     await clock.advance(10_000);
     expect(log.lines).toEqual([expect.objectContaining({ msg: "Released memory after the work went quiet", quietMs: 10_000, rssBeforeMiB: 100, rssAfterMiB: 100 })]);
+  });
+
+  test("at rest after a release, a full collection every collectMs until the next activity", async () => {
+    const { clock, releases, collections, idle } = setup();
+    const t0 = clock.now();
+    const at = (...ms: number[]) => ms.map((m) => t0 + m);
+    idle.activity();
+    await clock.advance(10_000);
+    expect(releases).toEqual(at(10_000));
+    await clock.advance(45_000);
+    expect(collections).toEqual(at(25_000, 40_000, 55_000));
+    // Activity stops the collections; the burst's own release comes first, then they resume.
+    await clock.advance(5_000);
+    idle.activity();
+    await clock.advance(10_000);
+    expect(collections).toEqual(at(25_000, 40_000, 55_000));
+    expect(releases).toEqual(at(10_000, 70_000));
+    await clock.advance(15_000);
+    expect(collections).toEqual(at(25_000, 40_000, 55_000, 85_000));
+  });
+
+  test("no collections before the first release, nor after stop, nor with collectMs 0", async () => {
+    const { clock, collections, idle } = setup();
+    await clock.advance(60_000);
+    expect(collections).toEqual([]);
+    const t0 = clock.now();
+    idle.activity();
+    await clock.advance(25_000);
+    expect(collections).toEqual([t0 + 25_000]);
+    idle.stop();
+    await clock.advance(60_000);
+    expect(collections).toEqual([t0 + 25_000]);
+
+    const none: number[] = [];
+    const off = new IdleRelease({ clock, log: createMemoryLogger(), quietMs: 10_000, release: () => {}, collectMs: 0, collect: () => void none.push(clock.now()), rss: () => 0 });
+    off.activity();
+    await clock.advance(120_000);
+    expect(none).toEqual([]);
   });
 });
