@@ -4,7 +4,9 @@
  * times a minute) then costs its few changing header bytes instead of HTTP/1.1's whole header
  * block both ways, about 500 bytes a renewal.
  *
- * One session per TLS material (a rotated client certificate dials anew). A request whose
+ * One session per TLS material (a rotated client certificate dials anew): the credentials hand out
+ * the same TLS object while the material does not change (credentials.ts), so a request compares
+ * the object, not its few kilobytes of PEM. A request whose
  * deadline passed closes the session, as the kubelet closes its connections on a heartbeat
  * failure: the next request dials a fresh one instead of queueing behind a dead link. Answers are
  * fetch Responses, so the client reads them as it reads fetch's.
@@ -28,7 +30,7 @@ export interface Http2Transport {
 }
 
 export function createHttp2Transport(): Http2Transport {
-  let current: { session: ClientHttp2Session; key: string } | undefined;
+  let current: { session: ClientHttp2Session; origin: string; tls: TlsOptions } | undefined;
 
   const drop = () => {
     const s = current?.session;
@@ -37,8 +39,7 @@ export function createHttp2Transport(): Http2Transport {
   };
 
   const session = (url: URL, tls: TlsOptions): ClientHttp2Session => {
-    const key = JSON.stringify([url.origin, tls.ca, tls.cert, tls.key, tls.rejectUnauthorized, tls.serverName]);
-    if (current && current.key === key && !current.session.closed && !current.session.destroyed) return current.session;
+    if (current && current.tls === tls && current.origin === url.origin && !current.session.closed && !current.session.destroyed) return current.session;
     drop();
     const s = connect(url.origin, {
       ca: tls.ca,
@@ -54,7 +55,7 @@ export function createHttp2Transport(): Http2Transport {
     s.on("error", forget);
     s.on("close", forget);
     s.on("goaway", forget);
-    current = { session: s, key };
+    current = { session: s, origin: url.origin, tls };
     return s;
   };
 

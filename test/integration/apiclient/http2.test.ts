@@ -11,6 +11,7 @@ import { createSecureServer, type Http2SecureServer, type ServerHttp2Session, ty
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TLSSocket } from "node:tls";
+import { createHttp2Transport } from "../../../src/apiclient/http2.ts";
 import { ApiError, createApiClient, type ApiClientConfig } from "../../../src/apiclient/index.ts";
 
 let dir = "";
@@ -116,6 +117,22 @@ describe("the API client over HTTP/2", () => {
     await client.get("/api/v1/nodes/n1");
     expect(sessions.length - before).toBe(1);
     stop.abort();
+  });
+
+  test("the transport keeps its connection while the TLS object is the same; new TLS material dials a new one", async () => {
+    const transport = createHttp2Transport();
+    const read = (f: string) => readFileSync(join(dir, f), "utf8");
+    const tls = { ca: read("ca.crt"), cert: read("node.crt"), key: read("node.key") };
+    const url = new URL(`https://127.0.0.1:${port}/api/v1/nodes/n1`);
+    const get = async (t: typeof tls) => (await transport.request(url, { method: "GET", headers: {}, signal: AbortSignal.timeout(10_000), tls: t })).json();
+    const before = sessions.length;
+    await get(tls);
+    await get(tls);
+    expect(sessions.length - before).toBe(1);
+    // A rotated certificate comes as a new object from the credentials (credentials.ts).
+    await get({ ...tls });
+    expect(sessions.length - before).toBe(2);
+    transport.close();
   });
 
   test("a refused connection fails at once with ConnectionFailed, not at the deadline", async () => {
