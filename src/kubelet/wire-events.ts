@@ -2,7 +2,9 @@
  * The events area: the kubelet's event broadcaster and recorder (source kubelet on this node).
  * With --kubeconfig, events go to the apiserver through their own client, limited as the kubelet
  * limits its event client (--event-qps, 0 = no limit; --event-burst, 0 = client-go's 10); without
- * one they are only logged (--v=3), as the kubelet does when no apiserver is defined.
+ * one they are only logged (--v=3), as the kubelet does when no apiserver is defined. Over
+ * HTTP/2 where the server is https, as the node's other clients: a fetch over HTTP/1.1 cost the
+ * JavaScript thread several times a node:http2 stream's work an event (docs/lean.md).
  */
 import { createApiClient, loadKubeconfig } from "../apiclient/index.ts";
 import type { BunletConfig } from "../config/index.ts";
@@ -21,7 +23,9 @@ function eventSink(config: BunletConfig, { clock, log, metrics, signal }: WireBa
     log.info("No api server defined - no events will be sent to API server.");
     return undefined;
   }
-  const client = createApiClient(loadKubeconfig(config.kubeconfig), { clock, onRequest: restClientObserver(metrics), signal, qps: config.eventRecordQPS, burst: config.eventBurst || 10, userAgent: "bunlet/events" });
+  const apiConfig = loadKubeconfig(config.kubeconfig);
+  const http2 = apiConfig.server.startsWith("https://");
+  const client = createApiClient(apiConfig, { clock, onRequest: restClientObserver(metrics), signal, qps: config.eventRecordQPS, burst: config.eventBurst || 10, userAgent: "bunlet/events", http2 });
   return apiEventSink(client);
 }
 
