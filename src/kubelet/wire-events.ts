@@ -3,8 +3,8 @@
  * With --kubeconfig, events go to the apiserver through their own client, limited as the kubelet
  * limits its event client (--event-qps, 0 = no limit; --event-burst, 0 = client-go's 10); without
  * one they are only logged (--v=3), as the kubelet does when no apiserver is defined. Over
- * HTTP/2 where the server is https, as the node's other clients: a fetch over HTTP/1.1 cost the
- * JavaScript thread several times a node:http2 stream's work an event (docs/lean.md).
+ * HTTP/2 where the server is https, as the node's other clients (fetch's HTTP/1.1 was the largest
+ * self cost of the node's requests in a 100-pod burst's profile: docs/lean.md).
  */
 import { createApiClient, loadKubeconfig } from "../apiclient/index.ts";
 import type { BunletConfig } from "../config/index.ts";
