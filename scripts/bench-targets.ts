@@ -98,7 +98,18 @@ async function hold(agents: { key: Key; system: AgentSystem; before: Mark }[]): 
   await delay(realClock, 5_000, signal);
   const starts = await Promise.all(agents.map((a) => mark(a.system)));
   say(`holding ${agents.map((a) => a.key).join(" and ")} idle for ${idleSeconds} s`);
-  await delay(realClock, idleSeconds * 1000, signal);
+  // Both agents' RSS is a sawtooth at rest (their collectors): besides the reading at the end, a
+  // mean over the hold's second half, read every 5 s.
+  const samples = agents.map(() => [] as number[]);
+  const halfway = Date.now() + (idleSeconds * 1000) / 2;
+  const sampler = setInterval(() => {
+    if (Date.now() < halfway) return;
+    for (const [i, a] of agents.entries()) {
+      const mem = processMemory(a.system.agent().pid);
+      if (mem) samples[i]!.push(mem.rssMiB);
+    }
+  }, 5_000);
+  await delay(realClock, idleSeconds * 1000, signal).finally(() => clearInterval(sampler));
   const out = new Map<Key, Hold>();
   for (const [i, a] of agents.entries()) {
     a.system.agent().alive("while idling");
@@ -107,11 +118,12 @@ async function hold(agents: { key: Key; system: AgentSystem; before: Mark }[]): 
     out.set(a.key, {
       rssIdleMiB: mem.rssMiB,
       anonIdleMiB: mem.anonMiB,
+      rssMeanMiB: samples[i]!.length > 0 ? samples[i]!.reduce((x, y) => x + y, 0) / samples[i]!.length : undefined,
       idleCores: (end.cpu - starts[i]!.cpu) / idleSeconds,
       relistMs: meanMs(a.before.relist, end.relist),
       statusSyncMs: meanMs(a.before.statusSync, end.statusSync),
     });
-    say(`${a.key}: after the hold RSS ${mem.rssMiB.toFixed(1)} MiB (anonymous ${mem.anonMiB.toFixed(1)}), ${out.get(a.key)!.idleCores.toFixed(4)} cores`);
+    say(`${a.key}: after the hold RSS ${mem.rssMiB.toFixed(1)} MiB (anonymous ${mem.anonMiB.toFixed(1)}; mean over its second half ${out.get(a.key)!.rssMeanMiB?.toFixed(1) ?? "-"}), ${out.get(a.key)!.idleCores.toFixed(4)} cores`);
   }
   return out;
 }

@@ -25,6 +25,8 @@ export interface Hold {
   /** After the hold. */
   rssIdleMiB: number;
   anonIdleMiB: number;
+  /** Mean RSS over the hold's second half, read every 5 s (both agents' RSS is a sawtooth at rest). */
+  rssMeanMiB?: number;
   idleCores: number;
   /** Mean PLEG relist time over the burst and the hold (ms); undefined when none was observed. */
   relistMs?: number;
@@ -58,6 +60,7 @@ function rows(b: AgentFigures, k: AgentFigures, n1: number, n2: number): Row[] {
     both(`RSS with ${n1} static pods after the idle hold (MiB)`, (f) => f.staticSmall?.rssIdleMiB, 1, 0.7),
     both(`RSS right after a ${n1}-pod static burst (MiB)`, (f) => f.staticSmall?.rssMiB, 1, 0.8),
     both(`anonymous memory at ${n1} static pods, idle (MiB)`, (f) => f.staticSmall?.anonIdleMiB, 1, 0.6),
+    both(`RSS with ${n1} static pods, mean over the hold's second half (MiB)`, (f) => f.staticSmall?.rssMeanMiB, 1),
     both(`agent CPU while ${n1} cluster pods start (s)`, (f) => f.clusterSmall?.cpuSeconds, 2, 0.7),
     both(`agent CPU while ${n1} static pods start (s)`, (f) => f.staticSmall?.cpuSeconds, 2, 0.6),
     both(`idle CPU with ${n1} static pods (cores)`, (f) => f.staticSmall?.idleCores, 4, 1),

@@ -17,6 +17,10 @@ describe("the targets table", () => {
     expect(row(table, "RSS with 100 static pods after the idle hold (MiB)")).toEqual(["77.0", "110.0", "0.70", "≤ 0.7", "yes |"]);
     expect(row(table, "RSS right after a 100-pod static burst (MiB)")).toEqual(["120.0", "130.0", "0.92", "≤ 0.8", "no |"]);
     expect(row(table, "100 static pods start-up (ms)")).toEqual(["10000", "16000", "0.63", "-", "- |"]);
+    // The mean over the hold is shown beside the reading at its end, without a target of its own.
+    expect(row(table, "RSS with 100 static pods, mean over the hold's second half (MiB)")).toEqual(["-", "-", "-", "-", "- |"]);
+    const withMean = targetsTable({ staticSmall: { ...burst(10_000, 1.2, 120), ...hold(77, 0.02), rssMeanMiB: 80 } }, { staticSmall: { ...burst(16_000, 2.4, 130), ...hold(110, 0.04), rssMeanMiB: 100 } }, meta);
+    expect(row(withMean, "RSS with 100 static pods, mean over the hold's second half (MiB)")).toEqual(["80.0", "100.0", "0.80", "-", "- |"]);
     // A phase that did not run is not met, and says why.
     expect(row(table, "250 static pods start-up (ms)")).toEqual(["-", "-", "-", "≤ 1", "no (not measured) |"]);
   });
