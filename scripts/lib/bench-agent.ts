@@ -7,7 +7,7 @@
  */
 import { existsSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { labels, PodSandboxState, type CriClient } from "../../src/cri/index.ts";
+import { isNotFound, labels, PodSandboxState, type CriClient } from "../../src/cri/index.ts";
 import { delay, realClock } from "../../src/lib/index.ts";
 import { countRunning, median, pollUntil, podYaml, processCpuSeconds, processMemory, type BenchSystem, type IdleResult, type PodSet, type RoundResult } from "./bench-common.ts";
 
@@ -53,24 +53,27 @@ export function agentRounds(label: string, timeoutMs: number) {
   }
 
   /**
-   * Removes sandboxes through CRI (stopping the ones still READY first, which runs CNI DEL). One
-   * retry: the agent's housekeeping may be stopping the same sandbox at that moment.
+   * Removes sandboxes through CRI (stopping the ones still READY first, which runs CNI DEL). Up to
+   * five tries a second apart, and NotFound counts as removed: the agent may be stopping or
+   * removing the same sandbox or its containers at that moment (with 250 pods containerd answered
+   * "container is already in removing state" past a single retry).
    */
   async function removeSandboxes(cri: CriClient, namespace?: string): Promise<number> {
     const items = await sandboxes(cri, namespace);
     const remove = async (id: string, ready: boolean) => {
-      if (ready) await cri.runtime.stopPodSandbox({ podSandboxId: id });
-      await cri.runtime.removePodSandbox({ podSandboxId: id });
+      for (let attempt = 1; ; attempt++) {
+        try {
+          if (ready) await cri.runtime.stopPodSandbox({ podSandboxId: id });
+          await cri.runtime.removePodSandbox({ podSandboxId: id });
+          return;
+        } catch (err) {
+          if (isNotFound(err)) return;
+          if (attempt === 5) throw err;
+          await delay(realClock, 1_000);
+        }
+      }
     };
-    await Promise.all(
-      items.map(async (s) => {
-        const ready = s.state === PodSandboxState.SANDBOX_READY;
-        await remove(s.id, ready).catch(async () => {
-          await delay(realClock, 500);
-          await remove(s.id, ready);
-        });
-      }),
-    );
+    await Promise.all(items.map((s) => remove(s.id, s.state === PodSandboxState.SANDBOX_READY)));
     return items.length;
   }
 
