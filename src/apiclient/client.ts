@@ -61,7 +61,7 @@ export function createApiClient(config: ApiClientConfig, opts: ApiClientOptions 
   const limiter = createRateLimiter(clock, opts.qps ?? DEFAULT_QPS, opts.burst ?? DEFAULT_BURST);
   const credentials = createCredentials(config, { clock, exec: opts.exec, env: opts.env });
   const userAgent = opts.userAgent ?? "bunlet";
-  const h2 = opts.http2 ? createHttp2Transport() : undefined;
+  const h2 = opts.http2 && config.server.startsWith("https://") ? createHttp2Transport() : undefined;
   if (h2) opts.signal?.addEventListener("abort", () => h2.close(), { once: true });
 
   // client-go's metrics name the server by the URL's host:port.

@@ -92,7 +92,8 @@ export interface ApiClientOptions {
    * Requests (not watches) over HTTP/2 (one connection, HPACK-compressed headers) instead of
    * fetch's HTTP/1.1: what repeats at rest (Lease renewals, volume refreshes) then costs its few
    * changing header bytes. Watches stay one HTTP/1.1 response each: a bookmark a minute gains
-   * nothing from HPACK. Needs an https server.
+   * nothing from HPACK. Only where the server is https (node:http2 speaks it over TLS); an http
+   * server stays on fetch.
    */
   http2?: boolean;
   /** Runs exec credential plugins (tests). */

@@ -28,13 +28,12 @@ export function wireApiClients(config: BunletConfig, base: WireBase): ApiClients
   if (config.kubeconfig === "") return undefined;
   const apiConfig = loadKubeconfig(config.kubeconfig);
   const userAgent = nodeUserAgent(goArch(process.arch));
-  // Both over HTTP/2 where the server is https, as client-go speaks to the apiserver: what repeats
-  // at rest (six Lease renewals a minute, volume refreshes) then costs a few header bytes.
-  const http2 = apiConfig.server.startsWith("https://");
+  // Both over HTTP/2 (where the server is https), as client-go speaks to the apiserver: what
+  // repeats at rest (six Lease renewals a minute, volume refreshes) then costs a few header bytes.
   const onRequest = restClientObserver(base.metrics);
-  const client = createApiClient(apiConfig, { clock, onRequest, signal, ...restClientLimits(config.kubeAPIQPS, config.kubeAPIBurst), userAgent, http2 });
+  const client = createApiClient(apiConfig, { clock, onRequest, signal, ...restClientLimits(config.kubeAPIQPS, config.kubeAPIBurst), userAgent, http2: true });
   const timeoutMs = heartbeatTimeoutMs(config.nodeStatusUpdateFrequencyMs, config.nodeLeaseDurationSeconds);
-  const heartbeatClient = createApiClient(apiConfig, { onRequest, clock, signal, qps: -1, timeoutMs, userAgent, http2 });
+  const heartbeatClient = createApiClient(apiConfig, { onRequest, clock, signal, qps: -1, timeoutMs, userAgent, http2: true });
   const clientCert = apiConfig.clientCertificate;
   if (clientCert) {
     registerCertificateTtl(base.metrics.registry, "client", () => (clientCert.kind === "inline" ? clientCert.pem : readFileSync(clientCert.path, "utf8")), () => clock.now());

@@ -23,9 +23,7 @@ function eventSink(config: BunletConfig, { clock, log, metrics, signal }: WireBa
     log.info("No api server defined - no events will be sent to API server.");
     return undefined;
   }
-  const apiConfig = loadKubeconfig(config.kubeconfig);
-  const http2 = apiConfig.server.startsWith("https://");
-  const client = createApiClient(apiConfig, { clock, onRequest: restClientObserver(metrics), signal, qps: config.eventRecordQPS, burst: config.eventBurst || 10, userAgent: "bunlet/events", http2 });
+  const client = createApiClient(loadKubeconfig(config.kubeconfig), { clock, onRequest: restClientObserver(metrics), signal, qps: config.eventRecordQPS, burst: config.eventBurst || 10, userAgent: "bunlet/events", http2: true });
   return apiEventSink(client);
 }
 

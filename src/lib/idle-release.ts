@@ -89,7 +89,6 @@ export class IdleRelease {
     if (collectMs <= 0) return;
     this.#collectTimer = clock.setTimer(collectMs, () => {
       this.#collectTimer = undefined;
-      if (this.#stopped || this.#pending) return;
       collect();
       this.#scheduleCollect();
     });
@@ -103,6 +102,6 @@ export function collectGarbage(): void {
 
 /** A full collection, then the heap's and the JIT's free memory returned to the system. */
 export function releaseFreeMemory(): void {
-  Bun.gc(true);
+  collectGarbage();
   Bun.shrink();
 }
