@@ -113,8 +113,9 @@ async function hold(agents: { key: Key; system: AgentSystem; before: Mark }[]): 
   const out = new Map<Key, Hold>();
   for (const [i, a] of agents.entries()) {
     a.system.agent().alive("while idling");
-    const end = await mark(a.system);
+    // Memory first: the closing mark scrapes /metrics, which allocates (a few MiB in either agent).
     const mem = processMemory(a.system.agent().pid)!;
+    const end = await mark(a.system);
     out.set(a.key, {
       rssIdleMiB: mem.rssMiB,
       anonIdleMiB: mem.anonMiB,

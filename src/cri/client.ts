@@ -19,9 +19,7 @@ import { parseEndpoint } from "./endpoint.ts";
 import { diagnoseDial } from "./dial.ts";
 import { CriError, GrpcCode, toCriError } from "./errors.ts";
 import type { CallInvoker, TransportKind } from "./invoker.ts";
-import { createConnectInvoker } from "./invoker-connect.ts";
 import { createH2Invoker } from "./invoker-h2.ts";
-import { createGrpcJsInvoker } from "./invoker-grpcjs.ts";
 
 export interface CallOptions {
   signal?: AbortSignal;
@@ -154,10 +152,36 @@ function isTimeoutLike(err: unknown): boolean {
   return code === GrpcCode.DEADLINE_EXCEEDED || code === GrpcCode.CANCELLED || (err as { name?: string })?.name === "TimeoutError";
 }
 
+/**
+ * The two library transports are loaded on their first call, not at start: evaluating
+ * @grpc/grpc-js and connect-es costs the agent heap it never uses with the default transport
+ * (docs/lean.md, "Code that is never run").
+ */
+function lazyInvoker(load: () => Promise<CallInvoker>): CallInvoker {
+  let loaded: Promise<CallInvoker> | undefined;
+  const invoker = () => (loaded ??= load());
+  return {
+    async unary(method, request, signal, timeoutMs) {
+      return (await invoker()).unary(method, request, signal, timeoutMs);
+    },
+    async *serverStream(method, request, signal) {
+      yield* (await invoker()).serverStream(method, request, signal);
+    },
+    close() {
+      void loaded?.then((i) => i.close());
+    },
+  };
+}
+
 export function createCriClient(options: CriClientOptions): CriClient {
   const socketPath = parseEndpoint(options.endpoint);
   const kind = options.transport ?? defaultTransport;
-  const invoker = kind === "h2" ? createH2Invoker(socketPath) : kind === "grpc-js" ? createGrpcJsInvoker(socketPath) : createConnectInvoker(socketPath);
+  const invoker =
+    kind === "h2"
+      ? createH2Invoker(socketPath)
+      : kind === "grpc-js"
+        ? lazyInvoker(async () => (await import("./invoker-grpcjs.ts")).createGrpcJsInvoker(socketPath))
+        : lazyInvoker(async () => (await import("./invoker-connect.ts")).createConnectInvoker(socketPath));
   const base = options.requestTimeoutMs ?? RUNTIME_REQUEST_TIMEOUT_MS;
   return {
     endpoint: `unix://${socketPath}`,

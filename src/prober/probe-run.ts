@@ -9,7 +9,6 @@ import type { Container, Probe } from "../api/index.ts";
 import { resolveContainerPort } from "../container/index.ts";
 import { GrpcCode, isCriError, type CriClient } from "../cri/index.ts";
 import type { Clock } from "../lib/index.ts";
-import { probeGrpc } from "./probe-grpc.ts";
 import { probeHttp } from "./probe-http.ts";
 import { probeTcp } from "./probe-tcp.ts";
 import { cappedText, ProbeError, type ProbeOutcome } from "./probe-types.ts";
@@ -42,6 +41,8 @@ export async function runProbe(probe: Probe, target: ProbeTarget): Promise<Probe
     return probeTcp({ ...net, host: probe.tcpSocket.host || requireIP(target), port: resolvePort(probe.tcpSocket.port, target.container) });
   }
   if (probe.grpc) {
+    // @grpc/grpc-js is loaded by the first gRPC probe, not at start (docs/lean.md).
+    const { probeGrpc } = await import("./probe-grpc.ts");
     return probeGrpc({ ...net, host: requireIP(target), port: resolvePort(probe.grpc.port, target.container), service: probe.grpc.service ?? "" });
   }
   throw new ProbeError("missing probe handler: exec, httpGet, tcpSocket or grpc is required");

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { IdleRelease } from "../../../src/lib/index.ts";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/testing.ts";
 
-function setup() {
+function setup(burstCollectMs = 0) {
   const clock = new FakeClock();
   const log = createMemoryLogger();
   const releases: number[] = [];
@@ -14,6 +14,7 @@ function setup() {
     release: () => void releases.push(clock.now()),
     collectMs: 15_000,
     collect: () => void collections.push(clock.now()),
+    burstCollectMs,
     rss: () => 100 * 2 ** 20,
   });
   return { clock, log, releases, collections, idle };
@@ -98,9 +99,52 @@ describe("the idle memory release", () => {
     expect(collections).toEqual([t0 + 25_000]);
 
     const none: number[] = [];
-    const off = new IdleRelease({ clock, log: createMemoryLogger(), quietMs: 10_000, release: () => {}, collectMs: 0, collect: () => void none.push(clock.now()), rss: () => 0 });
+    const off = new IdleRelease({ clock, log: createMemoryLogger(), quietMs: 10_000, release: () => {}, collectMs: 0, collect: () => void none.push(clock.now()), burstCollectMs: 0, rss: () => 0 });
     off.activity();
     await clock.advance(120_000);
     expect(none).toEqual([]);
+  });
+
+  test("inside a burst, a full collection every burstCollectMs while the activity continues", async () => {
+    const { clock, releases, collections, idle } = setup(3_000);
+    const t0 = clock.now();
+    // A burst: activity every 500 ms for 10 s; the first collection is due 3 s into it.
+    for (let t = 0; t < 10_000; t += 500) {
+      idle.activity();
+      await clock.advance(500);
+    }
+    expect(collections).toEqual([t0 + 3_000, t0 + 6_000, t0 + 9_000]);
+    expect(releases).toEqual([]);
+    // The release ends the burst; the next burst counts its 3 s from its own first activity.
+    await clock.advance(10_000);
+    expect(releases).toEqual([t0 + 19_500]);
+    await clock.advance(2_000);
+    const t1 = clock.now();
+    for (let t = 0; t < 4_000; t += 1_000) {
+      idle.activity();
+      await clock.advance(1_000);
+    }
+    expect(collections).toEqual([t0 + 3_000, t0 + 6_000, t0 + 9_000, t1 + 3_000]);
+  });
+
+  test("activity further apart than burstCollectMs collects at the next activity, never on a timer", async () => {
+    const { clock, collections, idle } = setup(3_000);
+    const t0 = clock.now();
+    idle.activity();
+    await clock.advance(2_000);
+    expect(collections).toEqual([]);
+    await clock.advance(5_000);
+    expect(collections).toEqual([]);
+    idle.activity();
+    expect(collections).toEqual([t0 + 7_000]);
+  });
+
+  test("no collections inside a burst with burstCollectMs 0", async () => {
+    const { clock, collections, idle } = setup(0);
+    for (let t = 0; t < 9_000; t += 500) {
+      idle.activity();
+      await clock.advance(500);
+    }
+    expect(collections).toEqual([]);
   });
 });
