@@ -15,6 +15,7 @@
  * change); a container or sandbox whose status cannot be read is left out and
  * container_scrape_error is 1 (one without stats yet is left out for this scrape only).
  */
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { nanosToMs } from "../container/index.ts";
@@ -77,10 +78,14 @@ export function createCadvisorSource(deps: CadvisorSourceDeps) {
     return info;
   }
 
-  async function network(pid: number, nowMs: number): Promise<CadvisorContainer["network"]> {
+  /** procfs, read synchronously as the cgroup files are (cgroup.ts). */
+  function network(pid: number, nowMs: number): CadvisorContainer["network"] {
     if (pid <= 0) return undefined;
-    const text = await readFile(`${proc}/${pid}/net/dev`, "utf8").catch(() => undefined);
-    return text === undefined ? undefined : { timeMs: nowMs, interfaces: parseNetDev(text) };
+    try {
+      return { timeMs: nowMs, interfaces: parseNetDev(readFileSync(`${proc}/${pid}/net/dev`, "utf8")) };
+    } catch {
+      return undefined;
+    }
   }
 
   return {
@@ -119,7 +124,7 @@ export function createCadvisorSource(deps: CadvisorSourceDeps) {
         const labels: CadvisorLabels = { container: c.metadata?.name ?? "", id: info.cgroup, image: imageName(info.image, c.image?.image), name: c.id, ...pod };
         const at = (ts: bigint) => (ts > 0n ? nanosToMs(ts) : nowMs);
         const layer = s.writableLayer;
-        const extras = await cgroupExtras(info.cgroup, deps.cgroupRoot);
+        const extras = cgroupExtras(info.cgroup, deps.cgroupRoot);
         out.push({
           ...(extras && { extras: { ...extras, timeMs: nowMs } }),
           labels,
@@ -143,11 +148,11 @@ export function createCadvisorSource(deps: CadvisorSourceDeps) {
           continue;
         }
         const pod = podLabels.get(sb.id)!;
-        const net = await network(info.pid, nowMs);
+        const net = network(info.pid, nowMs);
         const createdMs = nanosToMs(sb.createdAt);
-        const fromCgroup = async (id: string, labels: CadvisorLabels): Promise<CadvisorContainer> => {
-          const cg = await cgroupStats(id, deps.cgroupRoot);
-          const extras = await cgroupExtras(id, deps.cgroupRoot);
+        const fromCgroup = (id: string, labels: CadvisorLabels): CadvisorContainer => {
+          const cg = cgroupStats(id, deps.cgroupRoot);
+          const extras = cgroupExtras(id, deps.cgroupRoot);
           return {
             labels,
             ...(extras && { extras: { ...extras, timeMs: nowMs } }),
@@ -158,11 +163,11 @@ export function createCadvisorSource(deps: CadvisorSourceDeps) {
             ...(net && { network: net }),
           };
         };
-        out.push(await fromCgroup(info.cgroup, { container: "", id: info.cgroup, image: info.image, name: sb.id, ...pod }));
+        out.push(fromCgroup(info.cgroup, { container: "", id: info.cgroup, image: info.image, name: sb.id, ...pod }));
         const parent = dirname(info.cgroup);
         const uid = (sb.metadata?.uid ?? "").replace(/-/g, "_");
         if (uid && basename(parent).replace(/-/g, "_").includes(`pod${uid}`)) {
-          out.push(await fromCgroup(parent, { container: "", id: parent, image: "", name: "", ...pod }));
+          out.push(fromCgroup(parent, { container: "", id: parent, image: "", name: "", ...pod }));
         }
       }
       for (const id of infos.keys()) if (!seen.has(id)) infos.delete(id);

@@ -7,9 +7,9 @@
  * memory.events, memory.peak, memory.max; v1: cpuacct.stat (USER_HZ ticks), cpu.stat,
  * cpu.cfs_quota_us/cfs_period_us, cpu.shares, memory.stat total_*, memory.failcnt,
  * memory.max_usage_in_bytes, memory.limit_in_bytes. A file the kernel does not have leaves its
- * figure out.
+ * figure out. cgroupfs files are read synchronously (cgroup.ts says why).
  */
-import { readFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
 export interface CgroupExtras {
@@ -25,8 +25,14 @@ const NS_PER_TICK = 10_000_000n;
 /** cAdvisor shows a limit above 2^62 (unlimited) as 0. */
 const UNLIMITED = 1n << 62n;
 
-const read = (path: string) => readFile(path, "utf8").then((t) => t.trim());
-const readOr = (path: string) => read(path).catch(() => undefined);
+const read = (path: string) => readFileSync(path, "utf8").trim();
+function readOr(path: string): string | undefined {
+  try {
+    return read(path);
+  } catch {
+    return undefined;
+  }
+}
 const int = (v: string | undefined) => (v !== undefined && /^\d+$/.test(v) ? BigInt(v) : undefined);
 
 function keyValues(text: string | undefined): Map<string, bigint> {
@@ -45,37 +51,37 @@ export function weightToShares(weight: bigint): bigint {
   return 2n + ((weight - 1n) * 262142n) / 9999n;
 }
 
-async function v2(dir: string): Promise<CgroupExtras> {
-  const cpu = keyValues(await read(join(dir, "cpu.stat")));
-  const [quota, period] = ((await readOr(join(dir, "cpu.max"))) ?? "max").split(/\s+/);
+function v2(dir: string): CgroupExtras {
+  const cpu = keyValues(read(join(dir, "cpu.stat")));
+  const [quota, period] = ((readOr(join(dir, "cpu.max"))) ?? "max").split(/\s+/);
   const hasQuota = quota !== undefined && quota !== "max";
-  const mem = keyValues(await readOr(join(dir, "memory.stat")));
-  const max = await readOr(join(dir, "memory.max"));
+  const mem = keyValues(readOr(join(dir, "memory.stat")));
+  const max = readOr(join(dir, "memory.max"));
   return {
     cpu: { userNs: (cpu.get("user_usec") ?? 0n) * 1000n, systemNs: (cpu.get("system_usec") ?? 0n) * 1000n },
     ...(hasQuota && { cfs: { periods: cpu.get("nr_periods") ?? 0n, throttledPeriods: cpu.get("nr_throttled") ?? 0n, throttledNs: (cpu.get("throttled_usec") ?? 0n) * 1000n } }),
     memory: {
       cache: mem.get("file") ?? 0n,
       mappedFile: mem.get("file_mapped") ?? 0n,
-      swap: int(await readOr(join(dir, "memory.swap.current"))),
-      failcnt: keyValues(await readOr(join(dir, "memory.events"))).get("max"),
-      maxUsage: int(await readOr(join(dir, "memory.peak"))),
+      swap: int(readOr(join(dir, "memory.swap.current"))),
+      failcnt: keyValues(readOr(join(dir, "memory.events"))).get("max"),
+      maxUsage: int(readOr(join(dir, "memory.peak"))),
     },
     spec: {
-      cpuShares: weightToShares(int(await readOr(join(dir, "cpu.weight"))) ?? 100n),
+      cpuShares: weightToShares(int(readOr(join(dir, "cpu.weight"))) ?? 100n),
       ...(hasQuota && { cpuQuota: BigInt(quota), cpuPeriod: int(period) }),
       memoryLimit: max === undefined || max === "max" ? 0n : limit(int(max)),
     },
   };
 }
 
-async function v1(root: string, name: string): Promise<CgroupExtras> {
-  const acct = keyValues(await read(join(root, "cpuacct", name, "cpuacct.stat")));
+function v1(root: string, name: string): CgroupExtras {
+  const acct = keyValues(read(join(root, "cpuacct", name, "cpuacct.stat")));
   const cpuDir = join(root, "cpu", name);
-  const cpu = keyValues(await readOr(join(cpuDir, "cpu.stat")));
-  const quota = Number((await readOr(join(cpuDir, "cpu.cfs_quota_us"))) ?? -1);
+  const cpu = keyValues(readOr(join(cpuDir, "cpu.stat")));
+  const quota = Number((readOr(join(cpuDir, "cpu.cfs_quota_us"))) ?? -1);
   const memDir = join(root, "memory", name);
-  const mem = keyValues(await readOr(join(memDir, "memory.stat")));
+  const mem = keyValues(readOr(join(memDir, "memory.stat")));
   return {
     cpu: { userNs: (acct.get("user") ?? 0n) * NS_PER_TICK, systemNs: (acct.get("system") ?? 0n) * NS_PER_TICK },
     ...(quota > 0 && { cfs: { periods: cpu.get("nr_periods") ?? 0n, throttledPeriods: cpu.get("nr_throttled") ?? 0n, throttledNs: cpu.get("throttled_time") ?? 0n } }),
@@ -83,26 +89,26 @@ async function v1(root: string, name: string): Promise<CgroupExtras> {
       cache: mem.get("total_cache") ?? 0n,
       mappedFile: mem.get("total_mapped_file") ?? 0n,
       swap: mem.get("total_swap"),
-      failcnt: int(await readOr(join(memDir, "memory.failcnt"))),
-      maxUsage: int(await readOr(join(memDir, "memory.max_usage_in_bytes"))),
+      failcnt: int(readOr(join(memDir, "memory.failcnt"))),
+      maxUsage: int(readOr(join(memDir, "memory.max_usage_in_bytes"))),
     },
     spec: {
-      cpuShares: int(await readOr(join(cpuDir, "cpu.shares"))) ?? 1024n,
-      ...(quota > 0 && { cpuQuota: BigInt(quota), cpuPeriod: int(await readOr(join(cpuDir, "cpu.cfs_period_us"))) }),
-      memoryLimit: limit(int(await readOr(join(memDir, "memory.limit_in_bytes")))),
+      cpuShares: int(readOr(join(cpuDir, "cpu.shares"))) ?? 1024n,
+      ...(quota > 0 && { cpuQuota: BigInt(quota), cpuPeriod: int(readOr(join(cpuDir, "cpu.cfs_period_us"))) }),
+      memoryLimit: limit(int(readOr(join(memDir, "memory.limit_in_bytes")))),
     },
   };
 }
 
 /** The extras of the cgroup `name` ("/k8s.io/abc") under `root`; undefined when it is not there. */
-export async function cgroupExtras(name: string, root = "/sys/fs/cgroup"): Promise<CgroupExtras | undefined> {
+export function cgroupExtras(name: string, root = "/sys/fs/cgroup"): CgroupExtras | undefined {
   try {
-    return await v2(join(root, name));
+    return v2(join(root, name));
   } catch {
     // Not v2 (or gone): try the v1 hierarchies.
   }
   try {
-    return await v1(root, name);
+    return v1(root, name);
   } catch {
     return undefined;
   }

@@ -34,22 +34,22 @@ function cpuAndMemory(stats: CgroupStats, key: string, cpu: CpuUsageCache, nowMs
 }
 
 /** Replaces each pod's CPU and memory with its pod cgroup's, pause included. */
-export async function podStatsFromCgroups(pods: PodStats[], source: CgroupSource, cpu: CpuUsageCache, nowMs: number, root?: string): Promise<void> {
+export function podStatsFromCgroups(pods: PodStats[], source: CgroupSource, cpu: CpuUsageCache, nowMs: number, root?: string): void {
   const cgroups = source.podCgroups();
   for (const pod of pods) {
     const cgroup = cgroups.get(pod.podRef.uid);
     if (cgroup === undefined) continue;
-    const stats = await cgroupStats(cgroup, root);
+    const stats = cgroupStats(cgroup, root);
     if (!stats) continue;
     Object.assign(pod, cpuAndMemory(stats, `pod-cgroup:${pod.podRef.uid}`, cpu, nowMs));
   }
 }
 
 /** GetSystemContainersStats: one entry per known system container, no filesystems. */
-export async function systemContainerStats(source: CgroupSource, cpu: CpuUsageCache, nowMs: number, root?: string): Promise<ContainerStats[]> {
+export function systemContainerStats(source: CgroupSource, cpu: CpuUsageCache, nowMs: number, root?: string): ContainerStats[] {
   const out: ContainerStats[] = [];
   for (const sys of source.systemContainers()) {
-    const stats = await cgroupStats(sys.cgroup, root);
+    const stats = cgroupStats(sys.cgroup, root);
     if (!stats) continue;
     out.push({ name: sys.name, startTime: metaTime(sys.startTimeMs ?? nowMs), ...cpuAndMemory(stats, `system:${sys.name}`, cpu, nowMs) });
   }

@@ -154,8 +154,8 @@ export function createStatsProvider(deps: StatsProviderDeps): StatsProvider {
       );
       let summaryNode = node;
       if (deps.cgroups) {
-        await podStatsFromCgroups(pods, deps.cgroups, cpu, nowMs);
-        const systemContainers = await systemContainerStats(deps.cgroups, cpu, nowMs);
+        podStatsFromCgroups(pods, deps.cgroups, cpu, nowMs);
+        const systemContainers = systemContainerStats(deps.cgroups, cpu, nowMs);
         // The kubelet's field order: nodeName, systemContainers, startTime, ...
         const { nodeName, ...rest } = node;
         summaryNode = { nodeName, systemContainers, ...rest };

@@ -29,7 +29,7 @@ test("a pod's CPU and memory come from its pod cgroup; a pod without one keeps t
     { podRef: { name: "b", namespace: "default", uid: "b" }, startTime: "", containers: [], memory: { time: "", workingSetBytes: 7n } },
   ];
   const clock = new FakeClock(1_700_000_000_000);
-  await podStatsFromCgroups(pods, { podCgroups: () => new Map([["a", "/kubepods/burstable/poda"]]), systemContainers: () => [] }, new CpuUsageCache(clock), clock.now(), root);
+  podStatsFromCgroups(pods, { podCgroups: () => new Map([["a", "/kubepods/burstable/poda"]]), systemContainers: () => [] }, new CpuUsageCache(clock), clock.now(), root);
   expect(pods[0]!.memory).toMatchObject({ availableBytes: 800n, usageBytes: 300n, workingSetBytes: 200n, rssBytes: 150n });
   expect(pods[0]!.cpu?.usageCoreNanoSeconds).toBe(5_000_000_000n);
   expect(pods[1]!.memory?.workingSetBytes).toBe(7n);
@@ -39,7 +39,7 @@ test("system containers: one entry per readable cgroup, no availableBytes withou
   cgroup("/kubepods", 9n, 2000n, 0n, "9223372036854771712");
   cgroup("/system.slice/bunlet.service", 1n, 50n, 0n, "9223372036854771712");
   const clock = new FakeClock(1_700_000_000_000);
-  const stats = await systemContainerStats(
+  const stats = systemContainerStats(
     {
       podCgroups: () => new Map(),
       systemContainers: () => [
