@@ -155,7 +155,7 @@ function isTimeoutLike(err: unknown): boolean {
 /**
  * The two library transports are loaded on their first call, not at start: evaluating
  * @grpc/grpc-js and connect-es costs the agent heap it never uses with the default transport
- * (docs/lean.md, "Code that is never run").
+ * (docs/lean.md, "Where the megabytes are").
  */
 function lazyInvoker(load: () => Promise<CallInvoker>): CallInvoker {
   let loaded: Promise<CallInvoker> | undefined;

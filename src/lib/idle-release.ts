@@ -17,8 +17,8 @@
  *
  * Inside a burst, a full collection every `burstCollectMs` of continuing activity: the burst's
  * garbage that survives the young-generation collections otherwise grows the heap until the
- * collector's own full collection, and a 100-pod burst on containerd ended 8-10 MiB higher without
- * them, for no CPU they save (docs/lean.md). A collection, not a release: a shrink drops the JIT's
+ * collector's own full collection, and a 100-pod burst on containerd ended 5-10 MiB higher without
+ * them, at the same CPU (docs/lean.md). A collection, not a release: a shrink drops the JIT's
  * code, which the rest of the burst would compile again.
  */
 import type { Clock, Timer } from "./clock.ts";

@@ -53,7 +53,7 @@ export function weightToShares(weight: bigint): bigint {
 
 function v2(dir: string): CgroupExtras {
   const cpu = keyValues(read(join(dir, "cpu.stat")));
-  const [quota, period] = ((readOr(join(dir, "cpu.max"))) ?? "max").split(/\s+/);
+  const [quota, period] = (readOr(join(dir, "cpu.max")) ?? "max").split(/\s+/);
   const hasQuota = quota !== undefined && quota !== "max";
   const mem = keyValues(readOr(join(dir, "memory.stat")));
   const max = readOr(join(dir, "memory.max"));
@@ -79,7 +79,7 @@ function v1(root: string, name: string): CgroupExtras {
   const acct = keyValues(read(join(root, "cpuacct", name, "cpuacct.stat")));
   const cpuDir = join(root, "cpu", name);
   const cpu = keyValues(readOr(join(cpuDir, "cpu.stat")));
-  const quota = Number((readOr(join(cpuDir, "cpu.cfs_quota_us"))) ?? -1);
+  const quota = Number(readOr(join(cpuDir, "cpu.cfs_quota_us")) ?? -1);
   const memDir = join(root, "memory", name);
   const mem = keyValues(readOr(join(memDir, "memory.stat")));
   return {
