@@ -143,7 +143,8 @@ export function cadvisorMetrics(input: CadvisorInput): string {
       add("specMemoryLimit", x.spec.memoryLimit, l);
     }
     for (const iface of c.network?.interfaces ?? []) {
-      for (const [key, field] of networkFields) add(key, iface[field] as bigint, { ...l, interface: iface.name }, c.network!.timeMs);
+      const withInterface = { ...l, interface: iface.name };
+      for (const [key, field] of networkFields) add(key, iface[field] as bigint, withInterface, c.network!.timeMs);
     }
   }
   add("scrapeError", input.error ? 1 : 0, {});
