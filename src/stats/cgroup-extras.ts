@@ -11,6 +11,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { statField } from "./cgroup.ts";
 
 export interface CgroupExtras {
   cpu: { userNs: bigint; systemNs: bigint };
@@ -35,15 +36,6 @@ function readOr(path: string): string | undefined {
 }
 const int = (v: string | undefined) => (v !== undefined && /^\d+$/.test(v) ? BigInt(v) : undefined);
 
-function keyValues(text: string | undefined): Map<string, bigint> {
-  const out = new Map<string, bigint>();
-  for (const line of (text ?? "").split("\n")) {
-    const [k, v] = line.trim().split(/\s+/);
-    if (k && v && /^\d+$/.test(v)) out.set(k, BigInt(v));
-  }
-  return out;
-}
-
 const limit = (v: bigint | undefined) => (v === undefined || v > UNLIMITED ? 0n : v);
 
 /** cpu.weight back to cpu.shares, as cAdvisor converts it (the inverse of runc's mapping). */
@@ -52,19 +44,21 @@ export function weightToShares(weight: bigint): bigint {
 }
 
 function v2(dir: string): CgroupExtras {
-  const cpu = keyValues(read(join(dir, "cpu.stat")));
+  const cpu = read(join(dir, "cpu.stat"));
   const [quota, period] = (readOr(join(dir, "cpu.max")) ?? "max").split(/\s+/);
   const hasQuota = quota !== undefined && quota !== "max";
-  const mem = keyValues(readOr(join(dir, "memory.stat")));
+  const mem = readOr(join(dir, "memory.stat"));
   const max = readOr(join(dir, "memory.max"));
   return {
-    cpu: { userNs: (cpu.get("user_usec") ?? 0n) * 1000n, systemNs: (cpu.get("system_usec") ?? 0n) * 1000n },
-    ...(hasQuota && { cfs: { periods: cpu.get("nr_periods") ?? 0n, throttledPeriods: cpu.get("nr_throttled") ?? 0n, throttledNs: (cpu.get("throttled_usec") ?? 0n) * 1000n } }),
+    cpu: { userNs: (statField(cpu, "user_usec") ?? 0n) * 1000n, systemNs: (statField(cpu, "system_usec") ?? 0n) * 1000n },
+    ...(hasQuota && {
+      cfs: { periods: statField(cpu, "nr_periods") ?? 0n, throttledPeriods: statField(cpu, "nr_throttled") ?? 0n, throttledNs: (statField(cpu, "throttled_usec") ?? 0n) * 1000n },
+    }),
     memory: {
-      cache: mem.get("file") ?? 0n,
-      mappedFile: mem.get("file_mapped") ?? 0n,
+      cache: statField(mem, "file") ?? 0n,
+      mappedFile: statField(mem, "file_mapped") ?? 0n,
       swap: int(readOr(join(dir, "memory.swap.current"))),
-      failcnt: keyValues(readOr(join(dir, "memory.events"))).get("max"),
+      failcnt: statField(readOr(join(dir, "memory.events")), "max"),
       maxUsage: int(readOr(join(dir, "memory.peak"))),
     },
     spec: {
@@ -76,19 +70,19 @@ function v2(dir: string): CgroupExtras {
 }
 
 function v1(root: string, name: string): CgroupExtras {
-  const acct = keyValues(read(join(root, "cpuacct", name, "cpuacct.stat")));
+  const acct = read(join(root, "cpuacct", name, "cpuacct.stat"));
   const cpuDir = join(root, "cpu", name);
-  const cpu = keyValues(readOr(join(cpuDir, "cpu.stat")));
+  const cpu = readOr(join(cpuDir, "cpu.stat"));
   const quota = Number(readOr(join(cpuDir, "cpu.cfs_quota_us")) ?? -1);
   const memDir = join(root, "memory", name);
-  const mem = keyValues(readOr(join(memDir, "memory.stat")));
+  const mem = readOr(join(memDir, "memory.stat"));
   return {
-    cpu: { userNs: (acct.get("user") ?? 0n) * NS_PER_TICK, systemNs: (acct.get("system") ?? 0n) * NS_PER_TICK },
-    ...(quota > 0 && { cfs: { periods: cpu.get("nr_periods") ?? 0n, throttledPeriods: cpu.get("nr_throttled") ?? 0n, throttledNs: cpu.get("throttled_time") ?? 0n } }),
+    cpu: { userNs: (statField(acct, "user") ?? 0n) * NS_PER_TICK, systemNs: (statField(acct, "system") ?? 0n) * NS_PER_TICK },
+    ...(quota > 0 && { cfs: { periods: statField(cpu, "nr_periods") ?? 0n, throttledPeriods: statField(cpu, "nr_throttled") ?? 0n, throttledNs: statField(cpu, "throttled_time") ?? 0n } }),
     memory: {
-      cache: mem.get("total_cache") ?? 0n,
-      mappedFile: mem.get("total_mapped_file") ?? 0n,
-      swap: mem.get("total_swap"),
+      cache: statField(mem, "total_cache") ?? 0n,
+      mappedFile: statField(mem, "total_mapped_file") ?? 0n,
+      swap: statField(mem, "total_swap"),
       failcnt: int(readOr(join(memDir, "memory.failcnt"))),
       maxUsage: int(readOr(join(memDir, "memory.max_usage_in_bytes"))),
     },

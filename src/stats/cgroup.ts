@@ -38,13 +38,24 @@ function limitOf(path: string): bigint | undefined {
 
 const read = (path: string) => readFileSync(path, "utf8").trim();
 
-function keyValues(text: string): Map<string, bigint> {
-  const out = new Map<string, bigint>();
-  for (const line of text.split("\n")) {
-    const [k, v] = line.trim().split(/\s+/);
-    if (k && v && /^\d+$/.test(v)) out.set(k, BigInt(v));
+/**
+ * One field of a flat-keyed cgroup file ("name value" lines: cpu.stat, memory.stat,
+ * memory.events), or undefined when the file has no such line or its value is not a number. The
+ * line is found, not the file parsed: memory.stat has about 40 lines, of which cAdvisor's series
+ * want three.
+ */
+export function statField(text: string | undefined, key: string): bigint | undefined {
+  if (text === undefined) return undefined;
+  let start: number;
+  if (text.startsWith(`${key} `)) start = key.length + 1;
+  else {
+    const at = text.indexOf(`\n${key} `);
+    if (at < 0) return undefined;
+    start = at + key.length + 2;
   }
-  return out;
+  const end = text.indexOf("\n", start);
+  const value = text.slice(start, end < 0 ? undefined : end).trim();
+  return /^\d+$/.test(value) ? BigInt(value) : undefined;
 }
 
 const workingSet = (usage: bigint, inactiveFile: bigint) => (usage > inactiveFile ? usage - inactiveFile : 0n);
@@ -53,14 +64,14 @@ const workingSet = (usage: bigint, inactiveFile: bigint) => (usage > inactiveFil
 export function cgroupStats(name: string, root = "/sys/fs/cgroup"): CgroupStats | undefined {
   try {
     const v2 = join(root, name);
-    const cpu = keyValues(read(join(v2, "cpu.stat")));
+    const cpu = read(join(v2, "cpu.stat"));
     const usage = BigInt(read(join(v2, "memory.current")));
-    const mem = keyValues(read(join(v2, "memory.stat")));
+    const mem = read(join(v2, "memory.stat"));
     return {
-      usageCoreNanoSeconds: (cpu.get("usage_usec") ?? 0n) * 1000n,
+      usageCoreNanoSeconds: (statField(cpu, "usage_usec") ?? 0n) * 1000n,
       usageBytes: usage,
-      workingSetBytes: workingSet(usage, mem.get("inactive_file") ?? 0n),
-      rssBytes: mem.get("anon") ?? 0n,
+      workingSetBytes: workingSet(usage, statField(mem, "inactive_file") ?? 0n),
+      rssBytes: statField(mem, "anon") ?? 0n,
       limitBytes: limitOf(join(v2, "memory.max")),
     };
   } catch {
@@ -69,12 +80,12 @@ export function cgroupStats(name: string, root = "/sys/fs/cgroup"): CgroupStats 
   try {
     const cpu = BigInt(read(join(root, "cpuacct", name, "cpuacct.usage")));
     const usage = BigInt(read(join(root, "memory", name, "memory.usage_in_bytes")));
-    const mem = keyValues(read(join(root, "memory", name, "memory.stat")));
+    const mem = read(join(root, "memory", name, "memory.stat"));
     return {
       usageCoreNanoSeconds: cpu,
       usageBytes: usage,
-      workingSetBytes: workingSet(usage, mem.get("total_inactive_file") ?? 0n),
-      rssBytes: mem.get("total_rss") ?? 0n,
+      workingSetBytes: workingSet(usage, statField(mem, "total_inactive_file") ?? 0n),
+      rssBytes: statField(mem, "total_rss") ?? 0n,
       limitBytes: limitOf(join(root, "memory", name, "memory.limit_in_bytes")),
     };
   } catch {

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cadvisorMetrics } from "../../../src/stats/cadvisor-metrics.ts";
-import { cgroupName, cgroupStats, parseNetDev } from "../../../src/stats/cgroup.ts";
+import { cgroupName, cgroupStats, parseNetDev, statField } from "../../../src/stats/cgroup.ts";
 import { deviceOf, parseMountinfo } from "../../../src/stats/mounts.ts";
 
 describe("cAdvisor's view of cgroups", () => {
@@ -30,6 +30,27 @@ describe("cAdvisor's view of cgroups", () => {
     writeFileSync(join(root, "v1/memory/k8s.io/c/memory.stat"), "rss 1\ntotal_rss 40\ntotal_inactive_file 200\n");
     expect(await cgroupStats("/k8s.io/c", join(root, "v1"))).toEqual({ usageCoreNanoSeconds: 777n, usageBytes: 100n, workingSetBytes: 0n, rssBytes: 40n });
     expect(await cgroupStats("/gone", join(root, "v1"))).toBeUndefined();
+  });
+
+  test("one field of a flat-keyed cgroup file: first, middle and last lines, whole names only, numbers only", () => {
+    const stat = "cache 4096\nrss 10\nmapped_file 512\ntotal_rss 40\ntotal_inactive_file 200\nhierarchical_memory_limit max\nlast 7";
+    const cases: [key: string, want: bigint | undefined][] = [
+      ["cache", 4096n],
+      ["rss", 10n],
+      ["total_rss", 40n],
+      ["total_inactive_file", 200n],
+      ["last", 7n],
+      // A name that is only the end or the start of another is not that field.
+      ["inactive_file", undefined],
+      ["total", undefined],
+      ["mapped", undefined],
+      ["hierarchical_memory_limit", undefined],
+      ["gone", undefined],
+    ];
+    for (const [key, want] of cases) expect([key, statField(stat, key)]).toEqual([key, want]);
+    expect(statField(undefined, "rss")).toBeUndefined();
+    expect(statField("", "rss")).toBeUndefined();
+    expect(statField("rss 5\n", "rss")).toBe(5n);
   });
 
   test("/proc/<pid>/net/dev: the pod's interfaces without loopback", () => {
