@@ -9,9 +9,8 @@
  * memory.max_usage_in_bytes, memory.limit_in_bytes. A file the kernel does not have leaves its
  * figure out. cgroupfs files are read synchronously (cgroup.ts says why).
  */
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { statField } from "./cgroup.ts";
+import { readCgroupFile as read, statField } from "./cgroup.ts";
 
 export interface CgroupExtras {
   cpu: { userNs: bigint; systemNs: bigint };
@@ -26,7 +25,6 @@ const NS_PER_TICK = 10_000_000n;
 /** cAdvisor shows a limit above 2^62 (unlimited) as 0. */
 const UNLIMITED = 1n << 62n;
 
-const read = (path: string) => readFileSync(path, "utf8").trim();
 function readOr(path: string): string | undefined {
   try {
     return read(path);

@@ -23,11 +23,14 @@ export interface CgroupStats {
   limitBytes?: bigint;
 }
 
+/** A cgroupfs file's text, trimmed; throws when the file is not there. */
+export const readCgroupFile = (path: string) => readFileSync(path, "utf8").trim();
+
 /** cadvisor's isMemoryUnlimited: v1 writes "no limit" as a page-rounded 2^63. */
 const UNLIMITED = 1n << 62n;
 function limitOf(path: string): bigint | undefined {
   try {
-    const text = read(path);
+    const text = readCgroupFile(path);
     if (text === "max") return undefined;
     const n = BigInt(text);
     return n >= UNLIMITED ? undefined : n;
@@ -35,8 +38,6 @@ function limitOf(path: string): bigint | undefined {
     return undefined;
   }
 }
-
-const read = (path: string) => readFileSync(path, "utf8").trim();
 
 /**
  * One field of a flat-keyed cgroup file ("name value" lines: cpu.stat, memory.stat,
@@ -64,9 +65,9 @@ const workingSet = (usage: bigint, inactiveFile: bigint) => (usage > inactiveFil
 export function cgroupStats(name: string, root = "/sys/fs/cgroup"): CgroupStats | undefined {
   try {
     const v2 = join(root, name);
-    const cpu = read(join(v2, "cpu.stat"));
-    const usage = BigInt(read(join(v2, "memory.current")));
-    const mem = read(join(v2, "memory.stat"));
+    const cpu = readCgroupFile(join(v2, "cpu.stat"));
+    const usage = BigInt(readCgroupFile(join(v2, "memory.current")));
+    const mem = readCgroupFile(join(v2, "memory.stat"));
     return {
       usageCoreNanoSeconds: (statField(cpu, "usage_usec") ?? 0n) * 1000n,
       usageBytes: usage,
@@ -78,9 +79,9 @@ export function cgroupStats(name: string, root = "/sys/fs/cgroup"): CgroupStats 
     // Not v2 (or gone): try the v1 hierarchies.
   }
   try {
-    const cpu = BigInt(read(join(root, "cpuacct", name, "cpuacct.usage")));
-    const usage = BigInt(read(join(root, "memory", name, "memory.usage_in_bytes")));
-    const mem = read(join(root, "memory", name, "memory.stat"));
+    const cpu = BigInt(readCgroupFile(join(root, "cpuacct", name, "cpuacct.usage")));
+    const usage = BigInt(readCgroupFile(join(root, "memory", name, "memory.usage_in_bytes")));
+    const mem = readCgroupFile(join(root, "memory", name, "memory.stat"));
     return {
       usageCoreNanoSeconds: cpu,
       usageBytes: usage,
