@@ -1,11 +1,12 @@
 /**
- * bunlet's entry point: flags and config file → the root-dir lock → startAgent → run until
+ * bunlet's entry point: flags and config file → JavaScriptCore's options (the built binary
+ * re-executes itself once) → the root-dir lock → startAgent → run until
  * SIGTERM/SIGINT; or `bunlet crictl ...`, the CRI tool. Nothing else lives here. Bad input exits 2
  * with one line; a root dir in use or a failed start exits 1 with the reason.
  */
 import { runCrictl } from "./cli/index.ts";
 import { ConfigError, logConfigNotices, parseArgs } from "./config/index.ts";
-import { checkCgroupDriver, evictionThresholds, lockRootDir, RootDirInUseError, setMaxOpenFiles, type RootLock } from "./boot/index.ts";
+import { checkCgroupDriver, evictionThresholds, lockRootDir, restartWithJscOptions, RootDirInUseError, setMaxOpenFiles, type RootLock } from "./boot/index.ts";
 import { startAgent } from "./kubelet/index.ts";
 import { createLogger, realClock } from "./lib/index.ts";
 
@@ -25,6 +26,19 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${parsed.text}\n`);
     return 0;
   }
+  // The agent runs with its JavaScriptCore options (boot/jsc-options.ts): the built binary
+  // re-executes itself here once, with the same arguments, before it touches anything.
+  restartWithJscOptions({
+    env: process.env,
+    argv: process.argv,
+    argv0: process.argv0,
+    execPath: process.execPath,
+    execve: (file, args, env) => {
+      if (!process.execve) throw new Error("this runtime has no process.execve");
+      process.execve(file, args, env);
+    },
+    warn: (line) => void process.stderr.write(`${line}\n`),
+  });
   const { config } = parsed;
   const log = createLogger({ format: config.loggingFormat, verbosity: config.verbosity });
   logConfigNotices(log, parsed.notices);

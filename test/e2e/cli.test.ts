@@ -1,8 +1,8 @@
-// The built executable, run from a folder with no node_modules: --version, --help and the
-// one-line, exit-2 answers to bad flags and bad config files. Builds dist/bunlet first when it
-// is missing or older than the sources.
+// The built executable, run from a folder with no node_modules: --version, --help, the re-exec
+// with JavaScriptCore's options, and the one-line, exit-2 answers to bad flags and bad config
+// files. Builds dist/bunlet first when it is missing or older than the sources.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { ensureTestCgroupRoot, removeTestCgroupRoot, testCgroupRoot } from "../harness/cgroups.ts";
@@ -103,6 +103,43 @@ describe("dist/bunlet from a folder with no node_modules", () => {
       expect(r).toEqual({ code: 2, stdout: "", stderr: line });
     });
   }
+});
+
+describe("JavaScriptCore's options (boot/jsc-options.ts)", () => {
+  /** The agent started with an unreachable runtime, read once it waits for it, then stopped. */
+  async function startedAgent(name: string, env: Record<string, string>) {
+    const root = join(dir, name);
+    const cgroupRoot = testCgroupRoot(root);
+    ensureTestCgroupRoot(cgroupRoot);
+    const args = [`--root-dir=${root}`, "--container-runtime-endpoint=unix:///nonexistent/containerd.sock", "--read-only-port=0", "--healthz-port=0", `--cgroup-root=${cgroupRoot}`];
+    const p = Bun.spawn([bin, ...args], { cwd: dir, env: { PATH: "/usr/bin:/bin", ...env }, stdout: "pipe", stderr: "pipe" });
+    const decoder = new TextDecoder();
+    let text = "";
+    for await (const chunk of p.stderr) {
+      text += decoder.decode(chunk, { stream: true });
+      if (text.includes("does not answer yet")) break;
+    }
+    const environ = readFileSync(`/proc/${p.pid}/environ`, "utf8").split("\0");
+    const cmdline = readFileSync(`/proc/${p.pid}/cmdline`, "utf8").split("\0").filter(Boolean);
+    p.kill("SIGTERM");
+    await p.exited;
+    await removeTestCgroupRoot(cgroupRoot);
+    return { environ, cmdline, args, text };
+  }
+
+  test("the agent re-executes itself once with the FTL tier off: the same pid, name, arguments and environment", async () => {
+    const { environ, cmdline, args, text } = await startedAgent("jsc-default", { KEEP: "me" });
+    expect(environ).toContain("BUN_JSC_useFTLJIT=0");
+    expect(environ).toContain("KEEP=me");
+    expect(cmdline).toEqual([bin, ...args]);
+    expect(text).not.toContain("could not re-execute");
+  }, 60_000);
+
+  test("a value the user set is kept", async () => {
+    const { environ } = await startedAgent("jsc-user", { BUN_JSC_useFTLJIT: "1" });
+    expect(environ).toContain("BUN_JSC_useFTLJIT=1");
+    expect(environ).not.toContain("BUN_JSC_useFTLJIT=0");
+  }, 60_000);
 });
 
 describe("a systemd drop-in written for the kubelet", () => {
