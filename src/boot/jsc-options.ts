@@ -9,8 +9,9 @@
  *
  * The options: the FTL tier off. FTL is JavaScriptCore's last optimising compiler; bunlet's code
  * is orchestration, not tight loops, and on 100 static pods on containerd the agent without it ends
- * the burst 6 MiB lower (less compiler memory and code) and 1.5 MiB lower at rest, for the same CPU
- * (docs/lean.md, "JavaScriptCore without its FTL tier").
+ * the burst about 4 MiB lower (less compiler memory and code; median of six pairs) and 1.5 MiB lower
+ * at rest, its JIT thread doing a third less for the same total CPU (docs/lean.md, "JavaScriptCore
+ * without its FTL tier").
  */
 
 export const JSC_OPTIONS: Readonly<Record<string, string>> = { BUN_JSC_useFTLJIT: "0" };
