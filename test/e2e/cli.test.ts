@@ -105,38 +105,47 @@ describe("dist/bunlet from a folder with no node_modules", () => {
   }
 });
 
-describe("JavaScriptCore's options (boot/jsc-options.ts)", () => {
-  /** The agent started with an unreachable runtime, read once it waits for it, then stopped. */
-  async function startedAgent(name: string, env: Record<string, string>) {
-    const root = join(dir, name);
-    const cgroupRoot = testCgroupRoot(root);
-    ensureTestCgroupRoot(cgroupRoot);
-    const args = [`--root-dir=${root}`, "--container-runtime-endpoint=unix:///nonexistent/containerd.sock", "--read-only-port=0", "--healthz-port=0", `--cgroup-root=${cgroupRoot}`];
-    const p = Bun.spawn([bin, ...args], { cwd: dir, env: { PATH: "/usr/bin:/bin", ...env }, stdout: "pipe", stderr: "pipe" });
-    const decoder = new TextDecoder();
-    let text = "";
-    for await (const chunk of p.stderr) {
-      text += decoder.decode(chunk, { stream: true });
-      if (text.includes("does not answer yet")) break;
-    }
-    const environ = readFileSync(`/proc/${p.pid}/environ`, "utf8").split("\0");
-    const cmdline = readFileSync(`/proc/${p.pid}/cmdline`, "utf8").split("\0").filter(Boolean);
-    p.kill("SIGTERM");
-    await p.exited;
-    await removeTestCgroupRoot(cgroupRoot);
-    return { environ, cmdline, args, text };
+/**
+ * The binary started with `flags`, a root and cgroup root of its own (so the test leaves no
+ * /kubepods on the host) and an unreachable runtime, in a bare environment plus `env`; read until
+ * it waits for the runtime, then stopped. Its stderr lines, the arguments it was given, and its
+ * /proc environ and cmdline as they were while it ran.
+ */
+async function runUntilWaiting(name: string, flags: string[], env: Record<string, string> = {}) {
+  const root = join(dir, name);
+  const cgroupRoot = testCgroupRoot(root);
+  ensureTestCgroupRoot(cgroupRoot);
+  const args = [...flags, "--container-runtime-endpoint=unix:///nonexistent/containerd.sock", `--root-dir=${root}`, "--read-only-port=0", "--healthz-port=0", `--cgroup-root=${cgroupRoot}`];
+  const p = Bun.spawn([bin, ...args], { cwd: dir, env: { PATH: "/usr/bin:/bin", ...env }, stdout: "pipe", stderr: "pipe" });
+  const lines: string[] = [];
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for await (const chunk of p.stderr) {
+    buffer += decoder.decode(chunk, { stream: true });
+    lines.push(...buffer.split("\n").slice(0, -1));
+    buffer = buffer.slice(buffer.lastIndexOf("\n") + 1);
+    // Past the start-up notices: it is waiting for the (missing) runtime.
+    if (lines.some((l) => l.includes("does not answer yet"))) break;
   }
+  const environ = readFileSync(`/proc/${p.pid}/environ`, "utf8").split("\0");
+  const cmdline = readFileSync(`/proc/${p.pid}/cmdline`, "utf8").split("\0").filter(Boolean);
+  p.kill("SIGTERM");
+  await p.exited;
+  await removeTestCgroupRoot(cgroupRoot);
+  return { lines, args, environ, cmdline };
+}
 
+describe("JavaScriptCore's options (boot/jsc-options.ts)", () => {
   test("the agent re-executes itself once with the FTL tier off: the same pid, name, arguments and environment", async () => {
-    const { environ, cmdline, args, text } = await startedAgent("jsc-default", { KEEP: "me" });
+    const { environ, cmdline, args, lines } = await runUntilWaiting("jsc-default", [], { KEEP: "me" });
     expect(environ).toContain("BUN_JSC_useFTLJIT=0");
     expect(environ).toContain("KEEP=me");
     expect(cmdline).toEqual([bin, ...args]);
-    expect(text).not.toContain("could not re-execute");
+    expect(lines.join("\n")).not.toContain("could not re-execute");
   }, 60_000);
 
   test("a value the user set is kept", async () => {
-    const { environ } = await startedAgent("jsc-user", { BUN_JSC_useFTLJIT: "1" });
+    const { environ } = await runUntilWaiting("jsc-user", [], { BUN_JSC_useFTLJIT: "1" });
     expect(environ).toContain("BUN_JSC_useFTLJIT=1");
     expect(environ).not.toContain("BUN_JSC_useFTLJIT=0");
   }, 60_000);
@@ -144,11 +153,8 @@ describe("JavaScriptCore's options (boot/jsc-options.ts)", () => {
 
 describe("a systemd drop-in written for the kubelet", () => {
   test("its flags start bunlet, and what bunlet does not act on is one warning at the default verbosity", async () => {
-    const root = join(dir, "dropin-root");
-    const cgroupRoot = testCgroupRoot(root);
-    ensureTestCgroupRoot(cgroupRoot);
     // The ExecStart of a kubelet unit with 10-kubeadm.conf-style KUBELET_EXTRA_ARGS.
-    const args = [
+    const { lines } = await runUntilWaiting("dropin-root", [
       "--fail-swap-on=false",
       "--cgroup-driver=cgroupfs",
       "--eviction-hard=memory.available<100Mi",
@@ -156,27 +162,7 @@ describe("a systemd drop-in written for the kubelet", () => {
       "--pod-infra-container-image=registry.k8s.io/pause:3.9",
       "--resolv-conf=/etc/resolv.conf",
       "--cluster-dns=10.96.0.10",
-      "--container-runtime-endpoint=unix:///nonexistent/containerd.sock",
-      `--root-dir=${root}`,
-      "--read-only-port=0",
-      "--healthz-port=0",
-      // Its own cgroup root, so the test leaves no /kubepods on the host.
-      `--cgroup-root=${cgroupRoot}`,
-    ];
-    const p = Bun.spawn([bin, ...args], { cwd: dir, env: { PATH: "/usr/bin:/bin" }, stdout: "pipe", stderr: "pipe" });
-    const lines: string[] = [];
-    const decoder = new TextDecoder();
-    let buffer = "";
-    for await (const chunk of p.stderr) {
-      buffer += decoder.decode(chunk, { stream: true });
-      lines.push(...buffer.split("\n").slice(0, -1));
-      buffer = buffer.slice(buffer.lastIndexOf("\n") + 1);
-      // Past the start-up notices: it is waiting for the (missing) runtime.
-      if (lines.some((l) => l.includes("does not answer yet"))) break;
-    }
-    p.kill("SIGTERM");
-    await p.exited;
-    await removeTestCgroupRoot(cgroupRoot);
+    ]);
     const notes = lines.filter((l) => l.includes("not acted on by bunlet"));
     expect(notes).toHaveLength(1);
     // klog's text format: a warning line starts with W and the month and day.
