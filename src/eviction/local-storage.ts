@@ -38,6 +38,11 @@ function podLimit(pod: Pod): Quantity | undefined {
   return limit;
 }
 
+/** Whether any of the pod's containers (init containers included) has an ephemeral-storage limit to check. */
+export function hasLocalStorageLimit(pod: Pod): boolean {
+  return pod.spec.containers.some((c) => limitOf(c) !== undefined) || (pod.spec.initContainers ?? []).some((c) => limitOf(c) !== undefined);
+}
+
 /** The first limit the pod breaks, in the kubelet's order (pod total, then each container), or undefined. */
 export function localStorageViolation(pod: Pod, stats: PodUsage): LocalStorageViolation | undefined {
   const limit = podLimit(pod);

@@ -12,7 +12,7 @@
 import { isCriticalPod, kObj, type Pod, type PodStatus } from "../api/index.ts";
 import type { Clock, Logger } from "../lib/index.ts";
 import { evaluate, hasNodeLevelReclaim, initialState, SIGNAL_RESOURCE, thresholdsMet, type EvictionState, type NodeCondition } from "./policy.ts";
-import { localStorageViolation } from "./local-storage.ts";
+import { hasLocalStorageLimit, localStorageViolation } from "./local-storage.ts";
 import { evictionMessage, rankForEviction, type PodUsage } from "./rank.ts";
 import { makeSignalObservations, type NodeSummary, type Observations } from "./signals.ts";
 import { formatThresholdValue, type Threshold } from "./thresholds.ts";
@@ -30,7 +30,11 @@ export interface EvictionSummary {
 }
 
 export interface EvictionDeps {
-  summary(signal: AbortSignal): Promise<EvictionSummary>;
+  /**
+   * The stats summary; `withPods` false may leave `pods` empty (the node's figures are all the
+   * thresholds read, and only a round that ranks pods or checks their limits needs theirs).
+   */
+  summary(signal: AbortSignal, withPods: boolean): Promise<EvictionSummary>;
   /** The pods that may be evicted: admitted, not terminating or terminated. */
   activePods(): Pod[];
   /** Whether the pod came from a file or URL (a static pod, critical to the kubelet). */
@@ -98,13 +102,17 @@ export class EvictionManager {
   /** One round; returns the evicted pod, if any. */
   async synchronize(signal: AbortSignal): Promise<Pod | undefined> {
     const { clock, log } = this.#deps;
-    const summary = await this.#deps.summary(signal);
+    // The kubelet reads one summary a round from cadvisor's cache; bunlet's summary asks the
+    // runtime and walks the pods' directories, so the pods' part is read only when a pod has a
+    // limit to check, or below once a threshold is met and pods are ranked.
+    const checkLimits = this.#opts.localStorageCapacityIsolation && this.#deps.activePods().some(hasLocalStorageLimit);
+    let summary = await this.#deps.summary(signal, checkLimits);
     const observations = makeSignalObservations(summary.node);
     const round = evaluate(this.#opts.thresholds, observations, this.#state, clock.now(), this.#opts.pressureTransitionPeriodMs);
     this.#state = round.state;
     this.#conditions = round.conditions;
     // Limits first: a round that evicts for them does nothing else (as the kubelet's).
-    if (this.#opts.localStorageCapacityIsolation) {
+    if (checkLimits) {
       const evicted = await this.#localStorageEviction(summary);
       if (evicted) return evicted;
     }
@@ -127,6 +135,7 @@ export class EvictionManager {
       log.error("Eviction manager: eviction thresholds have been met, but no pods are active to evict");
       return undefined;
     }
+    if (!checkLimits) summary = await this.#deps.summary(signal, true);
     const statsByUid = new Map(summary.pods.map((p) => [p.podRef.uid, p]));
     const stats = (uid: string) => statsByUid.get(uid);
     const ranked = rankForEviction(threshold.signal, active, stats);
@@ -174,7 +183,7 @@ export class EvictionManager {
     } catch (err) {
       log.error("Eviction manager: node-level reclaim failed", { err });
     }
-    const observations = makeSignalObservations((await this.#deps.summary(signal)).node);
+    const observations = makeSignalObservations((await this.#deps.summary(signal, false)).node);
     return thresholdsMet(this.#state.thresholdsMet, observations, true).length === 0;
   }
 

@@ -78,7 +78,7 @@ function imageGarbageCollection(config: BunletConfig, { clock, log }: WireBase, 
     {
       cri: rt.cri,
       imageFs: async (signal) => {
-        const fs = (await rt.stats.summary({ signal })).node.runtime?.imageFs;
+        const fs = (await rt.stats.summary({ withoutPods: true, signal })).node.runtime?.imageFs;
         if (fs?.capacityBytes === undefined || fs.availableBytes === undefined) return undefined;
         return { capacityBytes: Number(fs.capacityBytes), availableBytes: Number(fs.availableBytes) };
       },
@@ -111,7 +111,7 @@ function evictionManager(
 ): EvictionManager {
   return new EvictionManager(
     {
-      summary: (signal) => rt.stats.summary({ signal }),
+      summary: (signal, withPods) => rt.stats.summary({ withoutPods: !withPods, signal }),
       activePods: () => pods.activePods(),
       isStatic: (pod) => isStaticPod(pod),
       killPod: (pod, grace, statusFn) => pods.killPod(pod, grace, statusFn, true),

@@ -34,6 +34,11 @@ export interface StatsProviderDeps {
 export interface SummaryOptions {
   /** ?only_cpu_and_memory=true: node and pod CPU and memory only, no filesystems. */
   onlyCpuAndMemory?: boolean;
+  /**
+   * The node's figures only, `pods` empty: no runtime lists, no walk of the pods' directories
+   * (the eviction manager's rounds that neither rank pods nor check their limits, image GC).
+   */
+  withoutPods?: boolean;
   signal?: AbortSignal;
 }
 
@@ -94,6 +99,15 @@ export function createStatsProvider(deps: StatsProviderDeps): StatsProvider {
     return Object.fromEntries(Object.entries(stats).filter(([, v]) => v !== undefined)) as FsStats;
   }
 
+  /** The node with its system containers (kubepods and the rest) when bunlet manages cgroups. */
+  function withSystemContainers(node: NodeStats, nowMs: number): NodeStats {
+    if (!deps.cgroups) return node;
+    const systemContainers = systemContainerStats(deps.cgroups, cpu, nowMs);
+    // The kubelet's field order: nodeName, systemContainers, startTime, ...
+    const { nodeName, ...rest } = node;
+    return { nodeName, systemContainers, ...rest };
+  }
+
   const cadvisor = createCadvisorSource({ cri, clock, machineInfo: () => machineInfo(clock.now()) });
 
   return {
@@ -112,6 +126,10 @@ export function createStatsProvider(deps: StatsProviderDeps): StatsProvider {
         if (!info) statfsCache.set(path, (info = fsInfoOf(path, nowMs).catch(unlessUnreachable)));
         return info;
       };
+      if (opts.withoutPods) {
+        const node = await nodeStats(nowMs, withFs, withFs ? await imageFsStats(signal, statfsOf) : undefined);
+        return { node: withSystemContainers(node, nowMs), pods: [] };
+      }
       const [sandboxes, containers, stats, imageFs] = await Promise.all([
         cri.runtime.listPodSandbox({}, { signal }),
         cri.runtime.listContainers({}, { signal }),
@@ -152,14 +170,8 @@ export function createStatsProvider(deps: StatsProviderDeps): StatsProvider {
           etcHostsUsage: (uid) => etcHostsUsages.get(uid),
         },
       );
-      let summaryNode = node;
-      if (deps.cgroups) {
-        podStatsFromCgroups(pods, deps.cgroups, cpu, nowMs);
-        const systemContainers = systemContainerStats(deps.cgroups, cpu, nowMs);
-        // The kubelet's field order: nodeName, systemContainers, startTime, ...
-        const { nodeName, ...rest } = node;
-        summaryNode = { nodeName, systemContainers, ...rest };
-      }
+      if (deps.cgroups) podStatsFromCgroups(pods, deps.cgroups, cpu, nowMs);
+      const summaryNode = withSystemContainers(node, nowMs);
       cpu.prune();
       return { node: summaryNode, pods: opts.onlyCpuAndMemory ? pods.map(cpuAndMemoryOnly) : pods };
     },

@@ -15,11 +15,16 @@ function pod(name: string): Pod {
 
 function setup(summary: EvictionSummary, active: Pod[], localStorageCapacityIsolation = false) {
   const calls: string[] = [];
+  /** `withPods` of each summary the manager asked for; without pods it gets the node's part only, as the provider gives it. */
+  const summaries: boolean[] = [];
   const events: { about: string; reason: string; message: string; annotations?: Record<string, string> }[] = [];
   const statuses: PodStatus[] = [];
   const manager = new EvictionManager(
     {
-      summary: async () => summary,
+      summary: async (_signal, withPods) => {
+        summaries.push(withPods);
+        return withPods ? summary : { node: summary.node, pods: [] };
+      },
       activePods: () => active,
       isStatic: () => false,
       killPod: async (p, grace, statusFn) => {
@@ -49,7 +54,7 @@ function setup(summary: EvictionSummary, active: Pod[], localStorageCapacityIsol
       localStorageCapacityIsolation,
     },
   );
-  return { manager, calls, events, statuses };
+  return { manager, calls, events, statuses, summaries };
 }
 
 const starved: EvictionSummary = {
@@ -77,10 +82,17 @@ describe("events of an eviction round", () => {
     expect(statuses[0]).toMatchObject({ phase: "Failed", reason: "Evicted", message });
   });
 
-  test("no pressure, no event", async () => {
-    const { manager, events } = setup({ node: { memory: { availableBytes: 500n * MI, workingSetBytes: 500n * MI } }, pods: [] }, [pod("hog")]);
+  test("the pods' stats are read only once a threshold is met (for the ranking), after the node's", async () => {
+    const { manager, summaries } = setup(starved, [pod("hog")]);
+    await manager.synchronize(new AbortController().signal);
+    expect(summaries).toEqual([false, true]);
+  });
+
+  test("no pressure, no event, and no pods' stats read", async () => {
+    const { manager, events, summaries } = setup({ node: { memory: { availableBytes: 500n * MI, workingSetBytes: 500n * MI } }, pods: [] }, [pod("hog")], true);
     expect(await manager.synchronize(new AbortController().signal)).toBeUndefined();
     expect(events).toEqual([]);
+    expect(summaries).toEqual([false]);
   });
 
   test("a critical pod is not evicted and gets no Evicted event; the node event is still recorded", async () => {
@@ -124,5 +136,38 @@ describe("local storage limits (localStorageEviction; CVE-2020-8557)", () => {
   test("within its limit, or without localStorageCapacityIsolation, nothing happens", async () => {
     expect(await setup(writing, [limited("30Mi")], true).manager.synchronize(new AbortController().signal)).toBeUndefined();
     expect(await setup(writing, [limited("10Mi")], false).manager.synchronize(new AbortController().signal)).toBeUndefined();
+  });
+
+  // Which rounds read the pods' stats: only those with a limit to check (that summary serves a ranking too).
+  const initLimited = (): Pod =>
+    makePod({
+      name: "writer",
+      namespace: "default",
+      metadata: { uid: "writer" },
+      spec: { initContainers: [{ name: "init", image: "busybox", resources: { limits: { "ephemeral-storage": "10Mi" } } }], containers: [{ name: "app", image: "busybox" }] },
+    });
+  test.each([
+    ["a container's limit, isolation on", () => [limited("30Mi")], true, [true]],
+    ["an init container's limit, isolation on", () => [initLimited()], true, [true]],
+    ["a limit of zero (no limit), isolation on", () => [limited("0")], true, [false]],
+    ["no limit, isolation on", () => [pod("writer")], true, [false]],
+    ["a limit, isolation off", () => [limited("30Mi")], false, [false]],
+  ] as const)("%s: the summaries' withPods %p", async (_name, active, isolation, want) => {
+    const { manager, summaries } = setup(writing, [...active()], isolation);
+    await manager.synchronize(new AbortController().signal);
+    expect(summaries).toEqual([...want]);
+  });
+
+  test("an init container's limit is enforced from the pods' stats the round asked for", async () => {
+    const { manager, calls } = setup(writing, [initLimited()], true);
+    expect((await manager.synchronize(new AbortController().signal))?.metadata.name).toBe("writer");
+    expect(calls.at(-1)).toBe("evicted ephemeralpodfs.limit");
+  });
+
+  test("a round that checked limits and then ranks pods reads the summary once", async () => {
+    const { manager, summaries, calls } = setup({ ...writing, node: starved.node }, [limited("30Mi")], true);
+    await manager.synchronize(new AbortController().signal);
+    expect(summaries).toEqual([true]);
+    expect(calls.at(-1)).toBe("evicted memory.available");
   });
 });
