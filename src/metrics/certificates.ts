@@ -8,7 +8,7 @@
  * is read at each scrape (a file replaced by whoever rotates it is seen).
  */
 import { X509Certificate } from "node:crypto";
-import { Gauge, type Registry } from "prom-client";
+import { Gauge, type Registry } from "./prom.ts";
 
 const help = {
   client:

@@ -6,7 +6,7 @@
  * are the families turned off by --disabled-metrics or hidden as deprecated: bunlet has neither
  * mechanism's subjects (no family is deprecated, no flag disables one), so both count 0 truly.
  */
-import { Counter, type Registry } from "prom-client";
+import { Counter, type Registry } from "./prom.ts";
 
 const levels = /^\[(ALPHA|BETA|STABLE|INTERNAL)\] /;
 

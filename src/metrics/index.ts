@@ -6,7 +6,7 @@
  * process metrics and kubernetes_build_info every Kubernetes component has are in process.ts;
  * client-go's rest_client_* families are fed by every API client through rest-client.ts.
  */
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, Gauge, Histogram, Registry } from "./prom.ts";
 import { kubeletMetrics } from "./kubelet.ts";
 import { serverMetrics } from "./server.ts";
 import { volumeMetrics } from "./volume.ts";

@@ -4,7 +4,7 @@
  * `[ALPHA] …`), label names and buckets. Which code feeds each is said beside it; the families
  * bunlet does not serve, and why, are listed in docs/observability.md.
  */
-import { Counter, Gauge, Histogram, type Registry } from "prom-client";
+import { Counter, Gauge, Histogram, type Registry } from "./prom.ts";
 
 /** prometheus.DefBuckets, which component-base's histograms take when they name none. */
 export const defBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];

@@ -4,7 +4,7 @@
  * /stats/summary. A failed read leaves the family empty for that scrape, as the kubelet's
  * collector does.
  */
-import { Gauge, type Registry } from "prom-client";
+import { Gauge, type Registry } from "./prom.ts";
 
 export interface ContainerLogUsage {
   uid: string;

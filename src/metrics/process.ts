@@ -7,7 +7,7 @@
  * (component-base/metrics/prometheus/version) with bunlet's version.
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { Counter, Gauge, type Registry } from "prom-client";
+import { Counter, Gauge, type Registry } from "./prom.ts";
 
 /** USER_HZ: the kernel reports CPU times in ticks of 1/100 s on Linux, as procfs assumes. */
 const userHZ = 100;

@@ -4,7 +4,7 @@
  * timed and held in flight under the kubelet's method and path buckets (src/server
  * request-metrics.ts computes those).
  */
-import { Counter, Gauge, Histogram, type Registry } from "prom-client";
+import { Counter, Gauge, Histogram, type Registry } from "./prom.ts";
 import { alpha, defBuckets } from "./kubelet.ts";
 
 const labelNames = ["method", "path", "server_type", "long_running"];

@@ -3,7 +3,7 @@
  * tear-down (`volume_unmount`) of a pod volume, timed by plugin, with status "success" or
  * "fail-unknown"; `migrated` is always "false" (bunlet has no in-tree-to-CSI migration).
  */
-import { Gauge, Histogram, type Registry } from "prom-client";
+import { Gauge, Histogram, type Registry } from "./prom.ts";
 
 export function volumeMetrics(r: Registry[]) {
   return {
