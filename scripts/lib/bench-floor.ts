@@ -8,14 +8,8 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { create } from "@bufbuild/protobuf";
-import {
-  ContainerConfigSchema,
-  createCriClient,
-  labels,
-  NamespaceMode,
-  PodSandboxConfigSchema,
-  type CriClient,
-} from "../../src/cri/index.ts";
+import { createCriClient, labels, NamespaceMode, type CriClient } from "../../src/cri/index.ts";
+import { ContainerConfigSchema, PodSandboxConfigSchema } from "../../src/cri/testing.ts";
 import { anySignal } from "../../src/lib/index.ts";
 import type { TestContainerd } from "../../test/harness/containerd.ts";
 import {

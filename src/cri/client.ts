@@ -4,17 +4,9 @@
  * optional AbortSignal; every failure is a CriError; every call is counted in the kubelet's
  * runtime operation metrics.
  */
-import {
-  create,
-  type DescMessage,
-  type DescMethod,
-  type DescMethodServerStreaming,
-  type DescMethodUnary,
-  type DescService,
-  type MessageInitShape,
-  type MessageShape,
-} from "@bufbuild/protobuf";
-import { ImageService, RuntimeService } from "./gen/runtime/v1/api_pb.ts";
+import type { DescMessage, DescService, MessageInitShape, MessageShape } from "@bufbuild/protobuf";
+import { ImageServiceCodec, RuntimeServiceCodec, type CodecMethod } from "./gen/runtime/v1/api_codec.ts";
+import type { ImageService, RuntimeService } from "./gen/runtime/v1/api_pb.ts";
 import { parseEndpoint } from "./endpoint.ts";
 import { diagnoseDial } from "./dial.ts";
 import { CriError, GrpcCode, toCriError } from "./errors.ts";
@@ -85,16 +77,19 @@ export interface CriClient {
 /** The transport bunlet uses unless told otherwise; chosen by scripts/bench-cri (see docs/performance.md). */
 const defaultTransport: TransportKind = "h2";
 
-function defaultTimeout(method: DescMethod, request: Record<string, unknown>, base: number): number {
-  if (shortMethods.has(method.name)) return SHORT_REQUEST_TIMEOUT_MS;
+function defaultTimeout(name: string, request: Record<string, unknown>, base: number): number {
+  if (shortMethods.has(name)) return SHORT_REQUEST_TIMEOUT_MS;
   // StopContainer and ExecSync carry their own timeout in seconds; the call may last that long.
   const own = Number(request.timeout ?? 0n);
-  if ((method.name === "StopContainer" || method.name === "ExecSync") && own > 0) return base + own * 1000;
+  if ((name === "StopContainer" || name === "ExecSync") && own > 0) return base + own * 1000;
   return base;
 }
 
+/** A service's methods as the generated codec lists them (api_codec.ts), by local name. */
+type CodecTable = Record<string, CodecMethod<unknown, unknown, unknown>>;
+
 function bindService<S extends DescService>(
-  service: S,
+  methods: CodecTable,
   invoker: CallInvoker,
   observer: OperationObserver | undefined,
   base: number,
@@ -107,13 +102,13 @@ function bindService<S extends DescService>(
     return dial ? new CriError(e.method, e.code, dial, { cause: e.cause }) : e;
   };
   const client: Record<string, unknown> = {};
-  for (const method of service.methods) {
+  for (const [localName, method] of Object.entries(methods)) {
     const op = operationType(method.name);
-    if (method.methodKind === "unary") {
-      const unary = method as DescMethodUnary;
-      client[method.localName] = async (init: MessageInitShape<DescMessage> = {}, options: CallOptions = {}) => {
-        const request = create(method.input, init);
-        const timeoutMs = options.timeoutMs ?? defaultTimeout(method, request as Record<string, unknown>, base);
+    if (method.kind === "unary") {
+      const unary = method as CodecMethod<unknown, unknown, unknown, "unary">;
+      client[localName] = async (init: unknown = {}, options: CallOptions = {}) => {
+        const request = method.create(init);
+        const timeoutMs = options.timeoutMs ?? defaultTimeout(method.name, request as Record<string, unknown>, base);
         const started = performance.now();
         try {
           const res = await invoker.unary(unary, request, options.signal, timeoutMs);
@@ -128,10 +123,10 @@ function bindService<S extends DescService>(
           throw await explain(toCriError(method.name, err, elapsed >= timeoutMs - 5 && isTimeoutLike(err)));
         }
       };
-    } else if (method.methodKind === "server_streaming") {
-      const stream = method as DescMethodServerStreaming;
-      client[method.localName] = (init: MessageInitShape<DescMessage> = {}, options: CallOptions = {}) => {
-        const request = create(method.input, init);
+    } else {
+      const stream = method as CodecMethod<unknown, unknown, unknown, "server_streaming">;
+      client[localName] = (init: unknown = {}, options: CallOptions = {}) => {
+        const request = method.create(init);
         return (async function* () {
           try {
             yield* invoker.serverStream(stream, request, options.signal);
@@ -186,8 +181,8 @@ export function createCriClient(options: CriClientOptions): CriClient {
   return {
     endpoint: `unix://${socketPath}`,
     socketPath,
-    runtime: bindService(RuntimeService, invoker, options.observer, base, socketPath),
-    image: bindService(ImageService, invoker, options.observer, base, socketPath),
+    runtime: bindService<typeof RuntimeService>(RuntimeServiceCodec as unknown as CodecTable, invoker, options.observer, base, socketPath),
+    image: bindService<typeof ImageService>(ImageServiceCodec as unknown as CodecTable, invoker, options.observer, base, socketPath),
     close: () => invoker.close(),
   };
 }

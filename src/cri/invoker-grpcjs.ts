@@ -1,7 +1,5 @@
 import * as grpc from "@grpc/grpc-js";
-import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { CallInvoker } from "./invoker.ts";
-import { grpcPath } from "./invoker.ts";
 
 /** @grpc/grpc-js channel to unix://path; grpc-js reconnects with its own backoff. */
 export function createGrpcJsInvoker(socketPath: string): CallInvoker {
@@ -15,9 +13,9 @@ export function createGrpcJsInvoker(socketPath: string): CallInvoker {
       return new Promise((resolve, reject) => {
         if (signal?.aborted) return reject(signal.reason);
         const call = client.makeUnaryRequest(
-          grpcPath(method),
-          (m: typeof request) => Buffer.from(toBinary(method.input, m)),
-          (b: Buffer) => fromBinary(method.output, b),
+          method.path,
+          (m: typeof request) => Buffer.from(method.encode(m)),
+          (b: Buffer) => method.decode(b),
           request,
           new grpc.Metadata(),
           { deadline: Date.now() + timeoutMs },
@@ -33,9 +31,9 @@ export function createGrpcJsInvoker(socketPath: string): CallInvoker {
     },
     async *serverStream(method, request, signal) {
       const call = client.makeServerStreamRequest(
-        grpcPath(method),
-        (m: typeof request) => Buffer.from(toBinary(method.input, m)),
-        (b: Buffer) => fromBinary(method.output, b),
+        method.path,
+        (m: typeof request) => Buffer.from(method.encode(m)),
+        (b: Buffer) => method.decode(b),
         request,
         new grpc.Metadata(),
         {},

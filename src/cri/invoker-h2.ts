@@ -11,10 +11,8 @@
  */
 import * as http2 from "node:http2";
 import * as net from "node:net";
-import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { GrpcCode } from "./errors.ts";
 import type { CallInvoker } from "./invoker.ts";
-import { grpcPath } from "./invoker.ts";
 
 /** The largest message bunlet accepts, as the grpc-js channel's `grpc.max_receive_message_length`. */
 export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -161,11 +159,11 @@ export function createH2Invoker(socketPath: string): CallInvoker {
     return s;
   };
 
-  const open = (method: { parent: { typeName: string }; name: string }, body: Buffer, timeoutMs: number | undefined): OpenedCall => {
+  const open = (method: { path: string }, body: Buffer, timeoutMs: number | undefined): OpenedCall => {
     if (closed) throw new GrpcStatusError(GrpcCode.CANCELLED, "the CRI client is closed");
     const headers: http2.OutgoingHttpHeaders = {
       ":method": "POST",
-      ":path": grpcPath(method),
+      ":path": method.path,
       "content-type": "application/grpc+proto",
       te: "trailers",
     };
@@ -191,7 +189,7 @@ export function createH2Invoker(socketPath: string): CallInvoker {
         if (signal?.aborted) return reject(signal.reason);
         let call: OpenedCall;
         try {
-          call = open(method, frame(toBinary(method.input, request)), timeoutMs);
+          call = open(method, frame(method.encode(request)), timeoutMs);
         } catch (err) {
           return reject(err);
         }
@@ -229,7 +227,7 @@ export function createH2Invoker(socketPath: string): CallInvoker {
           if (failed) return finish(failed);
           if (!message || reader.partial) return finish(new GrpcStatusError(GrpcCode.INTERNAL, "the answer has no complete message"));
           try {
-            finish(undefined, fromBinary(method.output, message));
+            finish(undefined, method.decode(message));
           } catch (err) {
             finish(new GrpcStatusError(GrpcCode.INTERNAL, `could not decode the answer: ${(err as Error).message}`));
           }
@@ -239,7 +237,7 @@ export function createH2Invoker(socketPath: string): CallInvoker {
 
     async *serverStream(method, request, signal) {
       signal?.throwIfAborted();
-      const { stream, response } = open(method, frame(toBinary(method.input, request)), undefined);
+      const { stream, response } = open(method, frame(method.encode(request)), undefined);
       const reader = new FrameReader();
       const queue: Uint8Array[] = [];
       let end: { err?: unknown } | undefined;
@@ -266,7 +264,7 @@ export function createH2Invoker(socketPath: string): CallInvoker {
         while (true) {
           const next = queue.shift();
           if (next) {
-            yield fromBinary(method.output, next);
+            yield method.decode(next);
             continue;
           }
           if (end) {

@@ -4,26 +4,16 @@
  * connect-es over node:http2, and @grpc/grpc-js); scripts/bench-cri measures them and
  * `defaultTransport` names the fastest.
  */
-import type { DescMessage, DescMethodServerStreaming, DescMethodUnary, MessageShape } from "@bufbuild/protobuf";
+import type { CodecMethod } from "./gen/runtime/v1/api_codec.ts";
+
+/** A method as the transports see it: its gRPC path and its messages' codec (api_codec.ts). */
+export type WireMethod<I, O, K extends "unary" | "server_streaming"> = CodecMethod<I, O, never, K>;
 
 export interface CallInvoker {
-  unary<I extends DescMessage, O extends DescMessage>(
-    method: DescMethodUnary<I, O>,
-    request: MessageShape<I>,
-    signal: AbortSignal | undefined,
-    timeoutMs: number,
-  ): Promise<MessageShape<O>>;
-  serverStream<I extends DescMessage, O extends DescMessage>(
-    method: DescMethodServerStreaming<I, O>,
-    request: MessageShape<I>,
-    signal: AbortSignal | undefined,
-  ): AsyncIterable<MessageShape<O>>;
+  unary<I, O>(method: WireMethod<I, O, "unary">, request: I, signal: AbortSignal | undefined, timeoutMs: number): Promise<O>;
+  serverStream<I, O>(method: WireMethod<I, O, "server_streaming">, request: I, signal: AbortSignal | undefined): AsyncIterable<O>;
   close(): void;
 }
 
 export type TransportKind = "h2" | "connect" | "grpc-js";
 
-/** Full gRPC path of a method, e.g. /runtime.v1.RuntimeService/Version. */
-export function grpcPath(method: { parent: { typeName: string }; name: string }): string {
-  return `/${method.parent.typeName}/${method.name}`;
-}

@@ -5,9 +5,8 @@
  * security context, and the kubelet's labels and annotations. Failures are SyncErrors with reason CreateContainerConfigError.
  */
 import { mkdirSync } from "node:fs";
-import { create } from "@bufbuild/protobuf";
 import type { Container, Pod } from "../api/index.ts";
-import { ContainerConfigSchema, type ContainerConfig } from "../cri/index.ts";
+import { makeContainerConfig, type ContainerConfig } from "../cri/index.ts";
 import { newContainerAnnotations, newContainerLabels, type ContainerKind } from "../container/index.ts";
 import { makeEnvironmentVariables, type EnvContext } from "./env.ts";
 import { expand, mappingFor } from "./expansion.ts";
@@ -60,7 +59,7 @@ export async function generateContainerConfig(input: ContainerConfigInput, signa
     imageVolumes: input.imageVolumes,
     log: input.log,
   });
-  return create(ContainerConfigSchema, {
+  return makeContainerConfig({
     metadata: { name: container.name, attempt: restartCount },
     image: { image: input.imageRef, userSpecifiedImage: container.image ?? "" },
     command: (container.command ?? []).map((c) => expand(c, mapping)),

@@ -8,9 +8,8 @@
  * values of the other; what the runtime accepted is recorded as actuated at once. A failure stops
  * the resize; the next sync retries what is left.
  */
-import { create } from "@bufbuild/protobuf";
 import { podRef, Quantity, type Container, type Pod, type ResourceRequirements } from "../api/index.ts";
-import { LinuxContainerResourcesSchema, type CriClient } from "../cri/index.ts";
+import { makeLinuxContainerResources, type CriClient } from "../cri/index.ts";
 import type { RuntimeContainerStatus, RuntimePodStatus } from "../container/index.ts";
 import type { Logger } from "../lib/index.ts";
 import type { PodActions } from "./actions-types.ts";
@@ -72,7 +71,7 @@ function mixed(resource: "memory" | "cpu", u: ContainerToUpdate): ResourceValues
 async function updateContainer(deps: ResizeDeps, pod: Pod, container: Container, id: string, values: ResourceValues, signal?: AbortSignal): Promise<void> {
   const resources = quantities(values);
   const r = containerLinuxResources(resources);
-  const linux = create(LinuxContainerResourcesSchema, {
+  const linux = makeLinuxContainerResources({
     cpuShares: r.cpuShares,
     cpuQuota: r.cpuQuota,
     cpuPeriod: r.cpuPeriod,

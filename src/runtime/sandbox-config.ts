@@ -3,9 +3,8 @@
  * the attempt, the kubelet's labels and annotations, hostname (hostnameOverride, or the FQDN with
  * setHostnameAsFQDN; none for host-network pods, which keep the node's), DNS, the pod log directory, port mappings and the Linux settings.
  */
-import { create } from "@bufbuild/protobuf";
 import { normalizeSysctlName, type ContainerPort, type Pod } from "../api/index.ts";
-import { PodSandboxConfigSchema, Protocol, type PodSandboxConfig } from "../cri/index.ts";
+import { makePodSandboxConfig, Protocol, type PodSandboxConfig } from "../cri/index.ts";
 import { newPodAnnotations, newPodLabels } from "../container/index.ts";
 import { podDnsConfig, type ClusterDns, type DnsConfig } from "./dns.ts";
 import { generatePodHostnameAndDomain, nodenameForKernel } from "./hostname.ts";
@@ -46,7 +45,7 @@ export function generatePodSandboxConfig(pod: Pod, attempt: number, opts: Sandbo
   const { name = "", namespace = "", uid = "" } = pod.metadata;
   const sysctls: Record<string, string> = {};
   for (const s of pod.spec.securityContext?.sysctls ?? []) sysctls[normalizeSysctlName(s.name)] = s.value;
-  return create(PodSandboxConfigSchema, {
+  return makePodSandboxConfig({
     metadata: { name, namespace, uid, attempt },
     hostname: pod.spec.hostNetwork ? "" : nodenameForKernel(generatePodHostnameAndDomain(pod, opts.clusterDns.domain), pod.spec.setHostnameAsFQDN),
     logDirectory: podLogsDirectory(opts.podLogsDir, namespace, name, uid),

@@ -5,18 +5,8 @@
  * down reports no IP. image_id stays empty: containerd 1.6 predates the field.
  */
 import { create } from "@bufbuild/protobuf";
-import {
-  ContainerSchema,
-  ContainerStatusSchema,
-  ImageSchema,
-  PodSandboxSchema,
-  PodSandboxStatusSchema,
-  type Container,
-  type ContainerStatus,
-  type Image,
-  type PodSandbox,
-  type PodSandboxStatus,
-} from "../../src/cri/index.ts";
+import type { Container, ContainerStatus, Image, PodSandbox, PodSandboxStatus } from "../../src/cri/index.ts";
+import { ContainerSchema, ContainerStatusSchema, ImageSchema, PodSandboxSchema, PodSandboxStatusSchema } from "../../src/cri/testing.ts";
 import type { FakeImage } from "./images.ts";
 import type { FakeContainer, FakeSandbox } from "./types.ts";
 

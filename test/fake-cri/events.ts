@@ -6,7 +6,8 @@
  * 1.7, which feeds one shared channel, every open stream gets every event.
  */
 import { create } from "@bufbuild/protobuf";
-import { ContainerEventResponseSchema, GrpcCode, type ContainerEventResponse, type ContainerEventType } from "../../src/cri/index.ts";
+import { GrpcCode, type ContainerEventResponse, type ContainerEventType } from "../../src/cri/index.ts";
+import { ContainerEventResponseSchema } from "../../src/cri/testing.ts";
 import { toContainerStatus, toPodSandboxStatus } from "./convert.ts";
 import { Condition } from "./condition.ts";
 import type { StreamSink } from "./server.ts";

@@ -4,7 +4,8 @@
  * and HumanSize, 13-character truncated IDs, RFC3339Nano times, and JSON as Go's encoding/json
  * writes a map (keys sorted, <, > and & escaped, two-space indent).
  */
-import { toJson, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
+import type { DescMessage } from "@bufbuild/protobuf";
+import { loadCriDescriptors } from "../../cri/index.ts";
 
 const truncatedIdLength = 13;
 
@@ -81,9 +82,31 @@ export function goJson(value: unknown): string {
   return JSON.stringify(sortKeys(value), null, 2).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026");
 }
 
-/** protojson with EmitDefaultValues, as a plain value. */
-export function protoJson<D extends DescMessage>(schema: D, message: MessageShape<D>): Record<string, unknown> {
-  return toJson(schema, message, { alwaysEmitImplicit: true }) as Record<string, unknown>;
+interface Descriptors {
+  pb: Awaited<ReturnType<typeof loadCriDescriptors>>;
+  protobuf: typeof import("@bufbuild/protobuf");
+}
+let descriptors: Descriptors | undefined;
+
+/**
+ * Loads the CRI messages' descriptors and @bufbuild/protobuf's JSON writer, which protoJson needs
+ * (crictl only: the agent loads neither, docs/lean.md "What loading a module costs").
+ */
+export async function loadDescriptors(): Promise<void> {
+  if (descriptors) return;
+  const [pb, protobuf] = await Promise.all([loadCriDescriptors(), import("@bufbuild/protobuf")]);
+  descriptors = { pb, protobuf };
+}
+
+/** The CRI messages crictl prints as JSON. */
+type JsonMessage = "ContainerStatus" | "PodSandboxStatus" | "ListImagesResponse" | "ListPodSandboxResponse" | "ListContainersResponse" | "ListContainerStatsResponse";
+
+/** protojson with EmitDefaultValues, as a plain value, of the CRI message named (made from `message` if it is an init). */
+export function protoJson(name: JsonMessage, message: object): Record<string, unknown> {
+  if (!descriptors) throw new Error("crictl: the CRI descriptors are not loaded (loadDescriptors)");
+  const { pb, protobuf } = descriptors;
+  const schema = pb[`${name}Schema`] as DescMessage;
+  return protobuf.toJson(schema, protobuf.create(schema, message as never), { alwaysEmitImplicit: true }) as Record<string, unknown>;
 }
 
 /** A crictl "created" column: "5 minutes ago". */

@@ -1,6 +1,5 @@
 /** `crictl images`: the images, one row per repo tag, as crictl lists them. */
-import { create } from "@bufbuild/protobuf";
-import { ListImagesResponseSchema, type Image } from "../../cri/index.ts";
+import type { Image } from "../../cri/index.ts";
 import { humanSize, protoJson, table, truncatedId } from "./format.ts";
 import { outputFormat, printStructured, type Command } from "./command.ts";
 
@@ -42,7 +41,7 @@ export const imagesCommand: Command = {
     const { images } = await ctx.cri.image.listImages({ filter: name ? { image: { image: name } } : undefined }, { signal: ctx.signal });
     const sorted = [...images].sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : sortKey(a) > sortKey(b) ? 1 : 0));
     if (format !== "table") {
-      printStructured(ctx, format, protoJson(ListImagesResponseSchema, create(ListImagesResponseSchema, { images: sorted })));
+      printStructured(ctx, format, protoJson("ListImagesResponse", { images: sorted }));
       return 0;
     }
     const quiet = parsed.bools.has("quiet");

@@ -13,6 +13,7 @@ import { createCriClient, isCriError } from "../../cri/index.ts";
 import { flagUsage, parseCommandArgs, UsageError, type FlagSpec } from "./args.ts";
 import type { Command, CrictlContext } from "./command.ts";
 import { execCommand } from "./exec.ts";
+import { loadDescriptors } from "./format.ts";
 import { imagesCommand } from "./images.ts";
 import { inspectCommand, inspectpCommand } from "./inspect.ts";
 import { logsCommand } from "./logs.ts";
@@ -61,6 +62,7 @@ function resolveEndpoint(flags: { runtime?: string; rootDir?: string }, env: Rec
 }
 
 export async function runCrictl(argv: readonly string[], io: CrictlIo): Promise<number> {
+  await loadDescriptors();
   let global;
   try {
     global = parseCommandArgs(argv, globalFlags);

@@ -5,7 +5,7 @@
  * filters pick the containers or pods.
  */
 import { stringify } from "yaml";
-import { ContainerState, ContainerStatusSchema, PodSandboxState, PodSandboxStatusSchema, type ContainerStatus, type PodSandboxStatus } from "../../cri/index.ts";
+import { ContainerState, PodSandboxState, type ContainerStatus, type PodSandboxStatus } from "../../cri/index.ts";
 import { UsageError, type FlagSpec } from "./args.ts";
 import { ago, goJson, goZeroTime, protoJson, rfc3339Nano } from "./format.ts";
 import { goTimeString, mapBlock, type Command, type CrictlContext } from "./command.ts";
@@ -34,7 +34,7 @@ function printStatuses(ctx: CrictlContext, format: string, statuses: { status: R
 }
 
 function containerJson(s: ContainerStatus): Record<string, unknown> {
-  const json = protoJson(ContainerStatusSchema, s);
+  const json = protoJson("ContainerStatus", s);
   json.createdAt = rfc3339Nano(s.createdAt);
   json.startedAt = s.state !== ContainerState.CONTAINER_CREATED ? rfc3339Nano(s.startedAt) : goZeroTime;
   const finished = s.state === ContainerState.CONTAINER_EXITED || (s.state === ContainerState.CONTAINER_UNKNOWN && s.finishedAt > 0n);
@@ -137,7 +137,7 @@ export const inspectpCommand: Command = {
       if (!res.status) throw new Error(`get pod sandbox status: no status for ${id}`);
       if (format === "table") ctx.out(podTable(res.status, res.info, verbose));
       else {
-        const json = protoJson(PodSandboxStatusSchema, res.status);
+        const json = protoJson("PodSandboxStatus", res.status);
         json.createdAt = rfc3339Nano(res.status.createdAt);
         statuses.push({ status: json, info: res.info });
       }

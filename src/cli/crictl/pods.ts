@@ -1,6 +1,5 @@
 /** `crictl pods`: the pod sandboxes, newest first, as crictl lists them. */
-import { ListPodSandboxResponseSchema, PodSandboxState, type PodSandbox } from "../../cri/index.ts";
-import { create } from "@bufbuild/protobuf";
+import { PodSandboxState, type PodSandbox } from "../../cri/index.ts";
 import { UsageError } from "./args.ts";
 import { labelSelector, goTimeString, mapBlock, matches, newestFirst, outputFormat, printStructured, type Command, type CrictlContext } from "./command.ts";
 import type { Parsed } from "./args.ts";
@@ -33,7 +32,7 @@ export const podsCommand: Command = {
     const format = outputFormat(parsed, ["json", "yaml", "table"]);
     const pods = await listPods(ctx, parsed);
     if (format !== "table") {
-      printStructured(ctx, format, protoJson(ListPodSandboxResponseSchema, create(ListPodSandboxResponseSchema, { items: pods })));
+      printStructured(ctx, format, protoJson("ListPodSandboxResponse", { items: pods }));
       return 0;
     }
     if (parsed.bools.has("quiet")) {

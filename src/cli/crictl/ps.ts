@@ -1,6 +1,5 @@
 /** `crictl ps`: the containers (running ones unless -a), newest first, as crictl lists them. */
-import { create } from "@bufbuild/protobuf";
-import { ContainerState, ListContainersResponseSchema, labels as criLabels, type Container } from "../../cri/index.ts";
+import { ContainerState, labels as criLabels, type Container } from "../../cri/index.ts";
 import { UsageError } from "./args.ts";
 import { ago, protoJson, table, truncatedId } from "./format.ts";
 import { labelSelector, mapBlock, matches, newestFirst, outputFormat, printStructured, type Command, type CrictlContext } from "./command.ts";
@@ -60,7 +59,7 @@ export const psCommand: Command = {
     const format = outputFormat(parsed, ["json", "yaml", "table"]);
     const list = await listContainers(ctx, parsed);
     if (format !== "table") {
-      printStructured(ctx, format, protoJson(ListContainersResponseSchema, create(ListContainersResponseSchema, { containers: list })));
+      printStructured(ctx, format, protoJson("ListContainersResponse", { containers: list }));
       return 0;
     }
     if (parsed.bools.has("quiet")) {

@@ -3,8 +3,7 @@
  * between them over the time between them, as crictl computes it. Containers that use neither CPU
  * nor memory (not running) are left out unless -a, and so are containers new in the second sample.
  */
-import { create } from "@bufbuild/protobuf";
-import { ListContainerStatsResponseSchema, type ContainerStats } from "../../cri/index.ts";
+import type { ContainerStats } from "../../cri/index.ts";
 import { delay, realClock } from "../../lib/index.ts";
 import { UsageError } from "./args.ts";
 import { labelSelector, outputFormat, printStructured, type Command, type CrictlContext } from "./command.ts";
@@ -71,7 +70,7 @@ export const statsCommand: Command = {
     do {
       const first = await sample(ctx, parsed, id);
       if (format !== "table") {
-        printStructured(ctx, format, protoJson(ListContainerStatsResponseSchema, create(ListContainerStatsResponseSchema, { stats: first })));
+        printStructured(ctx, format, protoJson("ListContainerStatsResponse", { stats: first }));
         return 0;
       }
       if (!(await delay(realClock, seconds * 1000, ctx.signal))) return 0;

@@ -1,7 +1,8 @@
 // The one CRI → runtime-view converter, shared by the runtime manager's views and the evented PLEG.
 import { create } from "@bufbuild/protobuf";
 import { describe, expect, test } from "bun:test";
-import { ContainerState, ContainerStatusSchema, labels } from "../../../src/cri/index.ts";
+import { ContainerState, labels } from "../../../src/cri/index.ts";
+import { ContainerStatusSchema } from "../../../src/cri/testing.ts";
 import { containerStatus, sandboxStatus } from "../runtime/fixtures.ts";
 import { nanosToMs, runningPodFromStatus, toContainerStatus, type RuntimePodStatus } from "../../../src/container/index.ts";
 

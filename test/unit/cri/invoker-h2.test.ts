@@ -1,6 +1,12 @@
 import { describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import * as http2 from "node:http2";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import { GrpcCode } from "../../../src/cri/errors.ts";
-import { FrameReader, GrpcStatusError, grpcTimeout, MAX_MESSAGE_BYTES } from "../../../src/cri/invoker-h2.ts";
+import { RuntimeServiceCodec } from "../../../src/cri/gen/runtime/v1/api_codec.ts";
+import { createH2Invoker, FrameReader, GrpcStatusError, grpcTimeout, MAX_MESSAGE_BYTES } from "../../../src/cri/invoker-h2.ts";
 
 /** A gRPC length-prefixed message: flag byte, 4-byte big-endian length, the bytes. */
 function framed(bytes: number[], flag = 0): Buffer {
@@ -48,4 +54,31 @@ test("grpc-timeout: milliseconds, rounded up, at least 1; seconds once the milli
   expect(grpcTimeout(0)).toBe("1m");
   expect(grpcTimeout(99_999_999)).toBe("99999999m");
   expect(grpcTimeout(100_000_000)).toBe("100000S");
+});
+
+test("a field of the answer that bunlet's CRI proto does not declare is skipped, not kept as $unknown bytes", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "bunlet-h2-"));
+  const socket = join(dir, "cri.sock");
+  const answer = new BinaryWriter().tag(2, WireType.LengthDelimited).string("containerd").tag(99, WireType.LengthDelimited).string("a field bunlet does not know").finish();
+  const server = http2.createServer();
+  server.on("stream", (stream: http2.ServerHttp2Stream) => {
+    stream.on("data", () => {});
+    stream.on("end", () => {
+      stream.respond({ ":status": 200, "content-type": "application/grpc" }, { waitForTrailers: true });
+      stream.on("wantTrailers", () => stream.sendTrailers({ "grpc-status": "0" }));
+      stream.end(framed([...answer]));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(socket, resolve));
+  const invoker = createH2Invoker(socket);
+  try {
+    const method = RuntimeServiceCodec.version;
+    const got = await invoker.unary(method, method.create({}), undefined, 5_000);
+    expect(got.runtimeName).toBe("containerd");
+    expect("$unknown" in got).toBe(false);
+  } finally {
+    invoker.close();
+    server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -1,14 +1,8 @@
 // Builders and scripted collaborators for the PLEG unit tests: a runtime whose answers the test
 // sets, a GetContainerEvents source the test drives, and metric readers.
 import { create } from "@bufbuild/protobuf";
-import {
-  ContainerEventResponseSchema,
-  type ContainerEventType,
-  type ContainerState as CriContainerState,
-  PodSandboxState,
-  labels,
-  type ContainerEventResponse,
-} from "../../../src/cri/index.ts";
+import { type ContainerEventType, type ContainerState as CriContainerState, PodSandboxState, labels, type ContainerEventResponse } from "../../../src/cri/index.ts";
+import { ContainerEventResponseSchema } from "../../../src/cri/testing.ts";
 import { Channel } from "../../../src/lib/index.ts";
 import { createMetrics, type Metrics } from "../../../src/metrics/index.ts";
 import type { ContainerEventSource, PodLister } from "../../../src/pleg/deps.ts";

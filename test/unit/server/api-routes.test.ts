@@ -1,6 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { expect, test } from "bun:test";
-import { ContainerSchema, ContainerState, PodSandboxSchema, PodSandboxState, type CriClient } from "../../../src/cri/index.ts";
+import { ContainerState, PodSandboxState, type CriClient } from "../../../src/cri/index.ts";
+import { ContainerSchema, PodSandboxSchema } from "../../../src/cri/testing.ts";
 import { createMemoryLogger } from "../../../src/lib/testing.ts";
 import { runningPodList } from "../../../src/server/api-routes.ts";
 import { createHandler } from "../../../src/server/handler.ts";

@@ -3,7 +3,8 @@ import { expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ContainerSchema, ContainerStatsSchema, PodSandboxSchema, type CriClient } from "../../../src/cri/index.ts";
+import type { CriClient } from "../../../src/cri/index.ts";
+import { ContainerSchema, ContainerStatsSchema, PodSandboxSchema } from "../../../src/cri/testing.ts";
 import { FakeClock } from "../../../src/lib/testing.ts";
 import { createCadvisorSource } from "../../../src/stats/cadvisor-source.ts";
 

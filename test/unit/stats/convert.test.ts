@@ -1,16 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { describe, expect, test } from "bun:test";
-import {
-  ContainerSchema,
-  ContainerState,
-  ContainerStatsSchema,
-  PodSandboxSchema,
-  PodSandboxState,
-  SwapUsageSchema,
-  type Container,
-  type ContainerStats,
-  type PodSandbox,
-} from "../../../src/cri/index.ts";
+import { ContainerState, PodSandboxState, type Container, type ContainerStats, type PodSandbox } from "../../../src/cri/index.ts";
+import { ContainerSchema, ContainerStatsSchema, PodSandboxSchema, SwapUsageSchema } from "../../../src/cri/testing.ts";
 import { FakeClock } from "../../../src/lib/testing.ts";
 import { podStatsFromCri, type PodStatsSources } from "../../../src/stats/convert.ts";
 import { CpuUsageCache } from "../../../src/stats/cpu-usage.ts";
