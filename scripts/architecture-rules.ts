@@ -121,7 +121,7 @@ export const packages: Record<string, readonly string[]> = {
   lib: ["yaml"],
   // The CRI client: generated messages and the two gRPC transports.
   cri: ["@bufbuild/protobuf", "@connectrpc/connect-node", "@grpc/grpc-js"],
-  // CRI messages are made with @bufbuild/protobuf's create() where they are used.
+  // The init shapes of the CRI messages it builds (MessageInitShape; the messages come from cri's codec).
   runtime: ["@bufbuild/protobuf"],
   // gRPC probes call grpc.health.v1 with the CRI client's gRPC stack.
   prober: ["@bufbuild/protobuf", "@grpc/grpc-js"],
