@@ -24,7 +24,7 @@ import { BUSYBOX_TAR, ensureImages, PAUSE_TAR, REPO_ROOT } from "../test/harness
 import type { AgentSystem } from "./lib/bench-agent.ts";
 import { createBunletSystem } from "./lib/bench-bunlet.ts";
 import { clusterRound, createNamespace, removeClusterPods, startClusterPods, waitNodeReady, type ClusterNode, type ClusterPods } from "./lib/bench-cluster-pods.ts";
-import { median, processCpuSeconds, processMemory } from "./lib/bench-common.ts";
+import { median, processCpuSeconds, processMemory, REQUEST_TIMEOUT_MS } from "./lib/bench-common.ts";
 import { createKubeletSystem } from "./lib/bench-kubelet.ts";
 
 function arg(name: string, fallback: string): string {
@@ -75,7 +75,7 @@ const push = (m: Map<number, number[]>, n: number, x: number) => m.set(n, [...(m
 /** The agent's requests to the apiserver so far by verb, from its own rest_client_requests_total. */
 async function apiRequests(port: number): Promise<Map<string, number>> {
   const out = new Map<string, number>();
-  const res = await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(10_000) }).catch(() => undefined);
+  const res = await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }).catch(() => undefined);
   if (!res?.ok) return out;
   for (const line of (await res.text()).split("\n")) {
     const m = /^rest_client_requests_total\{[^}]*method="(\w+)"[^}]*\} ([\d.e+]+)$/.exec(line);

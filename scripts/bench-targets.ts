@@ -29,7 +29,7 @@ import { BUSYBOX_TAR, ensureImages, PAUSE_TAR, REPO_ROOT } from "../test/harness
 import type { AgentSystem } from "./lib/bench-agent.ts";
 import { createBunletSystem } from "./lib/bench-bunlet.ts";
 import { clusterRound, createNamespace, removeClusterPods, startClusterPods, waitNodeReady, type ClusterPods } from "./lib/bench-cluster-pods.ts";
-import { podSet, processCpuSeconds, processMemory } from "./lib/bench-common.ts";
+import { podSet, processCpuSeconds, processMemory, REQUEST_TIMEOUT_MS } from "./lib/bench-common.ts";
 import { createKubeletSystem } from "./lib/bench-kubelet.ts";
 import { targetsTable, type AgentFigures, type Burst, type Hold } from "./lib/bench-targets-table.ts";
 
@@ -63,7 +63,7 @@ const figures: Record<Key, AgentFigures> = { bunlet: {}, kubelet: {} };
 
 /** The sum and count of a histogram family over all its series, from the agent's /metrics. */
 async function histogram(port: number, name: string): Promise<{ sum: number; count: number }> {
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) })).text();
   let sum = 0;
   let count = 0;
   for (const line of text.split("\n")) {

@@ -9,7 +9,7 @@ import { existsSync, readdirSync, renameSync, rmSync, writeFileSync } from "node
 import { join } from "node:path";
 import { isNotFound, labels, PodSandboxState, type CriClient } from "../../src/cri/index.ts";
 import { delay, realClock } from "../../src/lib/index.ts";
-import { countRunning, median, pollUntil, podYaml, processCpuSeconds, processMemory, type BenchSystem, type IdleResult, type PodSet, type RoundResult } from "./bench-common.ts";
+import { REQUEST_TIMEOUT_MS, countRunning, median, pollUntil, podYaml, processCpuSeconds, processMemory, type BenchSystem, type IdleResult, type PodSet, type RoundResult } from "./bench-common.ts";
 
 /** One running agent, as the system that started it describes it. */
 export interface AgentHandle {
@@ -49,7 +49,7 @@ export function agentRounds(label: string, timeoutMs: number) {
 
   async function sandboxes(cri: CriClient, namespace?: string) {
     const filter = namespace ? { labelSelector: { [labels.KubernetesPodNamespaceLabel]: namespace } } : {};
-    return (await cri.runtime.listPodSandbox({ filter }, { timeoutMs: 10_000 })).items;
+    return (await cri.runtime.listPodSandbox({ filter }, { timeoutMs: REQUEST_TIMEOUT_MS })).items;
   }
 
   /**
@@ -78,7 +78,7 @@ export function agentRounds(label: string, timeoutMs: number) {
   }
 
   const countAll = async (cri: CriClient, namespace: string) =>
-    (await cri.runtime.listContainers({ filter: { labelSelector: { [labels.KubernetesPodNamespaceLabel]: namespace } } }, { timeoutMs: 10_000 })).containers.length;
+    (await cri.runtime.listContainers({ filter: { labelSelector: { [labels.KubernetesPodNamespaceLabel]: namespace } } }, { timeoutMs: REQUEST_TIMEOUT_MS })).containers.length;
 
   const netnsLeft = (dir: string) => (existsSync(dir) ? readdirSync(dir).length : 0);
 

@@ -23,6 +23,11 @@ export const GRACE_SECONDS = 1;
 export const NO_QOS_CGROUPS = ["--cgroups-per-qos=false", "--enforce-node-allocatable=none"];
 /** How often the observers look; also the resolution of every figure. */
 export const POLL_MS = 20;
+/**
+ * The benchmark's own requests to an agent or its runtime (lists, /metrics): on a shared machine
+ * under load a list of 250 pods can take many seconds, and a timeout there ends a 50-minute run.
+ */
+export const REQUEST_TIMEOUT_MS = 60_000;
 
 /** One round: ms from "pods requested" to "all containers running", and the agent's cost. */
 export interface RoundResult {
@@ -90,7 +95,7 @@ export function podYaml(namespace: string, name: string): string {
 export async function countRunning(cri: CriClient, namespace: string, signal: AbortSignal): Promise<number> {
   const { containers } = await cri.runtime.listContainers(
     { filter: { state: { state: ContainerState.CONTAINER_RUNNING }, labelSelector: { [labels.KubernetesPodNamespaceLabel]: namespace } } },
-    { signal, timeoutMs: 10_000 },
+    { signal, timeoutMs: REQUEST_TIMEOUT_MS },
   );
   return containers.length;
 }
