@@ -4,17 +4,20 @@
  * binary sets the ones it wants and re-executes itself before it does anything else: the same
  * executable, arguments, pid and environment, plus these variables. A variable already set (by the
  * user, or by the first run) is left as it is, and when every one is set nothing is re-executed,
- * so `BUN_JSC_useFTLJIT=1` in bunlet's environment keeps JavaScriptCore's default. Run from source
+ * so `BUN_JSC_useDFGJIT=1 BUN_JSC_useFTLJIT=1` in bunlet's environment keeps JavaScriptCore's
+ * defaults. Run from source
  * (`bun src/main.ts`, the tests) bunlet does not re-execute itself.
  *
- * The options: the FTL tier off. FTL is JavaScriptCore's last optimising compiler; bunlet's code
- * is orchestration, not tight loops, and on 100 static pods on containerd the agent without it ends
- * the burst about 4 MiB lower (less compiler memory and code; median of six pairs) and 1.5 MiB lower
- * at rest, its JIT thread doing a third less for the same total CPU (docs/lean.md, "JavaScriptCore
- * without its FTL tier").
+ * The options: JavaScriptCore's optimising tiers off, DFG and FTL (FTL builds on DFG's graph, so
+ * DFG off takes both; FTL is named too so a user's `BUN_JSC_useDFGJIT=1` alone gets the state
+ * measured before). bunlet's code is orchestration, not tight loops: the interpreter and the
+ * baseline JIT run it, and the optimising compilers' memory, their code and the pages of the
+ * executable they live in are never touched. On 100 static pods on containerd the agent ends a
+ * burst 7-13 MiB lower and rests 6.5 MiB lower (4 of them anonymous), for about 0.013 cores more
+ * at rest (docs/lean.md, "JavaScriptCore without its optimising tiers").
  */
 
-export const JSC_OPTIONS: Readonly<Record<string, string>> = { BUN_JSC_useFTLJIT: "0" };
+export const JSC_OPTIONS: Readonly<Record<string, string>> = { BUN_JSC_useDFGJIT: "0", BUN_JSC_useFTLJIT: "0" };
 
 export interface JscRestartDeps {
   env: Record<string, string | undefined>;

@@ -136,8 +136,9 @@ async function runUntilWaiting(name: string, flags: string[], env: Record<string
 }
 
 describe("JavaScriptCore's options (boot/jsc-options.ts)", () => {
-  test("the agent re-executes itself once with the FTL tier off: the same pid, name, arguments and environment", async () => {
+  test("the agent re-executes itself once with the DFG and FTL tiers off: the same pid, name, arguments and environment", async () => {
     const { environ, cmdline, args, lines } = await runUntilWaiting("jsc-default", [], { KEEP: "me" });
+    expect(environ).toContain("BUN_JSC_useDFGJIT=0");
     expect(environ).toContain("BUN_JSC_useFTLJIT=0");
     expect(environ).toContain("KEEP=me");
     expect(cmdline).toEqual([bin, ...args]);
@@ -145,8 +146,10 @@ describe("JavaScriptCore's options (boot/jsc-options.ts)", () => {
   }, 60_000);
 
   test("a value the user set is kept", async () => {
-    const { environ } = await runUntilWaiting("jsc-user", [], { BUN_JSC_useFTLJIT: "1" });
+    const { environ } = await runUntilWaiting("jsc-user", [], { BUN_JSC_useDFGJIT: "1", BUN_JSC_useFTLJIT: "1" });
+    expect(environ).toContain("BUN_JSC_useDFGJIT=1");
     expect(environ).toContain("BUN_JSC_useFTLJIT=1");
+    expect(environ).not.toContain("BUN_JSC_useDFGJIT=0");
     expect(environ).not.toContain("BUN_JSC_useFTLJIT=0");
   }, 60_000);
 });

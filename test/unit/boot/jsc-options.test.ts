@@ -25,18 +25,23 @@ function run(argv: string[], env: Record<string, string | undefined>, fail?: Err
   return { execs, warnings };
 }
 
-test("the options are the FTL tier off", () => {
-  expect(JSC_OPTIONS).toEqual({ BUN_JSC_useFTLJIT: "0" });
+test("the options are the optimising tiers off: DFG and FTL", () => {
+  expect(JSC_OPTIONS).toEqual({ BUN_JSC_useDFGJIT: "0", BUN_JSC_useFTLJIT: "0" });
 });
 
 test.each([
   ["compiled, nothing set: re-executed with the options", COMPILED, { PATH: "/usr/bin" }, 1],
-  ["compiled, the user kept FTL on", COMPILED, { BUN_JSC_useFTLJIT: "1" }, 0],
-  ["compiled, the second run (set by the first)", COMPILED, { BUN_JSC_useFTLJIT: "0" }, 0],
+  ["compiled, the user kept both tiers on", COMPILED, { BUN_JSC_useDFGJIT: "1", BUN_JSC_useFTLJIT: "1" }, 0],
+  ["compiled, the user set one: re-executed with the other", COMPILED, { BUN_JSC_useFTLJIT: "1" }, 1],
+  ["compiled, the second run (set by the first)", COMPILED, { BUN_JSC_useDFGJIT: "0", BUN_JSC_useFTLJIT: "0" }, 0],
   ["from source: never", SOURCE, {}, 0],
   ["no entry in argv: never", ["bun"], {}, 0],
 ] as const)("%s", (_name, argv, env, execs) => {
   expect(run([...argv], env).execs.length).toBe(execs);
+});
+
+test("the user's one setting is kept, the other added", () => {
+  expect(run(COMPILED, { BUN_JSC_useFTLJIT: "1" }).execs[0]?.env).toEqual({ BUN_JSC_useFTLJIT: "1", BUN_JSC_useDFGJIT: "0" });
 });
 
 test("the re-exec keeps the executable, the name it was started by, the user's arguments and the environment, and adds only what is missing", () => {
@@ -45,7 +50,7 @@ test("the re-exec keeps the executable, the name it was started by, the user's a
     {
       file: "/usr/local/bin/bunlet",
       args: ["bunlet", "--v=2", "--pod-manifest-path=/etc/kubernetes/manifests"],
-      env: { PATH: "/usr/bin", NOTIFY_SOCKET: "/run/systemd/notify", BUN_JSC_useFTLJIT: "0" },
+      env: { PATH: "/usr/bin", NOTIFY_SOCKET: "/run/systemd/notify", BUN_JSC_useDFGJIT: "0", BUN_JSC_useFTLJIT: "0" },
     },
   ]);
   expect(warnings).toEqual([]);
@@ -54,6 +59,6 @@ test("the re-exec keeps the executable, the name it was started by, the user's a
 test("a failed execve is one line naming the executable and the setting; bunlet goes on", () => {
   const { warnings } = run(COMPILED, {}, new Error("EACCES: permission denied"));
   expect(warnings).toEqual([
-    "bunlet: could not re-execute /usr/local/bin/bunlet with BUN_JSC_useFTLJIT=0 (EACCES: permission denied); running with JavaScriptCore's defaults",
+    "bunlet: could not re-execute /usr/local/bin/bunlet with BUN_JSC_useDFGJIT=0 BUN_JSC_useFTLJIT=0 (EACCES: permission denied); running with JavaScriptCore's defaults",
   ]);
 });
