@@ -5,8 +5,7 @@
  * executable, arguments, pid and environment, plus these variables. A variable already set (by the
  * user, or by the first run) is left as it is, and when every one is set nothing is re-executed,
  * so `BUN_JSC_useDFGJIT=1 BUN_JSC_useFTLJIT=1` in bunlet's environment keeps JavaScriptCore's
- * defaults. Run from source
- * (`bun src/main.ts`, the tests) bunlet does not re-execute itself.
+ * defaults. Run from source (`bun src/main.ts`, the tests) bunlet does not re-execute itself.
  *
  * The options: JavaScriptCore's optimising tiers off, DFG and FTL (FTL builds on DFG's graph, so
  * DFG off takes both; FTL is named too so a user's `BUN_JSC_useDFGJIT=1` alone gets the state

@@ -113,8 +113,7 @@ test("kubectl top pod: the containers' CPU and memory within 20 % of /proc", asy
       const r = await fx.cluster.kubectl(["top", "pod", "burner", "--containers", "--no-headers"]);
       const rows = r.code === 0 ? r.stdout.trim().split("\n").map((l) => l.trim().split(/\s+/)) : [];
       if (rows.length !== 2) return undefined;
-      const top: Record<string, { cpu: number; memory: number }> = Object.fromEntries(rows.map(([, name, cpu, mem]) => [name!, { cpu: cores(cpu!), memory: bytes(mem!) }]));
-      return top;
+      return Object.fromEntries(rows.map(([, name, cpu, mem]) => [name!, { cpu: cores(cpu!), memory: bytes(mem!) }])) as Record<string, { cpu: number; memory: number }>;
     },
     120_000,
   );
