@@ -14,8 +14,9 @@
  * kubelet_pod_status_sync_duration_seconds, over the burst and the hold). Prints one table
  * (scripts/lib/bench-targets-table.ts) and a JSON line of every figure.
  *
- *   bun scripts/bench-targets.ts [--idle-seconds 600] [--pods 100,250] [--timeout 600] [--bunlet dist/bunlet] [--kubelet PATH]
+ *   bun scripts/bench-targets.ts [--idle-seconds 600] [--pods 100,250] [--timeout 600] [--phases static,cluster] [--bunlet dist/bunlet] [--kubelet PATH]
  *
+ * `--phases cluster` runs phase 2 alone (its rows beside a static run's that a loaded machine cut short).
  * With --idle-seconds 600 the run takes about 50 minutes (three holds of 10 minutes); run it under
  * the bench lock. Needs what bench-startup.ts and bench-cluster.ts need.
  */
@@ -42,8 +43,9 @@ const [small, large] = arg("pods", "100,250").split(",").map(Number) as [number,
 const timeoutMs = Number(arg("timeout", "600")) * 1000;
 const bunletBinary = resolve(arg("bunlet", `${REPO_ROOT}/dist/bunlet`));
 const kubeletBinary = resolve(arg("kubelet", "/var/cache/bunlet-k8s/v1.37.2/kubelet"));
-if (!(idleSeconds > 0) || !(small > 0) || !(large > 0) || !(timeoutMs > 0)) {
-  console.error("usage: bun scripts/bench-targets.ts [--idle-seconds 600] [--pods 100,250] [--timeout 600] [--bunlet dist/bunlet] [--kubelet PATH]");
+const phases = new Set(arg("phases", "static,cluster").split(","));
+if (!(idleSeconds > 0) || !(small > 0) || !(large > 0) || !(timeoutMs > 0) || phases.size === 0 || [...phases].some((p) => p !== "static" && p !== "cluster")) {
+  console.error("usage: bun scripts/bench-targets.ts [--idle-seconds 600] [--pods 100,250] [--timeout 600] [--phases static,cluster] [--bunlet dist/bunlet] [--kubelet PATH]");
   process.exit(2);
 }
 const maxPods = `--max-pods=${Math.max(110, large + 1)}`;
@@ -232,12 +234,12 @@ cleanups.push(async () => {
 });
 try {
   await ensureImages();
-  await staticPhase(starting).catch((err) => {
+  if (phases.has("static")) await staticPhase(starting).catch((err) => {
     if (signal.aborted) throw err;
     say(`the static phase failed: ${err instanceof Error ? err.message : String(err)}`);
     process.exitCode = 1;
   });
-  await clusterPhase(starting).catch((err) => {
+  if (phases.has("cluster")) await clusterPhase(starting).catch((err) => {
     if (signal.aborted) throw err;
     say(`the cluster phase failed: ${err instanceof Error ? err.message : String(err)}`);
     process.exitCode = 1;
