@@ -44,7 +44,7 @@ const timeoutMs = Number(arg("timeout", "600")) * 1000;
 const bunletBinary = resolve(arg("bunlet", `${REPO_ROOT}/dist/bunlet`));
 const kubeletBinary = resolve(arg("kubelet", "/var/cache/bunlet-k8s/v1.37.2/kubelet"));
 const phases = new Set(arg("phases", "static,cluster").split(","));
-if (!(idleSeconds > 0) || !(small > 0) || !(large > 0) || !(timeoutMs > 0) || phases.size === 0 || [...phases].some((p) => p !== "static" && p !== "cluster")) {
+if (!(idleSeconds > 0) || !(small > 0) || !(large > 0) || !(timeoutMs > 0) || [...phases].some((p) => p !== "static" && p !== "cluster")) {
   console.error("usage: bun scripts/bench-targets.ts [--idle-seconds 600] [--pods 100,250] [--timeout 600] [--phases static,cluster] [--bunlet dist/bunlet] [--kubelet PATH]");
   process.exit(2);
 }
@@ -234,16 +234,14 @@ cleanups.push(async () => {
 });
 try {
   await ensureImages();
-  if (phases.has("static")) await staticPhase(starting).catch((err) => {
-    if (signal.aborted) throw err;
-    say(`the static phase failed: ${err instanceof Error ? err.message : String(err)}`);
-    process.exitCode = 1;
-  });
-  if (phases.has("cluster")) await clusterPhase(starting).catch((err) => {
-    if (signal.aborted) throw err;
-    say(`the cluster phase failed: ${err instanceof Error ? err.message : String(err)}`);
-    process.exitCode = 1;
-  });
+  for (const [name, phase] of [["static", staticPhase], ["cluster", clusterPhase]] as const) {
+    if (!phases.has(name)) continue;
+    await phase(starting).catch((err) => {
+      if (signal.aborted) throw err;
+      say(`the ${name} phase failed: ${err instanceof Error ? err.message : String(err)}`);
+      process.exitCode = 1;
+    });
+  }
 } finally {
   const loadEnd = loadavg().map((l) => l.toFixed(2)).join(" ");
   console.log(`\n${targetsTable(figures.bunlet, figures.kubelet, { idleSeconds, pods: [small, large], loadStart, loadEnd, when })}`);
