@@ -4,7 +4,7 @@
 // bunlet made under it, when the test is done. Empty left-overs of killed test runs are removed
 // by the next harness start (reapTestCgroupRoots).
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 const PREFIX = "bunlet-e2e-";
@@ -108,7 +108,21 @@ function rootInUse(root: string): boolean {
   return false;
 }
 
-/** Test roots nobody uses any more (no bunlet and no process in them): what runs killed before their teardown left. */
+/**
+ * How long a root is left alone after it was made or last changed: a concurrent test process makes
+ * its root before it starts the bunlet that names it, and must not find it reaped in between.
+ */
+const REAP_MIN_AGE_MS = 10 * 60_000;
+
+function recentlyChanged(dir: string): boolean {
+  try {
+    return Date.now() - statSync(dir).mtimeMs < REAP_MIN_AGE_MS;
+  } catch {
+    return false;
+  }
+}
+
+/** Test roots nobody uses any more (no bunlet, no process in them, untouched for a while): what runs killed before their teardown left. */
 export function reapTestCgroupRoots(): string[] {
   const reaped: string[] = [];
   for (const mount of cgroupMounts()) {
@@ -120,7 +134,7 @@ export function reapTestCgroupRoots(): string[] {
     }
     for (const name of names) {
       const dir = join(mount, name);
-      if (!rootInUse(`/${name}`) && pidsUnder(dir).length === 0 && removeTree(dir)) reaped.push(dir);
+      if (!recentlyChanged(dir) && !rootInUse(`/${name}`) && pidsUnder(dir).length === 0 && removeTree(dir)) reaped.push(dir);
     }
   }
   return reaped;
