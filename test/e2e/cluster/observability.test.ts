@@ -84,25 +84,23 @@ test("kubectl top pod: the containers' CPU and memory within 20 % of /proc", asy
         containers: [
           // A busy loop the CFS quota holds at 0.2 cores.
           { name: "cpu", image: BUSYBOX_IMAGE, imagePullPolicy: "Never", command: ["sh", "-c", "while :; do :; done"], resources: { limits: { cpu: "200m" } } },
-          // 64 MiB held in awk's memory, then asleep.
-          {
-            name: "mem",
-            image: BUSYBOX_IMAGE,
-            imagePullPolicy: "Never",
-            command: ["awk", 'BEGIN { s = "x"; for (i = 0; i < 26; i++) s = s s; system("sleep 100000") }'],
-          },
+          // 64 MiB held by dd: one read from /dev/zero fills its buffer, and its write then blocks
+          // for good on the pipe to a sleep that never reads.
+          { name: "mem", image: BUSYBOX_IMAGE, imagePullPolicy: "Never", command: ["sh", "-c", "dd if=/dev/zero bs=64M count=1 | sleep 100000"] },
         ],
       },
     }),
   );
-  // awk builds its 64 MiB by doubling a string (the last step holds 96 MiB for a moment), slowly on
-  // a busy machine, and runs `sleep` once it is done: kubectl top is read only once metrics-server
-  // has scraped twice since then (--metric-resolution=15s), so its sample is of the finished set.
+  // dd's buffer is filled in one system call, not step by step as a string an awk builds (which
+  // took minutes on a loaded CI machine). kubectl top is read only once metrics-server has scraped
+  // twice since (--metric-resolution=15s), so its sample is of the whole 64 MiB.
   const memPid = await waitFor(
-    "the memory container's awk done (its sleep started)",
+    "the memory container holding 64 MiB",
     async () => {
-      const pid = await containerPid("burner", "mem").catch(() => 0);
-      return pid > 0 && childrenOf(pid).length > 0 ? pid : undefined;
+      const pid = await containerPid("burner", "mem");
+      const resident = rssBytes([pid, ...childrenOf(pid)]);
+      if (resident < 64 * 1024 * 1024) throw new Error(`its processes hold ${resident} bytes`);
+      return pid;
     },
     240_000,
   );
