@@ -50,6 +50,9 @@ if (podCounts.some((n) => !Number.isInteger(n) || n < 1) || !Number.isInteger(ro
   process.exit(2);
 }
 
+// Room for the largest set of pods on the node at once (the default 110 at least), as bench-targets gives.
+const maxPods = `--max-pods=${Math.max(110, ...podCounts, idlePods) + 1}`;
+
 const shutdown = new AbortController();
 for (const sig of ["SIGINT", "SIGTERM"] as const) {
   process.on(sig, () => {
@@ -105,7 +108,7 @@ try {
             logFile: `${REPO_ROOT}/.bench/cluster/bunlet.log`,
             timeoutMs,
             nodeName: name,
-            flags: [`--kubeconfig=${kubeconfig}`],
+            flags: [`--kubeconfig=${kubeconfig}`, maxPods],
             env: bunletEnv(),
           })
         : createKubeletSystem({
@@ -114,7 +117,7 @@ try {
             logFile: `${REPO_ROOT}/.bench/cluster/kubelet.log`,
             timeoutMs,
             nodeName: name,
-            flags: [`--kubeconfig=${kubeconfig}`],
+            flags: [`--kubeconfig=${kubeconfig}`, maxPods],
           });
     const node: Node = { key, name, namespace: `bench-${key}`, system, ms: new Map(), rss: new Map(), cpu: new Map() };
     nodes.push(node);
