@@ -21,6 +21,8 @@ const IDLE_RELEASE_QUIET_MS = 10_000;
 const IDLE_COLLECT_MS = 15_000;
 /** Inside a burst, a full collection this often (docs/lean.md, "The peak of a burst"). */
 const BURST_COLLECT_MS = 3_000;
+/** Inside a burst, the collections take at most this share of the time (docs/lean.md, "The burst's collections"). */
+const BURST_COLLECT_SHARE = 0.01;
 
 export interface SyncLoopParts {
   /** A pod whose containers and content may go: all sources ready, none wants it, its worker agrees. */
@@ -70,7 +72,7 @@ export function wireSyncLoop(config: BunletConfig, base: WireBase, rt: RuntimePa
   const { clock, log } = base;
   const { handlers, housekeeping, containerGC, isPodGone } = wireSyncHandlers(base, rt, sources, opts, policy, podWorkers);
   const monitor = new SyncLoopMonitor();
-  const idle = new IdleRelease({ clock, log, quietMs: IDLE_RELEASE_QUIET_MS, release: releaseFreeMemory, collectMs: IDLE_COLLECT_MS, collect: collectGarbage, burstCollectMs: BURST_COLLECT_MS, rss: () => process.memoryUsage.rss() });
+  const idle = new IdleRelease({ clock, log, quietMs: IDLE_RELEASE_QUIET_MS, release: releaseFreeMemory, collectMs: IDLE_COLLECT_MS, collect: collectGarbage, burstCollectMs: BURST_COLLECT_MS, burstCollectShare: BURST_COLLECT_SHARE, rss: () => process.memoryUsage.rss() });
   const loopDeps = {
     updates: sources.podConfig.updates,
     pleg: rt.pleg.events,

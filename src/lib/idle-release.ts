@@ -19,7 +19,10 @@
  * garbage that survives the young-generation collections otherwise grows the heap until the
  * collector's own full collection, and a 100-pod burst on containerd ended 5-10 MiB higher without
  * them, at the same CPU (docs/lean.md). A collection, not a release: a shrink drops the JIT's
- * code, which the rest of the burst would compile again.
+ * code, which the rest of the burst would compile again. The next one waits longer when this one
+ * was slow, so that they take at most `burstCollectShare` of the burst's time: on a slow machine
+ * a burst lasts longer and each collection of its larger heap costs more, and a fixed 3 s made
+ * their CPU grow with the square of the pods (docs/lean.md, "The burst's collections").
  */
 import type { Clock, Timer } from "./clock.ts";
 import type { Logger } from "./log.ts";
@@ -33,10 +36,12 @@ export interface IdleReleaseOptions {
   release: () => void;
   /** At rest after a release, how often `collect` runs (0: never). */
   collectMs: number;
-  /** A full collection (collectGarbage in the agent; a spy in tests). */
-  collect: () => void;
+  /** A full collection; returns the milliseconds it took (collectGarbage in the agent; a spy in tests). */
+  collect: () => number;
   /** Within a burst, how often `collect` runs while the activity continues (0: never). */
   burstCollectMs: number;
+  /** Within a burst, the largest share of the time the collections may take: the next one waits at least took / share. */
+  burstCollectShare: number;
   /** The process's resident set in bytes, for the log line. */
   rss: () => number;
 }
@@ -60,12 +65,12 @@ export class IdleRelease {
   /** Work happened (a pod config change, a container event): the quiet time starts again. */
   activity(): void {
     if (this.#stopped) return;
-    const { clock, burstCollectMs, collect } = this.#opts;
+    const { clock, burstCollectMs, burstCollectShare, collect } = this.#opts;
     const now = clock.now();
     if (!this.#pending) this.#burstCollectAt = now + burstCollectMs;
     else if (burstCollectMs > 0 && now >= this.#burstCollectAt) {
-      collect();
-      this.#burstCollectAt = now + burstCollectMs;
+      const took = collect();
+      this.#burstCollectAt = now + Math.max(burstCollectMs, took / burstCollectShare);
     }
     this.#lastActivity = now;
     this.#pending = true;
@@ -112,9 +117,11 @@ export class IdleRelease {
   }
 }
 
-/** A full collection: the garbage that outlived the young generation's collections goes. */
-export function collectGarbage(): void {
+/** A full collection: the garbage that outlived the young generation's collections goes. Returns the milliseconds it took. */
+export function collectGarbage(): number {
+  const t0 = performance.now();
   Bun.gc(true);
+  return performance.now() - t0;
 }
 
 /** A full collection, then the heap's and the JIT's free memory returned to the system. */

@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { IdleRelease } from "../../../src/lib/index.ts";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/testing.ts";
 
-function setup(burstCollectMs = 0) {
+/** collectTook: how long each collection says it took, in ms (the first, the second, …; the last repeats). */
+function setup(burstCollectMs = 0, collectTook: number[] = [10]) {
   const clock = new FakeClock();
   const log = createMemoryLogger();
   const releases: number[] = [];
@@ -13,8 +14,9 @@ function setup(burstCollectMs = 0) {
     quietMs: 10_000,
     release: () => void releases.push(clock.now()),
     collectMs: 15_000,
-    collect: () => void collections.push(clock.now()),
+    collect: () => collectTook[Math.min(collections.push(clock.now()), collectTook.length) - 1]!,
     burstCollectMs,
+    burstCollectShare: 0.01,
     rss: () => 100 * 2 ** 20,
   });
   return { clock, log, releases, collections, idle };
@@ -99,7 +101,7 @@ describe("the idle memory release", () => {
     expect(collections).toEqual([t0 + 25_000]);
 
     const none: number[] = [];
-    const off = new IdleRelease({ clock, log: createMemoryLogger(), quietMs: 10_000, release: () => {}, collectMs: 0, collect: () => void none.push(clock.now()), burstCollectMs: 0, rss: () => 0 });
+    const off = new IdleRelease({ clock, log: createMemoryLogger(), quietMs: 10_000, release: () => {}, collectMs: 0, collect: () => none.push(clock.now()), burstCollectMs: 0, burstCollectShare: 0.01, rss: () => 0 });
     off.activity();
     await clock.advance(120_000);
     expect(none).toEqual([]);
@@ -137,6 +139,25 @@ describe("the idle memory release", () => {
     expect(collections).toEqual([]);
     idle.activity();
     expect(collections).toEqual([t0 + 7_000]);
+  });
+
+  // [what each collection took, in ms (the last repeats); when they ran in a 60 s burst of activity every 500 ms, in s]
+  const spacings: [string, number[], number[]][] = [
+    ["10 ms each: every 3 s", [10], [3, 6, 9, 12, 15, 18, 21, 24, 27, 30, 33, 36, 39, 42, 45, 48, 51, 54, 57]],
+    ["30 ms each: every 3 s", [30], [3, 6, 9, 12, 15, 18, 21, 24, 27, 30, 33, 36, 39, 42, 45, 48, 51, 54, 57]],
+    ["50 ms each: every 5 s", [50], [3, 8, 13, 18, 23, 28, 33, 38, 43, 48, 53, 58]],
+    ["125 ms each: every 12.5 s", [125], [3, 15.5, 28, 40.5, 53]],
+    ["250 ms each: every 25 s", [250], [3, 28, 53]],
+    ["one of 500 ms, then 10 ms each: 50 s, then every 3 s again", [500, 10], [3, 53, 56, 59]],
+  ];
+  test.each(spacings)("inside a burst, the collections take at most 1 %% of its time: %s", async (_, took, at) => {
+    const { clock, collections, idle } = setup(3_000, took);
+    const t0 = clock.now();
+    for (let t = 0; t < 60_000; t += 500) {
+      idle.activity();
+      await clock.advance(500);
+    }
+    expect(collections).toEqual(at.map((s) => t0 + s * 1000));
   });
 
   test("no collections inside a burst with burstCollectMs 0", async () => {
