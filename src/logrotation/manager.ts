@@ -133,18 +133,19 @@ export class ContainerLogManager {
       Object.assign(t, { size: undefined, checkedAt: now, nextAt: now + Math.min(monitorIntervalMs, MISSING_RECHECK_MS) });
       return;
     }
+    let rotated = false;
     if (size >= maxSize) {
       try {
-        const rotated = await this.#rotate(id, t.path, signal);
+        rotated = await this.#rotate(id, t.path, signal);
         if (rotated) size = 0;
       } catch (err) {
         if (signal.aborted) return;
         log.error("Failed to rotate log for container", { err, path: t.path, containerID: id });
       }
     }
-    const delay = size === 0 ? nextCheckDelayMs({ size, elapsedMs: 0, maxSize, monitorIntervalMs }) : nextCheckDelayMs({ size, previousSize: t.size, elapsedMs: now - t.checkedAt, maxSize, monitorIntervalMs });
-    // Just rotated: the next look comes soon, so the rate of the new file is measured at once.
-    Object.assign(t, { size, checkedAt: now, nextAt: now + (size === 0 ? Math.min(delay, 500) : delay) });
+    // Just rotated: a first look at the new file, soon, so its rate is measured at once.
+    const delay = rotated ? nextCheckDelayMs({ size, elapsedMs: 0, maxSize, monitorIntervalMs }) : nextCheckDelayMs({ size, previousSize: t.size, elapsedMs: now - t.checkedAt, maxSize, monitorIntervalMs });
+    Object.assign(t, { size, checkedAt: now, nextAt: now + delay });
   }
 
   /** The kubelet's rotateLog; false when no free name is left for this millisecond. */

@@ -64,17 +64,24 @@ function rotationNameTaken(rotatedName: string, existing: readonly string[]): bo
 
 /** The shortest time between two looks at one container's log. */
 const MIN_CHECK_INTERVAL_MS = 100;
+/** The first look after one that measured no rate (a new log, an empty one, one just rotated). */
+const NO_RATE_RECHECK_MS = 500;
 
 /**
  * When to look at a log again. The kubelet looks every containerLogMonitorInterval, so a writer
  * of 6 MB/s grows a 10 MiB log far past its limit between two looks (kubernetes#110630). bunlet
  * measures how fast the log grew since the last look and looks again when, at that rate, half of
  * the room left would be used: soon for a fast writer, every monitor interval for a quiet one.
+ * Where there is no rate yet (the first look, a log still empty) it looks again after twice the
+ * time since the last look, from 500 ms up to the monitor interval: a new writer is measured
+ * within a second, and a container that never writes costs a look a monitor interval, not two a
+ * second (250 such containers made 500 stat calls a second).
  */
 export function nextCheckDelayMs(opts: { size: number; previousSize?: number; elapsedMs: number; maxSize: number; monitorIntervalMs: number }): number {
   const { size, previousSize, elapsedMs, maxSize, monitorIntervalMs } = opts;
   const ceiling = Math.max(monitorIntervalMs, MIN_CHECK_INTERVAL_MS);
-  if (previousSize === undefined || elapsedMs <= 0 || size <= previousSize) return ceiling;
+  if (previousSize === undefined || size === 0) return Math.min(Math.max(2 * elapsedMs, NO_RATE_RECHECK_MS), ceiling);
+  if (elapsedMs <= 0 || size <= previousSize) return ceiling;
   const bytesPerMs = (size - previousSize) / elapsedMs;
   const room = Math.max(maxSize - size, 0);
   const delay = room / bytesPerMs / 2;

@@ -58,7 +58,14 @@ describe("nextCheckDelayMs: a log is looked at again before it can cross its siz
   const MI = 1024 * 1024;
   const base = { maxSize: 10 * MI, monitorIntervalMs: 10_000 };
   const cases: [string, Parameters<typeof nextCheckDelayMs>[0], number][] = [
-    ["first look: the monitor interval", { ...base, size: 0, elapsedMs: 0 }, 10_000],
+    ["first look: 500 ms, to measure the rate", { ...base, size: 0, elapsedMs: 0 }, 500],
+    ["first look at a log that has lines: 500 ms too", { ...base, size: 4096, elapsedMs: 0 }, 500],
+    ["still empty after 500 ms: twice that", { ...base, size: 0, previousSize: 0, elapsedMs: 500 }, 1_000],
+    ["still empty after 4 s: twice that", { ...base, size: 0, previousSize: 0, elapsedMs: 4_000 }, 8_000],
+    ["still empty after 8 s: the monitor interval", { ...base, size: 0, previousSize: 0, elapsedMs: 8_000 }, 10_000],
+    ["empty for a monitor interval: the monitor interval", { ...base, size: 0, previousSize: 0, elapsedMs: 10_000 }, 10_000],
+    // 6 MiB in the first second of a once empty log, 4 MiB left: 4 MiB / 6291 B/ms / 2 ≈ 333 ms.
+    ["the first lines of a once empty log: its rate", { ...base, size: 6 * MI, previousSize: 0, elapsedMs: 1000 }, 333],
     ["a quiet log: the monitor interval", { ...base, size: 100, previousSize: 100, elapsedMs: 10_000 }, 10_000],
     ["a slow writer: capped at the monitor interval", { ...base, size: MI, previousSize: MI - 1000, elapsedMs: 10_000 }, 10_000],
     // 6 MB/s with 4 MiB of room: 4 MiB / 6000 B/ms / 2 ≈ 349 ms.
