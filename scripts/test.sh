@@ -82,6 +82,7 @@ count_suite() { # log status
   failed=$(grep -E '^ *[0-9]+ fail$' "$log" | tail -1 | awk '{print $1}')
   # The failing tests' names, repeated at the very end: a CI log often shows only its tail.
   while IFS= read -r line; do failures+=("$line"); done < <(grep -E '^\(fail\) ' "$log")
+  failure_reasons "$log" >>"$logs/reasons"
   passed=${passed:-0}
   failed=${failed:-0}
   if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
@@ -90,6 +91,26 @@ count_suite() { # log status
   fi
   total_passed=$((total_passed + passed))
   total_failed=$((total_failed + failed))
+}
+
+# Each failed test's name and the start of its error (bun prints the error above the "(fail)"
+# line: a code excerpt, "error: ...", what the test added, the stack): the error line and the last
+# lines of what followed it (a log tail ends there), for the end of the log, which is often all a
+# CI shows.
+failure_reasons() { # log
+  awk '
+    /^\((pass|skip|todo)\) / || /^test\/.*:$/ { n = 0; erred = 0; next }
+    /^\(fail\) / {
+      if (erred) {
+        print $0
+        print "    " substr(block[1], 1, 300)
+        for (i = (n > 8 ? n - 6 : 2); i <= n; i++) print "    " substr(block[i], 1, 300)
+      }
+      n = 0; erred = 0; next
+    }
+    /^error: / { erred = 1 }
+    erred && !/^ +at / && !/^$/ { block[++n] = $0 }
+  ' "$1"
 }
 
 # A bun test run in the foreground, its output shown as it comes.
@@ -323,6 +344,11 @@ if [ ${#failures[@]} -gt 0 ]; then
   echo "== failed tests"
   # bun lists a file's failures again at the end of its run: each name once.
   printf '%s\n' "${failures[@]}" | awk '!seen[$0]++'
+  if [ -s "$logs/reasons" ]; then
+    echo
+    echo "== why they failed (the whole error is above, in its lane's log)"
+    cat "$logs/reasons"
+  fi
 fi
 echo "== $lane: $((SECONDS - start)) s"
 echo "${total_passed} passed, ${total_failed} failed"

@@ -2,9 +2,9 @@
 // with `auth`, it asks every client for that user and password (htpasswd, bcrypt), as a private
 // registry does.
 import { mkdtempSync, openSync, closeSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "./ports.ts";
 import { BUSYBOX_TAR, ensureImages, runCommand } from "./images.ts";
 import { reapAbandoned, writeOwner } from "./reap.ts";
 import { requireE2e } from "./require.ts";
@@ -21,14 +21,6 @@ export interface TestRegistry {
 export interface TestRegistryOptions {
   /** Basic auth for every request (pushes and pulls alike). */
   auth?: { username: string; password: string };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 async function waitForV2(host: string, proc: { exitCode: number | null }, logFile: string, auth: boolean): Promise<void> {

@@ -3,7 +3,6 @@
 // agentFixture, the containerd, directories and ports the agent e2e files share.
 import { afterAll, beforeAll } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createCriClient, type CriClient } from "../../../src/cri/index.ts";
@@ -11,7 +10,10 @@ import { ensureTestCgroupRoot, removeIdleTestCgroupRoot, removeTestCgroupRoot, t
 import { unmountUnder } from "../../harness/cleanup.ts";
 import { startTestContainerd, type TestContainerd } from "../../harness/containerd.ts";
 import type { ContainerdVersion } from "../../harness/containerd-versions.ts";
+import { freePort } from "../../harness/ports.ts";
 import { waitFor } from "../../harness/wait.ts";
+
+export { freePort };
 
 const repo = join(import.meta.dir, "../../..");
 export const binary = join(repo, "dist/bunlet");
@@ -31,18 +33,6 @@ export function ensureBuilt(): void {
   if (existsSync(binary) && statSync(binary).mtimeMs >= inputs) return;
   const build = Bun.spawnSync(["bash", "scripts/build.sh"], { cwd: repo, stdout: "pipe", stderr: "pipe" });
   if (build.exitCode !== 0) throw new Error(`npm run build failed (exit ${build.exitCode}):\n${build.stderr.toString()}`);
-}
-
-/** A TCP port nothing listens on right now (bunlet's flags need a number, not 0). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
 }
 
 export interface BunletProcess {

@@ -160,6 +160,18 @@ test("kubectl top node: the node's CPU and memory working set within 20 % of /pr
   expect(within(top!.memory, workingSet)).toBe(true);
 }, 120_000);
 
+interface HpaStatus {
+  desiredReplicas?: number;
+  currentReplicas?: number;
+  currentMetrics?: { resource?: { current?: { averageUtilization?: number } } }[];
+  conditions?: { type: string; status: string; reason: string; message: string }[];
+}
+interface ScaledPod {
+  metadata: { name: string; deletionTimestamp?: string };
+  spec: { nodeName: string };
+  status: { phase: string; conditions?: { type: string; status: string }[] };
+}
+
 test("an HPA scales a Deployment on the node from 1 to 3 under CPU load, and back to 1", async () => {
   // The load switch: a host directory every replica mounts; while it holds `on`, each replica
   // burns what its limit lets it (200m against a 100m request: 200 % against a 50 % target).
@@ -209,16 +221,27 @@ test("an HPA scales a Deployment on the node from 1 to 3 under CPU load, and bac
       behavior: { scaleDown: { stabilizationWindowSeconds: 0, policies: [{ type: "Percent", value: 100, periodSeconds: 5 }] } },
     },
   });
-  const hpa = async () => (await kubectlJson(fx.cluster, ["get", "hpa", "scaled"])).status ?? {};
   const replicas = async () => (await kubectlJson(fx.cluster, ["get", "deployment", "scaled"])).status?.readyReplicas ?? 0;
-  await waitFor("the HPA reading the idle replica's CPU", async () => (await hpa()).currentMetrics?.[0]?.resource?.current?.averageUtilization !== undefined, 180_000);
+  // The HPA's and the replicas' state, thrown while it is not yet the awaited one: a timeout then
+  // says what the autoscaler saw and decided (its conditions) and where each replica was.
+  const hpaState = async (awaited: (status: HpaStatus, ready: number) => boolean) => {
+    const status: HpaStatus = (await kubectlJson(fx.cluster, ["get", "hpa", "scaled"])).status ?? {};
+    const ready = await replicas();
+    if (awaited(status, ready)) return true;
+    const pods = ((await kubectlJson(fx.cluster, ["get", "pods", "-l", "app=scaled"])).items as ScaledPod[]).map(
+      (p) => `${p.metadata.name} ${p.status.phase}${p.metadata.deletionTimestamp ? " deleting" : ""} ready=${p.status.conditions?.find((c) => c.type === "Ready")?.status}`,
+    );
+    const conditions = (status.conditions ?? []).map((c) => `${c.type}=${c.status} ${c.reason}: ${c.message}`);
+    throw new Error(`HPA desired ${status.desiredReplicas}, current ${status.currentReplicas}, utilization ${status.currentMetrics?.[0]?.resource?.current?.averageUtilization}%; ${ready} ready; pods [${pods.join("; ")}]; ${conditions.join("; ")}`);
+  };
+  await waitFor("the HPA reading the idle replica's CPU", () => hpaState((s) => s.currentMetrics?.[0]?.resource?.current?.averageUtilization !== undefined), 180_000);
   expect(await replicas()).toBe(1);
   writeFileSync(join(switchDir, "on"), "");
-  await waitFor("3 ready replicas under load", async () => (await replicas()) === 3 && (await hpa()).desiredReplicas === 3, 240_000);
-  const pods = (await kubectlJson(fx.cluster, ["get", "pods", "-l", "app=scaled"])).items as { spec: { nodeName: string } }[];
+  await waitFor("3 ready replicas under load", () => hpaState((s, ready) => ready === 3 && s.desiredReplicas === 3), 240_000);
+  const pods = ((await kubectlJson(fx.cluster, ["get", "pods", "-l", "app=scaled"])).items as ScaledPod[]).filter((p) => !p.metadata.deletionTimestamp);
   expect(pods.map((p) => p.spec.nodeName)).toEqual([NODE, NODE, NODE]);
   rmSync(join(switchDir, "on"));
-  await waitFor("back to 1 replica once idle", async () => (await hpa()).desiredReplicas === 1 && (await replicas()) === 1, 240_000);
+  await waitFor("back to 1 replica once idle", () => hpaState((s, ready) => s.desiredReplicas === 1 && ready === 1), 240_000);
   await fx.cluster.kubectl(["delete", "hpa,deployment", "scaled", "--wait=false"]);
 }, 600_000);
 
