@@ -237,13 +237,18 @@ test("an HPA scales a Deployment on the node from 1 to 3 under CPU load, and bac
   await waitFor("the HPA reading the idle replica's CPU", () => hpaState((s) => s.currentMetrics?.[0]?.resource?.current?.averageUtilization !== undefined), 180_000);
   expect(await replicas()).toBe(1);
   writeFileSync(join(switchDir, "on"), "");
-  await waitFor("3 ready replicas under load", () => hpaState((s, ready) => ready === 3 && s.desiredReplicas === 3), 240_000);
+  const loadOn = performance.now();
+  // The whole test took 73-89 s here, idle or beside three busy processes; on CI's machine this
+  // wait once ran out its 240 s (what the HPA saw was not kept then; the error says it now).
+  await waitFor("3 ready replicas under load", () => hpaState((s, ready) => ready === 3 && s.desiredReplicas === 3), 360_000);
+  const scaledUp = performance.now();
   const pods = ((await kubectlJson(fx.cluster, ["get", "pods", "-l", "app=scaled"])).items as ScaledPod[]).filter((p) => !p.metadata.deletionTimestamp);
   expect(pods.map((p) => p.spec.nodeName)).toEqual([NODE, NODE, NODE]);
   rmSync(join(switchDir, "on"));
   await waitFor("back to 1 replica once idle", () => hpaState((s, ready) => s.desiredReplicas === 1 && ready === 1), 240_000);
+  console.log(`HPA: 3 ready replicas ${((scaledUp - loadOn) / 1000).toFixed(0)} s after the load, back to 1 ${((performance.now() - scaledUp) / 1000).toFixed(0)} s after it stopped`);
   await fx.cluster.kubectl(["delete", "hpa,deployment", "scaled", "--wait=false"]);
-}, 600_000);
+}, 900_000);
 
 test("/configz and /logs/ through the apiserver's node proxy", async () => {
   const configz = await fx.cluster.kubectl(["get", "--raw", `/api/v1/nodes/${NODE}/proxy/configz`]);
