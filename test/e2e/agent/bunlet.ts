@@ -143,12 +143,16 @@ export function isErrorLine(line: Record<string, unknown>): boolean {
   return !("v" in line);
 }
 
+/** The line bunlet's main writes before it exits when start-up failed. */
+const COULD_NOT_START = "bunlet could not start; exiting";
+
 export type Waiter = <T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs?: number) => Promise<T>;
 
 /**
  * A waitFor that polls every 100 ms until check returns something other than undefined/false
  * (a thrown check counts as "not yet"). On timeout it fails with what it waited for, the last
- * error check threw and the tail of the bunlet's log, which is usually the answer.
+ * error check threw and the tail of the bunlet's log, which is usually the answer; at once if
+ * the bunlet logged that it could not start.
  */
 export function bunletWaiter(current: () => BunletProcess | undefined, defaultTimeoutMs: number): Waiter {
   const logTail = () => {
@@ -157,7 +161,9 @@ export function bunletWaiter(current: () => BunletProcess | undefined, defaultTi
     const raw = bunlet?.raw.length ? `\nnon-JSON output:\n${bunlet.raw.join("\n")}` : "";
     return `last bunlet logs:\n${logs.join("\n")}${raw}`;
   };
-  return (what, check, timeoutMs = defaultTimeoutMs) => waitFor(what, check, { timeoutMs, intervalMs: 100, detail: logTail });
+  // A bunlet that could not start (a port taken, a bad flag) will not bring what is awaited.
+  const giveUp = () => (current()?.lines.some((l) => l.msg === COULD_NOT_START) ? "bunlet could not start" : undefined);
+  return (what, check, timeoutMs = defaultTimeoutMs) => waitFor(what, check, { timeoutMs, intervalMs: 100, detail: logTail, giveUp });
 }
 
 export interface AgentFixtureOptions {
