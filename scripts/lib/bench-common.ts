@@ -4,10 +4,12 @@
  * measurement tooling, so it uses the real clock on purpose.
  */
 import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { stringify } from "yaml";
 import { ContainerState, labels, type CriClient } from "../../src/cri/index.ts";
 import { delay, realClock } from "../../src/lib/index.ts";
+
+/** The test harness's: outside the ephemeral range, never the same twice in a process. */
+export { freePort } from "../../test/harness/ports.ts";
 
 export const BUSYBOX_IMAGE = "docker.io/library/busybox:1.36";
 export const PAUSE_IMAGE = "registry.k8s.io/pause:3.10.2";
@@ -167,14 +169,3 @@ export function processCpuSeconds(pid: number): number | undefined {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
-/** A port free on 127.0.0.1 right now. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-  });
-}

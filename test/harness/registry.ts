@@ -4,8 +4,8 @@
 import { mkdtempSync, openSync, closeSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "./ports.ts";
 import { BUSYBOX_TAR, ensureImages, runCommand } from "./images.ts";
+import { freePort } from "./ports.ts";
 import { reapAbandoned, writeOwner } from "./reap.ts";
 import { requireE2e } from "./require.ts";
 import { waitFor } from "./wait.ts";

@@ -4,8 +4,8 @@
  * something other than undefined, null or false, every intervalMs for at most timeoutMs of real
  * time. A check that throws counts as "not yet" and its error is kept. On timeout it fails naming
  * what it waited for, the last error, and whatever `detail` adds (a log tail, say); `giveUp` ends
- * it sooner when the answer can no longer come. Logic inside
- * the test process waits on its own events or a FakeClock instead.
+ * it sooner when the answer can no longer come. Logic inside the test process waits on its own
+ * events or a FakeClock instead.
  */
 export interface WaitOptions {
   /** Default 10 s. */

@@ -226,21 +226,22 @@ test("an HPA scales a Deployment on the node from 1 to 3 under CPU load, and bac
     },
   });
   const replicas = async () => (await kubectlJson(fx.cluster, ["get", "deployment", "scaled"])).status?.readyReplicas ?? 0;
-  // The HPA's and the replicas' state, thrown while it is not yet the awaited one: a timeout then
-  // says what the autoscaler saw and decided (its conditions) and where each replica was.
+  // The HPA's status once it is the awaited one; until then its state and the replicas' are
+  // thrown, so that a timeout says what the autoscaler saw and decided (its conditions) and where
+  // each replica was.
   const hpaState = async (awaited: (status: HpaStatus, ready: number) => boolean) => {
     const status: HpaStatus = (await kubectlJson(fx.cluster, ["get", "hpa", "scaled"])).status ?? {};
     const ready = await replicas();
-    if (awaited(status, ready)) return true;
+    if (awaited(status, ready)) return status;
     const pods = ((await kubectlJson(fx.cluster, ["get", "pods", "-l", "app=scaled"])).items as ScaledPod[]).map(
       (p) => `${p.metadata.name} ${p.status.phase}${p.metadata.deletionTimestamp ? " deleting" : ""} ready=${p.status.conditions?.find((c) => c.type === "Ready")?.status}`,
     );
     const conditions = (status.conditions ?? []).map((c) => `${c.type}=${c.status} ${c.reason}: ${c.message}`);
     throw new Error(`HPA desired ${status.desiredReplicas}, current ${status.currentReplicas}, utilization ${status.currentMetrics?.[0]?.resource?.current?.averageUtilization}%; ${ready} ready; pods [${pods.join("; ")}]; ${conditions.join("; ")}`);
   };
-  await waitFor("the HPA reading the idle replica's CPU", () => hpaState((s) => s.currentMetrics?.[0]?.resource?.current?.averageUtilization !== undefined), 180_000);
+  const idle = (await waitFor("the HPA reading the idle replica's CPU", () => hpaState((s) => s.currentMetrics?.[0]?.resource?.current?.averageUtilization !== undefined), 180_000))
+    .currentMetrics![0]!.resource!.current!.averageUtilization;
   expect(await replicas()).toBe(1);
-  const idle = (await kubectlJson(fx.cluster, ["get", "hpa", "scaled"])).status.currentMetrics[0].resource.current.averageUtilization;
   writeFileSync(join(switchDir, "on"), "");
   const loadOn = performance.now();
   // 17-47 s here (beside three busy processes, in a whole CI run); on CI's machine it once ran out
