@@ -115,9 +115,10 @@ const ms = (v: unknown) => Number(String(v).replace(/ms$/, ""));
 /**
  * Issue 27: the checkpointed pods run again, and a static pod starts without a checkpoint, within
  * 30 s of bunlet's start. What containerd takes (the sandbox, pull, create and start steps of each
- * pod's "pod started" line) is not bunlet's and grows without bound on a crowded machine (a CI run took 14 s for one sandbox and one start), so
- * the 30 s are checked on the rest: bunlet's own time from its first log line to each pod started,
- * which is where waiting on the frozen apiserver would show. Both figures are printed.
+ * pod's "pod started" line) is not bunlet's and grows without bound on a crowded machine (a CI run
+ * took 14 s for one sandbox and one start), so the 30 s are checked on the rest: bunlet's own time
+ * from its first log line to each pod started, which is where waiting on the frozen apiserver
+ * would show. Both figures are printed.
  */
 async function expectStartedWithin30s(names: string[]): Promise<void> {
   const first = Number(lines()[0]?.ts);
