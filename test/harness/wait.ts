@@ -26,6 +26,7 @@ type Answer<T> = T | undefined | null | false;
 export async function waitFor<T>(what: string, check: () => Answer<T> | Promise<Answer<T>>, options: WaitOptions | number = {}): Promise<T> {
   const { timeoutMs = 10_000, intervalMs = 20, detail, giveUp } = typeof options === "number" ? { timeoutMs: options } : options;
   const deadline = performance.now() + timeoutMs;
+  const failure = (message: string) => new Error(detail ? `${message}\n${detail()}` : message);
   let last: unknown;
   for (;;) {
     try {
@@ -35,10 +36,10 @@ export async function waitFor<T>(what: string, check: () => Answer<T> | Promise<
       last = err;
     }
     const reason = giveUp?.();
-    if (reason !== undefined) throw new Error(`gave up waiting for ${what}: ${reason}${detail ? `\n${detail()}` : ""}`);
+    if (reason !== undefined) throw failure(`gave up waiting for ${what}: ${reason}`);
     if (performance.now() > deadline) {
       const why = last === undefined ? "" : `: ${last instanceof Error ? last.message : String(last)}`;
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${why}${detail ? `\n${detail()}` : ""}`);
+      throw failure(`timed out after ${timeoutMs} ms waiting for ${what}${why}`);
     }
     await Bun.sleep(intervalMs);
   }
