@@ -28,6 +28,8 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 log() { echo "conformance-images: $*" >&2; }
 die() { log "$*"; exit 1; }
+# write_archive ROOTFS TAG CONFIG_JSON DEST: a docker-archive tarball from a rootfs
+source "$repo/scripts/lib/image-archive.sh"
 
 path_env='"Env":["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"]'
 # name:tag, the tarball's file name, as the suite asks for them (e2e.test --list-images).
@@ -63,25 +65,6 @@ host_bin() { # DIR BINARY...: the host's binaries at the same paths, with every 
   done
 }
 
-write_archive() { # ROOTFS TAG CONFIG_JSON DEST: one layer, one config, manifest.json
-  local rootfs="$1" tag="$2" runconfig="$3" dest="$4" dir
-  dir="$(mktemp -d "$work/archive.XXXXXX")"
-  (cd "$rootfs" && find . -mindepth 1 -maxdepth 1 -printf '%P\n' | LC_ALL=C sort) |
-    tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 --format=gnu -C "$rootfs" -cf "$dir/layer.tar" -T -
-  local layer config
-  layer="$(sha256sum "$dir/layer.tar" | cut -d' ' -f1)"
-  mkdir -p "$dir/$layer" && mv "$dir/layer.tar" "$dir/$layer/layer.tar"
-  printf '{"architecture":"amd64","os":"linux","created":"1970-01-01T00:00:00Z","config":%s,"rootfs":{"type":"layers","diff_ids":["sha256:%s"]},"history":[{"created":"1970-01-01T00:00:00Z","created_by":"bunlet scripts/conformance-images.sh"}]}' \
-    "$runconfig" "$layer" >"$dir/config.json"
-  config="$(sha256sum "$dir/config.json" | cut -d' ' -f1)"
-  mv "$dir/config.json" "$dir/$config.json"
-  printf '[{"Config":"%s.json","RepoTags":["%s"],"Layers":["%s/layer.tar"]}]' "$config" "$tag" "$layer" >"$dir/manifest.json"
-  tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 --format=gnu -C "$dir" -cf "$dest.tmp" manifest.json "$config.json" "$layer"
-  mv "$dest.tmp" "$dest"
-  rm -rf "$dir"
-  log "$tag -> $dest"
-}
-
 # --- the images ---------------------------------------------------------------------------------
 
 # /var/registry as agnhost's fake-registry-server reads it: <image>/manifests/<tag> holds a digest,
@@ -107,7 +90,8 @@ cmd_build() {
   mkdir -p "$out"
   exec 9>"$out/.lock"; flock 9
   local stamp
-  stamp="$( { sha256sum "$bin/agnhost" "$bin/nnp" "$bin/pause" /bin/busybox "${BASH_SOURCE[0]}" | cut -d' ' -f1; } | sha256sum | cut -d' ' -f1)"
+  stamp="$( { sha256sum "$bin/agnhost" "$bin/nnp" "$bin/pause" /bin/busybox "${BASH_SOURCE[0]}" \
+    "$repo/scripts/lib/image-archive.sh" | cut -d' ' -f1; } | sha256sum | cut -d' ' -f1)"
   if [ "$(cat "$out/.stamp" 2>/dev/null)" = "$stamp" ]; then log "up to date in $out"; return 0; fi
   work="$(mktemp -d "${TMPDIR:-/tmp}/bunlet-conformance-images.XXXXXX")"
   trap 'rm -rf "$work"' EXIT
