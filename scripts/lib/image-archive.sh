@@ -21,11 +21,13 @@ write_archive() {
   dir="$(mktemp -d "${work:-${TMPDIR:-/tmp}}/archive.XXXXXX")"
   (cd "$rootfs" && find . -mindepth 1 -maxdepth 1 -printf '%P\n' | LC_ALL=C sort) |
     tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 "${format[@]}" -C "$rootfs" -cf "$dir/layer.tar" -T -
-  local layer config
+  local layer config script
+  # the script that sourced this file, as the history's created_by (scripts/conformance-images.sh)
+  script="$(realpath --relative-to="$(dirname "${BASH_SOURCE[0]}")/../.." "${BASH_SOURCE[-1]}")"
   layer="$(sha256sum "$dir/layer.tar" | cut -d' ' -f1)"
   mkdir -p "$dir/$layer" && mv "$dir/layer.tar" "$dir/$layer/layer.tar"
-  printf '{"architecture":"amd64","os":"linux","created":"1970-01-01T00:00:00Z","config":%s,"rootfs":{"type":"layers","diff_ids":["sha256:%s"]},"history":[{"created":"1970-01-01T00:00:00Z","created_by":"bunlet scripts/%s"}]}' \
-    "$runconfig" "$layer" "$(basename "$0")" >"$dir/config.json"
+  printf '{"architecture":"amd64","os":"linux","created":"1970-01-01T00:00:00Z","config":%s,"rootfs":{"type":"layers","diff_ids":["sha256:%s"]},"history":[{"created":"1970-01-01T00:00:00Z","created_by":"bunlet %s"}]}' \
+    "$runconfig" "$layer" "$script" >"$dir/config.json"
   config="$(sha256sum "$dir/config.json" | cut -d' ' -f1)"
   mv "$dir/config.json" "$dir/$config.json"
   printf '[{"Config":"%s.json","RepoTags":["%s"],"Layers":["%s/layer.tar"]}]' "$config" "$tag" "$layer" >"$dir/manifest.json"
