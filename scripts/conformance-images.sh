@@ -14,12 +14,16 @@
 #                           and the host's bash as /bin/sh (busybox's sh drops env names with `-`)
 #   agnhost 2.66.1, 2.55    that busybox plus the static agnhost, the host's curl, ip and bash with
 #                           the libraries they load, Debian's OpenBSD netcat as /usr/bin/nc
-#                           (apt-get download), porter's certificate, the user and group the
-#                           upstream image defines, and /var/registry holding pause:testing for
-#                           agnhost's fake-registry-server (upstream's prepare_registry.sh)
+#                           (apt-get download), dig, nslookup, host and getent as in
+#                           glibc-dns-testing (upstream's has Alpine's bind-tools), porter's
+#                           certificate, the user and group the upstream image defines, and
+#                           /var/registry holding pause:testing for agnhost's fake-registry-server
+#                           (upstream's prepare_registry.sh)
 #   glibc-dns-testing 2.1.1 that busybox plus the host's dash as /bin/sh, glibc hostname and getent
 #                           with NSS modules (busybox-static cannot resolve through NSS, and its sh
 #                           runs its own applets first: `hostname -f` needs glibc)
+#                           and dig, nslookup and host (Debian's bind9-dnsutils, apt-get download:
+#                           the DNS specs' probes; upstream's image, formerly jessie-dnsutils, has them)
 #   nginx 1.27.0-2, 1.28.0-2  Debian bookworm's nginx (apt-get download) serving port 80
 #   nonewprivs 1.4          busybox plus /usr/local/bin/nnp, setuid root as upstream
 #   nonroot 1.5             busybox with USER 1234
@@ -84,6 +88,41 @@ fake_registry() { # ROOT PAUSE_TAR
   echo "sha256:$hash" >"$reg/manifests/testing"
 }
 
+# dig, nslookup and host (Debian's bind9-dnsutils and bind9-host, apt-get download, with bind9-libs
+# and the libraries they load that this host has not installed) and glibc's getent with its NSS
+# modules, into each ROOT: the DNS specs' probes run `dig +notcp|+tcp +noall +answer +search NAME`
+# and `getent hosts NAME` in agnhost (upstream: Alpine's bind-tools) and glibc-dns-testing
+# (upstream: Debian's dnsutils), and the Service jig runs nslookup.
+dns_tools_into() { # ROOT...
+  local stage="$work/dnstools" deb dep lib root bin
+  if [ ! -d "$stage/root" ]; then
+    local pkgs=(bind9-dnsutils bind9-host bind9-libs)
+    for dep in $(apt-cache depends "${pkgs[@]}" | awk '$1 == "Depends:" && $2 !~ /^</ { print $2 }' | sort -u); do
+      dpkg-query -W -f='${Status}' "$dep" 2>/dev/null | grep -q "install ok installed" || pkgs+=("$dep")
+    done
+    mkdir -p "$stage/debs"
+    (cd "$stage/debs" && apt-get download -q "${pkgs[@]}" >/dev/null 2>&1) || die "apt-get download ${pkgs[*]} failed"
+    for deb in "$stage"/debs/*.deb; do dpkg-deb -x "$deb" "$stage/root"; done
+  fi
+  local libpath
+  libpath="$(printf '%s:' "$stage"/root/usr/lib/*-linux-gnu "$stage"/root/lib/*-linux-gnu)"
+  for root in "$@"; do
+    for bin in /usr/bin/dig /usr/bin/nslookup /usr/bin/host; do
+      [ -x "$stage/root$bin" ] || die "$bin is not in the downloaded bind9 packages"
+      if LD_LIBRARY_PATH="$libpath" ldd "$stage/root$bin" | grep -q 'not found'; then
+        die "$bin needs libraries neither this host nor the downloaded packages have: $(LD_LIBRARY_PATH="$libpath" ldd "$stage/root$bin" | grep 'not found' | tr -s ' \t\n' ' ')"
+      fi
+      mkdir -p "$root/usr/bin" && cp "$stage/root$bin" "$root$bin"
+      for lib in $(LD_LIBRARY_PATH="$libpath" ldd "$stage/root$bin" | grep -o '/[^ ]*'); do
+        local dest="${lib#"$stage/root"}"
+        mkdir -p "$root$(dirname "$dest")"
+        [ -e "$root$dest" ] || cp -L "$lib" "$root$dest"
+      done
+    done
+    host_bin "$root" /usr/bin/getent /lib/x86_64-linux-gnu/libnss_files.so.2 /lib/x86_64-linux-gnu/libnss_dns.so.2
+  done
+}
+
 cmd_build() {
   local bin="$1" out="$2"
   for f in agnhost nnp pause; do [ -x "$bin/$f" ] || die "$bin/$f missing; run scripts/k8s/build-e2e.sh"; done
@@ -125,10 +164,12 @@ cmd_build() {
     /lib/x86_64-linux-gnu/libnss_files.so.2 /lib/x86_64-linux-gnu/libnss_dns.so.2
   ln -s "$(readlink -f /bin/dash)" "$r/bin/sh"
   [ -e "$r/bin/hostname" ] || ln -s "$(readlink -f /bin/hostname)" "$r/bin/hostname"
+  dns_tools_into "$r"
   write_archive "$r" glibc-dns-testing:2.1.1 "{$path_env,\"Cmd\":[\"sh\"]}" "$out/glibc-dns-testing_2.1.1.tar"
 
   r="$work/agnhost"; busybox_root "$r"
   host_bin "$r" /usr/bin/curl "$(readlink -f /usr/sbin/ip)" "$(readlink -f /bin/bash)"
+  dns_tools_into "$r"
   # OpenBSD netcat as /usr/bin/nc, ahead of busybox's in PATH, as upstream's image has it: the
   # node-pod UDP spec runs `nc -w 1 -u`, and Debian's busybox nc has no -u.
   (cd "$work" && apt-get download -q netcat-openbsd >/dev/null 2>&1) || die "apt-get download netcat-openbsd failed"
