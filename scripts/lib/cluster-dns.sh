@@ -277,7 +277,8 @@ dns_wait() {
     fi
     sleep 2
   done
-  _dns_explain "$timeout" "${kubectl[@]}" >&2
+  # (a subshell without errexit: a failing kubectl or an empty grep must not cut the report short)
+  (set +e +o pipefail; _dns_explain "$timeout" "${kubectl[@]}") >&2
   return 1
 }
 
@@ -294,7 +295,7 @@ _dns_explain() { # SECONDS KUBECTL...
     'jsonpath=  replicas: {.status.replicas} wanted, {.status.readyReplicas} ready, {.status.availableReplicas} available{"\n"}{range .status.conditions[*]}  condition {.type}={.status} {.reason}: {.message}{"\n"}{end}' 2>&1
   local pods
   pods="$("$@" -n kube-system get pods -l k8s-app=kube-dns -o \
-    'jsonpath={range .items[*]}  pod {.metadata.name} on node "{.spec.nodeName}": {.status.phase}{range .status.conditions[?(@.status!="True")]}; {.type}: {.reason} {.message}{end}{range .status.containerStatuses[*]}; container ready={.ready} restarts={.restartCount} {.state.waiting.reason} {.state.waiting.message}{.lastState.terminated.reason}{end}{"\n"}{end}' 2>&1)"
+    'jsonpath={range .items[*]}  pod {.metadata.name} on node "{.spec.nodeName}": {.status.phase}{range .status.conditions[?(@.status!="True")]}; {.type}: {.reason} {.message}{end}{range .status.containerStatuses[*]}; container ready={.ready} restarts={.restartCount} {.state.waiting.reason} {.state.waiting.message} (last exit: {.lastState.terminated.reason} {.lastState.terminated.exitCode}){end}{"\n"}{end}' 2>&1)"
   if [ -z "$pods" ]; then
     echo "  no coredns pods (is the controller-manager running? see the ReplicaSet's events below)"
   else
