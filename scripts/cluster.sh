@@ -4,10 +4,21 @@
 # every file under DIR. A local test cluster for bunlet nodes; the e2e tests use it through
 # test/harness/cluster.ts.
 #
-#   scripts/cluster.sh up DIR          # build or reuse the binaries, start, return once /readyz is ok
+#   scripts/cluster.sh up DIR [--nodes N] [--node-kind bunlet|kubelet] [--registry-port P]
+#                                      # build or reuse the binaries, start, return once /readyz is ok
+#                                      # (with --nodes: once N node hosts are Ready)
 #   scripts/cluster.sh node DIR NAME   # a kubeconfig for node NAME (CN=system:node:NAME); last line: its path
-#   scripts/cluster.sh down DIR        # stop everything `up` started in DIR (the state stays)
+#   scripts/cluster.sh load DIR TAR... # image archives (docker-archive/OCI) onto every node host
+#   scripts/cluster.sh down DIR        # stop and remove everything `up` started in DIR (the state stays)
 #   scripts/cluster.sh env DIR         # the ports, address and binaries `up` chose, as shell variables
+#
+# --nodes N (default 0: the control plane alone, nodes joined by hand) adds N node hosts, a kind-
+# like cluster on one machine: each a network namespace on one bridge with its own node agent
+# (--node-kind: dist/bunlet, the default, or the upstream kubelet with a containerd of its own),
+# kube-proxy and iptables, routes between nodes, and the machine routing to pods and Services
+# (scripts/lib/cluster-nodes.sh). Nodes are named <kind>-1 .. <kind>-N. --registry-port P: the
+# nodes may pull over plain http from a registry on the bridge's address, port P (the caller
+# starts it; `env` names the address as NODE_GATEWAY).
 #
 # After `up`: DIR/admin.kubeconfig (O=system:masters), DIR/client-ca.crt (the CA of the client
 # certificates, a node's --client-ca-file), DIR/server-ca.crt (the apiserver's CA), logs in
@@ -19,7 +30,8 @@
 # kube-proxy waits in the background until the first one's `down`, and `up` says who holds it.
 # HorizontalPodAutoscalers are synced every 5 s (the default 15 s would stretch the HPA test).
 #
-# Environment: SERVICE_CLUSTER_IP_RANGE (10.0.0.0/24), CLUSTER_CIDR (node podCIDRs, 10.90.0.0/16),
+# Environment: SERVICE_CLUSTER_IP_RANGE (10.0.0.0/24; with --nodes 10.96.0.0/16), CLUSTER_CIDR (node
+# podCIDRs, 10.90.0.0/16; with --nodes 10.244.0.0/16),
 # ADVERTISE_ADDRESS (default: the source address of the default route; never 127.0.0.1),
 # BUNLET_K8S_CACHE / BUNLET_DEBS_CACHE (binary caches, see scripts/k8s/build.sh and scripts/debs.sh).
 # Nothing is written outside DIR but those caches (and kube-proxy's iptables rules, removed by down).
@@ -27,12 +39,13 @@ set -euo pipefail
 scripts="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
 usage() {
-  sed -n '7,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '7,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 [ $# -ge 2 ] || usage
 cmd="$1"
 if [ "$cmd" = up ]; then mkdir -p "$2"; fi
+NODE_COUNT=0 NODE_KIND=bunlet NODE_REGISTRY_PORT=""
 [ -d "$2" ] || { echo "cluster.sh: $2 is not a directory (run: $0 up $2)" >&2; exit 1; }
 DIR="$(cd "$2" && pwd)"
 PKI="$DIR/pki"
@@ -144,10 +157,11 @@ host_address() {
   echo "$ip"
 }
 
-first_service_ip() { # 10.0.0.0/24 -> 10.0.0.1
+nth_service_ip() { # 10.0.0.0/24 10 -> 10.0.0.10 (kubeadm's cluster DNS address)
   local net="${1%/*}"
-  echo "${net%.*}.$((${net##*.} + 1))"
+  echo "${net%.*}.$((${net##*.} + $2))"
 }
+first_service_ip() { nth_service_ip "$1" 1; }
 
 save_env() {
   cat >"$ENV_FILE.tmp" <<EOF
@@ -181,6 +195,8 @@ load_env() {
 
 # shellcheck source=lib/cluster-processes.sh
 source "$scripts/lib/cluster-processes.sh"
+# shellcheck source=lib/cluster-nodes.sh
+source "$scripts/lib/cluster-nodes.sh"
 
 kubectl() { "$K8S_BIN/kubectl" --kubeconfig "$DIR/admin.kubeconfig" "$@"; }
 
@@ -192,7 +208,7 @@ local_https_ok() { curl -fsSk --max-time 2 "$1" | grep -qx ok; }
 cmd_up() {
   mkdir -p "$PKI" "$RUN" "$LOGS" "$DIR/etcd" "$DIR/nodes"
   chmod 700 "$PKI" "$DIR/etcd"
-  for c in "${COMPONENTS[@]}"; do
+  for c in "${COMPONENTS[@]}" $(cd "$RUN" && ls -- node-*.pid 2>/dev/null | sed 's/\.pid$//'); do
     if pid="$(pid_of "$c")"; then die "$c is already running in $DIR (pid $pid); run: $0 down $DIR"; fi
   done
   # From here on a failed up stops what it started, so nothing is left running for a `down` to find.
@@ -206,6 +222,12 @@ cmd_up() {
   [ -x "$K8S_BIN/k8s" ] && [ -x "$ETCD_BIN" ] || die "binaries missing after the build: $K8S_BIN/k8s $ETCD_BIN"
 
   [ ! -f "$ENV_FILE" ] || source "$ENV_FILE"
+  if ((NODE_COUNT > 0)); then
+    # kubeadm's Service range and kind's pod range: the machine routes both to the node hosts, so
+    # they must not be the ranges of a control plane whose nodes share the machine's network.
+    SERVICE_CLUSTER_IP_RANGE="${SERVICE_CLUSTER_IP_RANGE:-10.96.0.0/16}"
+    CLUSTER_CIDR="${CLUSTER_CIDR:-10.244.0.0/16}"
+  fi
   SERVICE_CLUSTER_IP_RANGE="${SERVICE_CLUSTER_IP_RANGE:-10.0.0.0/24}"
   CLUSTER_CIDR="${CLUSTER_CIDR:-10.90.0.0/16}"
   IP="$(host_address)"
@@ -310,7 +332,12 @@ EOF
   # has made its `default` ServiceAccount: wait for the default namespace's, so pods can be created.
   wait_for "the default ServiceAccount in namespace default" 60 kube-controller-manager kubectl -n default get serviceaccount default
 
-  start_kube_proxy
+  if ((NODE_COUNT == 0)); then
+    start_kube_proxy
+  else
+    CLUSTER_DNS_IP="$(nth_service_ip "$SERVICE_CLUSTER_IP_RANGE" 10)" CLUSTER_DOMAIN=cluster.local
+    nodes_up
+  fi
   log "up: $SERVER (kubectl --kubeconfig $DIR/admin.kubeconfig), logs in $LOGS; kube-proxy writes the Service rules within about 30 s (http://127.0.0.1:$PROXY_HEALTHZ_PORT/livez)"
 }
 
@@ -368,6 +395,8 @@ $(tail -n 20 "$LOGS/kube-proxy.log")"
 cmd_down() {
   local c pid pids=()
   [ ! -f "$ENV_FILE" ] || source "$ENV_FILE"
+  # The node hosts first, while the apiserver still answers their last requests.
+  nodes_down
   # Everything but etcd at once, then etcd, which the others write to until they are gone.
   for c in "${COMPONENTS[@]}"; do
     [ "$c" != etcd ] || continue
@@ -416,10 +445,22 @@ cmd_node() {
   echo "$dir/kubeconfig"
 }
 
+parse_up_flags() {
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --nodes) [[ "${2:-}" =~ ^[0-9]+$ ]] || die "--nodes needs a number, got '${2:-}'"; NODE_COUNT="$2"; shift 2 ;;
+      --node-kind) NODE_KIND="${2:-}"; shift 2 ;;
+      --registry-port) [[ "${2:-}" =~ ^[0-9]+$ ]] || die "--registry-port needs a port, got '${2:-}'"; NODE_REGISTRY_PORT="$2"; shift 2 ;;
+      *) log "unknown flag for up: $1"; usage ;;
+    esac
+  done
+}
+
 case "$cmd" in
-  up) [ $# -eq 2 ] || usage; cmd_up ;;
+  up) shift 2; parse_up_flags "$@"; cmd_up ;;
+  load) [ $# -ge 3 ] || usage; shift 2; nodes_load "$@" ;;
   down) [ $# -eq 2 ] || usage; cmd_down ;;
   node) [ $# -eq 3 ] || usage; cmd_node "$3" ;;
-  env) [ $# -eq 2 ] || usage; load_env; cat "$ENV_FILE" ;;
+  env) [ $# -eq 2 ] || usage; load_env; cat "$ENV_FILE"; [ ! -f "$NODES_ENV" ] || cat "$NODES_ENV" ;;
   *) usage ;;
 esac

@@ -2,8 +2,12 @@
 # The upstream Kubernetes NodeConformance suite against a node of this host: the tool a bunlet user
 # runs to judge their node (as sonobuoy or hydrophone users do). docs/conformance.md says more.
 #
-#   scripts/conformance.sh [--kubelet | --node bunlet|kubelet] [--focus RE] [--skip RE] [--focus-file RE] [--label-filter EXPR] [--nodes N] [--out DIR]
+#   scripts/conformance.sh [--kubelet | --node bunlet|kubelet] [--cluster N] [--focus RE] [--skip RE] [--focus-file RE] [--label-filter EXPR] [--nodes N] [--out DIR]
 #
+#   --cluster N       the certified-conformance selection (focus '\[Conformance\]', [Serial] specs
+#                     included) on a cluster of N node hosts (scripts/cluster.sh up --nodes N: each
+#                     a network namespace with its node agent, containerd and kube-proxy; CoreDNS);
+#                     with --kubelet, the same on N kubelet nodes after the bunlet run
 #   --kubelet         the same selection twice in this one run: on a dist/bunlet node, then on the
 #                     upstream kubelet (scripts/k8s/build.sh kubelet), each with a fresh control
 #                     plane and containerd; then both counts and which specs fail on bunlet only
@@ -27,24 +31,31 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 log() { echo "conformance: $*" >&2; }
 die() { log "$*"; exit 1; }
-usage() { sed -n '5,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '5,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
-kind=bunlet focus="" skip="" focus_file="" label='NodeConformance && !Slow && !Flaky' nodes=3 out=""
+kind=bunlet focus="" skip="" focus_file="" label='NodeConformance && !Slow && !Flaky' nodes=3 out="" cluster_nodes=0
+label_given="" focus_given=""
 selection=() # the options both runs of --kubelet share
 while [ $# -gt 0 ]; do
   case "$1" in
     --kubelet) kind=both; shift ;;
     --node) [[ "${2:-}" =~ ^(bunlet|kubelet)$ ]] || usage; kind="$2"; shift 2 ;;
-    --focus) [ $# -ge 2 ] || usage; focus="$2"; selection+=("$1" "$2"); shift 2 ;;
+    --cluster) [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || usage; cluster_nodes="$2"; selection+=("$1" "$2"); shift 2 ;;
+    --focus) [ $# -ge 2 ] || usage; focus="$2" focus_given=1; selection+=("$1" "$2"); shift 2 ;;
     --skip) [ $# -ge 2 ] || usage; skip="$2"; selection+=("$1" "$2"); shift 2 ;;
     --focus-file) [ $# -ge 2 ] || usage; focus_file="$2"; selection+=("$1" "$2"); shift 2 ;;
-    --label-filter) [ $# -ge 2 ] || usage; label="$2"; selection+=("$1" "$2"); shift 2 ;;
+    --label-filter) [ $# -ge 2 ] || usage; label="$2" label_given=1; selection+=("$1" "$2"); shift 2 ;;
     --nodes) [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || usage; nodes="$2"; selection+=("$1" "$2"); shift 2 ;;
     --out) [ $# -ge 2 ] || usage; out="$2"; shift 2 ;;
     -h|--help) usage ;;
     *) log "unknown argument $1"; usage ;;
   esac
 done
+if ((cluster_nodes > 0)); then
+  # What a certified run selects (sonobuoy's certified-conformance mode, hydrophone --conformance).
+  [ -n "$label_given" ] || label=""
+  [ -n "$focus_given" ] || focus='\[Conformance\]'
+fi
 [ "$(id -u)" = 0 ] || die "needs root (containerd, mounts, bridges, iptables)"
 out="${out:-$repo/.tmp/conformance/$(date +%Y%m%d-%H%M%S)-$kind}"
 mkdir -p "$out"
@@ -142,25 +153,38 @@ wait_until() { # what, seconds, command...
 
 # A local registry for the images. Not port 5000: the private-registry specs run agnhost's fake
 # registry with hostNetwork on host port 5000.
-port="$(free_port "${CONFORMANCE_REGISTRY_PORT:-5055}")"
-registry="127.0.0.1:$port"
-mkdir -p "$work/registry"
-cat >"$work/registry/config.yml" <<EOF
+start_registry() { # host:port
+  registry="$1"
+  mkdir -p "$work/registry"
+  cat >"$work/registry/config.yml" <<EOF
 version: 0.1
 log: {level: warn, accesslog: {disabled: true}}
 storage: {filesystem: {rootdirectory: $work/registry/data}}
 http: {addr: $registry}
 EOF
-setsid docker-registry serve "$work/registry/config.yml" >"$out/registry.log" 2>&1 </dev/null &
-registry_pid=$!
-wait_until "docker-registry on $registry" 30 curl -fsS "http://$registry/v2/"
-bash "$repo/scripts/conformance-images.sh" push "$e2e/images" "$registry" "$out/repo-list.yaml"
+  setsid docker-registry serve "$work/registry/config.yml" >"$out/registry.log" 2>&1 </dev/null &
+  registry_pid=$!
+  wait_until "docker-registry on $registry" 30 curl -fsS "http://$registry/v2/"
+  bash "$repo/scripts/conformance-images.sh" push "$e2e/images" "$registry" "$out/repo-list.yaml"
+}
+port="$(free_port "${CONFORMANCE_REGISTRY_PORT:-5055}")"
+kubectl() { "$k8s/kubectl" --kubeconfig "$work/cluster/admin.kubeconfig" "$@"; }
+
+if ((cluster_nodes > 0)); then
+  # --cluster: the node hosts of scripts/cluster.sh (network namespaces on a bridge), which pull
+  # from the registry on the bridge's address.
+  log "starting the control plane and $cluster_nodes $kind nodes (scripts/cluster.sh up --nodes $cluster_nodes)"
+  cluster_up=1
+  bash "$repo/scripts/cluster.sh" up "$work/cluster" --nodes "$cluster_nodes" --node-kind "$kind" --registry-port "$port" 2>&1 | sed 's/^/  /' >&2
+  [ "${PIPESTATUS[0]}" -eq 0 ] || die "cluster.sh up --nodes $cluster_nodes failed"
+  start_registry "$(bash "$repo/scripts/cluster.sh" env "$work/cluster" | sed -n 's/^NODE_GATEWAY=//p'):$port"
+else
+start_registry "127.0.0.1:$port"
 
 log "starting the control plane (scripts/cluster.sh up)"
 cluster_up=1
 bash "$repo/scripts/cluster.sh" up "$work/cluster" 2>&1 | sed 's/^/  /' >&2
 [ "${PIPESTATUS[0]}" -eq 0 ] || die "cluster.sh up failed"
-kubectl() { "$k8s/kubectl" --kubeconfig "$work/cluster/admin.kubeconfig" "$@"; }
 
 log "starting the node's containerd"
 setsid "$bun" "$repo/scripts/lib/conformance-containerd.ts" "$registry" >"$work/containerd.out" 2>"$out/containerd-helper.log" </dev/null &
@@ -218,6 +242,7 @@ EOF
 fi
 node_pid=$!
 wait_until "node $name Ready (see $out/node.log)" 180 kubectl wait --for=condition=Ready "node/$name" --timeout=5s
+fi
 kubectl get nodes -o wide >&2
 
 log "running the suite: ginkgo --nodes=$nodes --label-filter='$label'${focus:+ --focus='$focus'}${skip:+ --skip='$skip'}${focus_file:+ --focus-file='$focus_file'} (log: $out/ginkgo.log)"
@@ -226,11 +251,15 @@ args=(--nodes="$nodes" --timeout=24h --no-color -v --seed=1 --label-filter="$lab
 [ -z "$focus" ] || args+=(--focus="$focus")
 [ -z "$skip" ] || args+=(--skip="$skip")
 [ -z "$focus_file" ] || args+=(--focus-file="$focus_file")
+# A cluster run as kind's CI runs the suite (provider skeleton, the node count); one node as
+# local-up-cluster's.
+provider=(--provider=local)
+((cluster_nodes == 0)) || provider=(--provider=skeleton --num-nodes="$cluster_nodes")
 start=$SECONDS
 rc=0
 # In the background, so an interrupt reaches the traps at once rather than after the suite.
 KUBE_TEST_REPO_LIST="$out/repo-list.yaml" "$e2e/ginkgo" "${args[@]}" "$e2e/e2e.test" -- \
-  --provider=local --kubeconfig="$work/cluster/admin.kubeconfig" --disable-log-dump=true \
+  "${provider[@]}" --kubeconfig="$work/cluster/admin.kubeconfig" --disable-log-dump=true \
   --kubectl-path="$k8s/kubectl" --report-dir="$out/e2e" >"$out/ginkgo.log" 2>&1 </dev/null &
 ginkgo_pid=$!
 wait "$ginkgo_pid" || rc=$?
