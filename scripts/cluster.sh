@@ -197,6 +197,8 @@ load_env() {
 source "$scripts/lib/cluster-processes.sh"
 # shellcheck source=lib/cluster-nodes.sh
 source "$scripts/lib/cluster-nodes.sh"
+# shellcheck source=lib/cluster-dns.sh
+source "$scripts/lib/cluster-dns.sh"
 
 kubectl() { "$K8S_BIN/kubectl" --kubeconfig "$DIR/admin.kubeconfig" "$@"; }
 
@@ -336,7 +338,14 @@ EOF
     start_kube_proxy
   else
     CLUSTER_DNS_IP="$(nth_service_ip "$SERVICE_CLUSTER_IP_RANGE" 10)" CLUSTER_DOMAIN=cluster.local
+    log "CoreDNS: building or reusing its binary and image (scripts/k8s/build-coredns.sh)"
+    COREDNS_TAR="$(bash "$scripts/k8s/build-coredns.sh" | tail -1)/coredns.tar"
+    [ -f "$COREDNS_TAR" ] || die "no CoreDNS image at $COREDNS_TAR after scripts/k8s/build-coredns.sh"
     nodes_up
+    # The cluster DNS as kubeadm runs it: the coredns Deployment behind Service kube-dns, at the
+    # Service range's 10th address, every node's --cluster-dns (scripts/lib/cluster-dns.sh).
+    dns_up kubectl "$CLUSTER_DNS_IP" "$CLUSTER_DOMAIN" || die "cluster DNS: applying the CoreDNS objects failed"
+    dns_wait kubectl "${DNS_READY_TIMEOUT:-180}" || die "cluster DNS: CoreDNS not Available (above)"
   fi
   log "up: $SERVER (kubectl --kubeconfig $DIR/admin.kubeconfig), logs in $LOGS; kube-proxy writes the Service rules within about 30 s (http://127.0.0.1:$PROXY_HEALTHZ_PORT/livez)"
 }
