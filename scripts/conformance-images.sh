@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The test images the upstream NodeConformance specs ask for, built on this host without a Docker
+# The test images the upstream [Conformance] specs ask for (NodeConformance's here, the rest in
+# scripts/lib/conformance-image-builders.sh), built on this host without a Docker
 # engine or a network registry, as docker-archive tarballs; then pushed to a local registry with
 # skopeo and the KUBE_TEST_REPO_LIST file written that points the suite at it.
 #
@@ -7,9 +8,9 @@
 #   scripts/conformance-images.sh push OUT REGISTRY LIST  # push them to REGISTRY (host:port, plain
 #                                                       # http), write the KUBE_TEST_REPO_LIST file LIST
 #
-# E2E_BIN is scripts/k8s/build-e2e.sh's cache dir (agnhost, nnp, pause). What each image is made of
-# (the upstream images are Alpine or Debian bases with packages; these are the nearest this host
-# gives without a package manager in a container):
+# E2E_BIN is scripts/k8s/build-e2e.sh's cache dir (agnhost, nnp, pause, sample-apiserver). What
+# each image is made of (the upstream images are Alpine or Debian bases with packages; these are
+# the nearest this host gives without a package manager in a container):
 #   busybox 1.37.0-2, 1.36.1-1  Debian busybox-static, every applet linked in /bin as upstream has them,
 #                           and the host's bash as /bin/sh (busybox's sh drops env names with `-`)
 #   agnhost 2.66.1, 2.55    that busybox plus the static agnhost, the host's curl, ip and bash with
@@ -28,6 +29,11 @@
 #   nonewprivs 1.4          busybox plus /usr/local/bin/nnp, setuid root as upstream
 #   nonroot 1.5             busybox with USER 1234
 #   pause 3.10.2            build/pause/linux/pause.c, static
+# and, for the specs beyond NodeConformance (scripts/lib/conformance-image-builders.sh):
+#   kitten 1.8, nautilus 1.8  busybox, the static agnhost (CMD test-webserver, port 80) and the
+#                           module's test/images/<name>/html files (<name>.jpg, data.json) in /
+#   sample-apiserver 1.29.2 busybox plus /sample-apiserver, k8s.io/sample-apiserver v0.37.2 (build-e2e.sh)
+#   etcd 3.7.0-0            busybox plus trixie's etcd 3.5 (scripts/debs.sh) as /usr/local/bin/etcd
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 log() { echo "conformance-images: $*" >&2; }
@@ -39,6 +45,8 @@ path_env='"Env":["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/
 # name:tag, the tarball's file name, as the suite asks for them (e2e.test --list-images).
 IMAGES=(busybox:1.37.0-2 busybox:1.36.1-1 agnhost:2.66.1 agnhost:2.55 glibc-dns-testing:2.1.1 nginx:1.27.0-2
   nginx:1.28.0-2 nonewprivs:1.4 nonroot:1.5 pause:3.10.2)
+# build_conformance_images: kitten, nautilus, sample-apiserver and etcd, added to IMAGES
+source "$repo/scripts/lib/conformance-image-builders.sh"
 
 # --- rootfs helpers -----------------------------------------------------------------------------
 
@@ -221,7 +229,7 @@ cmd_push() {
   local out="$1" reg="$2" list="$3" image
   for image in "${IMAGES[@]}"; do
     local path="e2e-test-images/$image"
-    [ "${image%%:*}" = pause ] && path="$image" # gcRegistry: registry.k8s.io/pause
+    case "${image%%:*}" in pause | etcd) path="$image" ;; esac # gc(Etcd)Registry: registry.k8s.io/<name>
     skopeo copy -q --dest-tls-verify=false "docker-archive:$out/${image/:/_}.tar" "docker://$reg/$path" >/dev/null ||
       die "skopeo copy of $image to $reg failed"
   done
@@ -243,7 +251,7 @@ EOF
 }
 
 case "${1:-}" in
-  build) [ $# -eq 3 ] || die "usage: $0 build E2E_BIN OUT"; cmd_build "$2" "$3" ;;
+  build) [ $# -eq 3 ] || die "usage: $0 build E2E_BIN OUT"; cmd_build "$2" "$3"; build_conformance_images "$2" "$3" ;;
   push) [ $# -eq 4 ] || die "usage: $0 push OUT REGISTRY LIST"; cmd_push "$2" "$3" "$4" ;;
   *) die "usage: $0 build E2E_BIN OUT | push OUT REGISTRY LIST" ;;
 esac

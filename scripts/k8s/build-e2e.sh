@@ -7,6 +7,9 @@
 #   ginkgo       the ginkgo CLI that runs it in parallel processes
 #   agnhost      test/images/agnhost (the suite's Swiss-army test server)
 #   nnp          test/images/nonewprivs (the no_new_privs check)
+#   sample-apiserver  k8s.io/sample-apiserver (the aggregator spec's extension apiserver), at the
+#                version the suite links (go.mod's replace: v0.37.2; upstream's image 1.29.2 is
+#                sample-apiserver v0.29's code)
 #   pause        build/pause/linux/pause.c, gcc -static (the sandbox image)
 #
 # Built at nice 19: a cold build takes ~20 minutes on 2 cores and the link of
@@ -75,6 +78,7 @@ pause() {
 build ginkgo gobuild github.com/onsi/ginkgo/v2/ginkgo
 build agnhost gobuild k8s.io/kubernetes/test/images/agnhost
 build nnp gobuild k8s.io/kubernetes/test/images/nonewprivs
+build sample-apiserver gobuild k8s.io/sample-apiserver
 build pause pause
 build e2e.test e2etest
 echo "$out"
