@@ -33,6 +33,9 @@ export const allowed: Record<string, readonly string[]> = {
   // The API objects pods read (ConfigMaps, Secrets, Services, tokens), through the checkpoint;
   // handed to runtime (env) and volumes (the token manager is volumes') by the wiring.
   apiobjects: ["api", "apiclient", "checkpoint", "lib", "runtime", "volumes"],
+  // Pod certificates (KEP-4317) and ClusterTrustBundles: their watches and requests through the
+  // API client; the projected volume plugin reads them through its own interfaces, by the wiring.
+  podcerts: ["api", "apiclient", "lib"],
   // The node's record of its desired state (issue 27): files over the v1 model, nothing else.
   checkpoint: ["api", "lib"],
   // Mirror pods: the apiserver's copies of static pods, kept by the wiring's pod syncer and housekeeping.
@@ -75,7 +78,7 @@ export const allowed: Record<string, readonly string[]> = {
   // first 30 s wait), which the wiring takes. Only kubelet/ lists it, so nothing but the
   // composition root and main.ts may import boot.
   boot: ["cm", "config", "containerd", "cri", "eviction", "lib", "metrics"],
-  kubelet: ["admission", "allocation", "api", "apiclient", "apiobjects", "boot", "checkpoint", "cm", "config", "container", "containerd", "cri", "events", "eviction", "imagegc", "lib", "logrotation", "metrics", "mirrorpods", "network", "node", "pleg", "podconfig", "podsync", "podworkers", "prober", "runtime", "runtimeclass", "server", "shutdown", "stats", "status", "volumes"],
+  kubelet: ["admission", "allocation", "api", "apiclient", "apiobjects", "boot", "checkpoint", "cm", "config", "container", "containerd", "cri", "events", "eviction", "imagegc", "lib", "logrotation", "metrics", "mirrorpods", "network", "node", "pleg", "podcerts", "podconfig", "podsync", "podworkers", "prober", "runtime", "runtimeclass", "server", "shutdown", "stats", "status", "volumes"],
   // Subcommands beside the agent (`bunlet crictl`): the CRI client and the embedded containerd's paths.
   cli: ["containerd", "cri", "lib"],
 };

@@ -19,8 +19,11 @@ const TOKEN_CLEANUP_MS = 60_000;
 export interface ApiObjects {
   /** For container env: a missing ConfigMap or Secret is an ObjectNotFoundError. */
   env: EnvObjects;
-  /** For volumes: a missing ConfigMap or Secret is undefined (an optional volume may do without). */
-  volumes: VolumeObjects;
+  /**
+   * For volumes: a missing ConfigMap or Secret is undefined (an optional volume may do without).
+   * The trust bundles and pod certificates come from podcerts, beside these (the wiring joins them).
+   */
+  volumes: Omit<VolumeObjects, "trustBundles" | "podCertificates">;
   run(signal: AbortSignal): Promise<void>;
 }
 

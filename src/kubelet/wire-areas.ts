@@ -60,8 +60,8 @@ export async function wireRuntimeAreas(config: BunletConfig, base: WireBase, opt
   const { runtimeHandler } = adopt("runtime classes", wireRuntimeClass(config, base));
   // The node's record of its desired state, to start from while the apiserver is unreachable (--offline-start).
   const checkpoint = wireCheckpoint(config, base);
-  // ConfigMaps, Secrets, Services and tokens for pods' env and volumes.
-  const apiObjects = adopt("API objects", wireApiObjects(base, clients?.client, checkpoint));
+  // ConfigMaps, Secrets, Services, tokens, trust bundles and pod certificates for pods' env and volumes.
+  const apiObjects = adopt("API objects", wireApiObjects(base, clients?.client, { nodeName: config.nodeName, recorder, checkpoint }));
   const runtime = adopt(
     "runtime",
     await wireRuntime(config, base, {

@@ -21,8 +21,9 @@ import { emptyDirMemorySize, setUpDiskDir, setUpTmpfs } from "./emptydir.ts";
 import { realHostPathFs, setUpHostPath, type HostPathFs } from "./hostpath.ts";
 import { realMounter, type Mounter } from "./mounter.ts";
 import { VolumeStates } from "./states.ts";
-import { fsUserFrom, setVolumeOwnership } from "./ownership.ts";
+import { setVolumeOwnership } from "./ownership.ts";
 import { configMapPayload, DEFAULT_MODE, downwardAPIPayload, secretPayload } from "./payload.ts";
+import { projectedPayload, type PodCredentialSource, type ProjectedSources, type TrustAnchorSource } from "./projected.ts";
 import type { TokenManager } from "./tokens.ts";
 
 /** git_repo.go's SetUp error. */
@@ -58,6 +59,10 @@ export interface VolumeObjects {
   configMap(namespace: string, name: string, signal?: AbortSignal): Promise<ConfigMap | undefined>;
   secret(namespace: string, name: string, signal?: AbortSignal): Promise<Secret | undefined>;
   tokens: TokenManager;
+  /** clusterTrustBundle projections. */
+  trustBundles: TrustAnchorSource;
+  /** podCertificate projections. */
+  podCertificates: PodCredentialSource;
 }
 
 /** Records an event about the pod (the kubelet's recorder.Eventf). */
@@ -124,54 +129,15 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
     throw new Error(`secret "${name}" not found`);
   }
 
-  /** projected collectData: every source's files in one payload; the failures joined. */
-  async function projectedPayload(pod: Pod, volume: Volume, signal?: AbortSignal): Promise<Payload> {
-    const source = volume.projected!;
-    const defaultMode = source.defaultMode ?? DEFAULT_MODE;
-    const namespace = pod.metadata.namespace ?? "";
-    const fsUser = fsUserFrom(pod);
-    const fsGroup = pod.spec.securityContext?.fsGroup;
-    const payload: Payload = new Map();
-    const errors: string[] = [];
-    for (const s of source.sources ?? []) {
-      try {
-        let part: Payload | undefined;
-        if (s.configMap) {
-          const optional = s.configMap.optional ?? false;
-          part = configMapPayload(s.configMap.items, await getConfigMap(namespace, s.configMap.name ?? "", optional, signal), defaultMode, optional);
-        } else if (s.secret) {
-          const optional = s.secret.optional ?? false;
-          part = secretPayload(s.secret.items, await getSecret(namespace, s.secret.name ?? "", optional, signal), defaultMode, optional);
-        } else if (s.downwardAPI) {
-          part = downwardAPIPayload(s.downwardAPI.items, pod, defaultMode, { ...deps.node, podIPs: [] });
-        } else if (s.serviceAccountToken) {
-          const tp = s.serviceAccountToken;
-          const tokens = objectsOrFail("serviceaccount", namespace, pod.spec.serviceAccountName || "default").tokens;
-          const issued = await tokens.getServiceAccountToken(
-            namespace,
-            pod.spec.serviceAccountName || "default",
-            {
-              audiences: tp.audience ? [tp.audience] : [],
-              expirationSeconds: tp.expirationSeconds ?? 3600,
-              boundObjectRef: { apiVersion: "v1", kind: "Pod", name: pod.metadata.name ?? "", uid: podUID(pod) },
-            },
-            signal,
-          );
-          // With an owner to give it to, the token is 0600 (0640 once fsGroup is applied).
-          const mode = fsUser !== undefined || fsGroup !== undefined ? 0o600 : defaultMode;
-          part = new Map([[tp.path, { data: new TextEncoder().encode(issued.token), mode, fsUser }]]);
-        } else {
-          continue;
-        }
-        for (const [k, v] of part) payload.set(k, v);
-      } catch (err) {
-        errors.push(err instanceof Error ? err.message : String(err));
-      }
-    }
-    if (errors.length === 1) throw new Error(errors[0]);
-    if (errors.length > 1) throw new Error(`[${errors.join(", ")}]`);
-    return payload;
-  }
+  const projectedSources: ProjectedSources = {
+    configMap: getConfigMap,
+    secret: getSecret,
+    tokens: (namespace, serviceAccount) => objectsOrFail("serviceaccount", namespace, serviceAccount).tokens,
+    // Standalone, as the kubelet's NoopManager and NoOpManager answer.
+    trustBundles: () => orFail(deps.objects?.trustBundles, "ClusterTrustBundle projection is not supported in static kubelet mode"),
+    podCertificates: () => orFail(deps.objects?.podCertificates, "unimplemented"),
+    node: deps.node,
+  };
 
   /** The payload of an AtomicWriter-backed volume, read before its directory is touched. */
   async function payloadOf(pod: Pod, volume: Volume, signal?: AbortSignal): Promise<Payload> {
@@ -189,7 +155,7 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
     if (volume.downwardAPI) {
       return downwardAPIPayload(volume.downwardAPI.items, pod, volume.downwardAPI.defaultMode ?? DEFAULT_MODE, { ...deps.node, podIPs: [] });
     }
-    return projectedPayload(pod, volume, signal);
+    return projectedPayload(projectedSources, pod, volume, signal);
   }
 
   async function setUp(pod: Pod, volume: Volume, signal?: AbortSignal): Promise<void> {
@@ -274,6 +240,7 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
 
     async unmountPodVolumes(uid) {
       deps.objects?.tokens.deleteServiceAccountToken(uid);
+      deps.objects?.podCertificates.forgetPod(uid);
       // CleanSubPaths before TearDown: a bind mount of a subPath keeps its volume's tmpfs alive
       // and must never be inside the directory a removal walks.
       await subpather.cleanSubPaths(join(deps.podsDir, uid));
@@ -298,6 +265,11 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
 
     totalVolumes: () => states.counts(),
   };
+}
+
+function orFail<T>(value: T | undefined, message: string): T {
+  if (value === undefined) throw new Error(message);
+  return value;
 }
 
 function readdirOrEmpty(dir: string): string[] {
