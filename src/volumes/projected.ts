@@ -7,13 +7,12 @@
  * bundle (the PRIVATE KEY block, then the chain), its key and its chain at whichever of the
  * three paths are set.
  */
-import { podUID, type LabelSelector, type Pod, type Volume } from "../api/index.ts";
+import { podUID, type ConfigMap, type LabelSelector, type Pod, type Secret, type Volume } from "../api/index.ts";
 import type { NodeFacts } from "../container/index.ts";
 import type { Payload } from "./atomic-writer.ts";
 import { fsUserFrom } from "./ownership.ts";
 import { configMapPayload, DEFAULT_MODE, downwardAPIPayload, secretPayload } from "./payload.ts";
 import type { TokenManager } from "./tokens.ts";
-import type { ConfigMap, Secret } from "../api/index.ts";
 
 /** The node's ClusterTrustBundles, normalised as the kubelet's clustertrustbundle.Manager gives them. */
 export interface TrustAnchorSource {
