@@ -10,6 +10,7 @@ import type { ApiClient } from "../apiclient/index.ts";
 import { createApiObjects } from "../apiobjects/index.ts";
 import type { Checkpoint } from "../checkpoint/index.ts";
 import { podReference, type EventRecorder } from "../events/index.ts";
+import { registerPodCertificateStates } from "../metrics/index.ts";
 import { createPodCertificates, createTrustBundles } from "../podcerts/index.ts";
 import type { EnvObjects } from "../runtime/index.ts";
 import type { VolumeObjects } from "../volumes/index.ts";
@@ -45,6 +46,7 @@ export function wireApiObjects(base: WireBase, client: ApiClient | undefined, op
     random,
     log,
   });
+  registerPodCertificateStates(base.metrics.registry, () => podCertificates.metricReport());
   // The Service reflector, the token cleanup, the trust bundle and pod certificate watches (each
   // started by the first pod that needs it), until the agent shuts down or the parts are disposed.
   const stop = new AbortController();

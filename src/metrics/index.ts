@@ -90,5 +90,5 @@ export type Metrics = ReturnType<typeof createMetrics>;
 export { restClientObserver } from "./rest-client.ts";
 export { registerCertificateTtl } from "./certificates.ts";
 export { registerLogMetrics } from "./log-metrics.ts";
-export { registerVolumeCounts } from "./volume.ts";
+export { registerPodCertificateStates, registerVolumeCounts } from "./volume.ts";
 export { setNodeMetrics } from "./node.ts";

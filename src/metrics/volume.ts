@@ -30,3 +30,21 @@ export function registerVolumeCounts(registry: Registry, counts: () => { plugin:
     },
   });
 }
+
+/**
+ * kubelet_podcertificate_states, from the pod certificate manager's report at each scrape: the
+ * podCertificate projections per signer and state (not_yet_issued, denied, failed, fresh,
+ * overdue_for_refresh, expired).
+ */
+export function registerPodCertificateStates(registry: Registry, report: () => { signerName: string; state: string; count: number }[]): void {
+  new Gauge({
+    name: "kubelet_podcertificate_states",
+    help: "[ALPHA] Gauge vector reporting the number of pod certificate projected volume sources, faceted by signer_name and state.",
+    labelNames: ["signer_name", "state"],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const r of report()) this.set({ signer_name: r.signerName, state: r.state }, r.count);
+    },
+  });
+}
