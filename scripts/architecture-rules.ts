@@ -64,6 +64,10 @@ export const allowed: Record<string, readonly string[]> = {
   eviction: ["api", "lib"],
   // The container manager (issue 25): kubepods / QoS / pod cgroups, node allocatable; pure over the v1 Pod and cgroupfs.
   cm: ["api", "lib"],
+  // User namespaces (issue 45): pod ID ranges from the node's subordinate IDs, kept in pod
+  // directories; pure over the v1 Pod. The runtime reads a pod's mappings through its own
+  // interface, and the wiring feeds the runtime's handlers in.
+  userns: ["api", "lib"],
   // The embedded runtime's pod network in a cluster (issue 28): Nodes through the API client, host tools.
   network: ["apiclient", "lib"],
   // Graceful node shutdown on systemd-logind (busctl, gdbus, systemd-inhibit); pods are stopped through the wiring.
@@ -78,7 +82,7 @@ export const allowed: Record<string, readonly string[]> = {
   // first 30 s wait), which the wiring takes. Only kubelet/ lists it, so nothing but the
   // composition root and main.ts may import boot.
   boot: ["cm", "config", "containerd", "cri", "eviction", "lib", "metrics"],
-  kubelet: ["admission", "allocation", "api", "apiclient", "apiobjects", "boot", "checkpoint", "cm", "config", "container", "containerd", "cri", "events", "eviction", "imagegc", "lib", "logrotation", "metrics", "mirrorpods", "network", "node", "pleg", "podcerts", "podconfig", "podsync", "podworkers", "prober", "runtime", "runtimeclass", "server", "shutdown", "stats", "status", "volumes"],
+  kubelet: ["admission", "allocation", "api", "apiclient", "apiobjects", "boot", "checkpoint", "cm", "config", "container", "containerd", "cri", "events", "eviction", "imagegc", "lib", "logrotation", "metrics", "mirrorpods", "network", "node", "pleg", "podcerts", "podconfig", "podsync", "podworkers", "prober", "runtime", "runtimeclass", "server", "shutdown", "stats", "status", "userns", "volumes"],
   // Subcommands beside the agent (`bunlet crictl`): the CRI client and the embedded containerd's paths.
   cli: ["containerd", "cri", "lib"],
 };
