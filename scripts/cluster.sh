@@ -347,7 +347,11 @@ EOF
     dns_up kubectl "$CLUSTER_DNS_IP" "$CLUSTER_DOMAIN" || die "cluster DNS: applying the CoreDNS objects failed"
     dns_wait kubectl "${DNS_READY_TIMEOUT:-180}" || die "cluster DNS: CoreDNS not Available (above)"
   fi
-  log "up: $SERVER (kubectl --kubeconfig $DIR/admin.kubeconfig), logs in $LOGS; kube-proxy writes the Service rules within about 30 s (http://127.0.0.1:$PROXY_HEALTHZ_PORT/livez)"
+  if ((NODE_COUNT == 0)); then
+    log "up: $SERVER (kubectl --kubeconfig $DIR/admin.kubeconfig), logs in $LOGS; kube-proxy writes the Service rules within about 30 s (http://127.0.0.1:$PROXY_HEALTHZ_PORT/livez)"
+  else
+    log "up: $SERVER with $NODE_COUNT $NODE_KIND nodes on $NODE_BRIDGE and cluster DNS at $CLUSTER_DNS_IP (export KUBECONFIG=$DIR/admin.kubeconfig), logs in $LOGS"
+  fi
 }
 
 # kube-proxy rewrites the host's KUBE-* chains as a whole, so two on one host would undo each

@@ -411,10 +411,9 @@ nodes_down() {
   ((NODE_COUNT > 0)) || return 0
   local i m cg pid pids name
   for ((i = 1; i <= NODE_COUNT; i++)); do
-    name="$(node_name "$i")"
-    if pid="$(pid_of "node-$name")"; then kill -STOP "$pid" 2>/dev/null; fi
-    node_remove_tasks "$(node_socket "$i")"
+    if pid="$(pid_of "node-$(node_name "$i")")"; then kill -STOP "$pid" 2>/dev/null; fi
   done
+  for ((i = 1; i <= NODE_COUNT; i++)); do node_remove_tasks "$(node_socket "$i")"; done
   pids=()
   for ((i = 1; i <= NODE_COUNT; i++)); do
     name="$(node_name "$i")"
@@ -431,7 +430,7 @@ nodes_down() {
     for m in $(cgroup_mounts); do
       [ -d "$m$cg" ] && pids+=($(find "$m$cg" -name cgroup.procs -exec cat {} + 2>/dev/null))
     done
-    [ ${#pids[@]} -eq 0 ] || { log "killing ${#pids[@]} processes left in node $(node_name "$i")"; kill -KILL "${pids[@]}" 2>/dev/null || true; }
+    [ ${#pids[@]} -eq 0 ] || { log "killing the ${#pids[@]} processes left in node $(node_name "$i") (containerd, its shims, containers)"; kill -KILL "${pids[@]}" 2>/dev/null || true; }
   done
   # Leftovers naming DIR (containerd shims, an embedded containerd) go in cluster.sh's sweep,
   # which runs after this; the mounts wait for them.
@@ -439,6 +438,13 @@ nodes_down() {
     [ "$pid" = $$ ] || kill -KILL "$pid" 2>/dev/null || true
   done
   sleep 0.5
+  # runc's state of a container whose task could not be deleted (it lives outside DIR, under
+  # runc's root): only those whose bundle is under DIR.
+  local state
+  for state in $(grep -lF -- "$DIR/nodes/" /run/containerd/runc/*/*/state.json 2>/dev/null); do
+    runc --root "$(dirname "$(dirname "$state")")" delete -f "$(basename "$(dirname "$state")")" >/dev/null 2>&1 ||
+      rm -rf "$(dirname "$state")"
+  done
   { grep -o " $DIR/[^ ]*" /proc/mounts || true; } | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
   for ((i = 1; i <= NODE_COUNT; i++)); do
     ip netns del "$(node_ns "$i")" 2>/dev/null || true

@@ -116,13 +116,16 @@ describe("cluster.sh up --nodes 2", () => {
     await waitFor("pod web Running", () => json(["get", "pod", "web"]).status?.phase === "Running", { timeoutMs: 180_000, intervalMs: 1000 });
     const script = [
       "cat /etc/resolv.conf",
-      "nslookup web.default.svc.cluster.local || exit 1",
-      "for i in $(seq 1 30); do printf 'GET / HTTP/1.0\\r\\n\\r\\n' | nc -w 2 web 80 | grep hello-from-web && exit 0; sleep 1; done; exit 1",
+      // busybox-static resolves no names itself (glibc NSS); its nslookup asks the cluster DNS.
+      "ip=$(nslookup web.default.svc.cluster.local | awk '/^Address: /{a=$2} END{print a}')",
+      "echo web is $ip",
+      "for i in $(seq 1 30); do printf 'GET / HTTP/1.0\\r\\n\\r\\n' | nc -w 2 $ip 80 | grep hello-from-web && exit 0; sleep 1; done; exit 1",
     ].join("; ");
     kubectl(["apply", "-f", "-"], JSON.stringify(pod("client", "bunlet-2", ["sh", "-c", script], { restart: "Never" })));
     const { phase, logs } = await finished("client");
     expect(logs).toContain(`nameserver ${env.CLUSTER_DNS_IP}`);
     expect(logs).toContain("search default.svc.cluster.local svc.cluster.local cluster.local");
+    expect(logs).toContain(`web is ${json(["get", "service", "web"]).spec.clusterIP}`);
     expect(logs).toContain("hello-from-web");
     expect(phase).toBe("Succeeded");
   });
