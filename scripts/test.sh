@@ -4,8 +4,9 @@
 #   bash scripts/test.sh            # all: fast, then e2e, then cluster (what .ci/run runs)
 #   bash scripts/test.sh fast       # npm run check, then unit, contract and integration tests
 #   bash scripts/test.sh e2e        # test/e2e but the cluster files: a real containerd, dist/bunlet
-#   bash scripts/test.sh cluster    # test/e2e/cluster on real control planes, and the
-#                                   # NodeConformance slice (scripts/conformance-slice.txt)
+#   bash scripts/test.sh cluster    # test/e2e/cluster on real control planes, the NodeConformance
+#                                   # slice (scripts/conformance-slice.txt) and the cluster slice
+#                                   # (scripts/conformance-cluster-slice.txt, two bunlet node hosts)
 #   bash scripts/test.sh test/unit  # paths given to bun test as they are, in one run
 #
 # The e2e lane runs its files in two bun runs side by side; the e2e files that start a control
@@ -22,7 +23,7 @@
 #
 # Environment:
 #   LOADED_RERUN=0        `all` without the loaded rerun
-#   CONFORMANCE_SLICE=0   the cluster lane without the NodeConformance slice
+#   CONFORMANCE_SLICE=0   the cluster lane without the two conformance slices
 #   E2E_SHARDS=N          concurrent bun processes of the e2e lane (default 2)
 #   CLUSTER_SHARDS=N      concurrent bun processes on the lane's shared control plane (default 2)
 #   OWN_CP_SHARDS=N       concurrent bun processes for the files that need a control plane to
@@ -33,7 +34,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 
-usage() { sed -n '4,9p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '4,10p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 lane=all
 paths=()
 if [ $# -gt 0 ]; then
@@ -54,6 +55,8 @@ if in_lane cluster || [ "$lane" = paths ]; then
   # cores, later runs reuse /var/cache/bunlet-k8s. metrics-server for `kubectl top`: a few minutes cold.
   bash scripts/k8s/build.sh >&2 || fail_early "k8s build failed"
   bash scripts/k8s/build-metrics-server.sh >&2 || fail_early "metrics-server build failed"
+  # CoreDNS for the local clusters of node hosts (scripts/cluster.sh up --nodes): minutes cold.
+  bash scripts/k8s/build-coredns.sh >&2 || fail_early "CoreDNS build failed"
 fi
 
 BUN=node_modules/.bin/bun
@@ -236,37 +239,45 @@ shared_cp_files() { comm -23 <(ls test/e2e/cluster/*.test.ts | sort) <(own_cp_fi
 # In `all`, the own-control-plane group takes the e2e files that start one too (e2e_cp_files).
 own_cp_group() { { own_cp_files; [ "$lane" != all ] || e2e_cp_files; } | sort; }
 
-# Each spec of scripts/conformance-slice.txt run by the upstream suite (scripts/conformance.sh)
-# against dist/bunlet; each passed spec counts as a passed test, each failed one (or one the run
-# never reached) as a failed test.
-conformance_out=.tmp/conformance/ci-slice
-start_conformance_slice() {
-  local focus
+# The specs of a slice file run by the upstream suite (scripts/conformance.sh) against dist/bunlet:
+# scripts/conformance-slice.txt on one node (NodeConformance), scripts/conformance-cluster-slice.txt
+# on a cluster of two bunlet node hosts (--cluster 2: DNS, Services across nodes, the 1.37
+# projected sources, a webhook). Each passed spec counts as a passed test, each failed one (or one
+# the run never reached) as a failed test.
+declare -A slice_file=([conformance-slice]=scripts/conformance-slice.txt [cluster-slice]=scripts/conformance-cluster-slice.txt)
+declare -A slice_title=([conformance-slice]="NodeConformance slice" [cluster-slice]="Cluster conformance slice")
+declare -A slice_args=([conformance-slice]="" [cluster-slice]="--cluster 2")
+declare -A slice_dir=([conformance-slice]=ci-slice [cluster-slice]=ci-cluster-slice)
+slice_out() { echo ".tmp/conformance/${slice_dir[$1]}"; }
+start_slice() { # name
+  local name=$1 focus
   if ! bash scripts/k8s/build-e2e.sh >&2; then
     total_failed=$((total_failed + 1))
-    failures+=("(fail) NodeConformance slice: scripts/k8s/build-e2e.sh failed (above)")
+    failures+=("(fail) ${slice_title[$name]}: scripts/k8s/build-e2e.sh failed (above)")
     return 1
   fi
-  focus=$(grep -vE '^(#|$)' scripts/conformance-slice.txt | paste -sd'|')
-  rm -rf "$conformance_out"
-  start_job conformance-slice bash scripts/conformance.sh --focus "$focus" --out "$conformance_out"
+  focus=$(grep -vE '^(#|$)' "${slice_file[$name]}" | paste -sd'|')
+  rm -rf "$(slice_out "$name")"
+  # shellcheck disable=SC2086
+  start_job "$name" bash scripts/conformance.sh ${slice_args[$name]} --focus "$focus" --out "$(slice_out "$name")"
 }
-finish_conformance_slice() {
-  local status=0 want counts passed failed line
-  want=$(grep -cvE '^(#|$)' scripts/conformance-slice.txt)
-  finish_job conformance-slice || status=$?
-  counts=$(awk '$1 == "total" { print $2, $3 }' "$conformance_out/summary.txt" 2>/dev/null)
+finish_slice() { # name
+  local name=$1 status=0 want counts passed failed line out
+  out=$(slice_out "$name")
+  want=$(grep -cvE '^(#|$)' "${slice_file[$name]}")
+  finish_job "$name" || status=$?
+  counts=$(awk '$1 == "total" { print $2, $3 }' "$out/summary.txt" 2>/dev/null)
   passed=${counts% *}
   failed=${counts#* }
   passed=${passed:-0}
   failed=${failed:-0}
-  while IFS= read -r line; do failures+=("(fail) NodeConformance: ${line#- }"); done < <(grep -E '^- \[' "$conformance_out/summary.txt" 2>/dev/null)
+  while IFS= read -r line; do failures+=("(fail) ${slice_title[$name]}: ${line#- }"); done < <(grep -E '^- \[' "$out/summary.txt" 2>/dev/null)
   # Specs that never ran (the run broke off, or a name no longer matches the suite) fail too.
   if [ $((passed + failed)) -lt "$want" ]; then
-    failures+=("(fail) NodeConformance slice: $((want - passed - failed)) of $want specs did not run (exit $status; see $conformance_out)")
+    failures+=("(fail) ${slice_title[$name]}: $((want - passed - failed)) of $want specs did not run (exit $status; see $out)")
     failed=$((want - passed))
   fi
-  echo "NodeConformance slice: $passed passed, $failed failed of $want (logs in $conformance_out)"
+  echo "${slice_title[$name]}: $passed passed, $failed failed of $want (logs in $out)"
   total_passed=$((total_passed + passed))
   total_failed=$((total_failed + failed))
 }
@@ -318,10 +329,15 @@ cluster_runs() {
   mapfile -t own < <(own_cp_group)
   bun_shards cluster-shared "$shards" "BUNLET_TEST_CLUSTER=$shared_cluster" -- "${shared[@]}"
   bun_shards cluster-own "$own_shards" -- "${own[@]}"
-  if [ "${CONFORMANCE_SLICE:-1}" != "0" ] && start_conformance_slice; then slice=1; fi
+  # The two slices one after the other, each beside the cluster files: together they would
+  # leave the files too little of the machine.
+  if [ "${CONFORMANCE_SLICE:-1}" != "0" ] && start_slice conformance-slice; then
+    finish_slice conformance-slice
+    start_slice cluster-slice && slice=1
+  fi
   for ((i = 1; i <= shards; i++)); do finish_suite "cluster-shared-$i"; done
   for ((i = 1; i <= own_shards; i++)); do finish_suite "cluster-own-$i"; done
-  [ "$slice" -eq 0 ] || finish_conformance_slice
+  [ "$slice" -eq 0 ] || finish_slice cluster-slice
   stop_shared_cluster
 }
 
