@@ -90,6 +90,7 @@ const readers: Record<string, (x: unknown, layer: ConfigLayer, dir: string) => v
   registerNode: (x, l) => void (l.registerNode = bool(x)),
   registerWithTaints: (x, l) => void (l.registerWithTaints = taints(x)),
   maxPods: (x, l) => void (l.maxPods = v.nonNegativeInt32(int(x))),
+  userNamespaces: (x, l) => nested(x, { idsPerPod: (y) => void (l.userNamespacesIdsPerPod = v.userNamespaceIdsPerPod(int(y))) }),
   nodeStatusUpdateFrequency: (x, l) => duration(x, (ms) => (l.nodeStatusUpdateFrequencyMs = ms)),
   nodeStatusReportFrequency: (x, l) => duration(x, (ms) => (l.nodeStatusReportFrequencyMs = ms)),
   nodeLeaseDurationSeconds: (x, l) => void (l.nodeLeaseDurationSeconds = v.positiveInt32(int(x))),

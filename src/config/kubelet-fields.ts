@@ -59,7 +59,6 @@ export const ignoredKubeletFields: ReadonlySet<string> = new Set([
   "localStorageCapacityIsolation",
   "imageServiceEndpoint",
   "failCgroupV1",
-  "userNamespaces",
   "defaultPodSysctls",
 ]);
 

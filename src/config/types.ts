@@ -68,6 +68,8 @@ export interface BunletConfig extends UpkeepConfig, CgroupsConfig {
   registerWithTaints: RegisterTaint[];
   /** --max-pods / maxPods: the node's pod capacity. */
   maxPods: number;
+  /** userNamespaces.idsPerPod: the host IDs each `hostUsers: false` pod gets (a multiple of 65536). */
+  userNamespacesIdsPerPod: number;
   /** --node-status-update-frequency / nodeStatusUpdateFrequency. */
   nodeStatusUpdateFrequencyMs: number;
   /** nodeStatusReportFrequency: the longest time between two status patches. */
@@ -206,6 +208,7 @@ export const defaults = {
   nodeIPs: [] as string[],
   registerNode: true,
   maxPods: 110,
+  userNamespacesIdsPerPod: 65536,
   nodeStatusUpdateFrequencyMs: 10_000,
   nodeStatusReportFrequencyMs: 5 * 60_000,
   nodeLeaseDurationSeconds: 40,

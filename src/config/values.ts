@@ -272,6 +272,14 @@ export function nonNegativeInt32(n: number): number {
   return n;
 }
 
+/** userNamespaces.idsPerPod (validation_linux.go): a multiple of 65536, at least 65536, at most 2^32 - 1. */
+export function userNamespaceIdsPerPod(n: number): number {
+  if (n < 65536) throw new ValueError(`must not be less than 65536, found ${n}`);
+  if (n % 65536 !== 0) throw new ValueError(`must be a multiple of 65536, found ${n}`);
+  if (n > 2 ** 32 - 1) throw new ValueError(`must not be more than ${2 ** 32 - 1}, found ${n}`);
+  return n;
+}
+
 export function positiveInt32(n: number): number {
   if (nonNegativeInt32(n) === 0) throw new ValueError("must be greater than 0, found 0");
   return n;

@@ -45,6 +45,7 @@ export function wirePodSyncer(base: WireBase, rt: RuntimeParts, opts: PodOptions
     requestPodReinspect: (uid) => rt.pleg.requestPodReinspect(uid),
     resize: policy.allocation,
     podCgroups: policy.podCgroups,
+    releaseUserNamespace: (uid) => rt.userns.release(uid),
     clock,
     log,
     metrics,

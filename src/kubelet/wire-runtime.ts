@@ -14,7 +14,7 @@ import type { CriClient } from "../cri/index.ts";
 import type { EventRecorder } from "../events/index.ts";
 import { createPleg, describePlegStatus, PodCache, type Pleg } from "../pleg/index.ts";
 import { createProbeManager, statusProviderFrom, type ProbeManager, type StatusSources } from "../prober/index.ts";
-import { createRuntimeManager, type EnvObjects, type PodCgroupResizer, type RuntimeManager } from "../runtime/index.ts";
+import { createRuntimeManager, readRuntimeStatus, type EnvObjects, type PodCgroupResizer, type RuntimeManager } from "../runtime/index.ts";
 import type { PodResourcesStore } from "../checkpoint/index.ts";
 import type { HealthCheck } from "../server/index.ts";
 import { createStatsProvider, type CgroupSource, type StatsProvider } from "../stats/index.ts";
@@ -25,6 +25,8 @@ import { RuntimeState } from "../podsync/index.ts";
 import { deferLogged } from "./teardown.ts";
 import type { WireBase } from "./wire-base.ts";
 import { embeddedNetwork } from "./wire-network.ts";
+import { wireUserNamespaces } from "./wire-userns.ts";
+import type { UserNamespaceManager } from "../userns/index.ts";
 
 export interface RuntimeParts extends AsyncDisposable {
   readonly endpoint: string;
@@ -36,6 +38,8 @@ export interface RuntimeParts extends AsyncDisposable {
   cache: PodCache;
   pleg: Pleg;
   probeManager: ProbeManager;
+  /** hostUsers: false pods' ID ranges (released by the pod syncer and housekeeping). */
+  userns: UserNamespaceManager;
   /** /stats/summary's numbers, from this runtime's CRI stats and the host. */
   stats: StatsProvider;
   /** The /healthz checks of this area: pleg and runtime. */
@@ -87,7 +91,7 @@ async function wireRuntimeConnection(config: BunletConfig, base: WireBase, criEn
 }
 
 /** The probe workers and the runtime manager, which consults their liveness and startup results. */
-function wireRuntimeManager(config: BunletConfig, base: WireBase, cri: CriClient, cache: PodCache, opts: RuntimeOptions, stack: AsyncDisposableStack) {
+function wireRuntimeManager(config: BunletConfig, base: WireBase, cri: CriClient, cache: PodCache, opts: RuntimeOptions, userns: UserNamespaceManager, stack: AsyncDisposableStack) {
   const { clock, log, metrics, random } = base;
   const statusProvider = statusProviderFrom({ ...opts.statusSources, cache });
   const probeManager = createProbeManager({ cri, clock, random, log, metrics, statusProvider, recorder: opts.recorder });
@@ -115,14 +119,14 @@ function wireRuntimeManager(config: BunletConfig, base: WireBase, cri: CriClient
     podCgroupParent: opts.podCgroupParent,
     podCgroup: opts.podCgroupResizer,
     startupLatency: base.startupLatency,
+    userNamespace: (pod, handler) => userns.getOrCreateUserNamespaceMappings(pod, handler),
   });
   return { probeManager, actuated: actuated.store, runtime };
 }
 
-/** Runtime readiness: checked once now, then polled until teardown. */
-async function wireRuntimeState(base: WireBase, runtime: RuntimeManager, stack: AsyncDisposableStack): Promise<RuntimeState> {
+/** Runtime readiness and handlers: checked once now, then polled until teardown. */
+async function wireRuntimeState(base: WireBase, runtimeState: RuntimeState, stack: AsyncDisposableStack): Promise<void> {
   const { clock, log, signal } = base;
-  const runtimeState = new RuntimeState(runtime, log, () => clock.now());
   await runtimeState.check(signal);
   const polling = new AbortController();
   const statePolling = runtimeState.run(clock, AbortSignal.any([signal, polling.signal]));
@@ -130,7 +134,6 @@ async function wireRuntimeState(base: WireBase, runtime: RuntimeManager, stack: 
     polling.abort();
     await statePolling;
   });
-  return runtimeState;
 }
 
 export async function wireRuntime(config: BunletConfig, base: WireBase, opts: RuntimeOptions): Promise<RuntimeParts> {
@@ -138,10 +141,13 @@ export async function wireRuntime(config: BunletConfig, base: WireBase, opts: Ru
   await using stack = new AsyncDisposableStack();
   const { cri, endpoint } = await wireRuntimeConnection(config, base, opts.criEndpointOverride, stack);
   const cache = new PodCache();
-  const { probeManager, actuated, runtime } = wireRuntimeManager(config, base, cri, cache, opts, stack);
+  // The runtime's handlers, which the user namespace manager checks, come from its Status answers.
+  const runtimeState = new RuntimeState({ runtimeStatus: (o) => readRuntimeStatus(cri, o) }, log, () => clock.now());
+  const userns = await wireUserNamespaces(config, base, () => runtimeState.runtimeHandlers());
+  const { probeManager, actuated, runtime } = wireRuntimeManager(config, base, cri, cache, opts, userns, stack);
   const pleg = createPleg({ runtime, cri, cache, clock, log, metrics, eventedEnabled: config.featureGates.EventedPLEG ?? true });
   deferLogged(stack, log, "PLEG", () => pleg.stop());
-  const runtimeState = await wireRuntimeState(base, runtime, stack);
+  await wireRuntimeState(base, runtimeState, stack);
   pleg.start();
   try {
     await pleg.relistNow();
@@ -158,6 +164,7 @@ export async function wireRuntime(config: BunletConfig, base: WireBase, opts: Ru
     cache,
     pleg,
     probeManager,
+    userns,
     stats: createStatsProvider({ cri, clock, nodeName: config.nodeName, rootDir: config.rootDir, podLogsDir: config.podLogsDir, cgroups: opts.statsCgroups }),
     checks: [plegHealthCheck(pleg), runtimeHealthCheck(() => runtimeState.runtimeError())],
     detail: () => ({ pleg: describePlegStatus(pleg.status(), clock.now()), runtime: runtimeState.runtimeError() ?? "ready" }),

@@ -61,6 +61,7 @@ function wireSyncHandlers(base: WireBase, rt: RuntimeParts, sources: SourceParts
     mirrorPods: policy.mirrorPods,
     podCgroups: policy.podCgroups,
     removeOrphanedAllocations: (keep) => allocation.removeOrphans(keep),
+    cleanupUserNamespaces: (known, onDisk) => rt.userns.cleanupOrphaned(known, onDisk),
     clock,
     log,
     metrics,

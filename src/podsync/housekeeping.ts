@@ -32,6 +32,11 @@ export interface HousekeepingDeps {
   podCgroups?: { cleanupOrphaned(keep: ReadonlySet<string>): void };
   /** Mirror pods whose static pod is gone are deleted; undefined when standalone. */
   mirrorPods?: Pick<MirrorPods, "deleteOrphaned" | "count">;
+  /**
+   * Frees the user namespace ranges of pods nobody knows whose directory is gone
+   * (CleanupOrphanedPodUsernsAllocations); undefined without a user namespace manager.
+   */
+  cleanupUserNamespaces?(known: ReadonlySet<string>, onDisk: ReadonlySet<string>): void;
   /** Drops the allocated and actuated resources of pods not desired any more (RemoveOrphanedPods). */
   removeOrphanedAllocations?(keep: ReadonlySet<string>): void;
   clock: Clock;
@@ -96,6 +101,8 @@ export function createHousekeeping(deps: HousekeepingDeps): { run(signal: AbortS
     const keep = new Set<string>([...podManager.uids(), ...runtimePods.map((p) => p.uid), ...working.keys()]);
     try {
       await removeOrphanedPodDirs(keep);
+      // After the sweep: a range stays while its pod's directory (and what the pod wrote) remains.
+      if (deps.cleanupUserNamespaces) deps.cleanupUserNamespaces(keep, new Set(await podDirs.list()));
     } catch (err) {
       log.warn("Failed to list pod directories; retrying at the next housekeeping", { err });
     }

@@ -52,6 +52,11 @@ export interface PodSyncerDeps {
    * removed once the pod's containers are gone. Absent: pods get the runtime's default cgroup.
    */
   podCgroups?: PodCgroups;
+  /**
+   * Frees a terminated pod's user namespace range (the kubelet's usernsManager.Release), once its
+   * volumes are torn down: never while files the range wrote may still be mounted.
+   */
+  releaseUserNamespace?(uid: string): void;
   /** Relists the pod at once (the PLEG's on-demand relist), after a sync that changed it. */
   requestPodRelist(uid: string): void;
   /** Reads the pod's status anew and syncs it (after an in-place resize, which no container event shows). */
@@ -193,9 +198,11 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
       statusManager.setPodStatus(pod, generateStatus(pod, podStatus, { podIsTerminal: true }));
       statusManager.terminatePod(pod);
       runtime.forgetPod(uid);
+      let unmounted = true;
       try {
         await deps.unmountVolumes(uid);
       } catch (err) {
+        unmounted = false;
         log.warn("Could not tear down the volumes of a terminated pod; housekeeping retries", { pod: podRef(pod), podUID: uid, err });
       }
       // Its containers are gone: the pod cgroup goes too (a busy one is retried by housekeeping).
@@ -203,6 +210,8 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
         deps.podCgroups.destroy(pod);
         log.debug("Pod termination removed cgroups", { pod: podRef(pod), podUID: uid }, 4);
       }
+      // Volumes still mounted: housekeeping frees the range once the pod directory is gone.
+      if (unmounted) deps.releaseUserNamespace?.(uid);
       // A terminated pod that is still desired (a completed run-once pod) keeps its directory and
       // status; one that is gone from its source or being deleted leaves nothing behind.
       const desired = podManager.get(uid);

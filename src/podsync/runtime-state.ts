@@ -5,6 +5,7 @@
  * the network is not; /healthz reports both. The checker owns the polling loop and its state.
  */
 import { delay, type Clock, type Logger } from "../lib/index.ts";
+import type { RuntimeHandlerStatus } from "../runtime/index.ts";
 import type { RuntimeStatusSource } from "./types.ts";
 
 /** updateRuntimeUp period. */
@@ -28,6 +29,8 @@ export class RuntimeState {
   readonly #now: () => number;
   /** When a Status call last said the runtime is ready: the kubelet's lastBaseRuntimeSync. */
   #lastReadyAt: number | undefined;
+  /** The handlers of the last good Status answer (runtimeState.runtimeHandlers). */
+  #handlers: readonly RuntimeHandlerStatus[] = [];
 
   constructor(source: RuntimeStatusSource, log: Logger, now: () => number) {
     this.#source = source;
@@ -63,6 +66,11 @@ export class RuntimeState {
     }
   }
 
+  /** The runtime's handlers and their features (user namespaces, recursive read-only mounts); none before the first answer. */
+  runtimeHandlers(): readonly RuntimeHandlerStatus[] {
+    return this.#handlers;
+  }
+
   /** Why the pod network is not ready, or undefined when it is (or the runtime answers nothing). */
   networkError(): string | undefined {
     return this.#state.kind === "ready" ? this.#state.networkError : undefined;
@@ -73,6 +81,7 @@ export class RuntimeState {
     let next: State;
     try {
       const s = await this.#source.runtimeStatus({ signal });
+      this.#handlers = s.handlers;
       if (!s.runtimeReady) next = { kind: "notReady", message: s.message || "RuntimeReady condition is false" };
       else {
         next = { kind: "ready", networkError: s.networkReady ? undefined : s.message || "NetworkReady condition is false" };

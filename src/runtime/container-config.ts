@@ -15,6 +15,7 @@ import { containerLinuxResources, containerOOMScoreAdjust } from "./resources.ts
 import { containerSecurityContext, type ImageUser } from "./security.ts";
 import type { ImageSpecInit } from "./image-volumes.ts";
 import { makeMounts } from "./volumes.ts";
+import { idmapMounts, type UserNamespaceInit } from "./userns.ts";
 import type { Logger } from "../lib/index.ts";
 import type { Subpather } from "../subpath/index.ts";
 
@@ -39,6 +40,8 @@ export interface ContainerConfigInput {
   subpather: Subpather;
   /** The image volumes this container mounts, by volume name (src/runtime/image-volumes.ts). */
   imageVolumes?: ReadonlyMap<string, ImageSpecInit>;
+  /** The pod's userns_options, as its sandbox config has them; a pod's own namespace maps every mount too. */
+  userNamespace?: UserNamespaceInit;
   log: Logger;
 }
 
@@ -66,7 +69,7 @@ export async function generateContainerConfig(input: ContainerConfigInput, signa
     args: (container.args ?? []).map((a) => expand(a, mapping)),
     workingDir: container.workingDir ?? "",
     envs: envs.map((e) => ({ key: e.name, value: encoder.encode(e.value) })),
-    mounts,
+    mounts: idmapMounts(mounts, input.userNamespace),
     labels: newContainerLabels(container, pod, input.kind),
     annotations: newContainerAnnotations(container, pod, restartCount),
     logPath: containerLogPath(container.name, restartCount),
@@ -82,7 +85,7 @@ export async function generateContainerConfig(input: ContainerConfigInput, signa
         oomScoreAdj: BigInt(containerOOMScoreAdjust(pod, container, input.env.memoryCapacity)),
         unified: input.cgroupV2 ? { "memory.oom.group": "1" } : {},
       },
-      securityContext: containerSecurityContext(pod, container, input.imageUser, input.seccompRoot),
+      securityContext: containerSecurityContext(pod, container, input.imageUser, input.seccompRoot, input.userNamespace),
     },
   });
 }

@@ -5,3 +5,4 @@ export { Reason, SyncError } from "./errors.ts";
 export type { PodSyncResult } from "./result.ts";
 export type { PodCgroupResizer } from "./resize.ts";
 export { ObjectNotFoundError, type EnvObjects } from "./env.ts";
+export { runtimeStatus as readRuntimeStatus, type RuntimeHandlerStatus } from "./runtime-status.ts";

@@ -22,13 +22,14 @@ import { cleanUpContainersInPod, garbageCollect } from "./gc.ts";
 import { createImageManager } from "./images.ts";
 import { killPodWithSyncResult } from "./kill.ts";
 import { ReasonCache, type PodSyncResult } from "./result.ts";
-import { runtimeStatus } from "./runtime-status.ts";
+import { runtimeStatus, type RuntimeStatusSummary } from "./runtime-status.ts";
 import { isPodResizeInProgress } from "./resize-progress.ts";
 import type { ActuatedStore, PodCgroupResizer } from "./resize.ts";
 import type { ImagePullTimes } from "./images.ts";
 import { syncPod, type InitContainerTimes, type SyncDeps } from "./sync.ts";
 import type { StartTimeline } from "./timeline.ts";
 import { getPodStatus, runtimeViews, type RuntimeViews } from "./views.ts";
+import { noUserNamespaces, type UserNamespaceSource } from "./userns.ts";
 
 export interface RuntimeManagerDeps {
   cri: CriClient;
@@ -72,6 +73,11 @@ export interface RuntimeManagerDeps {
   podCgroup?: PodCgroupResizer;
   /** The pod startup latency tracker: told of image pulls and of init containers' run times. */
   startupLatency?: ImagePullTimes & InitContainerTimes;
+  /**
+   * The user namespace manager's GetOrCreateUserNamespaceMappings (src/userns). Default: every
+   * pod in the node's namespace, and a `hostUsers: false` pod refused.
+   */
+  userNamespace?: UserNamespaceSource;
 }
 
 /** Every call that reaches the runtime takes the caller's signal, so none can hold shutdown. */
@@ -95,8 +101,8 @@ export interface RuntimeManager extends RuntimeViews {
   getContainerWaitingReason(uid: string, containerName: string): { reason: string; message: string } | undefined;
   /** Drop backoff and reason entries of a pod (terminated pods). */
   forgetPod(uid: string): void;
-  /** CRI Status: runtime and network readiness. */
-  runtimeStatus(opts: Opts): Promise<{ runtimeReady: boolean; networkReady: boolean; message: string }>;
+  /** CRI Status: runtime and network readiness, and the runtime's handlers with their features. */
+  runtimeStatus(opts: Opts): Promise<RuntimeStatusSummary>;
   /** Per-step timings (ms) of the pod's last start (pull, sandbox, <container>.create/.start). */
   lastStartTimeline(uid: string): Record<string, number> | undefined;
   /** A running container's actuated resources differ from its allocation (the pod carries it). */
@@ -128,6 +134,8 @@ export function createRuntimeManager(deps: RuntimeManagerDeps): RuntimeManager {
     pullTimes: deps.startupLatency,
     metrics,
   });
+  const runtimeHandler = deps.runtimeHandler ?? (() => "");
+  const userNamespace = deps.userNamespace ?? noUserNamespaces;
   const podIPs = async (uid: string, name: string, namespace: string, signal: AbortSignal) =>
     (await getPodStatus(cri, uid, name, namespace, { signal })).ips;
 
@@ -137,7 +145,7 @@ export function createRuntimeManager(deps: RuntimeManagerDeps): RuntimeManager {
     log,
     metrics,
     recorder,
-    runtimeHandler: deps.runtimeHandler ?? (() => ""),
+    runtimeHandler,
     images,
     podIPs,
     crashLoopBackoff,
@@ -158,7 +166,7 @@ export function createRuntimeManager(deps: RuntimeManagerDeps): RuntimeManager {
     },
     clusterDomain: deps.clusterDns?.domain ?? "",
     subpather: deps.subpather ?? createSubpather({ log }),
-    sandbox: { podLogsDir: deps.podLogsDir, nodeDns: deps.dnsConfig ?? hostDnsConfig(deps.resolvConf), clusterDns: deps.clusterDns ?? { servers: [], domain: "" }, podCgroupParent: deps.podCgroupParent },
+    sandbox: { podLogsDir: deps.podLogsDir, nodeDns: deps.dnsConfig ?? hostDnsConfig(deps.resolvConf), clusterDns: deps.clusterDns ?? { servers: [], domain: "" }, podCgroupParent: deps.podCgroupParent, userNamespace: (pod) => userNamespace(pod, runtimeHandler(pod)) },
     pendingStart: (uid) => (timelines.get(uid)?.pending ? timelines.get(uid) : undefined),
     recordTimeline: (uid, timeline) => timelines.set(uid, timeline),
     actuated: deps.actuated,

@@ -10,6 +10,7 @@ import { podDnsConfig, type ClusterDns, type DnsConfig } from "./dns.ts";
 import { generatePodHostnameAndDomain, nodenameForKernel } from "./hostname.ts";
 import { podLogsDirectory } from "./logs.ts";
 import { sandboxSecurityContext } from "./security.ts";
+import { criUserNamespace, noUserNamespaces, type PodUserNamespace } from "./userns.ts";
 
 export interface SandboxConfigOptions {
   podLogsDir: string;
@@ -19,6 +20,12 @@ export interface SandboxConfigOptions {
   clusterDns: ClusterDns;
   /** The pod's cgroup as the runtime gets it (linux.cgroup_parent); "" = the runtime's default. */
   podCgroupParent?: (pod: Pod) => string;
+  /**
+   * The pod's user namespace (GetOrCreateUserNamespaceMappings for its RuntimeClass handler);
+   * throws when it cannot have one, and then the pod gets no sandbox. Default: the node's
+   * namespace, and `hostUsers: false` refused.
+   */
+  userNamespace?: (pod: Pod) => PodUserNamespace;
 }
 
 function toProtocol(p: ContainerPort["protocol"]): Protocol {
@@ -45,6 +52,7 @@ export function generatePodSandboxConfig(pod: Pod, attempt: number, opts: Sandbo
   const { name = "", namespace = "", uid = "" } = pod.metadata;
   const sysctls: Record<string, string> = {};
   for (const s of pod.spec.securityContext?.sysctls ?? []) sysctls[normalizeSysctlName(s.name)] = s.value;
+  const userns = criUserNamespace(opts.userNamespace ? opts.userNamespace(pod) : noUserNamespaces(pod, ""));
   return makePodSandboxConfig({
     metadata: { name, namespace, uid, attempt },
     hostname: pod.spec.hostNetwork ? "" : nodenameForKernel(generatePodHostnameAndDomain(pod, opts.clusterDns.domain), pod.spec.setHostnameAsFQDN),
@@ -53,6 +61,6 @@ export function generatePodSandboxConfig(pod: Pod, attempt: number, opts: Sandbo
     portMappings: portMappings(pod),
     labels: newPodLabels(pod),
     annotations: newPodAnnotations(pod),
-    linux: { cgroupParent: opts.podCgroupParent?.(pod) ?? "", securityContext: sandboxSecurityContext(pod), sysctls },
+    linux: { cgroupParent: opts.podCgroupParent?.(pod) ?? "", securityContext: sandboxSecurityContext(pod, userns), sysctls },
   });
 }

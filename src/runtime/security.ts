@@ -14,15 +14,18 @@ import {
   type SecurityProfileSchema,
 } from "../cri/index.ts";
 import { containerConfigError } from "./errors.ts";
+import type { UserNamespaceInit } from "./userns.ts";
 
 type SecurityProfileInit = MessageInitShape<typeof SecurityProfileSchema>;
 
-function namespaceOptions(pod: Pod): MessageInitShape<typeof NamespaceOptionSchema> {
+/** userns: the pod's userns_options (the user namespace manager's answer), the same for the sandbox and its containers. */
+function namespaceOptions(pod: Pod, userns: UserNamespaceInit | undefined): MessageInitShape<typeof NamespaceOptionSchema> {
   return {
     network: pod.spec.hostNetwork ? NamespaceMode.NODE : NamespaceMode.POD,
     ipc: pod.spec.hostIPC ? NamespaceMode.NODE : NamespaceMode.POD,
     // PID does not default to the pod namespace: each container has its own unless shared.
     pid: pod.spec.hostPID ? NamespaceMode.NODE : pod.spec.shareProcessNamespace ? NamespaceMode.POD : NamespaceMode.CONTAINER,
+    usernsOptions: userns,
   };
 }
 
@@ -97,6 +100,7 @@ export function containerSecurityContext(
   container: Container,
   image: ImageUser,
   seccompRoot: string,
+  userns?: UserNamespaceInit,
 ): MessageInitShape<typeof LinuxContainerSecurityContextSchema> {
   const sc = effective(pod, container);
   verifyRunAsNonRoot(pod, container, sc, image);
@@ -109,7 +113,7 @@ export function containerSecurityContext(
     runAsUser: sc.runAsUser !== undefined ? { value: BigInt(sc.runAsUser) } : image.uid !== undefined ? { value: image.uid } : undefined,
     runAsUsername: sc.runAsUser === undefined ? image.username : "",
     runAsGroup: sc.runAsGroup !== undefined ? { value: BigInt(sc.runAsGroup) } : undefined,
-    namespaceOptions: namespaceOptions(pod),
+    namespaceOptions: namespaceOptions(pod, userns),
     supplementalGroups: supplementalGroups(pod),
     seccomp: seccompProfile(sc.seccompProfile, seccompRoot),
     noNewPrivs: sc.allowPrivilegeEscalation === false,
@@ -141,7 +145,7 @@ function verifyRunAsNonRoot(pod: Pod, container: Container, sc: ReturnType<typeo
 }
 
 /** The sandbox's security: privileged if any container is, RuntimeDefault seccomp for the pause process. */
-export function sandboxSecurityContext(pod: Pod) {
+export function sandboxSecurityContext(pod: Pod, userns?: UserNamespaceInit) {
   const p = pod.spec.securityContext;
   return {
     privileged: hasPrivilegedContainer(pod),
@@ -149,7 +153,7 @@ export function sandboxSecurityContext(pod: Pod) {
     seccomp: { profileType: SecurityProfile_ProfileType.RuntimeDefault },
     runAsUser: p?.runAsUser !== undefined ? { value: BigInt(p.runAsUser) } : undefined,
     runAsGroup: p?.runAsGroup !== undefined ? { value: BigInt(p.runAsGroup) } : undefined,
-    namespaceOptions: namespaceOptions(pod),
+    namespaceOptions: namespaceOptions(pod, userns),
     supplementalGroups: supplementalGroups(pod),
   };
 }

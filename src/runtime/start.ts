@@ -145,6 +145,7 @@ async function createAndStart(
         clusterDomain: deps.clusterDomain,
         subpather: deps.subpather,
         imageVolumes,
+        userNamespace: t.sandboxConfig.linux?.securityContext?.namespaceOptions?.usernsOptions,
         log,
       },
       signal,

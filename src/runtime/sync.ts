@@ -58,6 +58,15 @@ export interface InitContainerTimes {
 }
 
 export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: RuntimePodStatus, signal?: AbortSignal): Promise<PodSyncResult> {
+  const result = await syncPodSteps(deps, pod, podStatus, signal);
+  // A pod with its own user namespace that got a sandbox this sync counts as an error when
+  // anything in the sync failed (the kubelet's deferred check over all of SyncPod's results).
+  const sandboxStep = result.steps.some((s) => s.action === "CreatePodSandbox");
+  if (pod.spec.hostUsers === false && sandboxStep && (result.error || result.steps.some((s) => s.error))) deps.metrics.startedUserNamespacedPodsErrors.inc();
+  return result;
+}
+
+async function syncPodSteps(deps: SyncDeps, pod: Pod, podStatus: RuntimePodStatus, signal?: AbortSignal): Promise<PodSyncResult> {
   const { clock, log } = deps;
   const began = clock.now();
   const rec = new SyncRecorder(() => clock.now());
@@ -95,6 +104,7 @@ export async function syncPod(deps: SyncDeps, pod: Pod, podStatus: RuntimePodSta
   let sandboxId = changes.sandboxId;
   if (changes.createSandbox) {
     deps.metrics.startedPods.inc();
+    if (pod.spec.hostUsers === false) deps.metrics.startedUserNamespacedPods.inc();
     const started = clock.now();
     try {
       sandboxId = await rec.step("CreatePodSandbox", formatPod(pod), async () => {

@@ -6,9 +6,7 @@
  */
 
 /** userNsUnitLength: every range is a multiple of this. */
-export const USERNS_UNIT_LENGTH = 65536;
-/** kubeletconfig.DefaultKubeletUserNamespacesIDsPerPod. */
-export const DEFAULT_IDS_PER_POD = 65536;
+const USERNS_UNIT_LENGTH = 65536;
 
 export interface RangeAllocatorOptions {
   /** The first host ID the node gives pods (getKubeletMappings). */

@@ -8,7 +8,7 @@
  */
 
 /** kubeletUser. */
-export const KUBELET_USER = "kubelet";
+const KUBELET_USER = "kubelet";
 
 export interface KubeletMappingsDeps {
   /** Whether the user exists (the kubelet's user.Lookup: /etc/passwd). */

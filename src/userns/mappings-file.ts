@@ -10,7 +10,7 @@ import { join } from "node:path";
 import type { PodRange } from "./allocator.ts";
 
 /** mappingsFile. */
-export const MAPPINGS_FILE = "userns";
+const MAPPINGS_FILE = "userns";
 
 interface IdMapping {
   hostId: number;

@@ -107,7 +107,7 @@ describe("views over the runtime", () => {
   });
 
   test("runtimeStatus reports runtime and network readiness", async () => {
-    expect(await h.rm.runtimeStatus({ signal: h.signal })).toEqual({ runtimeReady: true, networkReady: true, message: "" });
+    expect(await h.rm.runtimeStatus({ signal: h.signal })).toEqual({ runtimeReady: true, networkReady: true, message: "", handlers: [] });
     h.fake.setNetworkReady(false);
     const s = await h.rm.runtimeStatus({ signal: h.signal });
     expect(s.networkReady).toBe(false);

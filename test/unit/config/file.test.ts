@@ -89,6 +89,20 @@ eventBurst: 9
     expect(failure(`${header}nodeLeaseDurationSeconds: 0\n`).message).toBe("bunlet: /etc/bunlet/config.yaml: nodeLeaseDurationSeconds: must be greater than 0, found 0");
   });
 
+  test("userNamespaces.idsPerPod: a multiple of 65536 as the kubelet validates it, 65536 when unset", () => {
+    expect(load(header).config.userNamespacesIdsPerPod).toBe(65536);
+    expect(load(`${header}userNamespaces:\n  idsPerPod: 131072\n`).config.userNamespacesIdsPerPod).toBe(131072);
+    const bad: [number, string][] = [
+      [0, "must not be less than 65536, found 0"],
+      [65535, "must not be less than 65536, found 65535"],
+      [100000, "must be a multiple of 65536, found 100000"],
+      [2 ** 32, "must not be more than 4294967295, found 4294967296"],
+    ];
+    for (const [n, why] of bad) {
+      expect(failure(`${header}userNamespaces:\n  idsPerPod: ${n}\n`).message).toBe(`bunlet: /etc/bunlet/config.yaml: userNamespaces: idsPerPod: ${why}`);
+    }
+  });
+
   test("every supported field, kubelet names and types", () => {
     const { config } = load(`${header}
 staticPodPath: /etc/kubernetes/manifests

@@ -113,6 +113,7 @@ describe("defaults without --config (the kubelet's legacy defaults)", () => {
       registerNode: true,
       registerWithTaints: [],
       maxPods: 110,
+      userNamespacesIdsPerPod: 65536,
       nodeStatusUpdateFrequencyMs: 10_000,
       nodeStatusReportFrequencyMs: 300_000,
       nodeLeaseDurationSeconds: 40,

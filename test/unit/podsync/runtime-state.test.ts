@@ -2,8 +2,9 @@ import { describe, expect, test } from "bun:test";
 import { runtimeHealthCheck } from "../../../src/podsync/health.ts";
 import { RuntimeState } from "../../../src/podsync/runtime-state.ts";
 import { createMemoryLogger, FakeClock } from "../../../src/lib/testing.ts";
+import type { RuntimeHandlerStatus } from "../../../src/runtime/index.ts";
 
-type Answer = { runtimeReady: boolean; networkReady: boolean; message: string } | Error;
+type Answer = { runtimeReady: boolean; networkReady: boolean; message: string; handlers?: RuntimeHandlerStatus[] } | Error;
 
 function harness(first: Answer, clock = new FakeClock()) {
   let answer = first;
@@ -14,7 +15,7 @@ function harness(first: Answer, clock = new FakeClock()) {
       runtimeStatus: async () => {
         calls++;
         if (answer instanceof Error) throw answer;
-        return answer;
+        return { handlers: [], ...answer };
       },
     },
     log,
@@ -24,6 +25,21 @@ function harness(first: Answer, clock = new FakeClock()) {
 }
 
 describe("runtime state", () => {
+  test("the handlers of the last good answer are kept (HandlerSupportsUserNamespaces reads them); a failed call keeps them", async () => {
+    const signal = new AbortController().signal;
+    const handlers = [{ name: "runc", recursiveReadOnlyMounts: true, userNamespaces: true }];
+    const h = harness({ runtimeReady: true, networkReady: true, message: "", handlers });
+    expect(h.state.runtimeHandlers()).toEqual([]);
+    await h.state.check(signal);
+    expect(h.state.runtimeHandlers()).toEqual(handlers);
+    h.set(new Error("connection refused"));
+    await h.state.check(signal);
+    expect(h.state.runtimeHandlers()).toEqual(handlers);
+    h.set({ runtimeReady: true, networkReady: true, message: "" });
+    await h.state.check(signal);
+    expect(h.state.runtimeHandlers()).toEqual([]);
+  });
+
   test("the node's Ready reasons in the kubelet's words: down only after 30 s without a good Status call", async () => {
     const clock = new FakeClock();
     const h = harness({ runtimeReady: true, networkReady: false, message: "NetworkReady=false reason:NetworkPluginNotReady message:cni not initialized" }, clock);

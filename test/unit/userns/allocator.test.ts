@@ -1,7 +1,8 @@
 // The range allocator against the kubelet's rules (userns_manager_test.go: TestMakeUserNsManager,
 // TestUserNsManagerAllocate, record's refusals).
 import { describe, expect, test } from "bun:test";
-import { defaultMappings, RangeAllocator, UsernsAllocationError, UsernsConfigError } from "../../../src/userns/index.ts";
+import { RangeAllocator, UsernsAllocationError, UsernsConfigError } from "../../../src/userns/allocator.ts";
+import { defaultMappings } from "../../../src/userns/kubelet-mappings.ts";
 
 const first = () => 0;
 

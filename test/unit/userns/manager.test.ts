@@ -6,13 +6,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Pod } from "../../../src/api/index.ts";
 import { silentLogger } from "../../../src/lib/index.ts";
-import {
-  handlerSupportsUserNamespaces,
-  startUserNamespaceManager,
-  UserNamespaceError,
-  type KubeletMappingsDeps,
-  type RuntimeHandlerInfo,
-} from "../../../src/userns/index.ts";
+import { startUserNamespaceManager } from "../../../src/userns/index.ts";
+import type { KubeletMappingsDeps } from "../../../src/userns/kubelet-mappings.ts";
+import { handlerSupportsUserNamespaces, UserNamespaceError, type RuntimeHandlerInfo } from "../../../src/userns/manager.ts";
 
 const dirs: string[] = [];
 afterEach(() => {

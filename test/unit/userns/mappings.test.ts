@@ -1,7 +1,8 @@
 // The userns file (TestUserNsManagerParseUserNsFile) and the node's IDs (parseGetSubIdsOutput,
 // getKubeletMappings) as the kubelet reads them.
 import { describe, expect, test } from "bun:test";
-import { encodeMappings, getKubeletMappings, parseGetSubIdsOutput, parseMappings, passwdHasUser, type KubeletMappingsDeps } from "../../../src/userns/index.ts";
+import { getKubeletMappings, parseGetSubIdsOutput, passwdHasUser, type KubeletMappingsDeps } from "../../../src/userns/kubelet-mappings.ts";
+import { encodeMappings, parseMappings } from "../../../src/userns/mappings-file.ts";
 
 const m = (hostId: number, containerId = 0, length = 65536) => ({ hostId, containerId, length });
 
