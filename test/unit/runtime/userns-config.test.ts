@@ -1,11 +1,13 @@
 // The pod's user namespace in its CRI configs (NamespacesForPod, applyPlatformSpecificContainerConfig).
 import { describe, expect, test } from "bun:test";
-import { NamespaceMode } from "../../../src/cri/index.ts";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { NamespaceMode, type MountSchema } from "../../../src/cri/index.ts";
 import { generatePodSandboxConfig } from "../../../src/runtime/sandbox-config.ts";
 import { containerSecurityContext } from "../../../src/runtime/security.ts";
 import { criUserNamespace, idmapMounts, noUserNamespaces, type PodUserNamespace } from "../../../src/runtime/userns.ts";
 import { makePod } from "../../fixtures/pods.ts";
 
+type MountInit = MessageInitShape<typeof MountSchema>;
 const opts = { podLogsDir: "/var/log/pods", nodeDns: { servers: [], searches: [], options: [] }, clusterDns: { servers: [], domain: "cluster.local" } };
 const range = { hostId: 196608, containerId: 0, length: 65536 };
 const own: PodUserNamespace = { mode: "POD", uids: [range], gids: [range] };
@@ -50,7 +52,7 @@ describe("containers of a pod with its own user namespace", () => {
   });
 
   test("every mount gets the UID and GID mappings (idmapped mounts); the node's namespace leaves mounts alone", () => {
-    const mounts = [
+    const mounts: MountInit[] = [
       { containerPath: "/data", hostPath: "/var/lib/bunlet/pods/u/volumes/kubernetes.io~empty-dir/data" },
       { containerPath: "/etc/hosts", hostPath: "/var/lib/bunlet/pods/u/etc-hosts" },
     ];
