@@ -30,6 +30,16 @@ export interface ContainerdConfigOptions {
   extraRuncHandlers?: readonly string[];
   /** runc's SystemdCgroup option: true when the kubelet's cgroupDriver is systemd, so both drivers agree. */
   systemdCgroup?: boolean;
+  /**
+   * The runc every handler runs (the runc options' BinaryName); default `runc` on containerd's
+   * PATH. User namespaces need runc 1.2 or later (idmapped mounts): see docs/userns.md.
+   */
+  runcBinary?: string;
+}
+
+/** A runc handler's options: the cgroup driver and, when given, the runc binary. */
+function runcOptions(opts: ContainerdConfigOptions): string[] {
+  return [`  SystemdCgroup = ${opts.systemdCgroup === true}`, ...(opts.runcBinary ? [`  BinaryName = ${str(opts.runcBinary)}`] : [])];
 }
 
 export type ContainerdConfigVersion = 2 | 3;
@@ -97,7 +107,7 @@ function criV2(opts: ContainerdConfigOptions): string[] {
     `  runtime_type = "io.containerd.runc.v2"`,
     "",
     `[${CRI}.containerd.runtimes.runc.options]`,
-    `  SystemdCgroup = ${opts.systemdCgroup === true}`,
+    ...runcOptions(opts),
     "",
     ...extraHandlers(`${CRI}.containerd.runtimes`, opts),
     `[${CRI}.cni]`,
@@ -125,7 +135,7 @@ function extraHandlers(table: string, opts: ContainerdConfigOptions): string[] {
     `  runtime_type = "io.containerd.runc.v2"`,
     "",
     `[${table}.${str(name)}.options]`,
-    `  SystemdCgroup = ${opts.systemdCgroup === true}`,
+    ...runcOptions(opts),
     "",
   ]);
 }
@@ -158,7 +168,7 @@ function criV3(opts: ContainerdConfigOptions): string[] {
     `  runtime_type = "io.containerd.runc.v2"`,
     "",
     `[${RUNTIME}.containerd.runtimes.runc.options]`,
-    `  SystemdCgroup = ${opts.systemdCgroup === true}`,
+    ...runcOptions(opts),
     "",
     ...extraHandlers(`${RUNTIME}.containerd.runtimes`, opts),
     `[${RUNTIME}.cni]`,

@@ -36,3 +36,19 @@ export function containerdBinary(version: ContainerdVersion): string {
   resolved.set(version, binary);
   return binary;
 }
+
+let userNamespaceRunc: string | undefined;
+
+/**
+ * A runc that can run `hostUsers: false` pods (1.2 or later: idmapped mounts), built once per
+ * machine by scripts/build-runc.sh from its Go module (bookworm's runc is 1.1.5, and the trixie
+ * and sid .debs need a newer glibc than bookworm's).
+ */
+export function runcForUserNamespaces(): string {
+  if (userNamespaceRunc) return userNamespaceRunc;
+  const build = Bun.spawnSync(["bash", join(REPO_ROOT, "scripts/build-runc.sh")], { stdout: "pipe", stderr: "pipe" });
+  const out = build.stdout.toString().trim().split("\n");
+  if (build.exitCode !== 0) throw new Error(`scripts/build-runc.sh failed (exit ${build.exitCode}): ${build.stderr.toString().trim()}`);
+  userNamespaceRunc = out[out.length - 1]!;
+  return userNamespaceRunc;
+}

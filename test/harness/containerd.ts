@@ -24,6 +24,8 @@ export interface TestContainerdOptions {
   log?: Logger;
   /** How the managed containerd is restarted after it dies (default: 1 s doubling to 30 s). */
   restartBackoff?: BackoffOptions;
+  /** The runc its handlers run (default: the host's); see runcForUserNamespaces. */
+  runcBinary?: string;
 }
 
 export interface TestContainerd {
@@ -90,6 +92,7 @@ export async function startTestContainerd(opts: TestContainerdOptions): Promise<
       extraRuncHandlers: ["test-handler"],
       restartBackoff: opts.restartBackoff,
       containerdPath: binary,
+      runcBinary: opts.runcBinary,
     });
     writeOwner(rootDir, { ...owner, childPid: managed.pid });
     if (managed.endpoint !== endpointGuess) throw new Error(`unexpected endpoint ${managed.endpoint}, wanted ${endpointGuess}`);

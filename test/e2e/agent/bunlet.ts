@@ -179,6 +179,8 @@ export interface AgentFixtureOptions {
   startInBeforeAll?: (fx: AgentFixture) => void;
   /** Flags after the common ones, on every start. */
   flags?: string[];
+  /** The runc the test containerd's handlers run (default: the host's). */
+  runcBinary?: () => string;
 }
 
 export interface AgentFixture {
@@ -253,7 +255,7 @@ export function agentFixture(opts: AgentFixtureOptions): AgentFixture {
 
   beforeAll(async () => {
     ensureBuilt();
-    ctd = await startTestContainerd({ name: `${opts.name}-e2e`, version: opts.containerdVersion });
+    ctd = await startTestContainerd({ name: `${opts.name}-e2e`, version: opts.containerdVersion, runcBinary: opts.runcBinary?.() });
     cri = createCriClient({ endpoint: ctd.endpoint });
     const version = opts.containerdVersion === undefined ? "" : `${opts.containerdVersion}-`;
     dir = mkdtempSync(join(tmpdir(), `bunlet-${opts.name}-e2e-${version}`));

@@ -70,6 +70,14 @@ describe("renderContainerdConfig", () => {
     }
   });
 
+  test("runcBinary becomes every handler's BinaryName, in both config versions; none by default (runc on PATH)", () => {
+    for (const configVersion of [2, 3] as const) {
+      const text = renderContainerdConfig({ rootDir: "/var/lib/bunlet", configVersion, runcBinary: "/opt/runc-1.3/runc", extraRuncHandlers: ["kata"] });
+      expect(text.match(/BinaryName = .*/g)).toEqual(['BinaryName = "/opt/runc-1.3/runc"', 'BinaryName = "/opt/runc-1.3/runc"']);
+      expect(renderContainerdConfig({ rootDir: "/var/lib/bunlet", configVersion })).not.toContain("BinaryName");
+    }
+  });
+
   test("CNI binaries from Debian's package and config from the instance's own dir", () => {
     const cni = table(toml, `${CRI}.cni`);
     expect(cni.bin_dir).toBe("/usr/lib/cni");
